@@ -1,0 +1,136 @@
+package diag
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Render formats d for a terminal:
+//
+//	prog.py:12:5: error E0101: pld.world_size() is host-only, got it in InCore kernel "k"
+//	   12 |     n = pld.world_size()
+//	      |         ^^^^^^^^^^^^^^^^
+//	  hint: pass the rank count in from the host, or use pld.nranks(ctx)
+//
+// src is the file's text; when it is nil or the span lies outside it, the
+// excerpt is left out.
+func Render(d Diagnostic, src []byte) string {
+	var b strings.Builder
+	b.WriteString(d.Error())
+	b.WriteByte('\n')
+	if line, ok := sourceLine(src, d.Span.Start.Line); ok && d.Span.Start.Col >= 1 {
+		num := itoa(d.Span.Start.Line)
+		gutter := strings.Repeat(" ", len(num))
+		line = strings.ReplaceAll(line, "\t", " ")
+		b.WriteString(" " + num + " | " + line + "\n")
+		col := d.Span.Start.Col
+		if col > len(line)+1 {
+			col = len(line) + 1
+		}
+		width := 1
+		if d.Span.End.Line == d.Span.Start.Line && d.Span.End.Col > col {
+			width = d.Span.End.Col - col
+		} else if d.Span.End.Line > d.Span.Start.Line {
+			width = len(line) + 1 - col
+		}
+		if width < 1 {
+			width = 1
+		}
+		b.WriteString(" " + gutter + " | " + strings.Repeat(" ", col-1) + strings.Repeat("^", width) + "\n")
+	}
+	if d.Hint != "" {
+		b.WriteString("  hint: " + d.Hint + "\n")
+	}
+	return b.String()
+}
+
+// RenderAll renders every diagnostic in l, one block each.
+func RenderAll(l List, src []byte) string {
+	var b strings.Builder
+	for _, d := range l {
+		b.WriteString(Render(d, src))
+	}
+	return b.String()
+}
+
+func sourceLine(src []byte, line int) (string, bool) {
+	if src == nil || line < 1 {
+		return "", false
+	}
+	cur := 1
+	start := 0
+	for i := 0; i < len(src) && cur < line; i++ {
+		if src[i] == '\n' {
+			cur++
+			start = i + 1
+		}
+	}
+	if cur != line {
+		return "", false
+	}
+	end := start
+	for end < len(src) && src[end] != '\n' {
+		end++
+	}
+	return strings.TrimRight(string(src[start:end]), "\r"), true
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	var buf [20]byte
+	i := len(buf)
+	for n > 0 {
+		i--
+		buf[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		buf[i] = '-'
+	}
+	return string(buf[i:])
+}
+
+// JSON is the wire form of a diagnostic, shared by `workbench check --json`
+// and the server's /api/check.
+type JSON struct {
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Col      int    `json:"col"`
+	EndLine  int    `json:"end_line"`
+	EndCol   int    `json:"end_col"`
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+	Hint     string `json:"hint"`
+}
+
+// ToJSON converts d to its wire form.
+func ToJSON(d Diagnostic) JSON {
+	end := d.Span.End
+	if !end.IsValid() {
+		end = d.Span.Start
+	}
+	return JSON{
+		File: d.Span.File, Line: d.Span.Start.Line, Col: d.Span.Start.Col,
+		EndLine: end.Line, EndCol: end.Col,
+		Code: d.Code, Severity: d.Severity.String(), Message: d.Msg, Hint: d.Hint,
+	}
+}
+
+// MarshalList encodes l as {"diagnostics": [...]}.
+func MarshalList(l List) ([]byte, error) {
+	out := struct {
+		Diagnostics []JSON `json:"diagnostics"`
+	}{Diagnostics: make([]JSON, 0, len(l))}
+	for _, d := range l {
+		out.Diagnostics = append(out.Diagnostics, ToJSON(d))
+	}
+	return json.MarshalIndent(out, "", "  ")
+}

@@ -1,0 +1,3 @@
+module pldworkbench
+
+go 1.26
