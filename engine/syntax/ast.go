@@ -118,7 +118,7 @@ type TupleLit struct {
 	Pos   Span
 }
 
-// DictLit is {k: v, ...}.
+// DictLit is {k: v, ...}. A {**m} item has a nil key and m as its value.
 type DictLit struct {
 	Keys   []Expr
 	Values []Expr
@@ -493,6 +493,12 @@ type DelStmt struct {
 	Targets []Expr
 	Pos     Span
 }
+
+// Param, Decorator and ExceptClause are nodes too, so Walk visits them and
+// checks can point at them.
+func (p *Param) Span() Span        { return p.Pos }
+func (d *Decorator) Span() Span    { return d.Pos }
+func (c *ExceptClause) Span() Span { return c.Pos }
 
 func (s *ImportStmt) Span() Span     { return s.Pos }
 func (s *FromImportStmt) Span() Span { return s.Pos }

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"pldworkbench/engine"
+	"pldworkbench/engine/diag"
+	"pldworkbench/engine/ir"
+)
+
+// frontFlags are the flags check and ir share.
+type frontFlags struct {
+	entry         string
+	ranks         int
+	explicitRanks bool // --ranks was given
+	platform      string
+}
+
+func (f *frontFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.entry, "entry", "", "Python expression naming the host orchestrator, e.g. build_ring_allreduce(4).ring_allreduce")
+	fs.IntVar(&f.ranks, "ranks", 0, "number of ranks P (default: the count the host tensors pin, else 4)")
+	fs.StringVar(&f.platform, "platform", "910B", "platform profile: 910B or 950")
+}
+
+func (f *frontFlags) options() engine.Options {
+	return engine.Options{Entry: f.entry, Ranks: f.ranks, Platform: f.platform}
+}
+
+func (f *frontFlags) validate(stderr io.Writer) bool {
+	if f.ranks < 0 || f.ranks > 64 || f.ranks == 0 && f.explicitRanks {
+		fmt.Fprintf(stderr, "--ranks %d out of range: want 1..64\n", f.ranks)
+		return false
+	}
+	if f.platform != "910B" && f.platform != "950" {
+		fmt.Fprintf(stderr, "--platform %q unknown: want 910B or 950\n", f.platform)
+		return false
+	}
+	return true
+}
+
+// parseFileArgs parses flags that may come before or after the one FILE
+// argument (workbench check prog.py --entry x and workbench check --entry x
+// prog.py both work).
+func parseFileArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (string, bool) {
+	var file string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return "", false
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if file != "" {
+			fmt.Fprintf(stderr, "%s: want one FILE, got %q and %q\n", fs.Name(), file, rest[0])
+			return "", false
+		}
+		file = rest[0]
+		args = rest[1:]
+	}
+	if file == "" {
+		fmt.Fprintf(stderr, "%s: missing FILE\n", fs.Name())
+		fs.Usage()
+		return "", false
+	}
+	return file, true
+}
+
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			given = true
+		}
+	})
+	return given
+}
+
+func readSource(file string, stderr io.Writer) ([]byte, bool) {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "workbench: %v\n", err)
+		return nil, false
+	}
+	return src, true
+}
+
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var ff frontFlags
+	ff.register(fs)
+	asJSON := fs.Bool("json", false, `print {"diagnostics": [...]} as JSON`)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: workbench check FILE [--entry EXPR] [--ranks P] [--platform 910B|950] [--json]")
+		fs.PrintDefaults()
+	}
+	file, ok := parseFileArgs(fs, args, stderr)
+	ff.explicitRanks = flagGiven(fs, "ranks")
+	if !ok || !ff.validate(stderr) {
+		return 2
+	}
+	src, ok := readSource(file, stderr)
+	if !ok {
+		return 2
+	}
+	res := engine.Check(file, src, ff.options())
+	if *asJSON {
+		out, err := diag.MarshalList(res.Diags)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+		fmt.Fprintln(stdout, string(out))
+	} else {
+		fmt.Fprint(stdout, diag.RenderAll(res.Diags, src))
+		if !res.Diags.HasErrors() {
+			fmt.Fprintln(stdout, summary(file, res, ff))
+		} else {
+			fmt.Fprintf(stdout, "%s: %s\n", file, countErrors(res.Diags))
+		}
+	}
+	if res.Diags.HasErrors() {
+		return 1
+	}
+	return 0
+}
+
+func countErrors(l diag.List) string {
+	var e, w int
+	for _, d := range l {
+		if d.Severity == diag.Error {
+			e++
+		} else if d.Severity == diag.Warning {
+			w++
+		}
+	}
+	s := plural(e, "error")
+	if w > 0 {
+		s += ", " + plural(w, "warning")
+	}
+	return s
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// summary says what was checked: "prog.py: ok, 3 functions at 4 ranks:
+// host mesh_allreduce -> orchestration per_rank -> incore reduce_step".
+func summary(file string, res *engine.Result, ff frontFlags) string {
+	if len(res.Units) == 0 {
+		return fmt.Sprintf("%s: ok, but it defines no DSL function to check", file)
+	}
+	var lines []string
+	n := 0
+	for _, u := range res.Units {
+		if u.Program != nil {
+			var names []string
+			for _, f := range u.Program.Funcs {
+				names = append(names, levelWord(f.Level)+" "+f.Name)
+			}
+			n += len(u.Program.Funcs)
+			lines = append(lines, fmt.Sprintf("  %s at %d ranks: %s", u.Label, u.Program.Ranks, strings.Join(names, " -> ")))
+		} else {
+			n++
+			lines = append(lines, fmt.Sprintf("  %s: %s %s (on its own)", u.Label, levelWord(u.Func.Level), u.Func.Name))
+		}
+	}
+	return fmt.Sprintf("%s: ok, %s checked\n%s", file, plural(n, "function"), strings.Join(lines, "\n"))
+}
+
+func levelWord(l ir.Level) string {
+	return strings.ToLower(l.String())
+}
+
+func runIR(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("ir", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var ff frontFlags
+	ff.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: workbench ir FILE [--entry EXPR] [--ranks P] [--platform 910B|950]")
+		fs.PrintDefaults()
+	}
+	file, ok := parseFileArgs(fs, args, stderr)
+	ff.explicitRanks = flagGiven(fs, "ranks")
+	if !ok || !ff.validate(stderr) {
+		return 2
+	}
+	src, ok := readSource(file, stderr)
+	if !ok {
+		return 2
+	}
+	opts := ff.options()
+	if opts.Entry == "" {
+		_, mod, diags := engine.Load(file, src)
+		if diags.HasErrors() {
+			fmt.Fprint(stderr, diag.RenderAll(diags, src))
+			return 1
+		}
+		hosts := engine.HostEntries(mod, ff.ranks)
+		switch {
+		case len(hosts) == 1 && !strings.Contains(hosts[0], "<"):
+			opts.Entry = hosts[0]
+		case len(hosts) == 0:
+			fmt.Fprintf(stderr, "%s defines no host orchestrator; name a function with --entry\n", file)
+			return 2
+		default:
+			fmt.Fprintf(stderr, "%s has %d host orchestrators; pick one with --entry:\n", file, len(hosts))
+			for _, h := range hosts {
+				fmt.Fprintf(stderr, "  --entry '%s'\n", h)
+			}
+			return 2
+		}
+	}
+	res := engine.Check(file, src, opts)
+	fmt.Fprint(stderr, diag.RenderAll(res.Diags, src))
+	if res.Diags.HasErrors() {
+		return 1
+	}
+	for _, u := range res.Units {
+		if u.Program != nil {
+			fmt.Fprint(stdout, ir.Print(u.Program))
+		}
+	}
+	return 0
+}

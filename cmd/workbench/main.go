@@ -1,0 +1,68 @@
+// Command workbench is PLD Workbench's command line: it serves the web
+// workbench (the default) and checks, lowers and lists programs and lessons.
+//
+//	workbench [serve]                          serve the workbench (not built yet: says what it will do)
+//	workbench steps                            list the lesson ladder
+//	workbench check FILE [--entry EXPR] [--ranks P] [--platform 910B|950] [--json]
+//	workbench ir FILE [--entry EXPR] [--ranks P] [--platform 910B|950]
+//
+// Exit status: 0 ok, 1 the program has an error, 2 usage.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+func commands() []command {
+	return []command{
+		{"serve", "serve the workbench in a browser (the default)", runServe},
+		{"steps", "list the lesson ladder", runSteps},
+		{"check", "read and check a PyPTO program; print its diagnostics", runCheck},
+		{"ir", "print a program's IR", runIR},
+	}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		return runServe(nil, stdout, stderr)
+	}
+	name := args[0]
+	if name == "help" || name == "-h" || name == "--help" {
+		usage(stdout)
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	if len(name) > 0 && name[0] == '-' {
+		// Flags without a subcommand belong to serve (workbench --addr ...).
+		return runServe(args, stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "workbench: unknown command %q\n\n", name)
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: workbench <command> [arguments]")
+	fmt.Fprintln(w)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-7s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'workbench <command> -h' for a command's flags.")
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func runCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestExitCodes(t *testing.T) {
+	const prog = "../../engine/testdata/programs/"
+	const bad = "../../engine/testdata/errors/"
+	tests := []struct {
+		args     []string
+		code     int
+		contains string // in stdout+stderr
+	}{
+		{nil, 0, "not built yet"},
+		{[]string{"help"}, 0, "usage: workbench"},
+		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{[]string{"steps"}, 0, "20  Debugging lab"},
+		{[]string{"steps", "extra"}, 2, "no arguments"},
+		{[]string{"check"}, 2, "missing FILE"},
+		{[]string{"check", "nope.py"}, 2, "no such file"},
+		{[]string{"check", prog + "08_allreduce_mesh.py", "--ranks", "0"}, 2, "--ranks 0 out of range"},
+		{[]string{"check", prog + "08_allreduce_mesh.py", "--platform", "H100"}, 2, "unknown"},
+		{[]string{"check", prog + "08_allreduce_mesh.py"}, 0, "ok,"},
+		{[]string{"check", "--ranks", "8", prog + "09_allreduce_two_phase.py"}, 0, "at 8 ranks:"},
+		{[]string{"check", prog + "10_allreduce_ring.py", "--entry", "build_ring_allreduce(4).ring_sum"}, 0, "host ring_sum"},
+		{[]string{"check", bad + "world_size_in_kernel.py"}, 1, "world_size"},
+		{[]string{"check", bad + "for_missing_colon.py"}, 1, "expected ':'"},
+		{[]string{"check", bad + "two_phase_guard.py", "--entry", "build_two_phase_allreduce(3).two_phase_sum"}, 1, "got 3"},
+		{[]string{"ir", prog + "10_allreduce_ring.py", "--entry", "build_ring_allreduce(4).ring_sum"}, 0, "pld.system.notify"},
+		{[]string{"ir", prog + "04_barrier.py"}, 2, "--entry"},
+	}
+	for _, tt := range tests {
+		code, out, errs := runCLI(tt.args...)
+		if code != tt.code {
+			t.Errorf("workbench %s: exit %d, want %d\nstdout: %s\nstderr: %s", strings.Join(tt.args, " "), code, tt.code, out, errs)
+			continue
+		}
+		if !strings.Contains(out+errs, tt.contains) {
+			t.Errorf("workbench %s: output lacks %q\nstdout: %s\nstderr: %s", strings.Join(tt.args, " "), tt.contains, out, errs)
+		}
+	}
+}
+
+func TestCheckJSON(t *testing.T) {
+	code, out, _ := runCLI("check", "--json", "../../engine/testdata/errors/notify_without_op.py")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	var got struct {
+		Diagnostics []struct {
+			File     string `json:"file"`
+			Line     int    `json:"line"`
+			Col      int    `json:"col"`
+			EndLine  int    `json:"end_line"`
+			EndCol   int    `json:"end_col"`
+			Code     string `json:"code"`
+			Severity string `json:"severity"`
+			Message  string `json:"message"`
+			Hint     string `json:"hint"`
+		} `json:"diagnostics"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if len(got.Diagnostics) != 1 {
+		t.Fatalf("want 1 diagnostic, got %d: %s", len(got.Diagnostics), out)
+	}
+	d := got.Diagnostics[0]
+	if d.Severity != "error" || !strings.Contains(d.Message, "op=") || d.Code == "" || d.Hint == "" || d.Line == 0 || d.EndCol <= d.Col && d.EndLine == d.Line {
+		t.Errorf("diagnostic = %+v", d)
+	}
+
+	code, out, _ = runCLI("check", "--json", "../../engine/testdata/programs/01_hello_rank.py")
+	if code != 0 || !strings.Contains(out, `"diagnostics": []`) {
+		t.Errorf("clean program: exit %d, output %s", code, out)
+	}
+}

@@ -1,0 +1,257 @@
+package check
+
+import "pldworkbench/engine/diag"
+
+// Code is a stable diagnostic code. The UI links each one to the lesson
+// that explains it, so a code is never renumbered or reused: retire it and
+// add a new one.
+type Code string
+
+// Codes, by family: E00xx statements, names and expressions; E01xx levels,
+// operation names and dispatch; E02xx signatures, types and shapes; E025x
+// collectives; W03xx warnings.
+const (
+	// Statements, names, expressions.
+	ErrUnsupportedStmt Code = "E0001"
+	ErrUnsupportedExpr Code = "E0002"
+	ErrUndefined       Code = "E0003"
+	ErrMaybeUndefined  Code = "E0004"
+	ErrCompileTime     Code = "E0005"
+	ErrNotRuntime      Code = "E0006"
+	ErrAssignTarget    Code = "E0007"
+	ErrTypeChange      Code = "E0008"
+	ErrReturnPlace     Code = "E0009"
+	ErrChainedCompare  Code = "E0010"
+	ErrForIter         Code = "E0011"
+	ErrEntry           Code = "E0012"
+	ErrCondition       Code = "E0013"
+	ErrNoValue         Code = "E0014"
+
+	// Levels, operation names, dispatch.
+	ErrLevel         Code = "E0101"
+	ErrUnknownOp     Code = "E0102"
+	ErrNamespace     Code = "E0103"
+	ErrDeviceKwarg   Code = "E0104"
+	ErrHostCallsKern Code = "E0105"
+	ErrMissingDevice Code = "E0106"
+	ErrDeviceValue   Code = "E0107"
+	ErrDispatchCount Code = "E0108"
+	ErrCallLevel     Code = "E0109"
+	ErrNotCallable   Code = "E0110"
+	ErrRecursion     Code = "E0111"
+	ErrParam         Code = "E0112"
+	ErrScalarOrder   Code = "E0113"
+	ErrUnsupportedOp Code = "E0114"
+
+	// Signatures, types, shapes.
+	ErrArgCount        Code = "E0201"
+	ErrMissingArg      Code = "E0202"
+	ErrBadKeyword      Code = "E0203"
+	ErrMissingKwOnly   Code = "E0204"
+	ErrArgKind         Code = "E0205"
+	ErrNeedDistributed Code = "E0206"
+	ErrEnum            Code = "E0207"
+	ErrIndexCount      Code = "E0208"
+	ErrDType           Code = "E0209"
+	ErrShape           Code = "E0210"
+	ErrBounds          Code = "E0211"
+	ErrNeedConst       Code = "E0212"
+	ErrMixedArith      Code = "E0213"
+	ErrFloatInCore     Code = "E0214"
+	ErrCast            Code = "E0215"
+	ErrRegionArgs      Code = "E0216"
+	ErrChunks          Code = "E0217"
+	ErrAllocForm       Code = "E0218"
+	ErrAllocPlace      Code = "E0219"
+	ErrAllocName       Code = "E0220"
+	ErrDeadAlloc       Code = "E0221"
+	ErrWindowBuf       Code = "E0222"
+	ErrWindowSize      Code = "E0223"
+	ErrHostIndex       Code = "E0224"
+	ErrCallArg         Code = "E0225"
+	ErrReturnType      Code = "E0226"
+	ErrAnnotation      Code = "E0227"
+	ErrTrueDiv         Code = "E0229"
+	ErrRange           Code = "E0230"
+
+	// Collectives.
+	ErrNeedSignal    Code = "E0250"
+	ErrSignalDType   Code = "E0251"
+	ErrMode          Code = "E0252"
+	ErrSignalShape   Code = "E0253"
+	ErrCollDType     Code = "E0254"
+	ErrReduceOp      Code = "E0255"
+	ErrRoot          Code = "E0256"
+	ErrPlainSource   Code = "E0257"
+	ErrSameOperand   Code = "E0258"
+	ErrCoreNum       Code = "E0259"
+	ErrHostInLoop    Code = "E0260"
+	ErrCollShape     Code = "E0261"
+	ErrHostCollRanks Code = "E0262"
+
+	// Warnings.
+	WarnTileAlign    Code = "W0301"
+	WarnHostSigReuse Code = "W0302"
+)
+
+// CodeInfo describes one code: its title (what the lesson index shows) and
+// the hint a diagnostic carries when the site that reports it has nothing
+// more specific to say.
+type CodeInfo struct {
+	Code     Code
+	Severity diag.Severity
+	Title    string
+	Hint     string
+}
+
+// Codes lists every code the checker reports, in code order.
+var Codes = []CodeInfo{
+	{ErrUnsupportedStmt, diag.Error, "statement not allowed in a DSL function",
+		"DSL bodies use assignments, calls, if, for over pl.range and return; move other Python to the module or a factory"},
+	{ErrUnsupportedExpr, diag.Error, "expression not allowed in a DSL function",
+		"compute it at module level or in the factory, then use the name in the DSL body"},
+	{ErrUndefined, diag.Error, "undefined name",
+		"define it before use: a parameter, an earlier assignment, or a module/closure constant"},
+	{ErrMaybeUndefined, diag.Error, "name may be undefined here",
+		"assign it before the if or loop, so it has a value on every path"},
+	{ErrCompileTime, diag.Error, "compile-time evaluation failed",
+		"this expression only uses module or closure constants, so Python evaluates it while compiling"},
+	{ErrNotRuntime, diag.Error, "compile-time object used as a run-time value",
+		"only numbers, tensors, tiles and scalars exist on the device"},
+	{ErrAssignTarget, diag.Error, "assignment target must be a plain name",
+		"write one name on the left: x = ..."},
+	{ErrTypeChange, diag.Error, "name changes type inside a branch or loop",
+		"use a new name for the value of the other type"},
+	{ErrReturnPlace, diag.Error, "return must be the last statement of the function",
+		"compute the result into a name and return it once, at the end"},
+	{ErrChainedCompare, diag.Error, "chained comparison",
+		"split it: a < b and b < c"},
+	{ErrForIter, diag.Error, "for loops iterate over pl.range",
+		"write for i in pl.range(n): (or pl.range(start, stop[, step]))"},
+	{ErrEntry, diag.Error, "bad entry point",
+		"give the host orchestrator: a @pl.jit.host function or a method declared with level=pl.Level.HOST"},
+	{ErrCondition, diag.Error, "if condition is not a comparison",
+		"compare explicitly: if x != 0:"},
+	{ErrNoValue, diag.Error, "operation returns no value",
+		"call it as a statement on its own line"},
+
+	{ErrLevel, diag.Error, "operation not allowed at this level",
+		"host: windows and dispatch; orchestration: forward to the kernel; InCore: compute, signals and RMA"},
+	{ErrUnknownOp, diag.Error, "unknown operation",
+		"check the spelling against the pl and pld operations the workbench supports"},
+	{ErrNamespace, diag.Error, "operation in the wrong namespace",
+		"notify, wait, put, get and the collectives need their three-segment path: pld.system.*, pld.tensor.*, pld.tile.*"},
+	{ErrDeviceKwarg, diag.Error, "device= on a call that is not a host dispatch",
+		"only the host orchestrator passes device=, and only when it calls an orchestration function"},
+	{ErrHostCallsKern, diag.Error, "host dispatches a kernel directly",
+		"dispatch the orchestration wrapper (@pl.jit / FunctionType.Orchestration), which calls the kernel"},
+	{ErrMissingDevice, diag.Error, "host dispatch without device=",
+		"pass the rank the call runs on: wrapper(..., device=r)"},
+	{ErrDeviceValue, diag.Error, "bad device=",
+		"use the loop variable of for r in pl.range(pld.world_size()):, or a constant rank"},
+	{ErrDispatchCount, diag.Error, "dispatch loop does not cover every rank",
+		"loop over pl.range(pld.world_size()) so every rank gets exactly one dispatch"},
+	{ErrCallLevel, diag.Error, "call between these levels is not allowed",
+		"host calls orchestration (with device=), orchestration calls InCore kernels, kernels call nothing"},
+	{ErrNotCallable, diag.Error, "not callable on the device",
+		"a DSL body may call pl/pld operations and other DSL functions; Python helpers only on compile-time values"},
+	{ErrRecursion, diag.Error, "recursive DSL call",
+		"DSL functions cannot call themselves"},
+	{ErrParam, diag.Error, "bad parameter",
+		"annotate every parameter with its type: pl.Tensor[[...], dtype], pld.DistributedTensor[[...], dtype] or pl.Scalar[dtype]"},
+	{ErrScalarOrder, diag.Error, "scalar parameter before a tensor",
+		"put every tensor parameter first and scalars last: the runtime packs tensors then scalars (TaskArgs: cannot add tensor after scalar)"},
+	{ErrUnsupportedOp, diag.Error, "operation not supported by the workbench",
+		"the workbench runs the pl/pld subset the distributed tutorials use"},
+
+	{ErrArgCount, diag.Error, "too many arguments", "compare the call with the operation's signature"},
+	{ErrMissingArg, diag.Error, "missing argument", "compare the call with the operation's signature"},
+	{ErrBadKeyword, diag.Error, "unknown or repeated keyword argument", "compare the call with the operation's signature"},
+	{ErrMissingKwOnly, diag.Error, "missing required keyword argument",
+		"this keyword has no default: say which one you mean"},
+	{ErrArgKind, diag.Error, "argument of the wrong kind",
+		"tensors live in global memory, tiles on chip (pl.load makes one), scalars are single numbers"},
+	{ErrNeedDistributed, diag.Error, "window view required",
+		"peers can only reach window memory: annotate the parameter as pld.DistributedTensor[[...], dtype] and pass a pld.window view"},
+	{ErrEnum, diag.Error, "wrong enum value", "use a member of the enum the parameter names"},
+	{ErrIndexCount, diag.Error, "wrong number of indices",
+		"give one index per dimension of the tensor"},
+	{ErrDType, diag.Error, "data type mismatch", "make both sides the same dtype"},
+	{ErrShape, diag.Error, "shape mismatch", "make the shapes agree"},
+	{ErrBounds, diag.Error, "region out of bounds", "keep offset + extent within every dimension"},
+	{ErrNeedConst, diag.Error, "compile-time constant required",
+		"use a literal or a module/closure constant here, not a run-time value"},
+	{ErrMixedArith, diag.Error, "int and float mixed in scalar arithmetic",
+		"convert one side with pl.cast(x, target_type=...) first"},
+	{ErrFloatInCore, diag.Error, "float scalar arithmetic in an InCore kernel",
+		"AI cores reject scalar float math (arith.addf is illegal there): fold the constant into a vector op such as pl.add(tile, s)"},
+	{ErrCast, diag.Error, "unsupported cast",
+		"cast between float and INDEX is not supported: cast the INT32 value (e.g. the parameter) instead of an INDEX expression"},
+	{ErrRegionArgs, diag.Error, "region arguments must be given together",
+		"give dst_offsets, src_offsets and shape all three, or none for a whole-tensor copy"},
+	{ErrChunks, diag.Error, "bad chunking arguments",
+		"chunk_rows and chunk_cols are non-negative ints; pipeline=True needs both > 0"},
+	{ErrAllocForm, diag.Error, "bad alloc_window_buffer arguments",
+		"pld.alloc_window_buffer(nbytes) or pld.alloc_window_buffer([d0, d1, ...], dtype=pl.FP32)"},
+	{ErrAllocPlace, diag.Error, "alloc_window_buffer must be assigned to a name",
+		"write buf = pld.alloc_window_buffer(...) on its own line; the name names the buffer"},
+	{ErrAllocName, diag.Error, "window buffer name used twice",
+		"give every pld.alloc_window_buffer its own variable name"},
+	{ErrDeadAlloc, diag.Error, "dead alloc",
+		"view the buffer with pld.window inside the dispatch loop and pass the view to the device= call"},
+	{ErrWindowBuf, diag.Error, "pld.window needs a window buffer",
+		"pass the name bound by pld.alloc_window_buffer"},
+	{ErrWindowSize, diag.Error, "view larger than its buffer",
+		"allocate enough bytes: prod(shape) * dtype.get_byte(), or use the [shape], dtype= form"},
+	{ErrHostIndex, diag.Error, "bad tensor indexing",
+		"at the host, x[r] picks rank r's slice of a host tensor; elsewhere use pl.load or pl.read"},
+	{ErrCallArg, diag.Error, "argument does not match the parameter",
+		"pass a value of the declared kind, dtype and shape"},
+	{ErrReturnType, diag.Error, "return value does not match the declared result",
+		"return a value of the annotated type, or fix the annotation"},
+	{ErrAnnotation, diag.Error, "bad type annotation",
+		"pl.Tensor[[d0, d1], pl.FP32], pld.DistributedTensor[[...], dtype], pl.Scalar[pl.INT32], wrapped in pl.Out[...] or pl.InOut[...] for outputs"},
+	{ErrTrueDiv, diag.Error, "/ on integer scalars",
+		"use // for integer division"},
+	{ErrRange, diag.Error, "bad pl.range arguments",
+		"pl.range(stop), pl.range(start, stop) or pl.range(start, stop, step) with integer bounds and a non-zero step"},
+
+	{ErrNeedSignal, diag.Error, "collective needs an explicit signal",
+		"allocate an INT32 signal window and pass its view: pld.tensor.allreduce(data, signal, ...)"},
+	{ErrSignalDType, diag.Error, "signal must be INT32",
+		"allocate the signal window with dtype=pl.INT32"},
+	{ErrMode, diag.Error, "unknown collective mode", `mode is "mesh" or "ring"`},
+	{ErrSignalShape, diag.Error, "signal shape does not fit the collective",
+		"mesh collectives and barriers take [nr, 1]; a ring allreduce takes [2*(nr-1), nr]; give each its own window"},
+	{ErrCollDType, diag.Error, "collective data type not supported", "use FP32 (or FP16 where allowed)"},
+	{ErrReduceOp, diag.Error, "reduce op not supported here", "use pld.ReduceOp.Sum"},
+	{ErrRoot, diag.Error, "bad broadcast root",
+		"root= is a compile-time Python int naming a rank: a literal or a module/closure constant"},
+	{ErrPlainSource, diag.Error, "wrong kind of source tensor",
+		"InCore allgather/all_to_all read their source from a plain pl.Tensor parameter, not a tile or a window"},
+	{ErrSameOperand, diag.Error, "source and target must be different",
+		"give the result its own window: pushes would overwrite chunks not yet sent"},
+	{ErrCoreNum, diag.Error, "bad core_num",
+		"core_num is a positive int; InCore calls use 1; the host form allows up to the platform's AIV cores"},
+	{ErrHostInLoop, diag.Error, "host allreduce inside a loop",
+		"HOST builtin signals are single-use: call it once, outside loops, or use the InCore form"},
+	{ErrCollShape, diag.Error, "collective operand shapes do not fit",
+		"targets hold one row per rank: [nr, SIZE]; sources hold one rank's row(s)"},
+	{ErrHostCollRanks, diag.Error, "too many ranks for a host collective",
+		"the prebuilt HOST kernels handle at most 16 ranks; use the InCore form"},
+
+	{WarnHostSigReuse, diag.Warning, "HOST collective signal reused",
+		"HOST builtins leave their signal cells set (ruling 1), so a second call on the same signal can pass its barrier early: give each HOST collective its own signal window"},
+	{WarnTileAlign, diag.Warning, "tile row not 32-byte aligned",
+		"make the tile's contiguous extent a multiple of 32 bytes (e.g. 8 FP32 values); the emulator runs it, hardware rejects it"},
+}
+
+// codeIndex maps a code to its row of Codes.
+func codeInfo(c Code) CodeInfo {
+	for _, ci := range Codes {
+		if ci.Code == c {
+			return ci
+		}
+	}
+	return CodeInfo{Code: c, Severity: diag.Error}
+}

@@ -1,0 +1,318 @@
+package check
+
+import (
+	"fmt"
+
+	"pldworkbench/engine/diag"
+	"pldworkbench/engine/ir"
+	"pldworkbench/engine/meta"
+	"pldworkbench/engine/syntax"
+)
+
+// funcChecker checks one DSL function body and emits its IR.
+type funcChecker struct {
+	c     *checker
+	info  *funcInfo
+	dsl   *meta.DSLFunc
+	level ir.Level
+
+	scope  *scope
+	block  *ir.Block
+	depth  int         // nesting depth of if/for suites
+	suites []string    // "branch" or "loop" for each enclosing suite
+	loops  []*loopInfo // enclosing run-time loops, innermost last
+
+	// allocTarget is set while the right-hand side of `name = call(...)` is
+	// checked: pld.alloc_window_buffer is legal only there.
+	allocTarget *allocTarget
+
+	varNames map[string]int       // DSL names given to ir.Vars, for suffixes
+	byName   map[string][]*ir.Var // the Vars made for each DSL name
+	returned bool                 // a top-level return has been checked
+	retSeen  bool                 // some return statement produced fn.Result (for inference)
+}
+
+// scope maps each DSL name to its current binding. Branches and loop bodies
+// work on a copy that is joined back afterwards.
+type scope struct {
+	vars map[string]binding
+}
+
+// binding is what a DSL name holds at a program point.
+type binding struct {
+	v     *ir.Var
+	maybe bool // unbound on some path to here (set only inside an if or loop)
+	depth int  // nesting depth where v was bound to the name
+	// changed marks a binding whose type change inside a branch or loop was
+	// already reported, so the join stays silent.
+	changed bool
+	// known is the value the checker can prove the name holds here (a
+	// constant assignment, pld.world_size() = P, arithmetic on those).
+	known    bool
+	kv       int64
+	loop     *loopInfo // set when the name is a pl.range loop variable
+	buf      *alloc    // window buffer behind a Ptr or a view (host)
+	reported bool      // an ErrMaybeUndefined was already reported
+}
+
+func (s *scope) clone() *scope {
+	n := &scope{vars: make(map[string]binding, len(s.vars))}
+	for k, v := range s.vars {
+		n.vars[k] = v
+	}
+	return n
+}
+
+// loopInfo describes an enclosing pl.range loop.
+type loopInfo struct {
+	v                 *ir.Var
+	known             bool // start, stop, step are known
+	broken            bool // the pl.range call had an error
+	start, stop, step int64
+	span              diag.Span
+	countChecked      bool // ErrDispatchCount considered for this loop
+}
+
+// trip returns the loop's iteration count when known.
+func (l *loopInfo) trip() int64 {
+	if !l.known {
+		return -1
+	}
+	switch {
+	case l.step > 0 && l.start < l.stop:
+		return (l.stop - l.start + l.step - 1) / l.step
+	case l.step < 0 && l.start > l.stop:
+		return (l.start - l.stop - l.step - 1) / -l.step
+	}
+	return 0
+}
+
+// last returns the last value the loop variable takes (trip() > 0).
+func (l *loopInfo) last() int64 { return l.start + (l.trip()-1)*l.step }
+
+func newFuncChecker(c *checker, fi *funcInfo) *funcChecker {
+	fc := &funcChecker{
+		c:        c,
+		info:     fi,
+		dsl:      fi.dsl,
+		level:    fi.level,
+		scope:    &scope{vars: map[string]binding{}},
+		block:    fi.fn.Body,
+		varNames: map[string]int{},
+		byName:   map[string][]*ir.Var{},
+	}
+	for _, p := range fi.fn.Params {
+		fc.varNames[p.Var.Name]++
+		fc.byName[p.Var.Name] = append(fc.byName[p.Var.Name], p.Var)
+		fc.scope.vars[p.Var.Name] = binding{v: p.Var}
+	}
+	return fc
+}
+
+func (fc *funcChecker) errorf(sp diag.Span, code Code, hint, format string, args ...any) {
+	fc.c.errorf(sp, code, hint, format, args...)
+}
+
+func (fc *funcChecker) emit(s ir.Stmt) { fc.block.Add(s) }
+
+// temp returns a new compiler temporary of type t; it is named %N when the
+// function is finished, so temps renamed into DSL names leave no gaps.
+func (fc *funcChecker) temp(t ir.Type) *ir.Var {
+	return &ir.Var{Type: t, Temp: true}
+}
+
+// newVar returns the ir.Var for the DSL name at type t: the one already
+// made for that name and type (a Python name is one variable, whichever
+// branch or loop assigns it), or a fresh one, suffixed if the name already
+// names a Var of another type.
+func (fc *funcChecker) newVar(name string, t ir.Type) *ir.Var {
+	for _, v := range fc.byName[name] {
+		if ir.Identical(v.Type, t) {
+			return v
+		}
+	}
+	n := fc.varNames[name]
+	fc.varNames[name]++
+	full := name
+	if n > 0 {
+		full = fmt.Sprintf("%s.%d", name, n)
+	}
+	v := &ir.Var{Name: full, Type: t}
+	fc.byName[name] = append(fc.byName[name], v)
+	return v
+}
+
+// finish names temporaries in order of definition and infers the result
+// type of an unannotated function that never returned a value.
+func (fc *funcChecker) finish() {
+	n := 0
+	var walk func(b *ir.Block)
+	name := func(v *ir.Var) {
+		if v != nil && v.Temp && v.Name == "" {
+			v.Name = fmt.Sprintf("%%%d", n)
+			n++
+		}
+	}
+	walk = func(b *ir.Block) {
+		for _, s := range b.Stmts {
+			switch s := s.(type) {
+			case *ir.Op:
+				name(s.Result)
+			case *ir.Bin:
+				name(s.Result)
+			case *ir.Unary:
+				name(s.Result)
+			case *ir.Index:
+				name(s.Result)
+			case *ir.Call:
+				name(s.Result)
+			case *ir.Assign:
+				name(s.Dst)
+			case *ir.For:
+				walk(s.Body)
+			case *ir.If:
+				walk(s.Then)
+				if s.Else != nil {
+					walk(s.Else)
+				}
+			}
+		}
+	}
+	walk(fc.info.fn.Body)
+}
+
+// lookupLocal returns the binding of a DSL local, reporting a name that may
+// be unbound on some path.
+func (fc *funcChecker) lookupLocal(name string, sp diag.Span) (binding, bool) {
+	b, ok := fc.scope.vars[name]
+	if !ok {
+		return b, false
+	}
+	if b.maybe && !b.reported {
+		fc.errorf(sp, ErrMaybeUndefined, "",
+			"%s may be undefined here: it is assigned only inside an if or a loop", name)
+		b.reported = true
+		b.maybe = false
+		fc.scope.vars[name] = b
+	}
+	return b, true
+}
+
+// bindName makes name refer to a variable of type t and returns it: the
+// current Var when its type is identical (the DSL rebinds names in place),
+// otherwise a new one. A type change of a name bound outside the current
+// branch or loop is an error.
+func (fc *funcChecker) bindName(name string, t ir.Type, sp diag.Span) (*ir.Var, binding) {
+	old, ok := fc.scope.vars[name]
+	if ok && old.v != nil && ir.Identical(old.v.Type, t) {
+		nb := old
+		nb.maybe, nb.known, nb.loop, nb.buf = false, false, nil, nil
+		return old.v, nb
+	}
+	nb := binding{depth: fc.depth}
+	if _, invalid := t.(*ir.Invalid); invalid {
+		nb.v = &ir.Var{Name: name, Type: t}
+		nb.changed = true
+		return nb.v, nb
+	}
+	if ok && old.v != nil && old.depth < fc.depth && !old.maybe {
+		if _, wasInvalid := old.v.Type.(*ir.Invalid); !wasInvalid {
+			fc.errorf(sp, ErrTypeChange, "",
+				"%s was %s before this %s, now %s", name, describeType(old.v.Type), fc.suiteKind(), describeType(t))
+			nb.changed = true
+		}
+	}
+	nb.v = fc.newVar(name, t)
+	return nb.v, nb
+}
+
+// suiteKind names the innermost suite for messages.
+func (fc *funcChecker) suiteKind() string {
+	if len(fc.suites) == 0 {
+		return "branch"
+	}
+	return fc.suites[len(fc.suites)-1]
+}
+
+// join merges the scopes at the end of an if: a name bound on one side only
+// may be unbound after it; a name bound to different variables (its type
+// changed) is invalid after it.
+func (fc *funcChecker) join(a, b *scope, sp diag.Span) *scope {
+	out := &scope{vars: map[string]binding{}}
+	for name, x := range a.vars {
+		y, ok := b.vars[name]
+		if !ok {
+			x.maybe = true
+			x.known = false
+			out.vars[name] = x
+			continue
+		}
+		out.vars[name] = fc.merge(name, x, y, sp)
+	}
+	for name, y := range b.vars {
+		if _, ok := a.vars[name]; !ok {
+			y.maybe = true
+			y.known = false
+			out.vars[name] = y
+		}
+	}
+	return out
+}
+
+func (fc *funcChecker) merge(name string, x, y binding, sp diag.Span) binding {
+	if x.v == y.v {
+		m := x
+		m.maybe = x.maybe || y.maybe
+		m.reported = x.reported && y.reported
+		m.known = x.known && y.known && x.kv == y.kv
+		if x.loop != y.loop {
+			m.loop = nil
+		}
+		if x.buf != y.buf {
+			m.buf = nil
+		}
+		if y.depth < m.depth {
+			m.depth = y.depth
+		}
+		return m
+	}
+	inv := binding{v: &ir.Var{Name: name, Type: &ir.Invalid{}}, depth: fc.depth, changed: true}
+	_, xi := x.v.Type.(*ir.Invalid)
+	_, yi := y.v.Type.(*ir.Invalid)
+	if !x.changed && !y.changed && !xi && !yi {
+		fc.errorf(sp, ErrTypeChange, "",
+			"%s is %s on one path and %s on the other", name, describeType(x.v.Type), describeType(y.v.Type))
+	}
+	return inv
+}
+
+// assignedNames lists the names a suite assigns (targets of assignments and
+// for loops, at any depth), to forget what was known about them before a
+// loop that may reassign them.
+func assignedNames(body []syntax.Stmt, out map[string]bool) {
+	for _, s := range body {
+		switch s := s.(type) {
+		case *syntax.AssignStmt:
+			for _, t := range s.Targets {
+				if id, ok := t.(*syntax.Ident); ok {
+					out[id.Name] = true
+				}
+			}
+		case *syntax.AugAssignStmt:
+			if id, ok := s.Target.(*syntax.Ident); ok {
+				out[id.Name] = true
+			}
+		case *syntax.ForStmt:
+			if id, ok := s.Target.(*syntax.Ident); ok {
+				out[id.Name] = true
+			}
+			assignedNames(s.Body, out)
+		case *syntax.IfStmt:
+			assignedNames(s.Body, out)
+			assignedNames(s.Else, out)
+		}
+	}
+}
+
+// inLoop reports whether the current statement is inside a run-time loop.
+func (fc *funcChecker) inLoop() bool { return len(fc.loops) > 0 }

@@ -1,0 +1,428 @@
+package check
+
+import (
+	"strings"
+
+	"pldworkbench/engine/ir"
+)
+
+// This file is the operation table: for every pl/pld operation the
+// workbench runs, the levels it may run at, its parameters (positional or
+// keyword-only, their kinds, which are compile-time attributes, defaults),
+// its result type and the extra rules of the spec. The same table drives
+// the checking and the IR emission (opcall.go), and its level column is
+// exported as LegalAt for ir.VerifyWith.
+
+// argKind is what a parameter accepts.
+type argKind int
+
+const (
+	kTensor       argKind = iota // pl.Tensor or pld.DistributedTensor (local access)
+	kDist                        // pld.DistributedTensor only
+	kTile                        // a tile
+	kTensorOrTile                // pl.read / pl.write
+	kCastInput                   // scalar or tile
+	kElemwise                    // tile, scalar or number (pl.add and friends)
+	kIntScalar                   // integer scalar: run-time or an int constant
+	kNumScalar                   // int or float scalar
+	kIndexList                   // list of integer indices (offsets)
+	kShapeList                   // list of compile-time positive extents
+	kSizeOrShape                 // alloc_window_buffer: a byte count or a shape list
+	kPtr                         // a window buffer
+	kCommCtx                     // a comm context
+	kEnum                        // a member of enum
+	kPyInt                       // a compile-time Python int
+	kPyBool                      // a compile-time Python bool
+	kStr                         // a compile-time string
+	kDType                       // a pl dtype
+	kStrOrInt                    // a compile-time string or int (cast mode)
+	kAnyStatic                   // any compile-time value, recorded as given
+	kForbidden                   // must not be passed
+)
+
+// param is one parameter of an operation.
+type param struct {
+	name     string
+	kind     argKind
+	enum     string // kEnum: the enum's type name without namespace: "NotifyOp"
+	kwOnly   bool   // keyword-only (after * in the Python signature)
+	required bool   // no default
+	attr     bool   // a compile-time attribute: goes to ir.Op.Attrs
+	// def is the default an attribute takes in the IR when it is not
+	// passed; nil leaves it out.
+	def ir.AttrValue
+	// rankOf names the tensor parameter whose rank a list must match.
+	rankOf string
+	// flatOK admits a single index instead of a list (pl.read/pl.write).
+	flatOK bool
+	// dynOK admits pl.dynamic dimensions in a shape list (pld.window).
+	dynOK bool
+	// noneOK treats an explicit None as "not given".
+	noneOK bool
+	hint   string // overrides the code's hint for kind errors of this parameter
+}
+
+// opSpec is one operation.
+type opSpec struct {
+	name    string   // canonical path; the IR's Op.Name
+	aliases []string // other spellings of the same operation
+	levels  []ir.Level
+	// levelHint explains what to do instead when the level is wrong.
+	levelHint string
+	params    []param
+	// result returns the result type; nil (with resultOf empty) means the
+	// operation has no value.
+	result func(a *opCall) ir.Type
+	// resultOf names the parameter the operation returns, rebound: pl.store
+	// returns its output tensor and a collective its target, so the result
+	// has that argument's type and window buffer.
+	resultOf string
+	// check applies the rules beyond the parameter kinds; it runs only when
+	// every argument was valid.
+	check func(a *opCall)
+	// scalarBin, for pl.add and friends, is the scalar operator used when
+	// both operands are scalars.
+	scalarBin string
+}
+
+var (
+	inCore     = []ir.Level{ir.InCore}
+	hostOnly   = []ir.Level{ir.Host}
+	anyLevel   = []ir.Level{ir.Host, ir.Orchestration, ir.InCore}
+	hostOrCore = []ir.Level{ir.Host, ir.InCore}
+)
+
+// enumMembers lists the members each enum type accepts, in value order.
+var enumMembers = map[string][]string{
+	"NotifyOp":   {"AtomicAdd", "Set"},
+	"WaitCmp":    {"Eq", "Ge"},
+	"AtomicType": {"None_", "Add"},
+	"ReduceOp":   {"Sum", "Max", "Min", "Prod"},
+}
+
+// enumNamespace is where the DSL spells each enum.
+var enumNamespace = map[string]string{
+	"NotifyOp": "pld", "WaitCmp": "pld", "AtomicType": "pld", "ReduceOp": "pld",
+}
+
+func enumAttr(typ, member string) ir.EnumAttr {
+	for i, m := range enumMembers[typ] {
+		if m == member {
+			return ir.EnumAttr{Type: enumNamespace[typ] + "." + typ, Member: member, V: i}
+		}
+	}
+	return ir.EnumAttr{Type: typ, Member: member}
+}
+
+// Shared parameter lists.
+func putGetParams(dst, src argKind, withAtomic bool) []param {
+	ps := []param{
+		{name: "dst", kind: dst, required: true},
+		{name: "peer", kind: kIntScalar, required: true},
+		{name: "src", kind: src, required: true},
+		{name: "dst_offsets", kind: kIndexList, rankOf: "dst", noneOK: true},
+		{name: "src_offsets", kind: kIndexList, rankOf: "src", noneOK: true},
+		{name: "shape", kind: kShapeList, rankOf: "dst", noneOK: true},
+	}
+	if withAtomic {
+		ps = append(ps, param{name: "atomic", kind: kEnum, enum: "AtomicType", kwOnly: true, attr: true, def: enumAttr("AtomicType", "None_")})
+	}
+	return append(ps,
+		param{name: "chunk_rows", kind: kPyInt, kwOnly: true, attr: true, def: ir.IntAttr(0)},
+		param{name: "chunk_cols", kind: kPyInt, kwOnly: true, attr: true, def: ir.IntAttr(0)},
+		param{name: "pipeline", kind: kPyBool, kwOnly: true, attr: true, def: ir.BoolAttr(false)},
+	)
+}
+
+func elementwise(name, bin string) *opSpec {
+	return &opSpec{name: name, levels: anyLevel, scalarBin: bin,
+		params: []param{{name: "lhs", kind: kElemwise, required: true}, {name: "rhs", kind: kElemwise, required: true}},
+		result: elementwiseResult, check: checkElementwise}
+}
+
+// opTable is every operation the workbench checks, runs and lowers.
+var opTable = []*opSpec{
+	// pl: local data movement and compute (pld-spec §3).
+	{name: "pl.load", levels: inCore,
+		params: []param{
+			{name: "tensor", kind: kTensor, required: true},
+			{name: "offsets", kind: kIndexList, rankOf: "tensor", required: true},
+			{name: "shapes", kind: kShapeList, rankOf: "tensor", required: true},
+			{name: "valid_shape", kind: kIndexList, rankOf: "tensor", noneOK: true},
+			{name: "target_memory", kind: kAnyStatic, attr: true},
+			{name: "clamp", kind: kPyBool, attr: true},
+		},
+		result: loadResult, check: checkLoad},
+	{name: "pl.store", levels: inCore,
+		params: []param{
+			{name: "tile", kind: kTile, required: true, hint: "pl.store writes a tile; make one with pl.load(x, offsets, shape)"},
+			{name: "offsets", kind: kIndexList, rankOf: "output_tensor", required: true},
+			{name: "output_tensor", kind: kTensor, required: true},
+			{name: "shapes", kind: kShapeList, rankOf: "output_tensor", noneOK: true},
+			{name: "atomic", kind: kEnum, enum: "AtomicType", kwOnly: true, attr: true, def: enumAttr("AtomicType", "None_")},
+		},
+		resultOf: "output_tensor", check: checkStore},
+	{name: "pl.read", levels: []ir.Level{ir.Orchestration, ir.InCore},
+		params: []param{
+			{name: "src", kind: kTensorOrTile, required: true},
+			{name: "offset", kind: kIndexList, rankOf: "src", flatOK: true, required: true},
+		},
+		result: func(a *opCall) ir.Type { _, d, _ := ir.ShapeOf(a.typeOf("src")); return &ir.Scalar{DType: d} }},
+	{name: "pl.write", levels: []ir.Level{ir.Orchestration, ir.InCore},
+		params: []param{
+			{name: "dst", kind: kTensorOrTile, required: true},
+			{name: "offset", kind: kIndexList, rankOf: "dst", flatOK: true, required: true},
+			{name: "value", kind: kNumScalar, required: true},
+		},
+		check: checkWrite},
+	{name: "pl.cast", levels: anyLevel,
+		params: []param{
+			{name: "input", kind: kCastInput, required: true},
+			{name: "target_type", kind: kDType, attr: true, required: true},
+			{name: "mode", kind: kStrOrInt, attr: true},
+		},
+		result: castResult, check: checkCast},
+	elementwise("pl.add", "+"),
+	elementwise("pl.sub", "-"),
+	elementwise("pl.mul", "*"),
+	elementwise("pl.maximum", ""),
+	elementwise("pl.minimum", ""),
+
+	// pld system ops (pld-spec §4.3).
+	{name: "pld.world_size", aliases: []string{"pld.system.world_size"}, levels: hostOnly,
+		levelHint: "pass the rank count in from the host, or use pld.nranks(ctx)",
+		result:    func(*opCall) ir.Type { return &ir.Scalar{DType: ir.INT64} },
+		// The program is instantiated at P ranks, so the world size is known.
+		check: func(a *opCall) { a.resKnown, a.resKV = true, int64(a.fc.c.opts.Ranks) }},
+	{name: "pld.get_comm_ctx", aliases: []string{"pld.system.get_comm_ctx"}, levels: hostOrCore,
+		params: []param{{name: "dist_tensor", kind: kDist, required: true}},
+		result: func(*opCall) ir.Type { return &ir.CommCtx{} }},
+	{name: "pld.rank", aliases: []string{"pld.system.rank"}, levels: inCore,
+		levelHint: "the host dispatches rank r with device=r; pass r down if the wrapper needs it",
+		params:    []param{{name: "ctx", kind: kCommCtx, required: true}},
+		result:    func(*opCall) ir.Type { return &ir.Scalar{DType: ir.INT32} }},
+	{name: "pld.nranks", aliases: []string{"pld.system.nranks"}, levels: inCore,
+		levelHint: "use pld.world_size() at the host",
+		params:    []param{{name: "ctx", kind: kCommCtx, required: true}},
+		result:    func(*opCall) ir.Type { return &ir.Scalar{DType: ir.INT32} }},
+	{name: "pld.system.notify", levels: inCore,
+		params: []param{
+			{name: "target", kind: kDist, required: true},
+			{name: "peer", kind: kIntScalar, required: true},
+			{name: "offsets", kind: kIndexList, rankOf: "target", required: true},
+			{name: "value", kind: kIntScalar, required: true},
+			{name: "op", kind: kEnum, enum: "NotifyOp", kwOnly: true, attr: true, required: true,
+				hint: "op has no default: AtomicAdd adds value to the peer's cell (cells several ranks bump), Set overwrites it"},
+		},
+		check: checkSignalOffsets("target")},
+	{name: "pld.system.wait", levels: inCore,
+		params: []param{
+			{name: "signal", kind: kDist, required: true},
+			{name: "offsets", kind: kIndexList, rankOf: "signal", required: true},
+			{name: "expected", kind: kIntScalar, required: true},
+			{name: "cmp", kind: kEnum, enum: "WaitCmp", kwOnly: true, attr: true, required: true,
+				hint: "cmp has no default: Ge waits until the cell reaches expected (counters), Eq until it equals it"},
+		},
+		check: checkSignalOffsets("signal")},
+
+	// Windows (pld-spec §4.4).
+	{name: "pld.alloc_window_buffer", aliases: []string{"pld.tensor.alloc_window_buffer"}, levels: hostOnly,
+		levelHint: "allocate windows in the host orchestrator and pass views down",
+		params: []param{
+			{name: "size", kind: kSizeOrShape, required: true},
+			{name: "dtype", kind: kDType, kwOnly: true, attr: true},
+			{name: "name", kind: kForbidden, kwOnly: true,
+				hint: "the buffer takes the name of the variable it is assigned to"},
+		},
+		result: func(a *opCall) ir.Type { return a.allocType() }, check: checkAlloc},
+	{name: "pld.window", aliases: []string{"pld.tensor.window"}, levels: hostOnly,
+		levelHint: "make views in the host's dispatch loop and pass them as pld.DistributedTensor parameters",
+		params: []param{
+			{name: "buf", kind: kPtr, required: true},
+			{name: "shape", kind: kShapeList, dynOK: true, required: true},
+			{name: "dtype", kind: kDType, kwOnly: true, attr: true, required: true},
+		},
+		result: windowResult, check: checkWindow},
+
+	// Remote access (pld-spec §4.5, §4.6).
+	{name: "pld.tile.remote_load", aliases: []string{"pld.remote_load"}, levels: inCore,
+		params: []param{
+			{name: "target", kind: kDist, required: true},
+			{name: "peer", kind: kIntScalar, required: true},
+			{name: "offsets", kind: kIndexList, rankOf: "target", required: true},
+			{name: "shape", kind: kShapeList, rankOf: "target", required: true},
+			{name: "valid_shape", kind: kIndexList, rankOf: "target", noneOK: true},
+		},
+		result: func(a *opCall) ir.Type {
+			_, d, _ := ir.ShapeOf(a.typeOf("target"))
+			return &ir.Tile{Shape: a.shapeOf("shape"), DType: d}
+		},
+		check: checkRemoteLoad},
+	{name: "pld.tile.remote_store", aliases: []string{"pld.remote_store"}, levels: inCore,
+		params: []param{
+			{name: "src_tile", kind: kTile, required: true, hint: "remote_store sends a tile; make one with pl.load"},
+			{name: "target", kind: kDist, required: true},
+			{name: "peer", kind: kIntScalar, required: true},
+			{name: "offsets", kind: kIndexList, rankOf: "target", required: true},
+		},
+		check: checkRemoteStore},
+	{name: "pld.tensor.put", levels: inCore, params: putGetParams(kDist, kTensor, true), check: checkPutGet},
+	{name: "pld.tensor.get", levels: inCore, params: putGetParams(kTensor, kDist, false), check: checkPutGet},
+
+	// Collectives (pld-spec §4.7), InCore composite or HOST builtin.
+	{name: "pld.tensor.allreduce", levels: hostOrCore,
+		params: []param{
+			{name: "target", kind: kDist, required: true},
+			{name: "signal", kind: kDist},
+			{name: "op", kind: kEnum, enum: "ReduceOp", kwOnly: true, attr: true, def: enumAttr("ReduceOp", "Sum")},
+			{name: "mode", kind: kStr, kwOnly: true, attr: true, def: ir.StrAttr("mesh")},
+			{name: "core_num", kind: kPyInt, kwOnly: true, attr: true, def: ir.IntAttr(1)},
+		},
+		resultOf: "target", check: checkAllreduce},
+	{name: "pld.tensor.barrier", levels: hostOrCore,
+		params:   []param{{name: "signal", kind: kDist, required: true}},
+		resultOf: "signal", check: checkBarrier},
+	{name: "pld.tensor.broadcast", levels: hostOrCore,
+		params: []param{
+			{name: "target", kind: kDist, required: true},
+			{name: "signal", kind: kDist, required: true},
+			{name: "root", kind: kPyInt, kwOnly: true, attr: true, required: true,
+				hint: "root names the rank whose data every rank receives: a literal or a module/closure constant"},
+		},
+		resultOf: "target", check: checkBroadcast},
+	{name: "pld.tensor.allgather", levels: hostOrCore,
+		params: []param{
+			{name: "local_data", kind: kTensor, required: true},
+			{name: "target", kind: kDist, required: true},
+			{name: "signal", kind: kDist, required: true},
+		},
+		resultOf: "target", check: checkGatherLike},
+	{name: "pld.tensor.reduce_scatter", levels: hostOrCore,
+		params: []param{
+			{name: "target", kind: kDist, required: true},
+			{name: "signal", kind: kDist, required: true},
+			{name: "op", kind: kEnum, enum: "ReduceOp", kwOnly: true, attr: true, def: enumAttr("ReduceOp", "Sum")},
+		},
+		resultOf: "target", check: checkReduceScatter},
+	{name: "pld.tensor.all_to_all", levels: hostOrCore,
+		params: []param{
+			{name: "input", kind: kTensor, required: true},
+			{name: "target", kind: kDist, required: true},
+			{name: "signal", kind: kDist, required: true},
+		},
+		resultOf: "target", check: checkGatherLike},
+	{name: "pld.tensor.all_to_all_v", levels: hostOrCore,
+		params: []param{
+			{name: "input", kind: kTensor, required: true},
+			{name: "target", kind: kDist, required: true},
+			{name: "signal", kind: kDist, required: true},
+			{name: "send_counts", kind: kTensor, required: true},
+			{name: "recv_counts", kind: kDist, required: true},
+		},
+		resultOf: "target", check: checkAllToAllV},
+}
+
+// opIndex maps every spelling of an operation to its spec.
+var opIndex = func() map[string]*opSpec {
+	m := map[string]*opSpec{}
+	for _, s := range opTable {
+		m[s.name] = s
+		for _, a := range s.aliases {
+			m[a] = s
+		}
+	}
+	return m
+}()
+
+// lookupOp returns the operation spelled path, or nil.
+func lookupOp(path string) *opSpec { return opIndex[path] }
+
+func (s *opSpec) allowed(l ir.Level) bool {
+	for _, x := range s.levels {
+		if x == l {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *opSpec) param(name string) *param {
+	for i := range s.params {
+		if s.params[i].name == name {
+			return &s.params[i]
+		}
+	}
+	return nil
+}
+
+// LegalAt reports whether the operation named op (canonical or alias) may
+// run at level l; unknown operations are not legal anywhere. It is the
+// level column of the operation table, for ir.VerifyWith.
+func LegalAt(op string, l ir.Level) bool {
+	s := lookupOp(op)
+	return s != nil && s.allowed(l)
+}
+
+// OpArgs returns the names of the operand parameters of the operation
+// named op (canonical or alias), in the order they appear in ir.Op.Args;
+// nil for an unknown operation. Compile-time attributes are in Op.Attrs.
+func OpArgs(op string) []string {
+	s := lookupOp(op)
+	if s == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range s.params {
+		if !p.attr && p.kind != kForbidden {
+			out = append(out, p.name)
+		}
+	}
+	return out
+}
+
+// OpArg returns the operand passed as parameter name of op, or nil when it
+// was omitted (or op has no such parameter). Lowering passes read operands
+// by name through it rather than by position.
+func OpArg(op *ir.Op, name string) ir.Operand {
+	for i, n := range OpArgs(op.Name) {
+		if n == name {
+			if i < len(op.Args) {
+				return op.Args[i]
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// OpNames lists the canonical names of every operation in the table.
+func OpNames() []string {
+	out := make([]string, len(opTable))
+	for i, s := range opTable {
+		out[i] = s.name
+	}
+	return out
+}
+
+// levelWords renders an operation's levels for a message: "host-only",
+// "InCore-only", "host or InCore".
+func levelWords(ls []ir.Level) string {
+	names := make([]string, len(ls))
+	for i, l := range ls {
+		names[i] = levelTitle(l)
+	}
+	if len(ls) == 1 {
+		return names[0] + "-only"
+	}
+	return "allowed only in " + strings.Join(names, " or ") + " code"
+}
+
+func levelTitle(l ir.Level) string {
+	switch l {
+	case ir.Host:
+		return "host"
+	case ir.Orchestration:
+		return "orchestration"
+	}
+	return "InCore"
+}

@@ -1,0 +1,129 @@
+# Level rules: which operations run where, and how the levels call each other.
+#! func: probe
+#! ranks: 4
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.jit.incore
+def probe(out: pl.Out[pl.Tensor[[1, 8], pl.INT32]]):
+    n = pld.world_size()  ### "^E0101 pld.world_size\(\) is host-only, got it in InCore kernel \"probe\"$"
+    return out
+---
+#! entry: driver
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+WIDTH = 32
+
+
+@pl.jit.incore
+def kernel(
+    inp: pl.Tensor[[1, WIDTH], pl.FP32],
+    out: pl.Out[pl.Tensor[[1, WIDTH], pl.FP32]],
+):
+    count = pld.world_size()  ### "E0101 pld.world_size\(\) is host-only, got it in InCore kernel \"kernel\""
+    t = pl.load(inp, [0, 0], [1, WIDTH])
+    out = pl.store(t, [0, 0], out)
+    return out
+
+
+@pl.jit
+def wrapper(
+    inp: pl.Tensor[[1, WIDTH], pl.FP32],
+    out: pl.Out[pl.Tensor[[1, WIDTH], pl.FP32]],
+):
+    return kernel(inp, out)
+
+
+@pl.jit.host
+def driver(
+    inp: pl.Tensor[[4, 1, WIDTH], pl.FP32],
+    out: pl.Out[pl.Tensor[[4, 1, WIDTH], pl.FP32]],
+):
+    for r in pl.range(pld.world_size()):
+        wrapper(inp[r], out[r], device=r)
+---
+#! entry: driver
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.jit.incore
+def kernel(out: pl.Out[pl.Tensor[[1, 8], pl.INT32]]):
+    return out
+
+
+@pl.jit
+def wrapper(out: pl.Out[pl.Tensor[[1, 8], pl.INT32]]):
+    return kernel(out)
+
+
+@pl.jit.host
+def driver(out: pl.Out[pl.Tensor[[4, 1, 8], pl.INT32]]):
+    buf = pld.alloc_window_buffer([4, 1], dtype=pl.INT32)
+    for r in pl.range(pld.world_size()):
+        view = pld.window(buf, [4, 1], dtype=pl.INT32)
+        ctx = pld.get_comm_ctx(view)
+        me = pld.rank(ctx)  ### "E0101 pld.rank\(\) is InCore-only, got it in host orchestrator \"driver\""
+        kernel(out[r], device=r)  ### "E0105 host orchestrator \"driver\" dispatches InCore kernel \"kernel\" directly"
+        wrapper(out[r])  ### "E0106 host dispatch of orchestration function \"wrapper\" has no device="
+        wrapper(out[r], device=5)  ### "E0107 device=5 is not a rank of this 4-rank program \(ranks 0..3\)"
+        wrapper(out[r], device=r + 0)  ### "E0107 device= must be a constant rank or the loop variable"
+        wrapper(out[r], device=r)
+    for q in pl.range(2):  ### "E0108 the dispatch loop dispatches 2 ranks, but the program runs on 4 ranks"
+        wrapper(out[q], device=q)
+    wrapper(out[0], device=0)
+---
+#! entry: driver
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.jit.incore
+def helper(out: pl.Out[pl.Tensor[[1, 8], pl.INT32]]):
+    return out
+
+
+@pl.jit.incore
+def kernel(out: pl.Out[pl.Tensor[[1, 8], pl.INT32]]):
+    return helper(out)  ### "E0109 InCore kernel \"kernel\" cannot call InCore kernel \"helper\""
+
+
+@pl.jit
+def wrapper(out: pl.Out[pl.Tensor[[1, 8], pl.INT32]]):
+    return kernel(out, device=0)  ### "E0104 device= on a call of InCore kernel \"kernel\""
+
+
+@pl.jit.host
+def driver(out: pl.Out[pl.Tensor[[4, 1, 8], pl.INT32]]):
+    for r in pl.range(pld.world_size()):
+        wrapper(out[r], device=r)
+---
+#! func: wrapper
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.jit.incore
+def kernel(
+    scale: pl.Scalar[pl.INT32],
+    out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],  ### "E0113 tensor parameter out comes after scalar parameter scale in InCore kernel \"kernel\""
+):
+    return out
+
+
+@pl.jit
+def wrapper(
+    out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+    scale: pl.Scalar[pl.INT32],
+):
+    return kernel(scale, out)
+---
+#! entry: kernel
+import pypto.language as pl
+
+
+@pl.jit.incore
+def kernel(out: pl.Out[pl.Tensor[[1, 8], pl.INT32]]):  ### "E0012 entry kernel is an InCore kernel, want the host orchestrator"
+    return out

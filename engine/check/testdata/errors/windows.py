@@ -1,0 +1,137 @@
+# Window buffers: where alloc_window_buffer may appear, its two forms, views,
+# dead allocs, and host indexing.
+#! entry: driver
+#! ranks: 4
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+ROWS = 4
+
+
+@pl.jit.incore
+def kernel(
+    out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+    flags: pld.DistributedTensor[[ROWS, 1], pl.INT32],
+):
+    return out
+
+
+@pl.jit
+def wrapper(
+    out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+    flags: pld.DistributedTensor[[ROWS, 1], pl.INT32],
+):
+    return kernel(out, flags)
+
+
+@pl.jit.host
+def driver(out: pl.Out[pl.Tensor[[4, 1, 8], pl.INT32]]):
+    flags_buf = pld.alloc_window_buffer([ROWS, 1], dtype=pl.INT32)
+    shaped = pld.alloc_window_buffer([ROWS, 1])  ### "^E0218 pld.alloc_window_buffer of a shape needs dtype=: pld.alloc_window_buffer\(\[ROWS, 1\], dtype=pl.FP32\)$"
+    counted = pld.alloc_window_buffer(16, dtype=pl.INT32)  ### "^E0218 pld.alloc_window_buffer of a byte count takes no dtype=$"
+    named = pld.alloc_window_buffer(16, name="sig")  ### "^E0218 name= is not allowed in pld.alloc_window_buffer$"
+    zero = pld.alloc_window_buffer([ROWS, 0], dtype=pl.INT32)  ### "^E0218 pld.alloc_window_buffer size dimension 1 is 0, want > 0$"
+    direct = pld.window(pld.alloc_window_buffer(16), [ROWS, 1], dtype=pl.INT32)  ### "^E0219 pld.alloc_window_buffer must be assigned straight to a name"
+    for r in pl.range(pld.world_size()):
+        fresh = pld.alloc_window_buffer(16)  ### "^E0219 pld.alloc_window_buffer inside a loop would allocate fresh again on every iteration$"
+        flags = pld.window(flags_buf, [ROWS, 1], dtype=pl.INT32)
+        wide = pld.window(flags_buf, [ROWS, 2], dtype=pl.INT32)  ### "^E0223 view \[4, 2\] INT32 needs 32 bytes, but flags_buf has 16$"
+        bad = pld.window(out, [ROWS, 1], dtype=pl.INT32)  ### "^E0222 pld.window buf is pl.Tensor \[4, 1, 8\] INT32, want the buffer returned by pld.alloc_window_buffer$"
+        wrapper(out[r], flags, device=r)
+---
+#! entry: driver
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.jit.incore
+def kernel(
+    out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+    flags: pld.DistributedTensor[[4, 1], pl.INT32],
+):
+    return out
+
+
+@pl.jit
+def wrapper(
+    out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+    flags: pld.DistributedTensor[[4, 1], pl.INT32],
+):
+    return kernel(out, flags)
+
+
+@pl.jit.host
+def driver(out: pl.Out[pl.Tensor[[4, 1, 8], pl.INT32]]):
+    flags_buf = pld.alloc_window_buffer([4, 1], dtype=pl.INT32)
+    flags_buf = pld.alloc_window_buffer(16)  ### "^E0220 window buffer name flags_buf is already used at line \d+$"
+    for r in pl.range(pld.world_size()):
+        flags = pld.window(flags_buf, [4, 1], dtype=pl.INT32)
+        wrapper(out[r], flags, device=r)
+---
+#! entry: driver
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.jit.incore
+def kernel(
+    out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+):
+    return out
+
+
+@pl.jit
+def wrapper(out: pl.Out[pl.Tensor[[1, 8], pl.INT32]]):
+    return kernel(out)
+
+
+@pl.jit.host
+def driver(out: pl.Out[pl.Tensor[[2, 1, 8], pl.INT32]]):
+    for r in pl.range(pld.world_size()):
+        wrapper(out[r], device=r)  ### "^E0224 out\[r\] reaches row 3, but out has 2 rows \(shape \[2, 1, 8\]\)$"
+---
+#! func: kernel
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.jit.incore
+def kernel(
+    inp: pl.Tensor[[4, 1, 8], pl.INT32],
+    out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+):
+    row = inp[0]  ### "^E0224 tensor indexing is host-only, got it in InCore kernel \"kernel\"$"
+    buf = pld.alloc_window_buffer(64)  ### "^E0101 pld.alloc_window_buffer\(\) is host-only, got it in InCore kernel \"kernel\"$"
+    return out
+---
+#! entry: driver
+# Dead allocs are judged only once the rest of the program checks.
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.jit.incore
+def kernel(
+    out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+    flags: pld.DistributedTensor[[4, 1], pl.INT32],
+):
+    return out
+
+
+@pl.jit
+def wrapper(
+    out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+    flags: pld.DistributedTensor[[4, 1], pl.INT32],
+):
+    return kernel(out, flags)
+
+
+@pl.jit.host
+def driver(out: pl.Out[pl.Tensor[[4, 1, 8], pl.INT32]]):
+    flags_buf = pld.alloc_window_buffer([4, 1], dtype=pl.INT32)
+    unused_buf = pld.alloc_window_buffer(64)  ### "^E0221 dead alloc: unused_buf is never viewed with pld.window$"
+    idle_buf = pld.alloc_window_buffer(64)  ### "^E0221 dead alloc: no view of idle_buf reaches a device= dispatch$"
+    idle = pld.window(idle_buf, [4, 1], dtype=pl.INT32)
+    for r in pl.range(pld.world_size()):
+        flags = pld.window(flags_buf, [4, 1], dtype=pl.INT32)
+        wrapper(out[r], flags, device=r)

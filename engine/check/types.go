@@ -1,0 +1,187 @@
+package check
+
+import (
+	"fmt"
+
+	"pldworkbench/engine/diag"
+	"pldworkbench/engine/ir"
+	"pldworkbench/engine/meta"
+	"pldworkbench/engine/syntax"
+)
+
+// This file turns type annotations (evaluated by meta into *meta.Generic
+// values) into ir types, and renders types the way a learner wrote them.
+
+// annotation evaluates a parameter or result annotation in env. allowDir
+// admits the pl.Out[...] and pl.InOut[...] wrappers. ok is false (and the
+// type Invalid) after an error.
+func (c *checker) annotation(e syntax.Expr, env *meta.Env, allowDir bool) (ir.Type, ir.Dir, bool) {
+	v, d := meta.EvalExpr(c.mod, e, env)
+	if d != nil {
+		c.report(*d)
+		return &ir.Invalid{}, ir.In, false
+	}
+	return c.typeFromValue(v, e.Span(), allowDir)
+}
+
+func (c *checker) typeFromValue(v meta.Value, sp diag.Span, allowDir bool) (ir.Type, ir.Dir, bool) {
+	bad := func(format string, args ...any) (ir.Type, ir.Dir, bool) {
+		c.errorf(sp, ErrAnnotation, "", format, args...)
+		return &ir.Invalid{}, ir.In, false
+	}
+	switch v := v.(type) {
+	case *meta.Generic:
+		switch v.Base.Path {
+		case "pl.Out", "pl.InOut":
+			dir := ir.Out
+			if v.Base.Path == "pl.InOut" {
+				dir = ir.InOut
+			}
+			if !allowDir {
+				return bad("%s[...] marks a parameter's direction; a result type cannot have one", v.Base.Path)
+			}
+			if len(v.Args) != 1 {
+				return bad("%s takes one type, got %d", v.Base.Path, len(v.Args))
+			}
+			t, _, ok := c.typeFromValue(v.Args[0], sp, false)
+			if !ok {
+				return t, dir, false
+			}
+			if _, scalar := t.(*ir.Scalar); scalar {
+				return bad("%s[%s]: a scalar is passed by value and cannot be an output", v.Base.Path, t)
+			}
+			return t, dir, true
+		case "pl.Tensor", "pld.DistributedTensor", "pl.Tile":
+			if len(v.Args) < 2 || len(v.Args) > 3 {
+				return bad("%s takes [shape, dtype], got %d arguments", v.Base.Path, len(v.Args))
+			}
+			shape, msg := shapeFromValue(v.Args[0])
+			if msg != "" {
+				return bad("%s shape %s", v.Base.Path, msg)
+			}
+			dt, ok := dtypeFromValue(v.Args[1])
+			if !ok {
+				return bad("%s dtype must be a pl dtype such as pl.FP32, got %s", v.Base.Path, meta.Repr(v.Args[1]))
+			}
+			switch v.Base.Path {
+			case "pl.Tensor":
+				return &ir.Tensor{Shape: shape, DType: dt}, ir.In, true
+			case "pl.Tile":
+				return &ir.Tile{Shape: shape, DType: dt}, ir.In, true
+			}
+			return &ir.DistributedTensor{Shape: shape, DType: dt}, ir.In, true
+		case "pl.Scalar":
+			if len(v.Args) != 1 {
+				return bad("pl.Scalar takes one dtype, got %d arguments", len(v.Args))
+			}
+			dt, ok := dtypeFromValue(v.Args[0])
+			if !ok {
+				return bad("pl.Scalar dtype must be a pl dtype such as pl.INT32, got %s", meta.Repr(v.Args[0]))
+			}
+			return &ir.Scalar{DType: dt}, ir.In, true
+		}
+		return bad("unknown type %s[...]", v.Base.Path)
+	case meta.DType:
+		return bad("a bare dtype %s is not a type: write pl.Scalar[pl.%s]", v.Name, v.Name)
+	case *meta.Builtin:
+		switch v.Path {
+		case "pl.Tensor", "pld.DistributedTensor", "pl.Tile", "pl.Scalar":
+			return bad("%s needs its shape and dtype: %s[[d0, d1], pl.FP32]", v.Path, v.Path)
+		case "int", "float", "bool":
+			return bad("Python %s is not a DSL type: write pl.Scalar[pl.INDEX] (or another dtype)", v.Path)
+		}
+		return bad("%s is not a DSL type", v.Path)
+	}
+	return bad("annotation is a %s (%s), not a DSL type", v.TypeName(), meta.Repr(v))
+}
+
+// shapeFromValue converts a compile-time shape list. msg describes what is
+// wrong, or is "".
+func shapeFromValue(v meta.Value) (ir.Shape, string) {
+	var elts []meta.Value
+	switch v := v.(type) {
+	case *meta.List:
+		elts = v.Elts
+	case meta.Tuple:
+		elts = v.Elts
+	default:
+		return nil, fmt.Sprintf("must be a list of dimensions, got %s", meta.Repr(v))
+	}
+	if len(elts) == 0 {
+		return nil, "is empty"
+	}
+	shape := make(ir.Shape, len(elts))
+	for i, e := range elts {
+		switch e := e.(type) {
+		case meta.Int:
+			if e.V <= 0 {
+				return nil, fmt.Sprintf("dimension %d is %d, want > 0", i, e.V)
+			}
+			shape[i] = ir.ConstDim(e.V)
+		case *meta.DynVar:
+			shape[i] = ir.SymDim(e.Name)
+		default:
+			return nil, fmt.Sprintf("dimension %d is %s, want an int or a pl.dynamic dimension", i, meta.Repr(e))
+		}
+	}
+	return shape, ""
+}
+
+func dtypeFromValue(v meta.Value) (ir.DType, bool) {
+	d, ok := v.(meta.DType)
+	if !ok {
+		return ir.InvalidDType, false
+	}
+	return ir.DTypeByName(d.Name)
+}
+
+// kindName describes a type's kind the way the DSL spells it.
+func kindName(t ir.Type) string {
+	switch t.(type) {
+	case *ir.Tensor:
+		return "pl.Tensor"
+	case *ir.DistributedTensor:
+		return "pld.DistributedTensor"
+	case *ir.Tile:
+		return "tile"
+	case *ir.Scalar:
+		return "scalar"
+	case *ir.CommCtx:
+		return "comm context"
+	case *ir.Ptr:
+		return "window buffer"
+	case *ir.List:
+		return "list"
+	}
+	return "value"
+}
+
+// describeType renders a type for messages: "pl.Tensor [1, 64] FP32",
+// "INT32 scalar".
+func describeType(t ir.Type) string {
+	switch t := t.(type) {
+	case *ir.Tensor:
+		return "pl.Tensor " + t.Shape.String() + " " + t.DType.String()
+	case *ir.DistributedTensor:
+		return "pld.DistributedTensor " + t.Shape.String() + " " + t.DType.String()
+	case *ir.Tile:
+		return "tile " + t.Shape.String() + " " + t.DType.String()
+	case *ir.Scalar:
+		return t.DType.String() + " scalar"
+	case *ir.Ptr:
+		return "a window buffer of " + t.Bytes.String() + " bytes"
+	case *ir.CommCtx:
+		return "a comm context"
+	case *ir.List:
+		return fmt.Sprintf("a list of %d", t.Len)
+	}
+	return "an invalid value"
+}
+
+// plural returns "1 index" / "2 indices" style counts.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -1,0 +1,136 @@
+package check
+
+import (
+	"pldworkbench/engine/diag"
+	"pldworkbench/engine/ir"
+	"pldworkbench/engine/syntax"
+)
+
+// This file checks window buffers (pld-spec §4.4): pld.alloc_window_buffer
+// must be the right-hand side of a plain assignment at the host, its name
+// unique in the program, in one of its two forms; pld.window views fit in
+// their buffer; and every buffer is both viewed and handed to a device=
+// dispatch (else it is a dead alloc).
+
+// allocTarget is the `name = ...` an expression is the right-hand side of.
+type allocTarget struct {
+	name string
+	span diag.Span
+	call *syntax.CallExpr
+}
+
+// alloc is one pld.alloc_window_buffer of the program.
+type alloc struct {
+	name       string
+	span       diag.Span
+	bytes      ir.Dim // per rank; symbolic when not known at compile time
+	windowed   bool   // some pld.window views it
+	dispatched bool   // some view of it reaches a device= dispatch or a host collective
+	// hostSignal is where a HOST collective first used a view of this
+	// buffer as its signal (zero Span when none has).
+	hostSignal diag.Span
+	// shadowed marks a buffer whose name was reused by a later (rejected)
+	// allocation: its uses are lost to that error, so it is not dead.
+	shadowed bool
+}
+
+// allocBytes computes the size of the buffer the call allocates.
+func (a *opCall) allocBytes() ir.Dim {
+	if shape, ok := a.shapes["size"]; ok {
+		d, _ := dtypeFromValue(a.staticArg("dtype"))
+		if n, ok := shape.NumElems(); ok && d != ir.InvalidDType {
+			return ir.ConstDim(n * int64(d.Bytes()))
+		}
+		return ir.SymDim("?")
+	}
+	if o := a.args["size"]; o != nil && o.known {
+		return ir.ConstDim(o.kv)
+	}
+	return ir.SymDim("?")
+}
+
+func (a *opCall) allocType() ir.Type { return &ir.Ptr{Bytes: a.allocBytes()} }
+
+func checkAlloc(a *opCall) {
+	fc := a.fc
+	t := fc.allocTarget
+	if t == nil || t.call != a.e {
+		a.errorf("size", ErrAllocPlace, "",
+			"pld.alloc_window_buffer must be assigned straight to a name: buf = pld.alloc_window_buffer(...)")
+		return
+	}
+	if fc.inLoop() {
+		a.errorf("size", ErrAllocPlace, "allocate once before the loop; call pld.window inside it",
+			"pld.alloc_window_buffer inside a loop would allocate %s again on every iteration", t.name)
+		return
+	}
+	if prev, dup := fc.c.allocIDs[t.name]; dup {
+		fc.errorf(t.span, ErrAllocName, "", "window buffer name %s is already used at line %d", t.name, prev.span.Start.Line)
+		prev.shadowed = true
+		a.fail()
+		return
+	}
+	_, shapeForm := a.shapes["size"]
+	switch {
+	case shapeForm && !a.given("dtype"):
+		a.errorf("size", ErrAllocForm, "",
+			"pld.alloc_window_buffer of a shape needs dtype=: pld.alloc_window_buffer(%s, dtype=pl.FP32)", fc.c.text(a.exprs["size"]))
+		return
+	case !shapeForm && a.given("dtype"):
+		a.errorf("dtype", ErrAllocForm, "for a typed buffer pass its shape: pld.alloc_window_buffer([n], dtype=...)",
+			"pld.alloc_window_buffer of a byte count takes no dtype=")
+		return
+	case !shapeForm:
+		if o := a.args["size"]; o.known && o.kv <= 0 {
+			a.errorf("size", ErrAllocForm, "", "pld.alloc_window_buffer size is %d bytes, want > 0", o.kv)
+			return
+		}
+	}
+	al := &alloc{name: t.name, span: t.span, bytes: a.allocBytes()}
+	fc.c.allocs = append(fc.c.allocs, al)
+	fc.c.allocIDs[t.name] = al
+	a.resBuf = al
+}
+
+func windowResult(a *opCall) ir.Type {
+	d, _ := dtypeFromValue(a.staticArg("dtype"))
+	return &ir.DistributedTensor{Shape: a.shapeOf("shape"), DType: d}
+}
+
+func checkWindow(a *opCall) {
+	al := a.args["buf"].buf
+	a.resBuf = al
+	if al == nil {
+		return
+	}
+	al.windowed = true
+	d, _ := dtypeFromValue(a.staticArg("dtype"))
+	shape := a.shapeOf("shape")
+	n, ok := shape.NumElems()
+	if !ok || !al.bytes.IsStatic() {
+		return
+	}
+	if need := n * int64(d.Bytes()); need > al.bytes.N {
+		a.errorf("shape", ErrWindowSize, "",
+			"view %s %s needs %d bytes, but %s has %d", shape, d, need, al.name, al.bytes.N)
+	}
+}
+
+// checkAllocs reports dead allocs once the whole program is checked. A
+// program that already has errors is not judged: a dispatch with a bad
+// argument, or a view whose name became invalid, would otherwise make
+// every buffer look dead.
+func (c *checker) checkAllocs() {
+	if c.diags.HasErrors() {
+		return
+	}
+	for _, al := range c.allocs {
+		switch {
+		case al.shadowed:
+		case !al.windowed:
+			c.errorf(al.span, ErrDeadAlloc, "", "dead alloc: %s is never viewed with pld.window", al.name)
+		case !al.dispatched:
+			c.errorf(al.span, ErrDeadAlloc, "", "dead alloc: no view of %s reaches a device= dispatch", al.name)
+		}
+	}
+}

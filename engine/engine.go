@@ -1,0 +1,258 @@
+// Package engine is the facade the server and the command line use. It runs
+// the front end in its fixed order — syntax.ParseFile, meta.Load, entry
+// evaluation, check.Check — and returns diagnostics and IR together, so a
+// caller never has to know which stage found a problem.
+//
+// Without an entry, Check checks every DSL function the module can
+// instantiate without arguments: module-level host orchestrators (and,
+// transitively, what they dispatch), module-level kernels and wrappers that
+// no host reaches (on their own), the host orchestrators of module-level
+// @pl.program classes, and every factory that takes only a rank count,
+// called at Options.Ranks.
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"pldworkbench/engine/check"
+	"pldworkbench/engine/diag"
+	"pldworkbench/engine/ir"
+	"pldworkbench/engine/meta"
+	"pldworkbench/engine/syntax"
+)
+
+// DefaultRanks is the rank count used when none is given: the upstream
+// tutorial's default device list for the collective steps is four devices.
+const DefaultRanks = 4
+
+// Options selects what to instantiate.
+type Options struct {
+	Entry    string // Python expression naming a host orchestrator; "" = everything instantiable
+	Ranks    int    // P; 0 means the count the host's annotations pin (PinnedRanks), else DefaultRanks
+	Platform string // "910B" (default) or "950"
+}
+
+// Unit is one checked function tree: a host orchestrator with everything it
+// dispatches (Program set), or a lone kernel/wrapper (Func set).
+type Unit struct {
+	Label   string // how to name it on the command line: the entry expression
+	Program *ir.Program
+	Func    *ir.Func
+}
+
+// Result is what Check found.
+type Result struct {
+	File   *syntax.File
+	Module *meta.Module
+	Diags  diag.List
+	Units  []Unit
+}
+
+// Load parses and evaluates a module.
+func Load(name string, src []byte) (*syntax.File, *meta.Module, diag.List) {
+	file, diags := syntax.ParseFile(name, src)
+	if diags.HasErrors() || file == nil {
+		return file, nil, diags
+	}
+	mod, mdiags := meta.Load(file, meta.Options{})
+	diags = append(diags, mdiags...)
+	return file, mod, diags
+}
+
+func (o Options) checkOptions() check.Options {
+	p := o.Ranks
+	plat := o.Platform
+	if plat == "" {
+		plat = "910B"
+	}
+	return check.Options{Ranks: p, Platform: plat}
+}
+
+// Check reads, evaluates and checks a program.
+func Check(name string, src []byte, opts Options) *Result {
+	res := &Result{}
+	res.File, res.Module, res.Diags = Load(name, src)
+	if res.Diags.HasErrors() || res.Module == nil {
+		return res
+	}
+	copts := opts.checkOptions()
+	if opts.Entry != "" {
+		fn, diags := EvalEntry(res.Module, opts.Entry)
+		res.Diags = append(res.Diags, diags...)
+		if fn == nil {
+			return res
+		}
+		res.checkFunc(opts.Entry, fn, copts)
+		return res
+	}
+	cands, diags := Candidates(res.Module, factoryRanks(opts.Ranks))
+	res.Diags = append(res.Diags, diags...)
+	// A kernel or wrapper that some host orchestrator dispatches is checked
+	// as part of that program, with the argument types it really receives;
+	// only the ones no host reaches are checked on their own.
+	reached := map[string]bool{}
+	for _, c := range cands {
+		if c.Func.Kind != meta.Host {
+			continue
+		}
+		res.checkFunc(c.Label, c.Func, copts)
+		for _, u := range res.Units {
+			if u.Program != nil {
+				for _, f := range u.Program.Funcs {
+					reached[funcKey(f.Name, f.Span.Line)] = true
+				}
+			}
+		}
+	}
+	for _, c := range cands {
+		if c.Func.Kind != meta.Host && !reached[funcKey(c.Func.Def.Name, c.Func.Def.NamePos.Start.Line)] {
+			res.checkFunc(c.Label, c.Func, copts)
+		}
+	}
+	res.Diags = dedupe(res.Diags)
+	return res
+}
+
+func (res *Result) checkFunc(label string, fn *meta.DSLFunc, copts check.Options) {
+	if copts.Ranks == 0 {
+		copts.Ranks = DefaultRanks
+		if n, ok := PinnedRanks(res.Module, fn); ok {
+			copts.Ranks = n
+		}
+	}
+	if fn.Kind == meta.Host {
+		prog, diags := check.Check(res.Module, fn, copts)
+		res.Diags = append(res.Diags, diags...)
+		if prog != nil {
+			res.Units = append(res.Units, Unit{Label: label, Program: prog})
+		}
+		return
+	}
+	f, diags := check.CheckFunc(res.Module, fn, copts)
+	res.Diags = append(res.Diags, diags...)
+	if f != nil {
+		res.Units = append(res.Units, Unit{Label: label, Func: f})
+	}
+}
+
+func funcKey(name string, line int) string { return fmt.Sprintf("%s:%d", name, line) }
+
+// factoryRanks is the rank count factories are called with when no entry
+// names one.
+func factoryRanks(ranks int) int {
+	if ranks == 0 {
+		return DefaultRanks
+	}
+	return ranks
+}
+
+// EvalEntry evaluates an --entry expression and requires a DSL function.
+func EvalEntry(mod *meta.Module, entry string) (*meta.DSLFunc, diag.List) {
+	v, diags := mod.Eval(entry)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	fn, ok := v.(*meta.DSLFunc)
+	if !ok {
+		span := diag.Span{File: "<entry>", Start: diag.Pos{Line: 1, Col: 1}, End: diag.Pos{Offset: len(entry), Line: 1, Col: len(entry) + 1}}
+		hint := "name a function decorated with @pl.jit.host or @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)"
+		if p, isProg := v.(*meta.Program); isProg {
+			var hosts []string
+			for _, m := range p.Methods {
+				if m.Kind == meta.Host {
+					hosts = append(hosts, entry+"."+m.Def.Name)
+				}
+			}
+			if len(hosts) > 0 {
+				hint = "name its host orchestrator: " + strings.Join(hosts, ", ")
+			}
+		}
+		diags.Errorf(span, "E0001", hint, "--entry %s is a %s, want a DSL function", entry, v.TypeName())
+		return nil, diags
+	}
+	return fn, diags
+}
+
+// Candidate is a DSL function the module can instantiate on its own, with
+// the entry expression that names it.
+type Candidate struct {
+	Label string
+	Func  *meta.DSLFunc
+}
+
+// Candidates lists what can be checked without an entry: module-level DSL
+// functions (and the methods of module-level programs), and the DSL
+// functions of every factory that takes only a rank count, called at ranks.
+// Factories with more parameters are listed as diagnostics-free hints via
+// Factories.
+func Candidates(mod *meta.Module, ranks int) ([]Candidate, diag.List) {
+	var out []Candidate
+	var diags diag.List
+	for _, fn := range mod.DSLFuncs() {
+		label := fn.Def.Name
+		if fn.Program != nil {
+			label = fn.Program.Name + "." + fn.Def.Name
+		}
+		out = append(out, Candidate{Label: label, Func: fn})
+	}
+	for _, f := range mod.Factories() {
+		if len(f.Params) != 1 {
+			continue
+		}
+		v, d := mod.Call(f.Func, []meta.Value{meta.Int{V: int64(ranks)}}, nil)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		call := fmt.Sprintf("%s(%d)", f.Name, ranks)
+		switch v := v.(type) {
+		case *meta.Program:
+			for _, m := range v.Methods {
+				out = append(out, Candidate{Label: call + "." + m.Def.Name, Func: m})
+			}
+		case *meta.DSLFunc:
+			out = append(out, Candidate{Label: call, Func: v})
+		}
+	}
+	return out, diags
+}
+
+// HostEntries lists the entry expressions of every host orchestrator the
+// module offers at ranks, including factories that need more arguments
+// (shown with their parameter names, e.g. "build_broadcast(4, use_builtin)").
+func HostEntries(mod *meta.Module, ranks int) []string {
+	ranks = factoryRanks(ranks)
+	var out []string
+	cands, _ := Candidates(mod, ranks)
+	for _, c := range cands {
+		if c.Func.Kind == meta.Host {
+			out = append(out, c.Label)
+		}
+	}
+	for _, f := range mod.Factories() {
+		if len(f.Params) > 1 {
+			args := append([]string{fmt.Sprint(ranks)}, f.Params[1:]...)
+			out = append(out, fmt.Sprintf("%s(%s).<host orchestrator>", f.Name, strings.Join(args, ", ")))
+		}
+	}
+	return out
+}
+
+// dedupe drops diagnostics reported twice at the same place with the same
+// message (a kernel shared by two host orchestrators is checked twice).
+func dedupe(l diag.List) diag.List {
+	seen := map[string]bool{}
+	out := l[:0]
+	for _, d := range l {
+		k := fmt.Sprintf("%s|%d|%s|%s", d.Span.File, d.Span.Start.Offset, d.Code, d.Msg)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, d)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Span.Start.Offset < out[j].Span.Start.Offset })
+	return out
+}

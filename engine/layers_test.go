@@ -1,0 +1,50 @@
+package engine_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// allowed lists, for each package of the project, the project packages it
+// may import (STYLE.md: syntax ← meta ← check ← lower → ir; ir, trace and
+// web import nothing of the project).
+var allowed = map[string][]string{
+	"pldworkbench/engine/diag":   {},
+	"pldworkbench/engine/ir":     {},
+	"pldworkbench/engine/syntax": {"engine/diag"},
+	"pldworkbench/engine/meta":   {"engine/diag", "engine/syntax"},
+	"pldworkbench/engine/check":  {"engine/diag", "engine/syntax", "engine/meta", "engine/ir"},
+	"pldworkbench/engine/lower":  {"engine/diag", "engine/syntax", "engine/meta", "engine/check", "engine/ir"},
+	"pldworkbench/tutorials":     {},
+}
+
+// TestLayers keeps the package graph pointing one way.
+func TestLayers(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}:{{join .Imports " "}}`, "pldworkbench/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imports, _ := strings.Cut(line, ":")
+		ok, listed := allowed[pkg]
+		if !listed {
+			continue // engine facade, cmd, server: may import the project freely
+		}
+		for _, imp := range strings.Fields(imports) {
+			if !strings.HasPrefix(imp, "pldworkbench/") {
+				continue
+			}
+			rel := strings.TrimPrefix(imp, "pldworkbench/")
+			good := false
+			for _, a := range ok {
+				if a == rel {
+					good = true
+				}
+			}
+			if !good {
+				t.Errorf("%s imports %s, which the layering does not allow", pkg, imp)
+			}
+		}
+	}
+}
