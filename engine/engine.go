@@ -169,7 +169,7 @@ func EvalEntry(mod *meta.Module, entry string) (*meta.DSLFunc, diag.List) {
 				hint = "name its host orchestrator: " + strings.Join(hosts, ", ")
 			}
 		}
-		diags.Errorf(span, "E0001", hint, "--entry %s is a %s, want a DSL function", entry, v.TypeName())
+		diags.Errorf(span, string(check.ErrEntry), hint, "--entry %s is a %s, want a DSL function", entry, v.TypeName())
 		return nil, diags
 	}
 	return fn, diags

@@ -7,25 +7,26 @@ import "pldworkbench/engine/diag"
 // add a new one.
 type Code string
 
-// Codes, by family: E00xx statements, names and expressions; E01xx levels,
+// Codes, by family (E00xx belong to engine/syntax and E03xx to engine/meta):
+// E04xx statements, names and expressions; E01xx levels,
 // operation names and dispatch; E02xx signatures, types and shapes; E025x
 // collectives; W03xx warnings.
 const (
 	// Statements, names, expressions.
-	ErrUnsupportedStmt Code = "E0001"
-	ErrUnsupportedExpr Code = "E0002"
-	ErrUndefined       Code = "E0003"
-	ErrMaybeUndefined  Code = "E0004"
-	ErrCompileTime     Code = "E0005"
-	ErrNotRuntime      Code = "E0006"
-	ErrAssignTarget    Code = "E0007"
-	ErrTypeChange      Code = "E0008"
-	ErrReturnPlace     Code = "E0009"
-	ErrChainedCompare  Code = "E0010"
-	ErrForIter         Code = "E0011"
-	ErrEntry           Code = "E0012"
-	ErrCondition       Code = "E0013"
-	ErrNoValue         Code = "E0014"
+	ErrUnsupportedStmt Code = "E0401"
+	ErrUnsupportedExpr Code = "E0402"
+	ErrUndefined       Code = "E0403"
+	ErrMaybeUndefined  Code = "E0404"
+	ErrCompileTime     Code = "E0405"
+	ErrNotRuntime      Code = "E0406"
+	ErrAssignTarget    Code = "E0407"
+	ErrTypeChange      Code = "E0408"
+	ErrReturnPlace     Code = "E0409"
+	ErrChainedCompare  Code = "E0410"
+	ErrForIter         Code = "E0411"
+	ErrEntry           Code = "E0412"
+	ErrCondition       Code = "E0413"
+	ErrNoValue         Code = "E0414"
 
 	// Levels, operation names, dispatch.
 	ErrLevel         Code = "E0101"

@@ -125,5 +125,5 @@ import pypto.language as pl
 
 
 @pl.jit.incore
-def kernel(out: pl.Out[pl.Tensor[[1, 8], pl.INT32]]):  ### "E0012 entry kernel is an InCore kernel, want the host orchestrator"
+def kernel(out: pl.Out[pl.Tensor[[1, 8], pl.INT32]]):  ### "E0412 entry kernel is an InCore kernel, want the host orchestrator"
     return out

@@ -45,7 +45,7 @@ def kernel(
     inp: pl.Tensor[[1, WIDTH], pl.FP32],
     out: pl.Out[pl.Tensor[[1, WIDTH], pl.FP32]],
 ):
-    t = pl.load(inp, [0, 0], [1, WIDHT])  ### "^E0003 undefined name WIDHT$"
+    t = pl.load(inp, [0, 0], [1, WIDHT])  ### "^E0403 undefined name WIDHT$"
     out = pl.store(t, [0, 0], out)
     u = pl.add(t, t)
     return out
@@ -63,8 +63,8 @@ def kernel(
     me = pld.rank(ctx)
     if me == 0:
         first = pl.read(flags, [0, 0])
-    pl.write(out, [0, 0], first)  ### "^E0004 first may be undefined here: it is assigned only inside an if or a loop$"
+    pl.write(out, [0, 0], first)  ### "^E0404 first may be undefined here: it is assigned only inside an if or a loop$"
     for i in pl.range(4):
         last = pl.read(flags, [i, 0])
-    pl.write(out, [0, 1], last)  ### "^E0004 last may be undefined here"
+    pl.write(out, [0, 1], last)  ### "^E0404 last may be undefined here"
     return out

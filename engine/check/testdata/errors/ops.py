@@ -76,9 +76,9 @@ def kernel(
     h = f + 1.0  ### "^E0214 \+ of FP32 values in InCore kernel \"kernel\"$"
     m = me + gain  ### "^E0213 operator \+ mixes INT32 and FP32$"
     q = me / 2  ### "^E0229 / on INDEX scalars$"
-    if 0 < me < 3:  ### "^E0010 chained comparison < ... <$"
+    if 0 < me < 3:  ### "^E0410 chained comparison < ... <$"
         pass
-    if me:  ### "^E0013 if condition is INT32 scalar, want a comparison$"
+    if me:  ### "^E0413 if condition is INT32 scalar, want a comparison$"
         pass
     t = pl.load(out, [0, 0], [1, 8])
     t = pl.add(t, f)

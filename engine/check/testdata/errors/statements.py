@@ -13,28 +13,28 @@ def kernel(
 ):
     ctx = pld.get_comm_ctx(flags)
     me = pld.rank(ctx)
-    while me < 3:  ### "^E0001 while is not allowed in a DSL function$"
+    while me < 3:  ### "^E0401 while is not allowed in a DSL function$"
         pass
-    for i in range(4):  ### "^E0011 Python's range\(\) is not a DSL loop$"
+    for i in range(4):  ### "^E0411 Python's range\(\) is not a DSL loop$"
         pass
-    for i in [0, 1]:  ### "^E0011 a DSL for loop iterates over pl.range\(...\), got \[0, 1\]$"
+    for i in [0, 1]:  ### "^E0411 a DSL for loop iterates over pl.range\(...\), got \[0, 1\]$"
         pass
     for i in pl.range(0, 4, 0):  ### "^E0230 pl.range step is 0$"
         pass
     for i in pl.range(4, init_values=[0]):  ### "^E0230 pl.range argument init_values= is not supported$"
         pass
-    a, b = me, me  ### "^E0007 tuple unpacking is not allowed in a DSL function$"
-    x = pld.system.notify(flags, 0, [me, 0], 1, op=pld.NotifyOp.Set)  ### "^E0014 pld.system.notify returns no value to assign to x$"
-    lst = [1, 2]  ### "^E0006 cannot assign a list of 2 elements to lst"
-    dt = pl.FP32  ### "^E0006 cannot assign pl.FP32 \(a DataType\) to DSL variable dt"
-    y = {1: 2}  ### "^E0002 a dict is not allowed in a DSL function$"
+    a, b = me, me  ### "^E0407 tuple unpacking is not allowed in a DSL function$"
+    x = pld.system.notify(flags, 0, [me, 0], 1, op=pld.NotifyOp.Set)  ### "^E0414 pld.system.notify returns no value to assign to x$"
+    lst = [1, 2]  ### "^E0406 cannot assign a list of 2 elements to lst"
+    dt = pl.FP32  ### "^E0406 cannot assign pl.FP32 \(a DataType\) to DSL variable dt"
+    y = {1: 2}  ### "^E0402 a dict is not allowed in a DSL function$"
     v = pl.read(flags, [0, 0])
     for j in pl.range(4):
-        v = pl.load(out, [0, 0], [1, 8])  ### "^E0008 v was INT32 scalar before this loop, now tile \[1, 8\] INT32$"
+        v = pl.load(out, [0, 0], [1, 8])  ### "^E0408 v was INT32 scalar before this loop, now tile \[1, 8\] INT32$"
     if me == 0:
-        return out  ### "^E0009 return inside an if or a loop$"
+        return out  ### "^E0409 return inside an if or a loop$"
     return out
-    me = me + 1  ### "^E0009 statement after return is never reached$"
+    me = me + 1  ### "^E0409 statement after return is never reached$"
 ---
 import pypto.language as pl
 import pypto.language.distributed as pld
@@ -102,7 +102,7 @@ def kernel(
     out: pl.Out[pl.Tensor[[1, 8], pl.FP32]],
 ):
     t = pl.load(inp, [0, 0], [1, 8])
-    t = pl.add(t, missing_scale)  ### "^E0003 undefined name missing_scale$"
+    t = pl.add(t, missing_scale)  ### "^E0403 undefined name missing_scale$"
     t = pl.mul(t, t)
     out = pl.store(t, [0, 0], out)
     return out
@@ -121,7 +121,7 @@ def kernel(
 ):
     ctx = pld.get_comm_ctx(flags)
     me = pld.rank(ctx)
-    t = pl.load(inp, [0, 0], [1, SIZE // 0])  ### "^E0005 ZeroDivisionError: integer division or modulo by zero$"
+    t = pl.load(inp, [0, 0], [1, SIZE // 0])  ### "^E0405 ZeroDivisionError: integer division or modulo by zero$"
     low = min(me, 3)  ### "^E0110 min runs at compile time and cannot take INT32 scalar$"
     top = min(SIZE, 8)
     u = pl.load(inp, [0, 0], [1, top])
