@@ -3,6 +3,7 @@ package check
 import (
 	"flag"
 	"fmt"
+	"golang.org/x/tools/txtar"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -237,9 +238,9 @@ func TestPrograms(t *testing.T) {
 	if err != nil && !*update {
 		t.Fatal(err)
 	}
-	golden := parseArchive(data)
-	var fresh archive
-	fresh.Comment = "Golden IR of the programs in testdata/ok, one section per program chunk.\nRegenerate with: go test ./engine/check -run TestPrograms -update\n"
+	golden := txtar.Parse(data)
+	var fresh txtar.Archive
+	fresh.Comment = []byte("Golden IR of the programs in testdata/ok, one section per program chunk.\nRegenerate with: go test ./engine/check -run TestPrograms -update\n")
 	for _, path := range files {
 		for _, c := range readChunks(t, path) {
 			text, diags := c.run(t)
@@ -247,11 +248,11 @@ func TestPrograms(t *testing.T) {
 			if diags.HasErrors() {
 				continue
 			}
-			fresh.Files = append(fresh.Files, archiveFile{Name: c.name(), Data: text})
+			fresh.Files = append(fresh.Files, txtar.File{Name: c.name(), Data: []byte(text)})
 			if *update {
 				continue
 			}
-			want, ok := golden.file(c.name())
+			want, ok := archiveFile(golden, c.name())
 			if !ok {
 				t.Errorf("%s: no golden IR; run go test -update", c.name())
 			} else if text != want {
@@ -260,8 +261,18 @@ func TestPrograms(t *testing.T) {
 		}
 	}
 	if *update {
-		if err := os.WriteFile(goldenPath, formatArchive(&fresh), 0o644); err != nil {
+		if err := os.WriteFile(goldenPath, txtar.Format(&fresh), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// archiveFile returns the text of the file called name in a.
+func archiveFile(a *txtar.Archive, name string) (string, bool) {
+	for _, f := range a.Files {
+		if f.Name == name {
+			return string(f.Data), true
+		}
+	}
+	return "", false
 }

@@ -2,6 +2,7 @@ package ir
 
 import (
 	"flag"
+	"golang.org/x/tools/txtar"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,7 +129,7 @@ func TestPrintGolden(t *testing.T) {
 	if err != nil && !*update {
 		t.Fatal(err)
 	}
-	a := parseArchive(data)
+	a := txtar.Parse(data)
 	p := handProgram()
 	got := map[string]string{
 		"hand.ir":       Print(p),
@@ -138,15 +139,15 @@ func TestPrintGolden(t *testing.T) {
 	if *update {
 		a.Files = nil
 		for _, name := range []string{"hand.ir", "hand-lines.ir", "kernel.ir"} {
-			a.Files = append(a.Files, archiveFile{Name: name, Data: got[name]})
+			a.Files = append(a.Files, txtar.File{Name: name, Data: []byte(got[name])})
 		}
-		if err := os.WriteFile(path, formatArchive(a), 0o644); err != nil {
+		if err := os.WriteFile(path, txtar.Format(a), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
 	for name, text := range got {
-		want, ok := a.file(name)
+		want, ok := archiveFile(a, name)
 		if !ok {
 			t.Errorf("%s: no golden section; run go test -update", name)
 			continue
@@ -203,4 +204,14 @@ func TestConstString(t *testing.T) {
 			t.Errorf("%+v prints %q, want %q", *c.c, got, c.want)
 		}
 	}
+}
+
+// archiveFile returns the text of the file called name in a.
+func archiveFile(a *txtar.Archive, name string) (string, bool) {
+	for _, f := range a.Files {
+		if f.Name == name {
+			return string(f.Data), true
+		}
+	}
+	return "", false
 }
