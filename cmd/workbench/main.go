@@ -5,6 +5,7 @@
 //	workbench steps                            list the lesson ladder
 //	workbench check FILE [--entry EXPR] [--ranks P] [--platform 910B|950] [--json]
 //	workbench ir FILE [--entry EXPR] [--ranks P] [--platform 910B|950]
+//	workbench run FILE [--entry EXPR] [--ranks P] [--fill index|randn|ones|zeros] [--seed N] [--arg name=value]... [--json] [--trace FILE]
 //
 // Exit status: 0 ok, 1 the program has an error, 2 usage.
 package main
@@ -27,6 +28,7 @@ func commands() []command {
 		{"steps", "list the lesson ladder", runSteps},
 		{"check", "read and check a PyPTO program; print its diagnostics", runCheck},
 		{"ir", "print a program's IR", runIR},
+		{"run", "run a program on the emulator at P ranks", runRun},
 	}
 }
 

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+
+	"pldworkbench/engine"
+	"pldworkbench/engine/diag"
+	"pldworkbench/engine/emu"
+	"pldworkbench/engine/trace"
+)
+
+// argFlags collects repeated --arg name=value flags.
+type argFlags map[string]float64
+
+func (a argFlags) String() string { return "" }
+
+func (a argFlags) Set(s string) error {
+	name, val, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return fmt.Errorf("want name=value, got %q", s)
+	}
+	v, err := strconv.ParseFloat(val, 64)
+	if err != nil {
+		return fmt.Errorf("%s: %q is not a number", name, val)
+	}
+	a[name] = v
+	return nil
+}
+
+func runRun(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var ff frontFlags
+	ff.register(fs)
+	fill := fs.String("fill", "index", "inputs: index (element i = i), randn, ones or zeros")
+	seed := fs.Uint64("seed", 1, "seed for --fill randn")
+	scalars := argFlags{}
+	fs.Var(scalars, "arg", "a host scalar parameter, name=value (repeatable)")
+	asJSON := fs.Bool("json", false, "print one JSON object and nothing else on stdout")
+	traceFile := fs.String("trace", "", "write every event to FILE as JSON lines")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: workbench run FILE [--entry EXPR] [--ranks P] [--fill index|randn|ones|zeros] [--seed N] [--arg name=value]... [--json] [--trace FILE]")
+		fs.PrintDefaults()
+	}
+	file, ok := parseFileArgs(fs, args, stderr)
+	ff.explicitRanks = flagGiven(fs, "ranks")
+	if !ok || !ff.validate(stderr) {
+		return 2
+	}
+	f, err := engine.ParseFill(*fill)
+	if err != nil {
+		fmt.Fprintf(stderr, "--fill: %v\n", err)
+		return 2
+	}
+	src, ok := readSource(file, stderr)
+	if !ok {
+		return 2
+	}
+	opts := engine.RunOptions{Options: ff.options(), Fill: f, Seed: *seed, Args: scalars}
+	if opts.Entry == "" {
+		entry, err := engine.DefaultEntry(file, src, ff.ranks)
+		if err != nil {
+			if l, isDiag := err.(diag.List); isDiag {
+				fmt.Fprint(stderr, diag.RenderAll(l, src))
+				return 1
+			}
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+		opts.Entry = entry
+	}
+
+	var tw *bufio.Writer
+	if *traceFile != "" {
+		out, err := os.Create(*traceFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "--trace: %v\n", err)
+			return 2
+		}
+		defer out.Close()
+		tw = bufio.NewWriter(out)
+		enc := json.NewEncoder(tw)
+		opts.OnEvent = func(e trace.Event) { _ = enc.Encode(e) }
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res := engine.Run(ctx, file, src, opts)
+	if tw != nil {
+		if err := tw.Flush(); err != nil {
+			fmt.Fprintf(stderr, "--trace: %v\n", err)
+		}
+	}
+	if *asJSON {
+		b, err := json.Marshal(res)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+		fmt.Fprintln(stdout, string(b))
+	} else {
+		printRun(stdout, file, src, res)
+	}
+	if res.Status != emu.StatusOK {
+		return 1
+	}
+	return 0
+}
+
+// printRun writes the readable summary: diagnostics, the status, what went
+// wrong, every output row per rank (long rows elided in the middle), stats.
+func printRun(w io.Writer, file string, src []byte, res *engine.RunResult) {
+	fmt.Fprint(w, diag.RenderAll(res.Diags, src))
+	fmt.Fprintf(w, "%s: %s", file, res.Status)
+	if res.Ranks > 0 {
+		fmt.Fprintf(w, " (%s at %d ranks)", res.Entry, res.Ranks)
+	}
+	fmt.Fprintln(w)
+	if e := res.Error; e != nil {
+		where := "host"
+		if e.Rank >= 0 {
+			where = fmt.Sprintf("rank %d", e.Rank)
+		}
+		if e.Line > 0 {
+			where += fmt.Sprintf(", line %d", e.Line)
+		}
+		fmt.Fprintf(w, "  %s: %s\n", where, e.Message)
+	}
+	if d := res.Deadlock; d != nil {
+		fmt.Fprintln(w, "  every unfinished rank is waiting:")
+		for _, b := range d.Ranks {
+			by := "no rank has notified it"
+			if len(b.NotifiedBy) > 0 {
+				parts := make([]string, len(b.NotifiedBy))
+				for i, r := range b.NotifiedBy {
+					parts[i] = strconv.Itoa(r)
+				}
+				by = "notified so far by rank " + strings.Join(parts, ", ")
+			}
+			fmt.Fprintf(w, "  rank %d, line %d: wait %s %s %d, but it holds %d; %s\n",
+				b.Rank, b.Line, b.Cell, cmpSymbol(b.Cmp), b.Expected, b.Value, by)
+		}
+	}
+	if res.Status != engine.StatusCompileError {
+		for _, name := range res.OutputOrder {
+			printTensor(w, name, res.Outputs[name])
+		}
+		s := res.Stats
+		fmt.Fprintf(w, "  stats: %d events, %d notifies, %d waits, %d remote bytes, %d local bytes, %.3f µs simulated\n",
+			s.Events, s.Notifies, s.Waits, s.RemoteBytes, s.LocalBytes, float64(s.SimTimeNs)/1000)
+	}
+}
+
+func cmpSymbol(c string) string {
+	switch c {
+	case "Ge":
+		return ">="
+	case "Eq":
+		return "=="
+	}
+	return c
+}
+
+// printTensor prints a host tensor one leading-dimension row at a time (for
+// the per-rank tensors of a host orchestrator, one row per rank), at most
+// 16 rows and 12 values a row.
+func printTensor(w io.Writer, name string, t *engine.TensorJSON) {
+	fmt.Fprintf(w, "  %s: %s%v\n", name, t.DType, t.Shape)
+	rows, per := 1, len(t.Data)
+	if len(t.Shape) > 1 {
+		rows = t.Shape[0]
+		if rows > 0 {
+			per = len(t.Data) / rows
+		}
+	}
+	for r := 0; r < rows; r++ {
+		if rows > 16 && r == 8 {
+			fmt.Fprintf(w, "    ... %d rows ...\n", rows-16)
+			r = rows - 8
+		}
+		row := t.Data[r*per : (r+1)*per]
+		label := name
+		if len(t.Shape) > 1 {
+			label = fmt.Sprintf("%s[%d]", name, r)
+		}
+		fmt.Fprintf(w, "    %s = %s\n", label, formatRow(row))
+	}
+}
+
+func formatRow(row []float64) string {
+	const head, tail = 8, 3
+	var parts []string
+	for i, v := range row {
+		if len(row) > head+tail && i == head {
+			parts = append(parts, fmt.Sprintf("... (%d more)", len(row)-head-tail))
+			continue
+		}
+		if len(row) > head+tail && i > head && i < len(row)-tail {
+			continue
+		}
+		parts = append(parts, strconv.FormatFloat(v, 'g', 6, 64))
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}

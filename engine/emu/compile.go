@@ -1,0 +1,269 @@
+package emu
+
+import (
+	"fmt"
+
+	"pldworkbench/engine/ir"
+)
+
+// Before a run the IR is turned into a form that is cheaper to interpret:
+// every *ir.Var of a function gets a slot in a flat environment, operands
+// become slot indices or ready-made constants, and every operation name is
+// looked up once in opKinds. The tree shape stays: a node's body is a slice
+// of nodes, which is what a cursor walks.
+
+// val is a run-time value. Its meaning comes from the static type of the
+// slot or constant that holds it: integer and BOOL scalars use i, float
+// scalars f, and everything else (tensor views, tiles, window buffers, the
+// comm context) o.
+type val struct {
+	i int64
+	f float64
+	o any
+}
+
+// num returns a scalar of dtype dt as a float64.
+func (v val) num(dt ir.DType) float64 {
+	if dt.IsFloat() {
+		return v.f
+	}
+	return float64(v.i)
+}
+
+// integer returns a scalar of dtype dt as an int64 (floats toward zero).
+func (v val) integer(dt ir.DType) int64 {
+	if dt.IsFloat() {
+		return floatToInt(ir.INT64, v.f)
+	}
+	return v.i
+}
+
+// scalarVal converts a scalar of dtype from to dtype to.
+func scalarVal(v val, from, to ir.DType) val {
+	switch {
+	case to.IsFloat():
+		return val{f: roundFloat(to, v.num(from))}
+	case from.IsFloat():
+		return val{i: floatToInt(to, v.f)}
+	}
+	return val{i: wrapInt(to, v.i)}
+}
+
+type opndKind uint8
+
+const (
+	oNone  opndKind = iota // an omitted optional operand
+	oSlot                  // a variable
+	oConst                 // a constant
+	oList                  // a list of operands (offsets, shapes)
+	oSym                   // a symbolic dimension, bound per frame
+)
+
+// opnd is a compiled operand.
+type opnd struct {
+	k    opndKind
+	slot int
+	c    val
+	dt   ir.DType // the scalar dtype, InvalidDType for non-scalars
+	name string   // the variable's name, for messages and cell names
+	list []opnd
+	sym  string
+}
+
+type nodeKind uint8
+
+const (
+	nOp nodeKind = iota
+	nBin
+	nUnary
+	nAssign
+	nIndex
+	nCall
+	nFor
+	nIf
+	nReturn
+)
+
+// node is a compiled statement.
+type node struct {
+	kind nodeKind
+	span ir.Span
+	// shared marks an operation that touches window memory, signals or
+	// host tensors: a rank stops in front of it until the scheduler picks it.
+	shared bool
+
+	op    opKind // nOp
+	irop  *ir.Op // nOp: name and attributes
+	args  []opnd // nOp and nCall arguments
+	res   int    // result slot, -1 for none
+	resDT ir.DType
+	resT  ir.Type
+
+	bin  ir.BinOp // nBin
+	un   ir.UnOp  // nUnary
+	x, y opnd     // nBin, nUnary, nAssign (x), nIndex (x[y]), nReturn (x), nIf (x)
+
+	callee *cfunc    // nCall
+	dev    opnd      // nCall: device= of a host dispatch
+	binds  []ir.Bind // nCall
+
+	loopVar           int  // nFor
+	start, stop, step opnd // nFor
+	body, els         []*node
+}
+
+// line returns the node's source line.
+func (n *node) line() int { return n.span.Line }
+
+// cfunc is a compiled function.
+type cfunc struct {
+	f      *ir.Func
+	nslots int
+	params []int
+	body   []*node
+}
+
+// compiler compiles one program.
+type compiler struct {
+	funcs map[*ir.Func]*cfunc
+	slots map[*ir.Var]int // of the function being compiled
+	fn    *cfunc
+}
+
+func compileProgram(p *ir.Program) (map[*ir.Func]*cfunc, error) {
+	c := &compiler{funcs: map[*ir.Func]*cfunc{}}
+	for _, f := range p.Funcs {
+		c.funcs[f] = &cfunc{f: f}
+	}
+	if p.Entry != nil && c.funcs[p.Entry] == nil {
+		c.funcs[p.Entry] = &cfunc{f: p.Entry}
+	}
+	for f, cf := range c.funcs {
+		c.fn, c.slots = cf, map[*ir.Var]int{}
+		for _, prm := range f.Params {
+			cf.params = append(cf.params, c.slot(prm.Var))
+		}
+		body, err := c.block(f.Body)
+		if err != nil {
+			return nil, fmt.Errorf("func %s: %v", f.Name, err)
+		}
+		cf.body = body
+		cf.nslots = len(c.slots)
+	}
+	return c.funcs, nil
+}
+
+func (c *compiler) slot(v *ir.Var) int {
+	if s, ok := c.slots[v]; ok {
+		return s
+	}
+	s := len(c.slots)
+	c.slots[v] = s
+	return s
+}
+
+func scalarDType(t ir.Type) ir.DType {
+	if s, ok := t.(*ir.Scalar); ok {
+		return s.DType
+	}
+	return ir.InvalidDType
+}
+
+func (c *compiler) operand(o ir.Operand) opnd {
+	switch o := o.(type) {
+	case nil:
+		return opnd{k: oNone}
+	case *ir.Var:
+		return opnd{k: oSlot, slot: c.slot(o), dt: scalarDType(o.Type), name: o.Name}
+	case *ir.Const:
+		v := val{i: o.Int}
+		if o.DType.IsFloat() {
+			v = val{f: roundFloat(o.DType, o.Float)}
+		}
+		return opnd{k: oConst, c: v, dt: o.DType, name: o.String()}
+	case *ir.SymRef:
+		return opnd{k: oSym, sym: o.Name, dt: ir.INDEX, name: o.Name}
+	case *ir.ListOp:
+		l := opnd{k: oList, list: make([]opnd, len(o.Elems))}
+		for i, e := range o.Elems {
+			l.list[i] = c.operand(e)
+		}
+		return l
+	}
+	return opnd{k: oNone}
+}
+
+func (c *compiler) result(v *ir.Var) (int, ir.DType, ir.Type) {
+	if v == nil {
+		return -1, ir.InvalidDType, nil
+	}
+	return c.slot(v), scalarDType(v.Type), v.Type
+}
+
+func (c *compiler) block(b *ir.Block) ([]*node, error) {
+	if b == nil {
+		return nil, nil
+	}
+	out := make([]*node, 0, len(b.Stmts))
+	for _, s := range b.Stmts {
+		n, err := c.stmt(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func (c *compiler) stmt(s ir.Stmt) (*node, error) {
+	n := &node{span: s.Pos(), res: -1}
+	var err error
+	switch s := s.(type) {
+	case *ir.Op:
+		n.kind, n.irop = nOp, s
+		n.op = opKinds[s.Name]
+		for _, a := range s.Args {
+			n.args = append(n.args, c.operand(a))
+		}
+		n.res, n.resDT, n.resT = c.result(s.Result)
+		n.shared = sharedOp(n.op, s)
+	case *ir.Bin:
+		n.kind, n.bin, n.x, n.y = nBin, s.Op, c.operand(s.X), c.operand(s.Y)
+		n.res, n.resDT, n.resT = c.result(s.Result)
+	case *ir.Unary:
+		n.kind, n.un, n.x = nUnary, s.Op, c.operand(s.X)
+		n.res, n.resDT, n.resT = c.result(s.Result)
+	case *ir.Assign:
+		n.kind, n.x = nAssign, c.operand(s.Src)
+		n.res, n.resDT, n.resT = c.result(s.Dst)
+	case *ir.Index:
+		n.kind, n.x, n.y = nIndex, c.operand(s.X), c.operand(s.Index)
+		n.res, n.resDT, n.resT = c.result(s.Result)
+	case *ir.Call:
+		n.kind = nCall
+		if n.callee = c.funcs[s.Callee]; n.callee == nil {
+			return nil, fmt.Errorf("line %d: call of %s, which is not in the program", s.Span.Line, s.Callee.Name)
+		}
+		for _, a := range s.Args {
+			n.args = append(n.args, c.operand(a))
+		}
+		n.dev = c.operand(s.Device)
+		n.binds = s.Binds
+		n.res, n.resDT, n.resT = c.result(s.Result)
+	case *ir.For:
+		n.kind = nFor
+		n.loopVar = c.slot(s.Var)
+		n.start, n.stop, n.step = c.operand(s.Start), c.operand(s.Stop), c.operand(s.Step)
+		n.body, err = c.block(s.Body)
+	case *ir.If:
+		n.kind, n.x = nIf, c.operand(s.Cond)
+		if n.body, err = c.block(s.Then); err == nil {
+			n.els, err = c.block(s.Else)
+		}
+	case *ir.Return:
+		n.kind, n.x = nReturn, c.operand(s.Value)
+	default:
+		return nil, fmt.Errorf("line %d: unknown statement %T", s.Pos().Line, s)
+	}
+	return n, err
+}

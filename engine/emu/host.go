@@ -1,0 +1,291 @@
+package emu
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"pldworkbench/engine/ir"
+	"pldworkbench/engine/trace"
+)
+
+// The host orchestrator: its inputs, window allocation, views, x[r] and
+// the dispatch of ranks (pld-spec §5.1–5.3).
+
+// Param describes one parameter of a program's host orchestrator, with
+// symbolic dimensions bound to the program's rank count: what a caller
+// must put in Options.Inputs or Options.Scalars.
+type Param struct {
+	Name   string
+	Dir    ir.Dir
+	DType  ir.DType
+	Shape  []int // nil for a scalar
+	Scalar bool
+}
+
+// HostParams lists the parameters of prog's entry in order. A symbolic
+// dimension (pl.dynamic("NR")) is given the rank count, which is what
+// PyPTO binds it to when the host tensor's leading dimension is the rank.
+func HostParams(prog *ir.Program) []Param {
+	if prog == nil || prog.Entry == nil {
+		return nil
+	}
+	var out []Param
+	for _, p := range prog.Entry.Params {
+		q := Param{Name: p.Var.Name, Dir: p.Dir}
+		switch t := p.Var.Type.(type) {
+		case *ir.Scalar:
+			q.DType, q.Scalar = t.DType, true
+		default:
+			shape, dt, ok := ir.ShapeOf(t)
+			if !ok {
+				continue
+			}
+			q.DType = dt
+			for _, d := range shape {
+				n := int(d.N)
+				if !d.IsStatic() {
+					n = prog.Ranks
+				}
+				q.Shape = append(q.Shape, n)
+			}
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+// bindInputs turns Options.Inputs and Options.Scalars into the entry's
+// arguments: host tensors as raw bytes, symbolic dimensions bound from the
+// inputs' shapes (the rank count when nothing binds them).
+func (s *sim) bindInputs(opts Options) *RunError {
+	entry := s.prog.Entry
+	syms := map[string]int64{}
+	s.hostArgs = make([]val, len(entry.Params))
+	s.hostTensors = make([]*hostTensor, len(entry.Params))
+	bad := func(format string, args ...any) *RunError {
+		return &RunError{Rank: -1, Line: entry.Span.Line, Code: codeInput, Message: fmt.Sprintf(format, args...)}
+	}
+	// Inputs first, so that their shapes bind the symbols Out tensors use.
+	order := make([]int, len(entry.Params))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return entry.Params[order[a]].Dir != ir.Out && entry.Params[order[b]].Dir == ir.Out
+	})
+	for _, i := range order {
+		p := entry.Params[i]
+		name := p.Var.Name
+		switch t := p.Var.Type.(type) {
+		case *ir.Scalar:
+			v, ok := opts.Scalars[name]
+			if !ok {
+				return bad("missing scalar argument %s (%s)", name, t.DType)
+			}
+			s.hostArgs[i] = scalarVal(val{f: v}, anyFloat, t.DType)
+			continue
+		case *ir.Tensor:
+		default:
+			return bad("host parameter %s has type %s, which the emulator cannot pass in", name, p.Var.Type)
+		}
+		t := p.Var.Type.(*ir.Tensor)
+		if !supported(t.DType) {
+			return bad("host tensor %s is %s, which the emulator does not support", name, t.DType)
+		}
+		in := opts.Inputs[name]
+		if in == nil && p.Dir != ir.Out {
+			return bad("missing input tensor %s %s", name, t.Shape)
+		}
+		var shape []int
+		if in != nil {
+			if in.DType != t.DType {
+				return bad("input %s is %s, want %s", name, in.DType, t.DType)
+			}
+			if want, ok := matchShape(t.Shape, in.Shape, syms); !ok {
+				return bad("input %s has shape %v, want %s", name, in.Shape, want)
+			}
+			if len(in.Data) != numElems(in.Shape) {
+				return bad("input %s has %d values for shape %v", name, len(in.Data), in.Shape)
+			}
+			shape = append([]int(nil), in.Shape...)
+		} else {
+			for _, d := range t.Shape {
+				n := d.N
+				if !d.IsStatic() {
+					v, ok := syms[d.Sym]
+					if !ok {
+						v = int64(s.P)
+						syms[d.Sym] = v
+					}
+					n = v
+				}
+				shape = append(shape, int(n))
+			}
+		}
+		ht := &hostTensor{name: name, dt: t.DType, shape: shape, data: make([]byte, numElems(shape)*t.DType.Bytes())}
+		if in != nil && p.Dir != ir.Out {
+			esz := t.DType.Bytes()
+			for k, v := range in.Data {
+				putFloat(ht.data[k*esz:], t.DType, roundScalar(t.DType, v))
+			}
+		}
+		s.hostTensors[i] = ht
+		s.hostArgs[i] = val{o: &tref{name: name, dt: t.DType, shape: shape, host: ht}}
+	}
+	s.hostSyms = syms
+	return nil
+}
+
+// runHost runs the entry to its end, flushing dispatches as it goes.
+func (s *sim) runHost() *failure {
+	h := s.host
+	h.pushFrame(s.funcs[s.prog.Entry], s.hostArgs, s.hostSyms, -1)
+	for {
+		n, f := h.next()
+		if f != nil {
+			return f
+		}
+		if n == nil {
+			break
+		}
+		// Dispatches outside any loop run before the host's next statement.
+		if s.pending && len(h.frames) == 1 && len(h.frames[0].cursors) == 1 && !(n.kind == nCall && n.dev.k != oNone) {
+			if f := s.flush(); f != nil {
+				return f
+			}
+		}
+		if _, f := h.exec(n); f != nil {
+			return f
+		}
+	}
+	if s.pending {
+		return s.flush()
+	}
+	return nil
+}
+
+// dispatch queues a host call with device=r on rank r.
+func (m *machine) dispatch(n *node) *failure {
+	d := m.intOf(n.dev)
+	if d < 0 || d >= int64(m.s.P) {
+		return m.fail(n, codeDevice, "dispatch each rank with device=r for r in pl.range(pld.world_size())",
+			"device=%d is out of range [0, %d)", d, m.s.P)
+	}
+	args := make([]val, len(n.args))
+	for i, a := range n.args {
+		args[i] = m.eval(a)
+	}
+	syms, f := m.bindSyms(n)
+	if f != nil {
+		return f
+	}
+	if f := m.checkArgs(n, n.callee, args, syms); f != nil {
+		return f
+	}
+	r := m.s.ranks[d]
+	r.queue = append(r.queue, task{fn: n.callee, args: args, syms: syms, site: n})
+	depth := m.loopDepth()
+	if !m.s.pending || depth < m.s.pendingLoopDepth {
+		m.s.pendingLoopDepth = depth
+	}
+	m.s.pending = true
+	e := trace.Event{StartNs: m.clock / 1000, EndNs: m.clock / 1000}
+	if m.tracing() {
+		e.Peer = trace.Int(int(d))
+	}
+	m.s.emit(m, n, e)
+	return nil
+}
+
+// alloc is pld.alloc_window_buffer(size) or (shape, dtype=): every rank's
+// window grows by the buffer, padded to 32 bytes, zero-filled.
+func (m *machine) alloc(n *node) *failure {
+	var size int64
+	if n.args[0].k == oList {
+		dt := ir.InvalidDType
+		if d, ok := n.irop.Attr("dtype").(ir.DTypeAttr); ok {
+			dt = ir.DType(d)
+		}
+		size = int64(dt.Bytes())
+		for _, e := range n.args[0].list {
+			size *= m.intOf(e)
+		}
+	} else {
+		size = m.intOf(n.args[0])
+	}
+	if size <= 0 || size > math.MaxInt32 {
+		return m.fail(n, codeWindowSize, "", "pld.alloc_window_buffer of %d bytes; want a size in [1, 2^31)", size)
+	}
+	name := "window"
+	if n.irop.Result != nil {
+		name = n.irop.Result.Name
+	}
+	padded := (int(size) + windowAlign - 1) / windowAlign * windowAlign
+	b := &bufDesc{name: name, off: len(m.s.windows[0]), size: int(size)}
+	for r := range m.s.windows {
+		m.s.windows[r] = append(m.s.windows[r], make([]byte, padded)...)
+	}
+	m.s.bufs = append(m.s.bufs, b)
+	m.set(n, val{o: b})
+	m.s.emit(m, n, trace.Event{StartNs: m.clock / 1000, EndNs: m.clock / 1000})
+	return nil
+}
+
+// window is pld.window(buf, shape, dtype=): a view of every rank's copy.
+func (m *machine) window(n *node) *failure {
+	b, ok := m.eval(n.args[0]).o.(*bufDesc)
+	if !ok {
+		return m.fail(n, codeInternal, "", "pld.window of something that is not a window buffer")
+	}
+	dt := ir.InvalidDType
+	if d, ok := n.irop.Attr("dtype").(ir.DTypeAttr); ok {
+		dt = ir.DType(d)
+	}
+	if !supported(dt) {
+		return m.fail(n, codeUnsupported, "", "pld.window dtype %s is not supported by the emulator", dt)
+	}
+	var shape []int
+	for _, e := range n.args[1].list {
+		if e.k == oSym && !m.hasSym(e) {
+			return m.fail(n, codeShape, "", "pld.window shape uses %s, which has no value here", e.sym)
+		}
+		shape = append(shape, int(m.intOf(e)))
+	}
+	name := b.name
+	if n.irop.Result != nil {
+		name = n.irop.Result.Name
+	}
+	t := &tref{name: name, dt: dt, shape: shape, buf: b}
+	for _, d := range shape {
+		if d <= 0 {
+			return m.fail(n, codeWindowSize, "", "pld.window shape %v has an extent <= 0", shape)
+		}
+	}
+	if t.nbytes() > b.size {
+		return m.fail(n, codeWindowSize, "allocate the buffer with the view's shape and dtype: pld.alloc_window_buffer(shape, dtype=...)",
+			"pld.window %v %s needs %d bytes, but %s has %d", shape, dt, t.nbytes(), b.name, b.size)
+	}
+	m.set(n, val{o: t})
+	m.s.emit(m, n, trace.Event{StartNs: m.clock / 1000, EndNs: m.clock / 1000})
+	return nil
+}
+
+// index is x[i] at the host: a view of x without its leading dimension.
+func (m *machine) index(n *node) *failure {
+	x, ok := m.eval(n.x).o.(*tref)
+	if !ok || len(x.shape) == 0 {
+		return m.fail(n, codeInternal, "", "%s[...] of something that is not a tensor", n.x.name)
+	}
+	i := m.intOf(n.y)
+	if i < 0 || i >= int64(x.shape[0]) {
+		return m.fail(n, codeBounds, "", "%s[%d] is outside %s, whose leading dimension is %d", n.x.name, i, x.name, x.shape[0])
+	}
+	row := numElems(x.shape[1:]) * x.dt.Bytes()
+	v := &tref{name: fmt.Sprintf("%s[%d]", x.name, i), dt: x.dt, shape: x.shape[1:], host: x.host, off: x.off + int(i)*row, buf: x.buf}
+	if x.buf != nil {
+		return m.fail(n, codeUnsupported, "", "indexing window view %s at the host is not supported", x.name)
+	}
+	m.set(n, val{o: v})
+	return nil
+}

@@ -1,0 +1,364 @@
+package emu
+
+import (
+	"fmt"
+
+	"pldworkbench/engine/ir"
+	"pldworkbench/engine/trace"
+)
+
+// machine is one interpreter: the host (rank -1) or one rank. Its control
+// state is explicit — a stack of frames, each a stack of cursors into
+// blocks — so that it can stop in front of any statement and resume later.
+type machine struct {
+	s      *sim
+	rank   int
+	frames []*frame
+	queue  []task // dispatched calls not started yet
+	state  mstate
+	at     *node // the shared operation it stands in front of
+	clock  int64 // simulated time, picoseconds
+	seq    int64 // next event sequence number
+
+	heapIdx int       // position in the ready heap, -1 when not in it
+	wait    *waitInfo // set while the rank is in a wait
+}
+
+type mstate uint8
+
+const (
+	stIdle    mstate = iota // nothing to run
+	stReady                 // in front of a shared operation, in the heap
+	stBlocked               // parked on a signal cell
+)
+
+// frame is one active function call.
+type frame struct {
+	fn      *cfunc
+	env     []val
+	syms    map[string]int64
+	cursors []cursor
+	ret     int // the caller's result slot, -1 for none
+}
+
+// cursor walks one block; a loop cursor repeats it.
+type cursor struct {
+	nodes         []*node
+	pc            int
+	loop          *node
+	i, stop, step int64
+}
+
+// task is one dispatched call of an orchestration function.
+type task struct {
+	fn   *cfunc
+	args []val
+	syms map[string]int64
+	site *node
+}
+
+func (m *machine) top() *frame { return m.frames[len(m.frames)-1] }
+
+// fail builds a run-time failure of m at n.
+func (m *machine) fail(n *node, code, hint, format string, args ...any) *failure {
+	e := &RunError{Rank: m.rank, Code: code, Hint: hint, Message: fmt.Sprintf(format, args...)}
+	if n != nil {
+		e.Line, e.Col = n.span.Line, n.span.Col
+	}
+	return &failure{status: StatusRuntimeError, err: e}
+}
+
+// loopDepth counts the loop cursors of the host's entry frame.
+func (m *machine) loopDepth() int {
+	d := 0
+	for _, c := range m.frames[0].cursors {
+		if c.loop != nil {
+			d++
+		}
+	}
+	return d
+}
+
+// next returns the next statement to execute and moves past it, finishing
+// loop iterations, blocks and functions that fell off their end on the way.
+// It returns nil when the machine has no frame left.
+func (m *machine) next() (*node, *failure) {
+	for len(m.frames) > 0 {
+		fr := m.top()
+		if len(fr.cursors) == 0 {
+			m.popFrame(val{})
+			continue
+		}
+		c := &fr.cursors[len(fr.cursors)-1]
+		if c.pc < len(c.nodes) {
+			n := c.nodes[c.pc]
+			c.pc++
+			if f := m.s.tick(m, n); f != nil {
+				return nil, f
+			}
+			return n, nil
+		}
+		if c.loop != nil {
+			c.i += c.step
+			if c.step > 0 && c.i < c.stop || c.step < 0 && c.i > c.stop {
+				fr.env[c.loop.loopVar] = val{i: c.i}
+				c.pc = 0
+				if f := m.s.tick(m, c.loop); f != nil {
+					return nil, f
+				}
+				continue
+			}
+		}
+		loop := c.loop
+		depth := 0
+		if m.rank < 0 && loop != nil && len(m.frames) == 1 {
+			depth = m.loopDepth()
+		}
+		fr.cursors = fr.cursors[:len(fr.cursors)-1]
+		// A host dispatch loop has ended: run what it dispatched before the
+		// host goes on (pld-spec §5.2).
+		if loop != nil && m.rank < 0 && m.s.pending && depth <= m.s.pendingLoopDepth {
+			if f := m.s.flush(); f != nil {
+				return nil, f
+			}
+		}
+	}
+	return nil, nil
+}
+
+// pushFrame starts a call of fn with args.
+func (m *machine) pushFrame(fn *cfunc, args []val, syms map[string]int64, ret int) {
+	fr := &frame{fn: fn, env: make([]val, fn.nslots), syms: syms, ret: ret}
+	for i, slot := range fn.params {
+		if i < len(args) {
+			fr.env[slot] = args[i]
+		}
+	}
+	if len(fn.body) > 0 {
+		fr.cursors = append(fr.cursors, cursor{nodes: fn.body})
+	}
+	m.frames = append(m.frames, fr)
+}
+
+// popFrame returns from the current call with v.
+func (m *machine) popFrame(v val) {
+	fr := m.top()
+	m.frames = m.frames[:len(m.frames)-1]
+	if len(m.frames) > 0 && fr.ret >= 0 {
+		m.top().env[fr.ret] = v
+	}
+}
+
+// startTask begins the next dispatched call; false when none is queued.
+func (m *machine) startTask() bool {
+	if len(m.queue) == 0 {
+		return false
+	}
+	t := m.queue[0]
+	m.queue = m.queue[1:]
+	m.pushFrame(t.fn, t.args, t.syms, -1)
+	return true
+}
+
+// exec executes one statement. Only a wait can block; it reports that with
+// blocked and leaves the machine in front of the wait.
+func (m *machine) exec(n *node) (blocked bool, f *failure) {
+	fr := m.top()
+	m.clock += m.s.prof.scalarPs
+	switch n.kind {
+	case nOp:
+		return m.execOp(n)
+	case nBin:
+		v, f := m.binary(n)
+		if f != nil {
+			return false, f
+		}
+		fr.env[n.res] = v
+	case nUnary:
+		fr.env[n.res] = m.unary(n)
+	case nAssign:
+		v := m.eval(n.x)
+		if n.resDT != ir.InvalidDType && n.x.dt != ir.InvalidDType {
+			v = scalarVal(v, n.x.dt, n.resDT)
+		}
+		fr.env[n.res] = v
+	case nIndex:
+		return false, m.index(n)
+	case nCall:
+		if n.dev.k != oNone {
+			return false, m.dispatch(n)
+		}
+		return false, m.call(n)
+	case nFor:
+		return false, m.forLoop(n)
+	case nIf:
+		cond := m.eval(n.x)
+		body := n.els
+		if cond.integer(n.x.dt) != 0 {
+			body = n.body
+		}
+		if len(body) > 0 {
+			fr.cursors = append(fr.cursors, cursor{nodes: body})
+		}
+	case nReturn:
+		var v val
+		if n.x.k != oNone {
+			v = m.eval(n.x)
+		}
+		m.popFrame(v)
+	}
+	return false, nil
+}
+
+func (m *machine) forLoop(n *node) *failure {
+	start, stop, step := m.intOf(n.start), m.intOf(n.stop), m.intOf(n.step)
+	if step == 0 {
+		return m.fail(n, codeRange, "", "pl.range step is 0; the loop would never end")
+	}
+	if step > 0 && start >= stop || step < 0 && start <= stop {
+		return nil
+	}
+	fr := m.top()
+	fr.env[n.loopVar] = val{i: start}
+	if len(n.body) == 0 {
+		return nil // an empty body has nothing to repeat
+	}
+	fr.cursors = append(fr.cursors, cursor{nodes: n.body, loop: n, i: start, stop: stop, step: step})
+	return nil
+}
+
+// call runs a call of another DSL function on this machine.
+func (m *machine) call(n *node) *failure {
+	args := make([]val, len(n.args))
+	for i, a := range n.args {
+		args[i] = m.eval(a)
+	}
+	syms, f := m.bindSyms(n)
+	if f != nil {
+		return f
+	}
+	if f := m.checkArgs(n, n.callee, args, syms); f != nil {
+		return f
+	}
+	start := m.clock
+	m.clock += m.s.prof.callPs
+	m.s.emit(m, n, trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000})
+	m.pushFrame(n.callee, args, syms, n.res)
+	return nil
+}
+
+// bindSyms returns the callee's symbolic dimensions a call binds.
+func (m *machine) bindSyms(n *node) (map[string]int64, *failure) {
+	syms := map[string]int64{}
+	for _, b := range n.binds {
+		if b.Dim.IsStatic() {
+			syms[b.Sym] = b.Dim.N
+			continue
+		}
+		v, ok := m.top().syms[b.Dim.Sym]
+		if !ok {
+			return nil, m.fail(n, codeShape, "", "%s binds %s to %s, which has no value here", n.callee.f.Name, b.Sym, b.Dim.Sym)
+		}
+		syms[b.Sym] = v
+	}
+	return syms, nil
+}
+
+// checkArgs checks the run-time dtypes and shapes of a call's arguments
+// against the callee's parameters, binding symbolic dimensions the call did
+// not bind, and converts scalar arguments to the parameters' dtypes.
+func (m *machine) checkArgs(n *node, fn *cfunc, args []val, syms map[string]int64) *failure {
+	for i, prm := range fn.f.Params {
+		if i >= len(args) {
+			break
+		}
+		switch want := prm.Var.Type.(type) {
+		case *ir.Scalar:
+			if i < len(n.args) && n.args[i].dt != ir.InvalidDType {
+				args[i] = scalarVal(args[i], n.args[i].dt, want.DType)
+			}
+		case *ir.Tensor, *ir.DistributedTensor:
+			shape, dt, _ := ir.ShapeOf(want)
+			t, ok := args[i].o.(*tref)
+			if !ok {
+				continue
+			}
+			if t.dt != dt {
+				return m.fail(n, codeShape, "", "%s argument %s is %s, want %s", fn.f.Name, prm.Var.Name, t.dt, dt)
+			}
+			if got, ok := matchShape(shape, t.shape, syms); !ok {
+				return m.fail(n, codeShape, "", "%s argument %s has shape %v, want %s", fn.f.Name, prm.Var.Name, t.shape, got)
+			}
+		}
+	}
+	return nil
+}
+
+// matchShape reports whether concrete matches declared, binding unbound
+// symbols in syms; on a mismatch it returns declared rendered with the
+// known bindings.
+func matchShape(declared ir.Shape, concrete []int, syms map[string]int64) (string, bool) {
+	if len(declared) != len(concrete) {
+		return declared.String(), false
+	}
+	for i, d := range declared {
+		n := d.N
+		if !d.IsStatic() {
+			v, ok := syms[d.Sym]
+			if !ok {
+				syms[d.Sym] = int64(concrete[i])
+				continue
+			}
+			n = v
+		}
+		if n != int64(concrete[i]) {
+			return renderShape(declared, syms), false
+		}
+	}
+	return "", true
+}
+
+func renderShape(s ir.Shape, syms map[string]int64) string {
+	out := make(ir.Shape, len(s))
+	for i, d := range s {
+		out[i] = d
+		if v, ok := syms[d.Sym]; !d.IsStatic() && ok {
+			out[i] = ir.ConstDim(v)
+		}
+	}
+	return out.String()
+}
+
+// eval returns an operand's value.
+func (m *machine) eval(o opnd) val {
+	switch o.k {
+	case oSlot:
+		return m.top().env[o.slot]
+	case oConst:
+		return o.c
+	case oSym:
+		return val{i: m.top().syms[o.sym]}
+	}
+	return val{}
+}
+
+// intOf returns an integer scalar operand.
+func (m *machine) intOf(o opnd) int64 { return m.eval(o).integer(o.dt) }
+
+// ints returns the integer elements of a list operand.
+func (m *machine) ints(o opnd) []int {
+	if o.k != oList {
+		return []int{int(m.intOf(o))}
+	}
+	out := make([]int, len(o.list))
+	for i, e := range o.list {
+		out[i] = int(m.intOf(e))
+	}
+	return out
+}
+
+// hasSym reports whether the symbolic operand is bound in this frame.
+func (m *machine) hasSym(o opnd) bool {
+	_, ok := m.top().syms[o.sym]
+	return ok
+}

@@ -1,0 +1,198 @@
+package emu
+
+import (
+	"fmt"
+	"strings"
+
+	"pldworkbench/engine/ir"
+)
+
+// Memory: host tensors and window buffers are raw little-endian bytes; a
+// tref is a typed, shaped view of either; a tile is an on-chip buffer with
+// its own bytes and a valid region.
+
+// windowAlign is the padding of every window buffer (pld-spec §5.3,
+// ruling 10: packed, 32-byte aligned, no 4 KiB floor).
+const windowAlign = 32
+
+// hostTensor is a host tensor parameter of the entry.
+type hostTensor struct {
+	name  string
+	dt    ir.DType
+	shape []int
+	data  []byte
+}
+
+// tensor converts the host tensor to the API form.
+func (h *hostTensor) tensor() *Tensor {
+	t := Zeros(h.dt, h.shape...)
+	esz := h.dt.Bytes()
+	for i := range t.Data {
+		t.Data[i] = getVal(h.data[i*esz:], h.dt).num(h.dt)
+	}
+	return t
+}
+
+// bufDesc is one window buffer: the same byte range of every rank's window.
+type bufDesc struct {
+	name string
+	off  int // byte offset in each rank's window
+	size int // bytes requested (the padding after it is not part of it)
+}
+
+// tref is a view of global memory: a host tensor (or a slice of one), or a
+// window buffer, whose bytes differ per rank.
+type tref struct {
+	name  string
+	dt    ir.DType
+	shape []int
+	host  *hostTensor
+	off   int // byte offset into host.data
+	buf   *bufDesc
+}
+
+func (t *tref) numel() int  { return numElems(t.shape) }
+func (t *tref) nbytes() int { return t.numel() * t.dt.Bytes() }
+
+// kind names the view for messages.
+func (t *tref) what() string {
+	if t.buf != nil {
+		return fmt.Sprintf("window %s %v %s", t.name, t.shape, t.dt)
+	}
+	return fmt.Sprintf("%s %v %s", t.name, t.shape, t.dt)
+}
+
+// bytesOf returns the bytes of t as rank sees them (its own copy of a
+// window).
+func (s *sim) bytesOf(t *tref, rank int) []byte {
+	if t.host != nil {
+		return t.host.data[t.off : t.off+t.nbytes()]
+	}
+	return s.windows[rank][t.buf.off : t.buf.off+t.nbytes()]
+}
+
+// tile is an on-chip buffer: row-major bytes of shape, of which the
+// leading valid region holds data.
+type tile struct {
+	dt    ir.DType
+	shape []int
+	valid []int
+	data  []byte
+}
+
+func newTile(dt ir.DType, shape, valid []int) *tile {
+	return &tile{dt: dt, shape: shape, valid: valid, data: make([]byte, numElems(shape)*dt.Bytes())}
+}
+
+func zeros(n int) []int { return make([]int, n) }
+
+// regionText renders offsets and extents as [a:b, c:d].
+func regionText(off, ext []int) string {
+	parts := make([]string, len(off))
+	for i := range off {
+		parts[i] = fmt.Sprintf("%d:%d", off[i], off[i]+ext[i])
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// inBounds reports whether the block at off of extent ext lies inside shape.
+func inBounds(shape, off, ext []int) bool {
+	if len(off) != len(shape) || len(ext) != len(shape) {
+		return false
+	}
+	for i := range shape {
+		if off[i] < 0 || ext[i] < 0 || off[i]+ext[i] > shape[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// accFunc accumulates src into dst element-wise (atomic=Add).
+type accFunc func(dst, src []byte)
+
+// accumulator returns the element-wise add of dtype dt.
+func accumulator(dt ir.DType) accFunc {
+	esz := dt.Bytes()
+	if dt == ir.FP32 {
+		return func(dst, src []byte) {
+			addF32(dst, dst, src)
+		}
+	}
+	return func(dst, src []byte) {
+		for i := 0; i+esz <= len(dst); i += esz {
+			if dt.IsFloat() {
+				putFloat(dst[i:], dt, float64(float32(getFloat(dst[i:], dt))+float32(getFloat(src[i:], dt))))
+			} else {
+				putInt(dst[i:], dt, getInt(dst[i:], dt)+getInt(src[i:], dt))
+			}
+		}
+	}
+}
+
+// copyBlock copies the block of extent ext at soff of the row-major array
+// src (shape sshape) to doff of dst (shape dshape); all four share one
+// rank. Rows of the innermost dimension move with Go's copy; acc, when not
+// nil, accumulates instead.
+func copyBlock(dst []byte, dshape, doff []int, src []byte, sshape, soff []int, ext []int, esz int, acc accFunc) {
+	n := len(ext)
+	for _, e := range ext {
+		if e <= 0 {
+			return
+		}
+	}
+	dstr, sstr := strides(dshape), strides(sshape)
+	row := ext[n-1] * esz
+	idx := make([]int, n)
+	for {
+		d, s := 0, 0
+		for k := 0; k < n; k++ {
+			d += (doff[k] + idx[k]) * dstr[k]
+			s += (soff[k] + idx[k]) * sstr[k]
+		}
+		d, s = d*esz, s*esz
+		if acc != nil {
+			acc(dst[d:d+row], src[s:s+row])
+		} else {
+			copy(dst[d:d+row], src[s:s+row])
+		}
+		k := n - 2
+		for ; k >= 0; k-- {
+			idx[k]++
+			if idx[k] < ext[k] {
+				break
+			}
+			idx[k] = 0
+		}
+		if k < 0 {
+			return
+		}
+	}
+}
+
+// strides returns the row-major element strides of shape.
+func strides(shape []int) []int {
+	st := make([]int, len(shape))
+	acc := 1
+	for i := len(shape) - 1; i >= 0; i-- {
+		st[i] = acc
+		acc *= shape[i]
+	}
+	return st
+}
+
+// flatIndex returns the row-major flat index of idx in shape, or -1 when
+// it is out of range.
+func flatIndex(shape, idx []int) int {
+	if len(idx) != len(shape) {
+		return -1
+	}
+	off := 0
+	for i, x := range idx {
+		if x < 0 || x >= shape[i] {
+			return -1
+		}
+		off = off*shape[i] + x
+	}
+	return off
+}

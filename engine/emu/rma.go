@@ -1,0 +1,289 @@
+package emu
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"pldworkbench/engine/trace"
+)
+
+// The pld primitives that cross ranks (pld-spec §4.3, §4.5, §4.6): notify
+// and wait on signal cells, remote_load and remote_store of tiles, put and
+// get of tensor regions. Every one is atomic with respect to the others
+// (they run one at a time in the scheduler's order) and peer == me is a
+// local access.
+
+// peer evaluates the peer argument i and checks it is a rank (ruling 14).
+func (m *machine) peer(n *node, i int) (int, *failure) {
+	p := m.intOf(n.args[i])
+	if p >= 0 && p < int64(m.s.P) {
+		return int(p), nil
+	}
+	hint := "a peer is a rank in [0, nranks)"
+	if p < 0 {
+		hint = "% truncates toward zero on the device, so (my_rank - 1) % nranks is -1 at rank 0: write (my_rank - 1 + nranks) % nranks"
+	}
+	return 0, m.fail(n, codePeer, hint, "%s: peer %d out of range [0, %d)", n.irop.Name, p, m.s.P)
+}
+
+// window returns argument i as a window view.
+func (m *machine) windowArg(n *node, i int) (*tref, *failure) {
+	t, f := m.ref(n, i)
+	if f != nil {
+		return nil, f
+	}
+	if t.buf == nil {
+		return nil, m.fail(n, codeShape, "pass the pld.DistributedTensor view of a window", "%s argument %s is a host tensor, want a window view", n.irop.Name, n.args[i].name)
+	}
+	return t, nil
+}
+
+// signalCell resolves the cell at the offsets argument of a notify or wait
+// in rank's copy of t.
+func (m *machine) signalCell(n *node, t *tref, offsArg, rank int) (cellKey, string, *failure) {
+	offs := m.ints(n.args[offsArg])
+	parts := make([]string, len(offs))
+	for i, o := range offs {
+		parts[i] = fmt.Sprint(o)
+	}
+	name := n.args[0].name + "[" + strings.Join(parts, ", ") + "]"
+	if !t.dt.IsInt() && !t.dt.IsBool() {
+		return cellKey{}, name, m.fail(n, codeSignal, "allocate signal windows with dtype=pl.INT32", "%s on %s: signal cells must be integers", n.irop.Name, t.what())
+	}
+	at := flatIndex(t.shape, offs)
+	if at < 0 {
+		return cellKey{}, name, m.fail(n, codeBounds, "offsets name one cell: one index per dimension, each inside the signal's shape",
+			"%s cell %s is outside %s", n.irop.Name, name, t.what())
+	}
+	return cellKey{rank: rank, off: t.buf.off + at*t.dt.Bytes()}, name, nil
+}
+
+// notify is pld.system.notify(target, peer, offsets, value, op=).
+func (m *machine) notify(n *node) *failure {
+	t, f := m.windowArg(n, 0)
+	if f != nil {
+		return f
+	}
+	p, f := m.peer(n, 1)
+	if f != nil {
+		return f
+	}
+	key, name, f := m.signalCell(n, t, 2, p)
+	if f != nil {
+		return f
+	}
+	value := m.intOf(n.args[3])
+	cellBytes := m.s.windows[p][key.off:]
+	before := getInt(cellBytes, t.dt)
+	after := value
+	if enumMember(n.irop, "op") != "Set" {
+		after = before + value
+	}
+	putInt(cellBytes, t.dt, after)
+	after = getInt(cellBytes, t.dt)
+
+	start := m.clock
+	m.clock += m.s.prof.issuePs
+	arrive := start + m.s.prof.linkLatPs
+	if p == m.rank {
+		arrive = m.clock
+	}
+	c := m.s.cell(key)
+	i := sort.SearchInts(c.notifiers, m.rank)
+	if i == len(c.notifiers) || c.notifiers[i] != m.rank {
+		c.notifiers = append(c.notifiers, 0)
+		copy(c.notifiers[i+1:], c.notifiers[i:])
+		c.notifiers[i] = m.rank
+	}
+	ref := trace.Ref{Rank: m.rank, Seq: m.seq}
+	c.last, c.hasLast, c.lastArrive = ref, true, arrive
+	m.s.stats.Notifies++
+	e := trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000}
+	if m.tracing() {
+		e.Peer, e.Cell, e.Before, e.After = trace.Int(p), name, trace.Int64(before), trace.Int64(after)
+	}
+	m.s.emit(m, n, e)
+	m.s.wake(key, c, t.dt, ref, arrive)
+	return nil
+}
+
+// waitOp is pld.system.wait(signal, offsets, expected, cmp=). It reports
+// blocked, parking the rank on the cell, while the predicate is false.
+func (m *machine) waitOp(n *node) (bool, *failure) {
+	w := m.wait
+	if w == nil {
+		t, f := m.windowArg(n, 0)
+		if f != nil {
+			return false, f
+		}
+		key, name, f := m.signalCell(n, t, 1, m.rank)
+		if f != nil {
+			return false, f
+		}
+		cmp := cmpGe
+		if enumMember(n.irop, "cmp") == "Eq" {
+			cmp = cmpEq
+		}
+		w = &waitInfo{n: n, key: key, dt: t.dt, cellName: name, cmp: cmp, expected: m.intOf(n.args[2]), start: m.clock}
+		m.wait = w
+	}
+	v := m.s.cellValue(w.key, w.dt)
+	if !w.cmp.holds(v, w.expected) {
+		c := m.s.cell(w.key)
+		c.waiters = append(c.waiters, m)
+		w.release = nil
+		return true, nil
+	}
+	m.wait = nil
+	by, arrive := w.release, w.releaseArrive
+	if by == nil {
+		if c := m.s.cells[w.key]; c != nil && c.hasLast {
+			ref := c.last
+			by, arrive = &ref, c.lastArrive
+		}
+	}
+	m.clock = max(m.clock, arrive) + m.s.prof.issuePs
+	m.s.stats.Waits++
+	e := trace.Event{StartNs: w.start / 1000, EndNs: m.clock / 1000}
+	if m.tracing() {
+		e.Cell, e.Value, e.ReleasedBy = w.cellName, trace.Int64(v), by
+	}
+	m.s.emit(m, n, e)
+	return false, nil
+}
+
+// remoteLoad is pld.tile.remote_load(target, peer, offsets, shape, valid_shape).
+func (m *machine) remoteLoad(n *node) *failure {
+	t, f := m.windowArg(n, 0)
+	if f != nil {
+		return f
+	}
+	p, f := m.peer(n, 1)
+	if f != nil {
+		return f
+	}
+	offs, shape := m.ints(n.args[2]), m.ints(n.args[3])
+	valid, f := m.validShape(n, 4, shape)
+	if f != nil {
+		return f
+	}
+	if !inBounds(t.shape, offs, valid) {
+		return m.boundsFail(n, "reads", offs, valid, fmt.Sprintf("rank %d's %s", p, t.what()))
+	}
+	tl := newTile(t.dt, shape, valid)
+	esz := t.dt.Bytes()
+	copyBlock(tl.data, shape, zeros(len(shape)), m.s.bytesOf(t, p), t.shape, offs, valid, esz, nil)
+	bytes := numElems(valid) * esz
+	start := m.rma(p, bytes)
+	m.set(n, val{o: tl})
+	m.emitRMA(n, p, bytes, start)
+	return nil
+}
+
+// remoteStore is pld.tile.remote_store(src_tile, target, peer, offsets).
+func (m *machine) remoteStore(n *node) *failure {
+	tl, f := m.tileArg(n, 0)
+	if f != nil {
+		return f
+	}
+	t, f := m.windowArg(n, 1)
+	if f != nil {
+		return f
+	}
+	p, f := m.peer(n, 2)
+	if f != nil {
+		return f
+	}
+	if tl.dt != t.dt {
+		return m.fail(n, codeShape, "", "pld.tile.remote_store sends a %s tile into %s", tl.dt, t.what())
+	}
+	offs := m.ints(n.args[3])
+	ext, src, f := m.storeExtent(n, tl, -1, len(t.shape))
+	if f != nil {
+		return f
+	}
+	if !inBounds(t.shape, offs, ext) {
+		return m.boundsFail(n, "writes", offs, ext, fmt.Sprintf("rank %d's %s", p, t.what()))
+	}
+	esz := t.dt.Bytes()
+	copyBlock(m.s.bytesOf(t, p), t.shape, offs, tl.data, src, zeros(len(src)), ext, esz, nil)
+	bytes := numElems(ext) * esz
+	start := m.rma(p, bytes)
+	m.emitRMA(n, p, bytes, start)
+	return nil
+}
+
+// putGet is pld.tensor.put (local src into peer's dst) and pld.tensor.get
+// (peer's src into local dst): the whole tensor, or the region given by
+// dst_offsets, src_offsets and shape; put may accumulate (atomic=Add).
+func (m *machine) putGet(n *node) *failure {
+	dst, f := m.ref(n, 0)
+	if f != nil {
+		return f
+	}
+	p, f := m.peer(n, 1)
+	if f != nil {
+		return f
+	}
+	src, f := m.ref(n, 2)
+	if f != nil {
+		return f
+	}
+	isPut := n.op == opPut
+	win := src
+	if isPut {
+		win = dst
+	}
+	if win.buf == nil {
+		side := "src"
+		if isPut {
+			side = "dst"
+		}
+		return m.fail(n, codeShape, "pass the pld.DistributedTensor view of a window", "%s %s is a host tensor, want a window view", n.irop.Name, side)
+	}
+	if dst.dt != src.dt {
+		return m.fail(n, codeShape, "", "%s copies %s src into %s dst", n.irop.Name, src.dt, dst.dt)
+	}
+	var doff, soff, ext []int
+	switch {
+	case !given(n, 3) && !given(n, 4) && !given(n, 5):
+		if !equalInts(dst.shape, src.shape) {
+			return m.fail(n, codeShape, "give dst_offsets, src_offsets and shape to copy a region",
+				"%s copies the whole tensor, but dst %v and src %v differ", n.irop.Name, dst.shape, src.shape)
+		}
+		doff, soff, ext = zeros(len(dst.shape)), zeros(len(src.shape)), src.shape
+	case given(n, 3) && given(n, 4) && given(n, 5):
+		doff, soff, ext = m.ints(n.args[3]), m.ints(n.args[4]), m.ints(n.args[5])
+	default:
+		return m.fail(n, codeShape, "", "%s needs dst_offsets, src_offsets and shape together", n.irop.Name)
+	}
+	dstRank, srcRank := m.rank, p
+	if isPut {
+		dstRank, srcRank = p, m.rank
+	}
+	if !inBounds(src.shape, soff, ext) {
+		return m.boundsFail(n, "reads", soff, ext, fmt.Sprintf("rank %d's %s", srcRank, src.what()))
+	}
+	if !inBounds(dst.shape, doff, ext) {
+		return m.boundsFail(n, "writes", doff, ext, fmt.Sprintf("rank %d's %s", dstRank, dst.what()))
+	}
+	var acc accFunc
+	if isPut && enumMember(n.irop, "atomic") == "Add" {
+		acc = accumulator(dst.dt)
+	}
+	esz := dst.dt.Bytes()
+	copyBlock(m.s.bytesOf(dst, dstRank), dst.shape, doff, m.s.bytesOf(src, srcRank), src.shape, soff, ext, esz, acc)
+	bytes := numElems(ext) * esz
+	start := m.rma(p, bytes)
+	m.emitRMA(n, p, bytes, start)
+	return nil
+}
+
+func (m *machine) emitRMA(n *node, p, bytes int, start int64) {
+	e := trace.Event{Bytes: int64(bytes), StartNs: start / 1000, EndNs: m.clock / 1000}
+	if m.tracing() {
+		e.Peer = trace.Int(p)
+	}
+	m.s.emit(m, n, e)
+}

@@ -1,0 +1,131 @@
+package emu
+
+import (
+	"math"
+
+	"pldworkbench/engine/ir"
+)
+
+// Scalar arithmetic, as the device does it: integers compute in int64 and
+// wrap to the result's width (INT32 wraps at 2^31); // and % truncate
+// toward zero, like Go's / and % (pld-spec ruling 7), so (0 - 1) % 4 is -1;
+// floats compute in float64 and round to the result's dtype.
+
+// binary evaluates a Bin statement.
+func (m *machine) binary(n *node) (val, *failure) {
+	x, y := m.eval(n.x), m.eval(n.y)
+	xdt, ydt := n.x.dt, n.y.dt
+	switch n.bin {
+	case ir.And:
+		return boolVal(x.integer(xdt) != 0 && y.integer(ydt) != 0), nil
+	case ir.Or:
+		return boolVal(x.integer(xdt) != 0 || y.integer(ydt) != 0), nil
+	}
+	if xdt.IsFloat() || ydt.IsFloat() || n.bin == ir.Div {
+		a, b := x.num(xdt), y.num(ydt)
+		if n.bin.IsCompare() {
+			return boolVal(compareF(n.bin, a, b)), nil
+		}
+		var r float64
+		switch n.bin {
+		case ir.Add:
+			r = a + b
+		case ir.Sub:
+			r = a - b
+		case ir.Mul:
+			r = a * b
+		case ir.Div:
+			r = a / b
+		case ir.FloorDiv:
+			r = math.Trunc(a / b)
+		case ir.Mod:
+			r = math.Mod(a, b)
+		}
+		return scalarVal(val{f: r}, anyFloat, n.resDT), nil
+	}
+	a, b := x.i, y.i
+	if n.bin.IsCompare() {
+		return boolVal(compareI(n.bin, a, b)), nil
+	}
+	var r int64
+	switch n.bin {
+	case ir.Add:
+		r = a + b
+	case ir.Sub:
+		r = a - b
+	case ir.Mul:
+		r = a * b
+	case ir.FloorDiv, ir.Mod:
+		if b == 0 {
+			return val{}, m.fail(n, codeDivZero, "", "%d %s 0: integer division by zero", a, opSymbol(n.bin))
+		}
+		if n.bin == ir.FloorDiv {
+			r = a / b
+		} else {
+			r = a % b
+		}
+	}
+	return val{i: wrapInt(n.resDT, r)}, nil
+}
+
+func opSymbol(op ir.BinOp) string {
+	if op == ir.Mod {
+		return "%"
+	}
+	return "//"
+}
+
+func boolVal(b bool) val {
+	if b {
+		return val{i: 1}
+	}
+	return val{}
+}
+
+func compareI(op ir.BinOp, a, b int64) bool {
+	switch op {
+	case ir.Eq:
+		return a == b
+	case ir.Ne:
+		return a != b
+	case ir.Lt:
+		return a < b
+	case ir.Le:
+		return a <= b
+	case ir.Gt:
+		return a > b
+	}
+	return a >= b
+}
+
+func compareF(op ir.BinOp, a, b float64) bool {
+	switch op {
+	case ir.Eq:
+		return a == b
+	case ir.Ne:
+		return a != b
+	case ir.Lt:
+		return a < b
+	case ir.Le:
+		return a <= b
+	case ir.Gt:
+		return a > b
+	}
+	return a >= b
+}
+
+// unary evaluates a Unary statement.
+func (m *machine) unary(n *node) val {
+	x := m.eval(n.x)
+	if n.un == ir.Not {
+		return boolVal(x.integer(n.x.dt) == 0)
+	}
+	if n.x.dt.IsFloat() {
+		return scalarVal(val{f: -x.f}, anyFloat, n.resDT)
+	}
+	return val{i: wrapInt(n.resDT, -x.i)}
+}
+
+// anyFloat marks a val whose f field holds the value, as the source dtype
+// of scalarVal: any float dtype reads f unchanged.
+const anyFloat = ir.FP32

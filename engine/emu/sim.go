@@ -1,0 +1,256 @@
+package emu
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"pldworkbench/engine/ir"
+	"pldworkbench/engine/trace"
+)
+
+// sim is the state of one run: the program, the host and rank machines,
+// window memory, signal cells, the scheduler's heap and the counters.
+type sim struct {
+	prog    *ir.Program
+	funcs   map[*ir.Func]*cfunc
+	P       int
+	prof    *profile
+	onEvent trace.Sink
+
+	host  *machine
+	ranks []*machine
+
+	// Window memory: one byte slice per rank, buffers packed in allocation
+	// order, each padded to 32 bytes; bufs lists the allocations.
+	windows [][]byte
+	bufs    []*bufDesc
+
+	// Host tensors of the entry's parameters, in parameter order.
+	hostTensors []*hostTensor
+	hostArgs    []val
+	hostSyms    map[string]int64
+
+	cells map[cellKey]*cell
+	ready readyHeap
+
+	// Dispatches queued by the host and not yet run.
+	pending          bool
+	pendingLoopDepth int
+
+	steps, maxSteps int64
+	// stop is set asynchronously: 1 when ctx is done, 2 when the wall-clock
+	// limit passed.
+	stop    atomic.Int32
+	ctx     context.Context
+	timeout time.Duration
+
+	stats Stats
+}
+
+// failure is why a run stopped early.
+type failure struct {
+	status Status
+	err    *RunError
+	dl     *Deadlock
+}
+
+func newSim(prog *ir.Program, opts Options) (*sim, *RunError) {
+	if prog == nil || prog.Entry == nil {
+		return nil, &RunError{Rank: -1, Code: codeInput, Message: "no program to run: the program has no host orchestrator entry"}
+	}
+	if prog.Entry.Level != ir.Host {
+		return nil, &RunError{Rank: -1, Code: codeInput, Message: fmt.Sprintf("entry %s is %s, want a host orchestrator", prog.Entry.Name, prog.Entry.Level),
+			Hint: "run the host function that allocates the windows and dispatches the ranks"}
+	}
+	if prog.Ranks < 1 {
+		return nil, &RunError{Rank: -1, Code: codeInput, Message: fmt.Sprintf("program has %d ranks, want at least 1", prog.Ranks)}
+	}
+	switch opts.Schedule {
+	case "", "fair":
+	default:
+		return nil, &RunError{Rank: -1, Code: codeInput, Message: fmt.Sprintf("schedule %q is not supported yet, want \"fair\"", opts.Schedule)}
+	}
+	platform := opts.Platform
+	if platform == "" {
+		platform = prog.Platform
+	}
+	prof, ok := profileFor(platform)
+	if !ok {
+		return nil, &RunError{Rank: -1, Code: codeInput, Message: fmt.Sprintf("platform %q has no cost profile, want %s", platform, strings.Join(profileNames(), " or "))}
+	}
+	funcs, err := compileProgram(prog)
+	if err != nil {
+		return nil, &RunError{Rank: -1, Code: codeInternal, Message: "malformed IR: " + err.Error()}
+	}
+	s := &sim{prog: prog, funcs: funcs, P: prog.Ranks, prof: prof, onEvent: opts.OnEvent,
+		cells: map[cellKey]*cell{}, maxSteps: opts.MaxSteps, timeout: opts.Timeout}
+	if s.maxSteps <= 0 {
+		s.maxSteps = DefaultMaxSteps
+	}
+	if s.timeout <= 0 {
+		s.timeout = DefaultTimeout
+	}
+	s.windows = make([][]byte, s.P)
+	s.host = &machine{s: s, rank: -1}
+	s.ranks = make([]*machine, s.P)
+	for r := range s.ranks {
+		s.ranks[r] = &machine{s: s, rank: r, heapIdx: -1}
+	}
+	if rerr := s.bindInputs(opts); rerr != nil {
+		return nil, rerr
+	}
+	return s, nil
+}
+
+// watch arranges for s.stop to be set when ctx is done or the wall-clock
+// limit passes, and returns the function that disarms both. Neither leaves
+// a goroutine running after it returns.
+func (s *sim) watch(ctx context.Context) func() {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	s.ctx = ctx
+	stopCtx := context.AfterFunc(ctx, func() { s.stop.CompareAndSwap(0, 1) })
+	timer := time.AfterFunc(s.timeout, func() { s.stop.CompareAndSwap(0, 2) })
+	return func() {
+		stopCtx()
+		timer.Stop()
+	}
+}
+
+// tick counts one executed statement of m at n against the budget and
+// checks the stop flag.
+func (s *sim) tick(m *machine, n *node) *failure {
+	s.steps++
+	if s.steps > s.maxSteps {
+		return m.fail(n, codeBudget, "the step budget is exhausted",
+			"after %d statements the run is still going; a loop that never ends, or a bound far larger than meant?", s.maxSteps)
+	}
+	if st := s.stop.Load(); st != 0 {
+		if st == 1 {
+			f := m.fail(n, codeCanceled, "", "run canceled after %d statements", s.steps)
+			f.status = StatusCanceled
+			return f
+		}
+		f := m.fail(n, codeTimeout, "a loop that never ends, or a wait on a cell no rank will write?",
+			"wall-clock limit of %v reached after %d statements", s.timeout, s.steps)
+		f.status = StatusTimeout
+		return f
+	}
+	return nil
+}
+
+// internalError turns a recovered panic into a failure.
+func (s *sim) internalError(p any) *failure {
+	msg := fmt.Sprintf("internal error in the emulator: %v", p)
+	if where := panicSite(debug.Stack()); where != "" {
+		msg += " (at " + where + ")"
+	}
+	return &failure{status: StatusRuntimeError, err: &RunError{Rank: -1, Code: codeInternal, Message: msg,
+		Hint: "this is a bug in the workbench, not in your program; please report it with the program"}}
+}
+
+// result assembles the Result of a run that ended with f (nil = ok).
+func (s *sim) result(f *failure) *Result {
+	res := &Result{Status: StatusOK, Outputs: map[string]*Tensor{}}
+	if f != nil {
+		res.Status, res.Error, res.Deadlock = f.status, f.err, f.dl
+	}
+	for _, ht := range s.hostTensors {
+		if ht != nil {
+			res.Outputs[ht.name] = ht.tensor()
+		}
+	}
+	end := s.host.clock
+	for _, m := range s.ranks {
+		end = max(end, m.clock)
+	}
+	s.stats.SimTimeNs = end / 1000
+	s.stats.Steps = s.steps
+	res.Stats = s.stats
+	return res
+}
+
+// deadlock builds the report of a run whose ranks are all blocked or done.
+func (s *sim) deadlock() *failure {
+	dl := &Deadlock{Ranks: []Blocked{}}
+	for _, m := range s.ranks {
+		if m.state != stBlocked {
+			continue
+		}
+		w := m.wait
+		c := s.cells[w.key]
+		b := Blocked{Rank: m.rank, Line: w.n.line(), Cell: w.cellName, Value: s.cellValue(w.key, w.dt),
+			Cmp: w.cmp.String(), Expected: w.expected, NotifiedBy: []int{}}
+		if c != nil {
+			b.NotifiedBy = append(b.NotifiedBy, c.notifiers...)
+		}
+		dl.Ranks = append(dl.Ranks, b)
+	}
+	sort.Slice(dl.Ranks, func(i, j int) bool { return dl.Ranks[i].Rank < dl.Ranks[j].Rank })
+	var parts []string
+	for _, b := range dl.Ranks {
+		parts = append(parts, fmt.Sprintf("rank %d waits at line %d for %s %s %d (it is %d)", b.Rank, b.Line, b.Cell, cmpWords(b.Cmp), b.Expected, b.Value))
+	}
+	first := dl.Ranks[0]
+	return &failure{status: StatusDeadlock, dl: dl, err: &RunError{Rank: first.Rank, Line: first.Line, Code: codeDeadlock,
+		Message: "deadlock: every unfinished rank is blocked in a wait: " + strings.Join(parts, "; "),
+		Hint:    "a rank waits on a cell no rank will notify any more: check that every notify happens before the waits that depend on it, and that notify targets the cell the peer waits on"}}
+}
+
+func cmpWords(cmp string) string {
+	if cmp == "Eq" {
+		return "=="
+	}
+	return ">="
+}
+
+// emit delivers one event of m (and counts it).
+func (s *sim) emit(m *machine, n *node, e trace.Event) {
+	e.Rank, e.Seq = m.rank, m.seq
+	m.seq++
+	s.stats.Events++
+	if s.onEvent == nil {
+		return
+	}
+	if e.Op == "" {
+		if n.kind == nCall {
+			e.Op = "call"
+		} else if n.irop != nil {
+			e.Op = n.irop.Name
+		}
+	}
+	e.Line, e.Col, e.EndLine, e.EndCol = n.span.Line, n.span.Col, n.span.EndLine, n.span.EndCol
+	s.onEvent(e)
+}
+
+// panicSite returns the function and file:line where a panic started: the
+// first frame after the runtime's own in a debug.Stack dump.
+func panicSite(stack []byte) string {
+	lines := strings.Split(string(stack), "\n")
+	for i := 0; i+1 < len(lines); i++ {
+		fn := strings.TrimSpace(lines[i])
+		if strings.HasPrefix(fn, "panic(") {
+			for j := i + 2; j+1 < len(lines); j += 2 {
+				f := strings.TrimSpace(lines[j])
+				if strings.HasPrefix(f, "runtime.") {
+					continue
+				}
+				loc := strings.TrimSpace(lines[j+1])
+				if k := strings.LastIndex(loc, " +"); k >= 0 {
+					loc = loc[:k]
+				}
+				if k := strings.LastIndex(loc, "/"); k >= 0 {
+					loc = loc[k+1:]
+				}
+				return f + " " + loc
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,260 @@
+package emu
+
+import (
+	"math"
+
+	"pldworkbench/engine/ir"
+)
+
+// Tile compute: pl.add, pl.sub, pl.mul, pl.div, pl.maximum, pl.minimum on
+// two tiles (broadcasting extents of 1) or a tile and a scalar, and pl.cast.
+// Float tiles compute in float32 and round the result to their dtype, as
+// the vector unit does for FP32, FP16 and BF16; integer tiles compute in
+// int64 and wrap to their width.
+
+// f32At reads the FP32 element at byte offset i.
+func f32At(b []byte, i int) float32 { return math.Float32frombits(le.Uint32(b[i : i+4])) }
+
+// f32Put writes the FP32 element at byte offset i.
+func f32Put(b []byte, i int, v float32) { le.PutUint32(b[i:i+4], math.Float32bits(v)) }
+
+// addF32 is dst = a + b over FP32 bytes: the hot loop of every reduction.
+func addF32(dst, a, b []byte) {
+	n := len(dst) &^ 3
+	a, b = a[:n], b[:n]
+	for i := 0; i < n; i += 4 {
+		f32Put(dst, i, f32At(a, i)+f32At(b, i))
+	}
+}
+
+// f32Op applies op to two float32 values.
+func f32Op(op opKind, x, y float32) float32 {
+	switch op {
+	case opAdd:
+		return x + y
+	case opSub:
+		return x - y
+	case opMul:
+		return x * y
+	case opDiv:
+		return x / y
+	case opMax:
+		if x != x || y != y {
+			return x + y // NaN in, NaN out
+		}
+		return max(x, y)
+	case opMin:
+		if x != x || y != y {
+			return x + y
+		}
+		return min(x, y)
+	}
+	return 0
+}
+
+// intOp applies op to two integers; ok is false on division by zero.
+func intOp(op opKind, x, y int64) (int64, bool) {
+	switch op {
+	case opAdd:
+		return x + y, true
+	case opSub:
+		return x - y, true
+	case opMul:
+		return x * y, true
+	case opDiv:
+		if y == 0 {
+			return 0, false
+		}
+		return x / y, true
+	case opMax:
+		return max(x, y), true
+	case opMin:
+		return min(x, y), true
+	}
+	return 0, true
+}
+
+// broadcastShape returns the element-wise result shape of a and b.
+func broadcastShape(a, b []int) ([]int, bool) {
+	if len(a) != len(b) {
+		return nil, false
+	}
+	out := make([]int, len(a))
+	for i := range a {
+		switch {
+		case a[i] == b[i]:
+			out[i] = a[i]
+		case a[i] == 1:
+			out[i] = b[i]
+		case b[i] == 1:
+			out[i] = a[i]
+		default:
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// tileBinary computes op over tile a and either tile b or the scalar s of
+// dtype sdt, giving a tile of dtype dt. ok is false on an integer division
+// by zero.
+func tileBinary(op opKind, dt ir.DType, a, b *tile, s val, sdt ir.DType) (out *tile, ok bool) {
+	shape := a.shape
+	if b != nil {
+		shape, _ = broadcastShape(a.shape, b.shape)
+	}
+	valid := make([]int, len(shape))
+	for i := range shape {
+		valid[i] = shape[i]
+		if a.shape[i] == shape[i] {
+			valid[i] = a.valid[i]
+		}
+	}
+	out = newTile(dt, shape, valid)
+	if dt == ir.FP32 && a.dt == ir.FP32 {
+		switch {
+		case b != nil && b.dt == ir.FP32 && equalInts(a.shape, b.shape):
+			if op == opAdd {
+				addF32(out.data, a.data, b.data)
+				return out, true
+			}
+			for i := 0; i < len(out.data); i += 4 {
+				f32Put(out.data, i, f32Op(op, f32At(a.data, i), f32At(b.data, i)))
+			}
+			return out, true
+		case b == nil:
+			y := float32(s.num(sdt))
+			for i := 0; i < len(out.data); i += 4 {
+				f32Put(out.data, i, f32Op(op, f32At(a.data, i), y))
+			}
+			return out, true
+		}
+	}
+	// The general path: any dtypes, broadcasting by index.
+	n := numElems(shape)
+	aesz, oesz := a.dt.Bytes(), dt.Bytes()
+	var bst, ast []int
+	var besz int
+	if b != nil {
+		besz = b.dt.Bytes()
+		ast, bst = bcastStrides(a.shape, shape), bcastStrides(b.shape, shape)
+	}
+	ost := strides(shape)
+	for i := 0; i < n; i++ {
+		ai, bi := i, i
+		if b != nil && !equalInts(a.shape, b.shape) {
+			ai, bi = 0, 0
+			rem := i
+			for k := range shape {
+				x := rem / ost[k]
+				rem %= ost[k]
+				ai += x * ast[k]
+				bi += x * bst[k]
+			}
+		}
+		av := getVal(a.data[ai*aesz:], a.dt)
+		bv, bdt := s, sdt
+		if b != nil {
+			bv, bdt = getVal(b.data[bi*besz:], b.dt), b.dt
+		}
+		dst := out.data[i*oesz:]
+		if dt.IsFloat() {
+			putFloat(dst, dt, float64(f32Op(op, float32(av.num(a.dt)), float32(bv.num(bdt)))))
+			continue
+		}
+		r, fine := intOp(op, av.integer(a.dt), bv.integer(bdt))
+		if !fine {
+			return nil, false
+		}
+		putInt(dst, dt, r)
+	}
+	return out, true
+}
+
+// bcastStrides returns the strides of shape within a broadcast to full:
+// 0 along the dimensions it broadcasts.
+func bcastStrides(shape, full []int) []int {
+	st := strides(shape)
+	for i := range shape {
+		if shape[i] == 1 && full[i] != 1 {
+			st[i] = 0
+		}
+	}
+	return st
+}
+
+// castMode is the rounding of a float-to-integer cast (CANN's CastMode;
+// its order gives the integer form of mode=).
+type castMode uint8
+
+const (
+	castNone castMode = iota // truncate
+	castRint                 // nearest, ties to even
+	castRound                // nearest, ties away from zero
+	castFloor
+	castCeil
+	castTrunc
+	castOdd // truncate, then make an inexact result odd
+)
+
+var castModeNames = map[string]castMode{
+	"none": castNone, "rint": castRint, "round": castRound, "floor": castFloor,
+	"ceil": castCeil, "trunc": castTrunc, "odd": castOdd,
+}
+
+// roundWith rounds v to an integral value by mode.
+func roundWith(mode castMode, v float64) float64 {
+	switch mode {
+	case castRint:
+		return math.RoundToEven(v)
+	case castRound:
+		return math.Round(v)
+	case castFloor:
+		return math.Floor(v)
+	case castCeil:
+		return math.Ceil(v)
+	case castOdd:
+		t := math.Trunc(v)
+		if t != v && math.Mod(t, 2) == 0 {
+			if v > 0 {
+				t++
+			} else {
+				t--
+			}
+		}
+		return t
+	}
+	return math.Trunc(v)
+}
+
+// castTile converts every element of t to dtype to. Float to float rounds
+// to nearest-even; float to integer rounds by mode, then wraps.
+func castTile(t *tile, to ir.DType, mode castMode) *tile {
+	out := newTile(to, t.shape, t.valid)
+	fesz, tesz := t.dt.Bytes(), to.Bytes()
+	n := numElems(t.shape)
+	for i := 0; i < n; i++ {
+		src, dst := t.data[i*fesz:], out.data[i*tesz:]
+		switch {
+		case to.IsFloat():
+			putFloat(dst, to, getFloat(src, t.dt))
+		case t.dt.IsFloat():
+			putInt(dst, to, floatToInt(to, roundWith(mode, getFloat(src, t.dt))))
+		default:
+			putInt(dst, to, getInt(src, t.dt))
+		}
+	}
+	return out
+}

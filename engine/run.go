@@ -1,0 +1,264 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"time"
+
+	"pldworkbench/engine/diag"
+	"pldworkbench/engine/emu"
+	"pldworkbench/engine/ir"
+	"pldworkbench/engine/trace"
+)
+
+// Fill names how Run makes a host orchestrator's input tensors.
+type Fill string
+
+// The input fills. Index is the default because a learner can read it:
+// element i of every input is i, so a shifted or reduced output says where
+// each value came from.
+const (
+	FillIndex Fill = "index" // element i = i (its flat row-major index), converted to the dtype
+	FillRandn Fill = "randn" // standard normals drawn from Seed
+	FillOnes  Fill = "ones"
+	FillZeros Fill = "zeros"
+)
+
+// ParseFill validates a --fill value.
+func ParseFill(s string) (Fill, error) {
+	switch f := Fill(s); f {
+	case FillIndex, FillRandn, FillOnes, FillZeros:
+		return f, nil
+	case "":
+		return FillIndex, nil
+	}
+	return "", fmt.Errorf("unknown fill %q: want index, randn, ones or zeros", s)
+}
+
+// RunOptions says what to run and how.
+type RunOptions struct {
+	Options
+	Fill     Fill
+	Seed     uint64
+	Args     map[string]float64 // host scalar parameters by name
+	Schedule string
+	Timeout  time.Duration
+	MaxSteps int64
+	OnEvent  trace.Sink
+
+	// inputs, when set, replaces the fill: Compare hands one side's inputs
+	// to the other.
+	inputs map[string]*emu.Tensor
+}
+
+// Run statuses beyond the emulator's own: a program that does not compile
+// never starts.
+const StatusCompileError emu.Status = "compile_error"
+
+// RunResult is everything a run produced; it marshals to the JSON that
+// `workbench run --json` prints.
+type RunResult struct {
+	Status      emu.Status             `json:"status"`
+	Ranks       int                    `json:"ranks"`
+	Entry       string                 `json:"entry"`
+	Inputs      map[string]*TensorJSON `json:"inputs"`
+	Outputs     map[string]*TensorJSON `json:"outputs"`
+	Diagnostics []diag.JSON            `json:"diagnostics"`
+	Deadlock    *emu.Deadlock          `json:"deadlock,omitempty"`
+	Error       *emu.RunError          `json:"error,omitempty"`
+	Stats       emu.Stats              `json:"stats"`
+
+	Diags   diag.List              `json:"-"`
+	Program *ir.Program            `json:"-"`
+	In      map[string]*emu.Tensor `json:"-"`
+	Out     map[string]*emu.Tensor `json:"-"`
+	// OutputOrder and InputOrder list the host parameters in signature order.
+	InputOrder, OutputOrder []string `json:"-"`
+}
+
+// TensorJSON is a tensor on the wire: data flat, row-major.
+type TensorJSON struct {
+	DType string    `json:"dtype"`
+	Shape []int     `json:"shape"`
+	Data  []float64 `json:"data"`
+}
+
+func tensorJSON(t *emu.Tensor) *TensorJSON {
+	data := t.Data
+	if data == nil {
+		data = []float64{}
+	}
+	return &TensorJSON{DType: t.DType.String(), Shape: t.Shape, Data: data}
+}
+
+// DefaultEntry picks the module's only host orchestrator, or says which
+// ones there are.
+func DefaultEntry(name string, src []byte, ranks int) (string, error) {
+	_, mod, diags := Load(name, src)
+	if diags.HasErrors() {
+		return "", diags
+	}
+	hosts := HostEntries(mod, ranks)
+	switch {
+	case len(hosts) == 1 && !strings.Contains(hosts[0], "<"):
+		return hosts[0], nil
+	case len(hosts) == 0:
+		return "", fmt.Errorf("%s defines no host orchestrator; name a function with --entry", name)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s has %d host orchestrators; pick one with --entry:", name, len(hosts))
+	for _, h := range hosts {
+		fmt.Fprintf(&b, "\n  --entry '%s'", h)
+	}
+	return "", fmt.Errorf("%s", b.String())
+}
+
+// Run checks a program at one entry and, when it compiles, runs it on the
+// emulator with inputs made by opts.Fill.
+func Run(ctx context.Context, name string, src []byte, opts RunOptions) *RunResult {
+	res := &RunResult{Entry: opts.Entry, Inputs: map[string]*TensorJSON{}, Outputs: map[string]*TensorJSON{}, Diagnostics: []diag.JSON{}}
+	checked := Check(name, src, opts.Options)
+	res.Diags = checked.Diags
+	for _, d := range checked.Diags {
+		res.Diagnostics = append(res.Diagnostics, diag.ToJSON(d))
+	}
+	if checked.Diags.HasErrors() || len(checked.Units) != 1 || checked.Units[0].Program == nil {
+		res.Status = StatusCompileError
+		if !checked.Diags.HasErrors() {
+			res.Error = &emu.RunError{Rank: -1, Message: "the entry names no host orchestrator to run"}
+		}
+		return res
+	}
+	prog := checked.Units[0].Program
+	res.Program, res.Ranks = prog, prog.Ranks
+	in, err := MakeInputs(prog, opts.Fill, opts.Seed, opts.Args)
+	if err == nil && opts.inputs != nil {
+		in = cloneInputs(opts.inputs)
+	}
+	if err != nil {
+		res.Status = emu.StatusRuntimeError
+		res.Error = &emu.RunError{Rank: -1, Line: prog.Entry.Span.Line, Message: err.Error()}
+		return res
+	}
+	res.In = in
+	for _, p := range prog.Entry.Params {
+		if t, ok := in[p.Var.Name]; ok {
+			res.InputOrder = append(res.InputOrder, p.Var.Name)
+			res.Inputs[p.Var.Name] = tensorJSON(t)
+		}
+	}
+	r := emu.Run(ctx, prog, emu.Options{
+		Inputs: cloneInputs(in), Scalars: opts.Args, Schedule: opts.Schedule,
+		MaxSteps: opts.MaxSteps, Timeout: opts.Timeout, OnEvent: opts.OnEvent, Platform: opts.Platform,
+	})
+	res.Status, res.Deadlock, res.Error, res.Stats, res.Out = r.Status, r.Deadlock, r.Error, r.Stats, r.Outputs
+	for _, p := range prog.Entry.Params {
+		if _, isTensor := p.Var.Type.(*ir.Tensor); !isTensor || p.Dir == ir.In {
+			continue
+		}
+		if t, ok := r.Outputs[p.Var.Name]; ok {
+			res.OutputOrder = append(res.OutputOrder, p.Var.Name)
+			res.Outputs[p.Var.Name] = tensorJSON(t)
+		}
+	}
+	return res
+}
+
+// MakeInputs builds every host tensor parameter that is not pl.Out: its
+// shape from the annotation with dynamic dimensions bound to the rank count,
+// its elements from fill. Host scalar parameters must all be in args.
+func MakeInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float64) (map[string]*emu.Tensor, error) {
+	if fill == "" {
+		fill = FillIndex
+	}
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	in := map[string]*emu.Tensor{}
+	var missing []string
+	for _, p := range prog.Entry.Params {
+		switch t := p.Var.Type.(type) {
+		case *ir.Scalar:
+			if _, ok := args[p.Var.Name]; !ok {
+				missing = append(missing, p.Var.Name)
+			}
+		case *ir.Tensor:
+			if p.Dir == ir.Out {
+				continue
+			}
+			shape := make([]int, len(t.Shape))
+			n := 1
+			for i, d := range t.Shape {
+				if d.IsStatic() {
+					shape[i] = int(d.N)
+				} else {
+					shape[i] = prog.Ranks
+				}
+				n *= shape[i]
+			}
+			data := make([]float64, n)
+			for i := range data {
+				switch fill {
+				case FillIndex:
+					data[i] = float64(i)
+				case FillRandn:
+					data[i] = rng.NormFloat64()
+				case FillOnes:
+					data[i] = 1
+				}
+				data[i] = roundTo(t.DType, data[i])
+			}
+			in[p.Var.Name] = &emu.Tensor{DType: t.DType, Shape: shape, Data: data}
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return nil, fmt.Errorf("host parameter %s is a scalar: give it with --arg %s=VALUE", strings.Join(missing, ", "), missing[0])
+	}
+	for name := range args {
+		found := false
+		for _, p := range prog.Entry.Params {
+			if _, ok := p.Var.Type.(*ir.Scalar); ok && p.Var.Name == name {
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("--arg %s: the host orchestrator has no scalar parameter %q", name, name)
+		}
+	}
+	return in, nil
+}
+
+// roundTo converts v to what a tensor of dtype d can hold, so inputs are
+// exactly the values the device would see. FP16 and BF16 go through the
+// emulator's own rounding when it stores them; here FP32 rounding and
+// integer truncation are enough for inputs that are indices or normals.
+func roundTo(d ir.DType, v float64) float64 {
+	switch {
+	case d == ir.FP32:
+		return float64(float32(v))
+	case d.IsInt():
+		return math.Trunc(v)
+	case d.IsBool():
+		if v != 0 {
+			return 1
+		}
+		return 0
+	}
+	return v
+}
+
+// cloneInputs deep-copies tensors so a run can never change what the caller
+// (or the other side of a comparison) holds.
+func cloneInputs(in map[string]*emu.Tensor) map[string]*emu.Tensor {
+	out := make(map[string]*emu.Tensor, len(in))
+	for k, t := range in {
+		c := *t
+		c.Shape = append([]int(nil), t.Shape...)
+		c.Data = append([]float64(nil), t.Data...)
+		out[k] = &c
+	}
+	return out
+}

@@ -1,0 +1,107 @@
+// Package trace is the event model shared by everything that runs a pld
+// program: the emulator (engine/emu) today, the NPU backend, the web server
+// and the Perfetto exporter later. One Event is one executed operation of one
+// rank (or of the host): which op, where in the source, which peer it
+// touched, how many bytes it moved, what it did to a signal cell, and when it
+// started and ended on the simulated clock.
+//
+// The model is deliberately flat and small. An Event is a plain struct with
+// JSON tags; fields that only some operations have (peer, the notify's
+// before/after values, the wait's satisfied value and the notify that
+// released it) are pointers so that a zero — peer 0, a cell going from 0 to
+// 1 — prints as a value while an absent field is left out. Producers hand
+// events to a Sink as they happen; a Collector keeps them, a Writer streams
+// them as JSON lines (one object per line, fields in struct order, so two
+// equal runs give byte-identical files), and Read reads such a file back.
+//
+// The package imports nothing of the project, so every producer and
+// consumer can depend on it alone.
+package trace
+
+// HostRank is the Rank of events the host orchestrator emits.
+const HostRank = -1
+
+// Event is one executed operation.
+type Event struct {
+	// Rank is the rank that executed the operation, HostRank for the host.
+	Rank int `json:"rank"`
+	// Seq numbers the events of one rank from 0, in execution order.
+	Seq int64 `json:"seq"`
+	// Op is the IR operation name ("pl.load", "pld.system.notify", ...) or
+	// "call" for a call of another DSL function (a host dispatch included).
+	Op string `json:"op"`
+	// The source span of the statement, 1-based, the end exclusive.
+	Line    int `json:"line"`
+	Col     int `json:"col"`
+	EndLine int `json:"end_line"`
+	EndCol  int `json:"end_col"`
+	// Peer is the other rank the operation touched: the target of a notify,
+	// remote_load, remote_store, put or get, or the device of a dispatch.
+	Peer *int `json:"peer,omitempty"`
+	// Bytes is how many bytes the operation moved (0 for pure compute on
+	// scalars and for signals).
+	Bytes int64 `json:"bytes"`
+	// Cell names the signal cell of a notify or wait: "signal[2, 0]", in
+	// Peer's copy for a notify and in the local copy for a wait.
+	Cell string `json:"cell,omitempty"`
+	// Before and After are the cell's value around a notify.
+	Before *int64 `json:"before,omitempty"`
+	After  *int64 `json:"after,omitempty"`
+	// Value is the cell's value when a wait was satisfied.
+	Value *int64 `json:"value,omitempty"`
+	// ReleasedBy names the notify whose write made a wait's predicate
+	// true; nil when no notify ever wrote the cell (a wait on a zero).
+	ReleasedBy *Ref `json:"released_by,omitempty"`
+	// StartNs and EndNs are the simulated start and end times.
+	StartNs int64 `json:"start_ns"`
+	EndNs   int64 `json:"end_ns"`
+}
+
+// Ref names one event by rank and sequence number.
+type Ref struct {
+	Rank int   `json:"rank"`
+	Seq  int64 `json:"seq"`
+}
+
+// Sink receives events as they happen. Producers call it from one goroutine
+// at a time and in a deterministic order.
+type Sink func(Event)
+
+// Int returns a pointer to v, for Peer.
+func Int(v int) *int { return &v }
+
+// Int64 returns a pointer to v, for Before, After and Value.
+func Int64(v int64) *int64 { return &v }
+
+// Collector keeps every event it receives. It is not safe for concurrent
+// use; producers deliver events from one goroutine.
+type Collector struct {
+	Events []Event
+}
+
+// Sink returns a Sink that appends to c.Events.
+func (c *Collector) Sink() Sink {
+	return func(e Event) { c.Events = append(c.Events, e) }
+}
+
+// Tee returns a Sink that passes every event to each non-nil sink in order,
+// or nil when there is none.
+func Tee(sinks ...Sink) Sink {
+	var live []Sink
+	for _, s := range sinks {
+		if s != nil {
+			live = append(live, s)
+		}
+	}
+	switch len(live) {
+	case 0:
+		return nil
+	case 1:
+		return live[0]
+	}
+	return func(e Event) {
+		for _, s := range live {
+			s(e)
+		}
+	}
+}
