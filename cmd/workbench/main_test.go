@@ -85,3 +85,66 @@ func TestCheckJSON(t *testing.T) {
 		t.Errorf("clean program: exit %d, output %s", code, out)
 	}
 }
+
+func TestRun(t *testing.T) {
+	const prog = "../../engine/testdata/programs/"
+	tests := []struct {
+		args     []string
+		code     int
+		contains string
+	}{
+		{[]string{"run", prog + "08_allreduce_mesh.py", "--ranks", "4"}, 0, "y[3] = [384, 388, 392"},
+		{[]string{"run", prog + "08_allreduce_mesh.py", "--fill", "bogus"}, 2, "unknown fill"},
+		{[]string{"run", prog + "04_barrier.py"}, 2, "--entry"},
+		{[]string{"run", "../../engine/testdata/run/deadlock_ring.py", "--ranks", "3"}, 1, "rank 2, line 27: wait token[0, 0] >= 1, but it holds 0; no rank has notified it"},
+		{[]string{"run", "../../engine/testdata/errors/notify_without_op.py"}, 1, "compile_error"},
+	}
+	for _, tt := range tests {
+		code, out, errs := runCLI(tt.args...)
+		if code != tt.code || !strings.Contains(out+errs, tt.contains) {
+			t.Errorf("workbench %s: exit %d (want %d); want output containing %q\nstdout: %s\nstderr: %s",
+				strings.Join(tt.args, " "), code, tt.code, tt.contains, out, errs)
+		}
+	}
+}
+
+func TestRunJSONDeterministic(t *testing.T) {
+	args := []string{"run", "--json", "--fill", "randn", "--seed", "3", "--ranks", "4", "../../engine/testdata/programs/10_allreduce_ring.py"}
+	code1, out1, _ := runCLI(args...)
+	code2, out2, _ := runCLI(args...)
+	if code1 != 0 || code2 != 0 || out1 != out2 {
+		t.Fatalf("two runs differ or failed: exit %d/%d\n%s\n%s", code1, code2, out1, out2)
+	}
+	var got struct {
+		Status  string `json:"status"`
+		Ranks   int    `json:"ranks"`
+		Inputs  map[string]struct{ Data []float64 }
+		Outputs map[string]struct {
+			DType string
+			Shape []int
+			Data  []float64
+		}
+		Diagnostics []any `json:"diagnostics"`
+		Stats       map[string]int64
+	}
+	if err := json.Unmarshal([]byte(out1), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != "ok" || got.Ranks != 4 || got.Diagnostics == nil || got.Stats["notifies"] == 0 {
+		t.Fatalf("unexpected result: %+v", got)
+	}
+	// Every rank's row is the element-wise sum of the four input rows.
+	x, y := got.Inputs["x"].Data, got.Outputs["y"].Data
+	n := len(x) / 4
+	for r := 0; r < 4; r++ {
+		for j := 0; j < n; j++ {
+			want := float32(0)
+			for k := 0; k < 4; k++ {
+				want += float32(x[k*n+j])
+			}
+			if d := y[r*n+j] - float64(want); d > 1e-4 || d < -1e-4 {
+				t.Fatalf("y[%d][%d] = %v, want %v", r, j, y[r*n+j], want)
+			}
+		}
+	}
+}

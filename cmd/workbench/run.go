@@ -125,7 +125,7 @@ func printRun(w io.Writer, file string, src []byte, res *engine.RunResult) {
 		fmt.Fprintf(w, " (%s at %d ranks)", res.Entry, res.Ranks)
 	}
 	fmt.Fprintln(w)
-	if e := res.Error; e != nil {
+	if e := res.Error; e != nil && res.Deadlock == nil {
 		where := "host"
 		if e.Rank >= 0 {
 			where = fmt.Sprintf("rank %d", e.Rank)
