@@ -1,0 +1,182 @@
+package kernels_test
+
+import (
+	"pldworkbench/engine/emu"
+	"pldworkbench/engine/ir"
+)
+
+// golden is what a kernel entry's outputs must be, computed in plain Go
+// from the inputs the test made, independently of the engine: none of these
+// functions looks at the IR or at the emulator's outputs.
+type golden struct {
+	// exact says the outputs are copies (or integers) and must match bit
+	// for bit; otherwise floats compare with the torch.allclose tolerance
+	// the upstream harnesses use, |got - want| <= 1e-5 + 1e-5*|want|.
+	exact bool
+	// want returns the expected value of every pl.Out host tensor, by
+	// parameter name, at p ranks.
+	want func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor
+}
+
+// The root of the hand-rolled broadcast (ROOT in 12_broadcast_hand.py).
+const broadcastRoot = 1
+
+// goldens maps "kernel name/entry as written in its header" to the golden
+// of that entry. TestRun fails for an entry missing here, so a new kernel
+// cannot slip in untested.
+var goldens = map[string]golden{
+	"01_hello_rank/hello_rank": {want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", mapRows(in["x"], func(r int, row []float64) []float64 {
+			return each(row, func(v float64) float64 { return v + float64(r) })
+		}))
+	}},
+	"02_three_levels/three_levels": {want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", mapRows(in["x"], func(r int, row []float64) []float64 {
+			return each(row, func(v float64) float64 { return v * float64(r+1) })
+		}))
+	}},
+	"03_window_roundtrip/window_roundtrip": {exact: true, want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", in["x"].Clone())
+	}},
+	"04_barrier_hand/barrier_tally": {exact: true, want: func(p int, _ map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("tally", barrierTally(p))
+	}},
+	"05_remote_load_store/shift_by_load": {exact: true, want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", fromRank(in["x"], func(r int) int { return (r + 1) % p }))
+	}},
+	"05_remote_load_store/shift_by_store": {exact: true, want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", fromRank(in["x"], func(r int) int { return (r + 1) % p }))
+	}},
+	"06_put_get/pass_by_put": {exact: true, want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", fromRank(in["x"], func(r int) int { return (r - 1 + p) % p }))
+	}},
+	"06_put_get/pass_by_get": {exact: true, want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", fromRank(in["x"], func(r int) int { return (r - 1 + p) % p }))
+	}},
+	"07_dynamic_rank_count/across_by_put": {exact: true, want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", fromRank(in["x"], func(r int) int { return (r - p/2 + p) % p }))
+	}},
+	"07_dynamic_rank_count/across_by_get": {exact: true, want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", fromRank(in["x"], func(r int) int { return (r + p/2) % p }))
+	}},
+	"08_allreduce_mesh/mesh_allreduce":                                {want: allreduceSum},
+	"09_allreduce_two_phase/build_two_phase_allreduce({P}).two_phase": {want: allreduceSum},
+	"10_allreduce_ring/build_ring_allreduce({P}).ring_allreduce":      {want: allreduceSum},
+	"12_broadcast_hand/broadcast_hand": {exact: true, want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", fromRank(in["x"], func(int) int { return broadcastRoot }))
+	}},
+	"13_allgather_hand/allgather_hand": {exact: true, want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", allgather(in["x"]))
+	}},
+	"14_reduce_scatter_hand/reduce_scatter_pull": {want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", reduceScatter(in["x"]))
+	}},
+	"14_reduce_scatter_hand/reduce_scatter_push": {want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", reduceScatter(in["x"]))
+	}},
+	"15_all_to_all_hand/all_to_all_push": {exact: true, want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", transpose01(in["x"]))
+	}},
+	"15_all_to_all_hand/all_to_all_pull": {exact: true, want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", transpose01(in["x"]))
+	}},
+}
+
+func only(name string, t *emu.Tensor) map[string]*emu.Tensor {
+	return map[string]*emu.Tensor{name: t}
+}
+
+func each(row []float64, f func(float64) float64) []float64 {
+	out := make([]float64, len(row))
+	for i, v := range row {
+		out[i] = f(v)
+	}
+	return out
+}
+
+// mapRows builds a tensor of x's shape whose rank-r slice is f(r, x[r]).
+func mapRows(x *emu.Tensor, f func(r int, row []float64) []float64) *emu.Tensor {
+	out := emu.Zeros(x.DType, x.Shape...)
+	for r := 0; r < x.Shape[0]; r++ {
+		copy(out.Row(r), f(r, x.Row(r)))
+	}
+	return out
+}
+
+// fromRank returns y with y[r] = x[src(r)]: shifts and broadcasts.
+func fromRank(x *emu.Tensor, src func(r int) int) *emu.Tensor {
+	return mapRows(x, func(r int, _ []float64) []float64 { return x.Row(src(r)) })
+}
+
+// allreduceSum is the golden of every all-reduce: y[r] = sum over k of x[k].
+func allreduceSum(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+	x := in["x"]
+	total := make([]float64, len(x.Row(0)))
+	for k := 0; k < p; k++ {
+		for i, v := range x.Row(k) {
+			total[i] += v
+		}
+	}
+	return only("y", mapRows(x, func(int, []float64) []float64 { return total }))
+}
+
+// barrierTally is the signal column every rank sees after one hand-rolled
+// barrier: a 1 from every peer, a 0 in its own row. Shape [P, P, 1].
+func barrierTally(p int) *emu.Tensor {
+	t := emu.Zeros(ir.INT32, p, p, 1)
+	for r := 0; r < p; r++ {
+		for i := 0; i < p; i++ {
+			if i != r {
+				t.Set(1, r, i, 0)
+			}
+		}
+	}
+	return t
+}
+
+// allgather turns x [P, 1, N] into y [P, P, N] with y[r, s] = x[s, 0]:
+// every rank holds every slice, in rank order.
+func allgather(x *emu.Tensor) *emu.Tensor {
+	p, n := x.Shape[0], x.Shape[2]
+	y := emu.Zeros(x.DType, p, p, n)
+	for r := 0; r < p; r++ {
+		for s := 0; s < p; s++ {
+			for j := 0; j < n; j++ {
+				y.Set(x.At(s, 0, j), r, s, j)
+			}
+		}
+	}
+	return y
+}
+
+// reduceScatter turns x [P, P, N] into y [P, 1, N] with
+// y[r, 0, j] = sum over k of x[k, r, j]: rank r gets chunk r, reduced.
+func reduceScatter(x *emu.Tensor) *emu.Tensor {
+	p, n := x.Shape[0], x.Shape[2]
+	y := emu.Zeros(x.DType, p, 1, n)
+	for r := 0; r < p; r++ {
+		for j := 0; j < n; j++ {
+			sum := 0.0
+			for k := 0; k < p; k++ {
+				sum += x.At(k, r, j)
+			}
+			y.Data[r*n+j] = sum // unrounded: the tolerance absorbs FP32 order effects
+		}
+	}
+	return y
+}
+
+// transpose01 swaps the first two dimensions of x [P, P, N]: the
+// all-to-all, y[r, s, j] = x[s, r, j].
+func transpose01(x *emu.Tensor) *emu.Tensor {
+	p, n := x.Shape[0], x.Shape[2]
+	y := emu.Zeros(x.DType, p, p, n)
+	for r := 0; r < p; r++ {
+		for s := 0; s < p; s++ {
+			for j := 0; j < n; j++ {
+				y.Set(x.At(s, r, j), r, s, j)
+			}
+		}
+	}
+	return y
+}

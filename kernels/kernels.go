@@ -1,0 +1,159 @@
+// Package kernels holds the workbench's own PyPTO programs: one real .py
+// file per rung of the lesson ladder (steps 01–10, and the hand-rolled
+// halves of the collectives in 12–15), embedded into the binary so the
+// server and the lessons can list, show and run them.
+//
+// Every file is a complete upstream-style script — the DSL functions plus a
+// main() harness with argparse and torch behind a __main__ guard — so the
+// same text runs on real NPUs, compiles with `python3 -m py_compile`, and is
+// what a learner reads and edits. The engine never executes the harness;
+// what it needs to know about a file it reads from `#!` header comments,
+// the format the engine's own test corpus uses (engine/testdata/README.md):
+//
+//	#! entry: build_ring_allreduce({P}).ring_allreduce   one per host orchestrator
+//	#! ranks: 2 4 8                                       the rank counts it supports
+//	#! golden: y[r] == sum over k of x[k] (FP32, allclose) what the outputs must equal
+//
+// `{P}` in an entry stands for the rank count. The goldens are prose for
+// people; kernels_test.go holds the same facts as Go functions and checks
+// every kernel at every listed rank count against them on the emulator.
+//
+// The package imports nothing else of the project, so anything (server,
+// lessons, command line) can depend on it without a cycle. All and Get
+// parse the embedded headers on every call: there are a dozen small files,
+// parsing them takes microseconds, and nothing is cached or shared.
+package kernels
+
+import (
+	"embed"
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+//go:embed *.py
+var files embed.FS
+
+// Kernel is one embedded program with what its header says about it.
+type Kernel struct {
+	// Name is the file name without ".py", e.g. "08_allreduce_mesh"; the
+	// two-digit prefix is the lesson step.
+	Name string
+	// File is the file name, e.g. "08_allreduce_mesh.py".
+	File string
+	// Source is the file's text.
+	Source []byte
+	// Entries are the `#! entry:` expressions in file order, each naming a
+	// host orchestrator; "{P}" is left unexpanded (see EntriesAt).
+	Entries []string
+	// Ranks are the `#! ranks:` counts in file order; the first one is the
+	// kernel's default.
+	Ranks []int
+	// Goldens are the `#! golden:` lines: what each output must equal, in
+	// words.
+	Goldens []string
+}
+
+// EntriesAt returns the entries with "{P}" replaced by p.
+func (k Kernel) EntriesAt(p int) []string {
+	out := make([]string, len(k.Entries))
+	for i, e := range k.Entries {
+		out[i] = strings.ReplaceAll(e, "{P}", strconv.Itoa(p))
+	}
+	return out
+}
+
+// Supports reports whether p is one of the kernel's rank counts.
+func (k Kernel) Supports(p int) bool {
+	for _, n := range k.Ranks {
+		if n == p {
+			return true
+		}
+	}
+	return false
+}
+
+// All returns every embedded kernel, sorted by file name (so by step). It
+// panics if a header is malformed; the files are fixed at build time and
+// the package's tests parse every one of them.
+func All() []Kernel {
+	names, err := files.ReadDir(".")
+	if err != nil {
+		panic(fmt.Sprintf("kernels: reading the embedded files: %v", err))
+	}
+	var out []Kernel
+	for _, d := range names {
+		if d.IsDir() || path.Ext(d.Name()) != ".py" {
+			continue
+		}
+		src, err := files.ReadFile(d.Name())
+		if err != nil {
+			panic(fmt.Sprintf("kernels: reading %s: %v", d.Name(), err))
+		}
+		k, err := Parse(d.Name(), src)
+		if err != nil {
+			panic("kernels: " + err.Error())
+		}
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].File < out[j].File })
+	return out
+}
+
+// Get returns the kernel called name, given with or without ".py"
+// ("08_allreduce_mesh" or "08_allreduce_mesh.py").
+func Get(name string) (Kernel, bool) {
+	name = strings.TrimSuffix(name, ".py")
+	for _, k := range All() {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Kernel{}, false
+}
+
+// Parse reads the `#!` header lines of a program called file. A header
+// line is a comment starting with "#!" (at any indentation) of the form
+// "key: value"; keys other than entry, ranks and golden are ignored. A file
+// needs at least one entry and one rank count; every count must be a
+// positive integer.
+func Parse(file string, src []byte) (Kernel, error) {
+	k := Kernel{Name: strings.TrimSuffix(file, ".py"), File: file, Source: src}
+	for i, line := range strings.Split(string(src), "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "#!") {
+			continue
+		}
+		key, val, ok := strings.Cut(line[2:], ":")
+		if !ok {
+			continue
+		}
+		val = strings.TrimSpace(val)
+		switch strings.TrimSpace(key) {
+		case "entry":
+			if val == "" {
+				return k, fmt.Errorf("%s:%d: empty #! entry", file, i+1)
+			}
+			k.Entries = append(k.Entries, val)
+		case "ranks":
+			for _, f := range strings.Fields(val) {
+				n, err := strconv.Atoi(f)
+				if err != nil || n < 1 {
+					return k, fmt.Errorf("%s:%d: #! ranks: got %q, want positive integers", file, i+1, f)
+				}
+				k.Ranks = append(k.Ranks, n)
+			}
+		case "golden":
+			k.Goldens = append(k.Goldens, val)
+		}
+	}
+	if len(k.Entries) == 0 {
+		return k, fmt.Errorf("%s: no #! entry line", file)
+	}
+	if len(k.Ranks) == 0 {
+		return k, fmt.Errorf("%s: no #! ranks line", file)
+	}
+	return k, nil
+}

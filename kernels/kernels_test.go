@@ -1,0 +1,358 @@
+package kernels_test
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"pldworkbench/engine"
+	"pldworkbench/engine/diag"
+	"pldworkbench/engine/emu"
+	"pldworkbench/engine/ir"
+	"pldworkbench/kernels"
+)
+
+// supportedRanks are the rank counts a kernel may list: the ones every
+// test runs at.
+var supportedRanks = []int{2, 3, 4, 8}
+
+// runTimeout bounds one emulator run. The kernels finish in milliseconds;
+// the limit only turns a hang into a failure.
+const runTimeout = 10 * time.Second
+
+// TestHeaders checks what the server and the lessons rely on: every step
+// of the ladder has its file, every file names its step, lists at least one
+// entry, only rank counts among 2, 3, 4 and 8, and a golden for each entry.
+func TestHeaders(t *testing.T) {
+	all := kernels.All()
+	var steps []string
+	for _, k := range all {
+		steps = append(steps, k.Name[:2])
+	}
+	want := []string{"01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "12", "13", "14", "15"}
+	if !slices.Equal(steps, want) {
+		t.Fatalf("steps = %v, want %v", steps, want)
+	}
+	named := regexp.MustCompile(`^\d\d_[a-z0-9_]+$`)
+	for _, k := range all {
+		if !named.MatchString(k.Name) || k.File != k.Name+".py" {
+			t.Errorf("%s: name %q does not follow NN_snake_case.py", k.File, k.Name)
+		}
+		if len(k.Source) == 0 || !strings.Contains(string(k.Source), `if __name__ == "__main__":`) {
+			t.Errorf("%s: want a runnable script with a __main__ guard", k.File)
+		}
+		for _, p := range k.Ranks {
+			if !slices.Contains(supportedRanks, p) {
+				t.Errorf("%s: #! ranks lists %d, want only counts among %v", k.File, p, supportedRanks)
+			}
+		}
+		if len(k.Goldens) == 0 {
+			t.Errorf("%s: no #! golden line", k.File)
+		}
+		// One golden per entry, or one line that says it covers them all.
+		if len(k.Entries) > 1 && len(k.Goldens) < len(k.Entries) && !strings.Contains(k.Goldens[0], "both entries") {
+			t.Errorf("%s: %d entries but %d golden lines", k.File, len(k.Entries), len(k.Goldens))
+		}
+		got, ok := kernels.Get(k.Name)
+		if !ok || got.File != k.File {
+			t.Errorf("Get(%q) = %v, %v", k.Name, got.File, ok)
+		}
+		if _, ok := kernels.Get(k.File); !ok {
+			t.Errorf("Get(%q) failed", k.File)
+		}
+	}
+	if _, ok := kernels.Get("99_nothing"); ok {
+		t.Error(`Get("99_nothing") succeeded`)
+	}
+}
+
+// TestParse covers the header reader on its own: errors name the file and
+// line, and {P} expands.
+func TestParse(t *testing.T) {
+	src := "#! entry: build({P}).host\n  #! ranks: 2 4\n#! golden: y == x\n#! other: ignored\n"
+	k, err := kernels.Parse("x.py", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(k.Ranks, []int{2, 4}) || !slices.Equal(k.EntriesAt(4), []string{"build(4).host"}) || len(k.Goldens) != 1 {
+		t.Errorf("Parse = %+v", k)
+	}
+	if !k.Supports(4) || k.Supports(3) {
+		t.Errorf("Supports wrong for ranks %v", k.Ranks)
+	}
+	for _, bad := range []struct{ src, msg string }{
+		{"#! ranks: 2\n", "no #! entry"},
+		{"#! entry: f\n", "no #! ranks"},
+		{"#! entry: f\n#! ranks: 2 x\n", `x.py:2: #! ranks: got "x"`},
+		{"#! entry: f\n#! ranks: 0\n", `got "0", want positive`},
+	} {
+		if _, err := kernels.Parse("x.py", []byte(bad.src)); err == nil || !strings.Contains(err.Error(), bad.msg) {
+			t.Errorf("Parse(%q) error = %v, want it to contain %q", bad.src, err, bad.msg)
+		}
+	}
+}
+
+// instance is one kernel entry at one rank count.
+type instance struct {
+	k     kernels.Kernel
+	entry string // as written in the header, {P} unexpanded
+	p     int
+}
+
+func (in instance) expanded() string { return strings.ReplaceAll(in.entry, "{P}", fmt.Sprint(in.p)) }
+func (in instance) key() string      { return in.k.Name + "/" + in.entry }
+func (in instance) String() string   { return fmt.Sprintf("%s/%s/P=%d", in.k.Name, in.expanded(), in.p) }
+
+func instances() []instance {
+	var out []instance
+	for _, k := range kernels.All() {
+		for _, e := range k.Entries {
+			for _, p := range k.Ranks {
+				out = append(out, instance{k, e, p})
+			}
+		}
+	}
+	return out
+}
+
+// compile checks one instance and requires it to be clean: no errors and
+// no warnings, one program instantiated at the right rank count.
+func compile(t testing.TB, in instance) *ir.Program {
+	t.Helper()
+	return compileSource(t, in, in.k.Source)
+}
+
+func compileSource(t testing.TB, in instance, src []byte) *ir.Program {
+	t.Helper()
+	res := engine.Check(in.k.File, src, engine.Options{Entry: in.expanded(), Ranks: in.p})
+	if len(res.Diags) > 0 {
+		t.Fatalf("%s: want a clean check, got:\n%s", in, diag.RenderAll(res.Diags, src))
+	}
+	if len(res.Units) != 1 || res.Units[0].Program == nil {
+		t.Fatalf("%s: want one program, got %d units", in, len(res.Units))
+	}
+	prog := res.Units[0].Program
+	if prog.Ranks != in.p {
+		t.Fatalf("%s: program instantiated at %d ranks, want %d", in, prog.Ranks, in.p)
+	}
+	return prog
+}
+
+// TestCheckClean: every kernel checks without a single diagnostic at every
+// entry and rank count its header lists, and without an entry at its first
+// rank count (what `workbench check FILE` does).
+func TestCheckClean(t *testing.T) {
+	for _, in := range instances() {
+		compile(t, in)
+	}
+	for _, k := range kernels.All() {
+		res := engine.Check(k.File, k.Source, engine.Options{Ranks: k.Ranks[0]})
+		if len(res.Diags) > 0 {
+			t.Errorf("%s without --entry: %s", k.File, diag.RenderAll(res.Diags, k.Source))
+		}
+	}
+}
+
+// TestRanksHonest: a rank count among 2, 3, 4, 8 that a header leaves out
+// must really be refused (the factories of steps 09 and 10 raise for a
+// count that does not divide SIZE), so `#! ranks:` is the exact list.
+func TestRanksHonest(t *testing.T) {
+	for _, k := range kernels.All() {
+		for _, p := range supportedRanks {
+			if k.Supports(p) {
+				continue
+			}
+			for _, e := range k.EntriesAt(p) {
+				res := engine.Check(k.File, k.Source, engine.Options{Entry: e, Ranks: p})
+				if !res.Diags.HasErrors() {
+					t.Errorf("%s --entry %s --ranks %d checks clean, but the header leaves %d out", k.File, e, p, p)
+				}
+			}
+		}
+	}
+}
+
+// hostParam is one host tensor parameter with its shape at P ranks.
+type hostParam struct {
+	name  string
+	dtype ir.DType
+	shape []int
+	out   bool // pl.Out: the kernel writes it; it starts at zero
+}
+
+// hostParams reads the entry's parameters from the IR, binding every
+// dynamic dimension (NR) to p.
+func hostParams(t testing.TB, prog *ir.Program, p int) []hostParam {
+	t.Helper()
+	var out []hostParam
+	for _, prm := range prog.Entry.Params {
+		tt, ok := prm.Var.Type.(*ir.Tensor)
+		if !ok {
+			t.Fatalf("host parameter %s is a %s; the kernels take only tensors", prm.Var.Name, prm.Var.Type)
+		}
+		shape := make([]int, len(tt.Shape))
+		for i, d := range tt.Shape {
+			shape[i] = int(d.N)
+			if !d.IsStatic() {
+				shape[i] = p
+			}
+		}
+		out = append(out, hostParam{prm.Var.Name, tt.DType, shape, prm.Dir == ir.Out})
+	}
+	return out
+}
+
+// makeInputs fills every host tensor that is not pl.Out with seeded random
+// values: standard normals rounded to float32 for float tensors, small
+// integers for integer ones. The seed depends only on the instance.
+func makeInputs(in instance, params []hostParam) map[string]*emu.Tensor {
+	h := fnv.New64a()
+	h.Write([]byte(in.String()))
+	rng := rand.New(rand.NewPCG(20240611, h.Sum64()))
+	inputs := map[string]*emu.Tensor{}
+	for _, prm := range params {
+		if prm.out {
+			continue
+		}
+		t := emu.Zeros(prm.dtype, prm.shape...)
+		for i := range t.Data {
+			if prm.dtype.IsFloat() {
+				t.Data[i] = float64(float32(rng.NormFloat64()))
+			} else {
+				t.Data[i] = float64(rng.IntN(201) - 100)
+			}
+		}
+		inputs[prm.name] = t
+	}
+	return inputs
+}
+
+func runProgram(t testing.TB, prog *ir.Program, inputs map[string]*emu.Tensor, opts emu.Options) *emu.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	opts.Inputs = cloneAll(inputs) // the golden reads the originals
+	return emu.Run(ctx, prog, opts)
+}
+
+func cloneAll(m map[string]*emu.Tensor) map[string]*emu.Tensor {
+	out := make(map[string]*emu.Tensor, len(m))
+	for k, v := range m {
+		out[k] = v.Clone()
+	}
+	return out
+}
+
+func describe(res *emu.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "status %s", res.Status)
+	if res.Error != nil {
+		fmt.Fprintf(&b, ": %v", res.Error)
+	}
+	if res.Deadlock != nil {
+		for _, r := range res.Deadlock.Ranks {
+			fmt.Fprintf(&b, "\n  rank %d line %d waits on %s = %d (%s %d), notified by %v",
+				r.Rank, r.Line, r.Cell, r.Value, r.Cmp, r.Expected, r.NotifiedBy)
+		}
+	}
+	return b.String()
+}
+
+// TestRun runs every kernel entry at every rank count it lists with random
+// inputs and compares every output with its golden.
+func TestRun(t *testing.T) {
+	for _, in := range instances() {
+		t.Run(in.String(), func(t *testing.T) {
+			g, ok := goldens[in.key()]
+			if !ok {
+				t.Fatalf("no golden for %s in golden_test.go", in.key())
+			}
+			prog := compile(t, in)
+			params := hostParams(t, prog, in.p)
+			inputs := makeInputs(in, params)
+			res := runProgram(t, prog, inputs, emu.Options{})
+			if res.Status != emu.StatusOK {
+				t.Fatalf("%s", describe(res))
+			}
+			if err := compareOutputs(params, inputs, res.Outputs, g.want(in.p, inputs), g.exact); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// compareOutputs checks every pl.Out parameter against want (and requires
+// want to cover exactly those), and that no input changed.
+func compareOutputs(params []hostParam, inputs, got, want map[string]*emu.Tensor, exact bool) error {
+	outs := 0
+	for _, prm := range params {
+		g := got[prm.name]
+		if g == nil {
+			return fmt.Errorf("no output for host parameter %s", prm.name)
+		}
+		if !slices.Equal(g.Shape, prm.shape) || g.DType != prm.dtype {
+			return fmt.Errorf("%s: got %s%v, want %s%v", prm.name, g.DType, g.Shape, prm.dtype, prm.shape)
+		}
+		if !prm.out {
+			if err := sameValues(prm.name+" (an input)", g, inputs[prm.name], true); err != nil {
+				return err
+			}
+			continue
+		}
+		outs++
+		w := want[prm.name]
+		if w == nil {
+			return fmt.Errorf("the golden has no value for output %s", prm.name)
+		}
+		if !slices.Equal(w.Shape, prm.shape) {
+			return fmt.Errorf("golden for %s has shape %v, want %v", prm.name, w.Shape, prm.shape)
+		}
+		if err := sameValues(prm.name, g, w, exact || prm.dtype.IsInt()); err != nil {
+			return err
+		}
+	}
+	if outs != len(want) {
+		return fmt.Errorf("the golden names %d outputs, the entry has %d", len(want), outs)
+	}
+	return nil
+}
+
+// sameValues compares element by element and reports the first few
+// mismatches with their row-major index.
+func sameValues(name string, got, want *emu.Tensor, exact bool) error {
+	var bad []string
+	n := 0
+	for i, w := range want.Data {
+		g := got.Data[i]
+		ok := g == w
+		if !exact {
+			ok = math.Abs(g-w) <= 1e-5+1e-5*math.Abs(w)
+		}
+		if !ok {
+			n++
+			if len(bad) < 4 {
+				bad = append(bad, fmt.Sprintf("[%s] got %v, want %v", index(want.Shape, i), g, w))
+			}
+		}
+	}
+	if n > 0 {
+		return fmt.Errorf("%s: %d of %d elements wrong: %s", name, n, len(want.Data), strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+func index(shape []int, flat int) string {
+	idx := make([]string, len(shape))
+	for i := len(shape) - 1; i >= 0; i-- {
+		idx[i] = fmt.Sprint(flat % shape[i])
+		flat /= shape[i]
+	}
+	return strings.Join(idx, ", ")
+}
