@@ -12,6 +12,7 @@ import (
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/lower"
 	"pldworkbench/engine/trace"
 )
 
@@ -133,7 +134,14 @@ func Run(ctx context.Context, name string, src []byte, opts RunOptions) *RunResu
 		}
 		return res
 	}
-	prog := checked.Units[0].Program
+	prog, err := lower.Lower(checked.Units[0].Program, "")
+	if err != nil {
+		// The checker admits only what the passes can lower; reaching here
+		// is an engine bug, reported rather than hidden.
+		res.Status = StatusCompileError
+		res.Error = &emu.RunError{Rank: -1, Message: "lowering failed: " + err.Error()}
+		return res
+	}
 	res.Program, res.Ranks = prog, prog.Ranks
 	in, err := MakeInputs(prog, opts.Fill, opts.Seed, opts.Args)
 	if err == nil && opts.inputs != nil {

@@ -22,6 +22,12 @@
 // the run-time rounding rule (truncation toward zero on the device) belongs
 // to whoever executes them.
 //
+// Lowering passes (package lower) rewrite the builtin collectives into
+// those primitives and mark every statement they emit with its Origin; the
+// few operations no DSL call produces (pl.get_block_idx, pl.tensor.view)
+// and the block grid of a kernel launch (Call.Blocks) are defined here, in
+// lowered.go.
+//
 // The package imports nothing else of the project, so every later stage
 // (lower, emu, npu) can depend on it alone.
 package ir
@@ -104,6 +110,9 @@ type Func struct {
 	Result Type // nil when the function returns nothing
 	Body   *Block
 	Span   Span
+	// From is set on a function a lowering pass synthesized (the kernel
+	// that runs a HOST builtin): the builtin call it implements.
+	From *Origin
 }
 
 // Param is one declared parameter.
@@ -251,6 +260,7 @@ type Op struct {
 	Attrs  []Attr
 	Result *Var
 	Span   Span
+	From   *Origin // set on statements a lowering pass emitted
 }
 
 // Attr returns the attribute called key, or nil.
@@ -305,6 +315,7 @@ type Bin struct {
 	X, Y   Operand
 	Result *Var
 	Span   Span
+	From   *Origin // set on statements a lowering pass emitted
 }
 
 // UnOp is a scalar unary operator.
@@ -329,6 +340,7 @@ type Unary struct {
 	X      Operand
 	Result *Var
 	Span   Span
+	From   *Origin // set on statements a lowering pass emitted
 }
 
 // Assign is Dst = Src (a DSL rebinding such as chunk_elems = 16, or
@@ -337,6 +349,7 @@ type Assign struct {
 	Dst  *Var
 	Src  Operand
 	Span Span
+	From *Origin // set on statements a lowering pass emitted
 }
 
 // Index is Result = X[Index] at the host: a view of X without its leading
@@ -346,6 +359,7 @@ type Index struct {
 	Index  Operand
 	Result *Var
 	Span   Span
+	From   *Origin // set on statements a lowering pass emitted
 }
 
 // Bind records that a symbolic dimension of a callee's signature was bound
@@ -358,13 +372,24 @@ type Bind struct {
 // Call calls another DSL function. Device is set only on a host dispatch of
 // an orchestration function (device=r). Binds lists, sorted by symbol, the
 // symbolic dimensions of the callee's parameters this call binds.
+//
+// Blocks, on an orchestration function's call of an InCore kernel, launches
+// the kernel as a grid of Blocks concurrent blocks on the device (0 and 1
+// both mean the single block every DSL call runs as). Each block runs the
+// whole kernel body with its own locals and tiles, sharing the rank's
+// tensors and windows; pl.get_block_idx() (BlockIdxOp) tells it which block
+// it is, and the call returns when every block has finished. Only lowering
+// passes set it: the HOST mesh allreduce with core_num=C becomes a kernel
+// launched with Blocks=C.
 type Call struct {
 	Callee *Func
 	Args   []Operand
 	Device Operand
+	Blocks int
 	Binds  []Bind
 	Result *Var
 	Span   Span
+	From   *Origin // set on statements a lowering pass emitted
 }
 
 // For is for Var in range(Start, Stop, Step): Body.
@@ -373,6 +398,7 @@ type For struct {
 	Start, Stop, Step Operand
 	Body              *Block
 	Span              Span
+	From              *Origin // set on statements a lowering pass emitted
 }
 
 // If is if Cond: Then else: Else. Else may be nil.
@@ -380,12 +406,14 @@ type If struct {
 	Cond       Operand
 	Then, Else *Block
 	Span       Span
+	From       *Origin // set on statements a lowering pass emitted
 }
 
 // Return returns Value (nil for a bare return).
 type Return struct {
 	Value Operand
 	Span  Span
+	From  *Origin // set on statements a lowering pass emitted
 }
 
 func (s *Op) Pos() Span     { return s.Span }

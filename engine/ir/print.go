@@ -21,7 +21,13 @@ import (
 //	  return y
 //
 // One statement per line, two spaces per nesting level, functions in
-// Program.Funcs order separated by a blank line. Nothing in it depends on
+// Program.Funcs order separated by a blank line. After lowering, every
+// statement a pass emitted ends in the builtin it came from:
+//
+//	  for peer: INDEX in range(0, nranks, 1):                               # from pld.tensor.allreduce (line 42)
+//
+// and a kernel launched as a grid of blocks shows it in the call:
+// __host_allreduce_mesh_42(data, sig, blocks=4). Nothing in it depends on
 // map order or pointers, so two prints of equal programs are equal text and
 // a diff of two prints is a diff of the programs.
 
@@ -89,13 +95,13 @@ func (pr *printer) fn(f *Func) {
 		b.WriteString(" -> " + f.Result.String())
 	}
 	b.WriteString(":")
-	pr.line(0, b.String(), f.Span)
+	pr.line(0, b.String(), f.Span, f.From)
 	pr.block(1, f.Body)
 }
 
 func (pr *printer) block(depth int, b *Block) {
 	if b == nil || len(b.Stmts) == 0 {
-		pr.line(depth, "pass", Span{})
+		pr.line(depth, "pass", Span{}, nil)
 		return
 	}
 	for _, s := range b.Stmts {
@@ -103,17 +109,28 @@ func (pr *printer) block(depth int, b *Block) {
 	}
 }
 
-func (pr *printer) line(depth int, text string, sp Span) {
+// line writes one line of text at depth. A statement a lowering pass
+// emitted ends in the builtin it came from ("# from pld.tensor.allreduce
+// (line 42)"), whatever the options; with Lines, any other statement ends in
+// its source line.
+func (pr *printer) line(depth int, text string, sp Span, from *Origin) {
 	start := pr.b.Len()
 	pr.b.WriteString(strings.Repeat("  ", depth))
 	pr.b.WriteString(text)
-	if pr.opts.Lines && sp.Line > 0 {
+	comment := ""
+	switch {
+	case from != nil:
+		comment = "# " + from.String()
+	case pr.opts.Lines && sp.Line > 0:
+		comment = "# line " + strconv.Itoa(sp.Line)
+	}
+	if comment != "" {
 		if n := pr.b.Len() - start; n < LineColumn {
 			pr.b.WriteString(strings.Repeat(" ", LineColumn-n))
 		} else {
 			pr.b.WriteByte(' ')
 		}
-		pr.b.WriteString("# line " + strconv.Itoa(sp.Line))
+		pr.b.WriteString(comment)
 	}
 	pr.b.WriteByte('\n')
 }
@@ -129,15 +146,15 @@ func (pr *printer) stmt(depth int, s Stmt) {
 			call += a.Key + "=" + attrString(a.Value)
 		}
 		call += ")"
-		pr.line(depth, bind(s.Result)+call, s.Span)
+		pr.line(depth, bind(s.Result)+call, s.Span, s.From)
 	case *Bin:
-		pr.line(depth, bind(s.Result)+s.Op.String()+"("+operand(s.X)+", "+operand(s.Y)+")", s.Span)
+		pr.line(depth, bind(s.Result)+s.Op.String()+"("+operand(s.X)+", "+operand(s.Y)+")", s.Span, s.From)
 	case *Unary:
-		pr.line(depth, bind(s.Result)+s.Op.String()+"("+operand(s.X)+")", s.Span)
+		pr.line(depth, bind(s.Result)+s.Op.String()+"("+operand(s.X)+")", s.Span, s.From)
 	case *Assign:
-		pr.line(depth, bind(s.Dst)+operand(s.Src), s.Span)
+		pr.line(depth, bind(s.Dst)+operand(s.Src), s.Span, s.From)
 	case *Index:
-		pr.line(depth, bind(s.Result)+s.X.Name+"["+operand(s.Index)+"]", s.Span)
+		pr.line(depth, bind(s.Result)+s.X.Name+"["+operand(s.Index)+"]", s.Span, s.From)
 	case *Call:
 		name := "?"
 		if s.Callee != nil {
@@ -150,6 +167,12 @@ func (pr *printer) stmt(depth int, s Stmt) {
 			}
 			call += "device=" + operand(s.Device)
 		}
+		if g := blocksString(s.Blocks); g != "" {
+			if len(s.Args) > 0 || s.Device != nil {
+				call += ", "
+			}
+			call += g
+		}
 		call += ")"
 		if len(s.Binds) > 0 {
 			call += " where "
@@ -160,27 +183,27 @@ func (pr *printer) stmt(depth int, s Stmt) {
 				call += bd.Sym + "=" + bd.Dim.String()
 			}
 		}
-		pr.line(depth, bind(s.Result)+call, s.Span)
+		pr.line(depth, bind(s.Result)+call, s.Span, s.From)
 	case *For:
 		head := "for " + s.Var.Name + ": " + typeString(s.Var.Type) + " in range(" +
 			operand(s.Start) + ", " + operand(s.Stop) + ", " + operand(s.Step) + "):"
-		pr.line(depth, head, s.Span)
+		pr.line(depth, head, s.Span, s.From)
 		pr.block(depth+1, s.Body)
 	case *If:
-		pr.line(depth, "if "+operand(s.Cond)+":", s.Span)
+		pr.line(depth, "if "+operand(s.Cond)+":", s.Span, s.From)
 		pr.block(depth+1, s.Then)
 		if s.Else != nil {
-			pr.line(depth, "else:", Span{})
+			pr.line(depth, "else:", Span{}, s.From)
 			pr.block(depth+1, s.Else)
 		}
 	case *Return:
 		if s.Value == nil {
-			pr.line(depth, "return", s.Span)
+			pr.line(depth, "return", s.Span, s.From)
 		} else {
-			pr.line(depth, "return "+operand(s.Value), s.Span)
+			pr.line(depth, "return "+operand(s.Value), s.Span, s.From)
 		}
 	default:
-		pr.line(depth, "<unknown statement>", Span{})
+		pr.line(depth, "<unknown statement>", Span{}, nil)
 	}
 }
 

@@ -19,14 +19,18 @@ import (
 //     has the Invalid type;
 //   - calls respect the levels: the host dispatches orchestration
 //     functions with device=, orchestration calls InCore kernels without
-//     it, and host tensor indexing happens only at the host.
+//     it, and host tensor indexing happens only at the host;
+//   - lowered programs are well formed: the IR's own primitives (BlockIdxOp,
+//     ViewOp) have their operands and run in kernels, and only an
+//     orchestration function's call of a kernel launches a block grid.
 //
 // Which pl/pld operation may run at which level is the checker's table;
 // VerifyWith takes it as a function.
 func Verify(p *Program) error { return VerifyWith(p, nil) }
 
 // VerifyWith is Verify plus, when legal is not nil, a check that every Op
-// is legal at the level of its function.
+// is legal at the level of its function. The IR's own primitives are not
+// passed to legal; Verify knows their levels.
 func VerifyWith(p *Program, legal func(op string, at Level) bool) error {
 	v := &verifier{prog: p, legal: legal, funcs: map[*Func]bool{}}
 	v.run()
@@ -176,7 +180,9 @@ func (v *verifier) stmt(s Stmt, d defs) {
 				v.use(sp, a, d)
 			}
 		}
-		if v.legal != nil && !v.legal(s.Name, v.fn.Level) {
+		if prim, ok := primitives[s.Name]; ok {
+			prim(v, s)
+		} else if v.legal != nil && !v.legal(s.Name, v.fn.Level) {
 			v.errorf(sp, "%s is not allowed at the %s level", s.Name, v.fn.Level)
 		}
 		v.define(sp, s.Result, d)
@@ -309,6 +315,7 @@ func (v *verifier) call(s *Call, d defs) {
 		v.define(sp, s.Result, d)
 		return
 	}
+	v.verifyBlocks(s)
 	switch caller := v.fn.Level; {
 	case caller == Host && c.Level == Orchestration:
 		if s.Device == nil {

@@ -23,14 +23,14 @@ func Walk(b *Block, fn func(Stmt) bool) {
 
 // Clone returns a deep copy of p that shares nothing mutable with it: new
 // Funcs, Blocks, statements, Vars (one new Var per old one, so identity is
-// preserved within the copy) and lists. Types, constants, symbols and
-// attribute values are immutable and shared. Passes that rewrite a program
+// preserved within the copy) and lists. Types, constants, symbols,
+// attribute values and origins are immutable and shared. Passes that rewrite a program
 // clone it first, so every stage can still be printed.
 func (p *Program) Clone() *Program {
 	c := &cloner{vars: map[*Var]*Var{}, funcs: map[*Func]*Func{}}
 	out := &Program{Name: p.Name, Ranks: p.Ranks, Platform: p.Platform}
 	for _, f := range p.Funcs {
-		nf := &Func{Name: f.Name, Level: f.Level, Result: f.Result, Span: f.Span}
+		nf := &Func{Name: f.Name, Level: f.Level, Result: f.Result, Span: f.Span, From: f.From}
 		c.funcs[f] = nf
 		out.Funcs = append(out.Funcs, nf)
 	}
@@ -99,28 +99,28 @@ func (c *cloner) block(b *Block) *Block {
 func (c *cloner) stmt(s Stmt) Stmt {
 	switch s := s.(type) {
 	case *Op:
-		return &Op{Name: s.Name, Args: c.ops(s.Args), Attrs: append([]Attr(nil), s.Attrs...), Result: c.v(s.Result), Span: s.Span}
+		return &Op{Name: s.Name, Args: c.ops(s.Args), Attrs: append([]Attr(nil), s.Attrs...), Result: c.v(s.Result), Span: s.Span, From: s.From}
 	case *Bin:
-		return &Bin{Op: s.Op, X: c.op(s.X), Y: c.op(s.Y), Result: c.v(s.Result), Span: s.Span}
+		return &Bin{Op: s.Op, X: c.op(s.X), Y: c.op(s.Y), Result: c.v(s.Result), Span: s.Span, From: s.From}
 	case *Unary:
-		return &Unary{Op: s.Op, X: c.op(s.X), Result: c.v(s.Result), Span: s.Span}
+		return &Unary{Op: s.Op, X: c.op(s.X), Result: c.v(s.Result), Span: s.Span, From: s.From}
 	case *Assign:
-		return &Assign{Dst: c.v(s.Dst), Src: c.op(s.Src), Span: s.Span}
+		return &Assign{Dst: c.v(s.Dst), Src: c.op(s.Src), Span: s.Span, From: s.From}
 	case *Index:
-		return &Index{X: c.v(s.X), Index: c.op(s.Index), Result: c.v(s.Result), Span: s.Span}
+		return &Index{X: c.v(s.X), Index: c.op(s.Index), Result: c.v(s.Result), Span: s.Span, From: s.From}
 	case *Call:
 		callee := c.funcs[s.Callee]
 		if callee == nil {
 			callee = s.Callee
 		}
-		return &Call{Callee: callee, Args: c.ops(s.Args), Device: c.op(s.Device),
-			Binds: append([]Bind(nil), s.Binds...), Result: c.v(s.Result), Span: s.Span}
+		return &Call{Callee: callee, Args: c.ops(s.Args), Device: c.op(s.Device), Blocks: s.Blocks,
+			Binds: append([]Bind(nil), s.Binds...), Result: c.v(s.Result), Span: s.Span, From: s.From}
 	case *For:
-		return &For{Var: c.v(s.Var), Start: c.op(s.Start), Stop: c.op(s.Stop), Step: c.op(s.Step), Body: c.block(s.Body), Span: s.Span}
+		return &For{Var: c.v(s.Var), Start: c.op(s.Start), Stop: c.op(s.Stop), Step: c.op(s.Step), Body: c.block(s.Body), Span: s.Span, From: s.From}
 	case *If:
-		return &If{Cond: c.op(s.Cond), Then: c.block(s.Then), Else: c.block(s.Else), Span: s.Span}
+		return &If{Cond: c.op(s.Cond), Then: c.block(s.Then), Else: c.block(s.Else), Span: s.Span, From: s.From}
 	case *Return:
-		return &Return{Value: c.op(s.Value), Span: s.Span}
+		return &Return{Value: c.op(s.Value), Span: s.Span, From: s.From}
 	}
 	return s
 }
