@@ -3,3 +3,5 @@ module pldworkbench
 go 1.26.0
 
 require golang.org/x/tools v0.52.0
+
+require github.com/pmezard/go-difflib v1.0.0

@@ -10,6 +10,7 @@ import (
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/lower"
 )
 
 // frontFlags are the flags check and ir share.
@@ -186,9 +187,21 @@ func runIR(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var ff frontFlags
 	ff.register(fs)
+	after := fs.String("after", "", "print the program after this lowering pass (default: fully lowered; \"checked\" = before any pass)")
+	passes := fs.Bool("passes", false, "list the lowering passes and exit")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench ir FILE [--entry EXPR] [--ranks P] [--platform 910B|950]")
+		fmt.Fprintln(stderr, "usage: workbench ir FILE [--entry EXPR] [--ranks P] [--platform 910B|950] [--after PASS] | workbench ir --passes")
 		fs.PrintDefaults()
+	}
+	if len(args) == 1 && (args[0] == "--passes" || args[0] == "-passes") {
+		*passes = true
+	}
+	if *passes {
+		fmt.Fprintf(stdout, "  %-20s %s\n", "checked", "the program as the checker built it, before any pass")
+		for _, p := range lower.Passes {
+			fmt.Fprintf(stdout, "  %-20s %s\n", p.Name, p.Doc)
+		}
+		return 0
 	}
 	file, ok := parseFileArgs(fs, args, stderr)
 	ff.explicitRanks = flagGiven(fs, "ranks")
@@ -201,25 +214,16 @@ func runIR(args []string, stdout, stderr io.Writer) int {
 	}
 	opts := ff.options()
 	if opts.Entry == "" {
-		_, mod, diags := engine.Load(file, src)
-		if diags.HasErrors() {
-			fmt.Fprint(stderr, diag.RenderAll(diags, src))
-			return 1
-		}
-		hosts := engine.HostEntries(mod, ff.ranks)
-		switch {
-		case len(hosts) == 1 && !strings.Contains(hosts[0], "<"):
-			opts.Entry = hosts[0]
-		case len(hosts) == 0:
-			fmt.Fprintf(stderr, "%s defines no host orchestrator; name a function with --entry\n", file)
-			return 2
-		default:
-			fmt.Fprintf(stderr, "%s has %d host orchestrators; pick one with --entry:\n", file, len(hosts))
-			for _, h := range hosts {
-				fmt.Fprintf(stderr, "  --entry '%s'\n", h)
+		entry, err := engine.DefaultEntry(file, src, ff.ranks)
+		if err != nil {
+			if l, isDiag := err.(diag.List); isDiag {
+				fmt.Fprint(stderr, diag.RenderAll(l, src))
+				return 1
 			}
+			fmt.Fprintln(stderr, err)
 			return 2
 		}
+		opts.Entry = entry
 	}
 	res := engine.Check(file, src, opts)
 	fmt.Fprint(stderr, diag.RenderAll(res.Diags, src))
@@ -227,9 +231,19 @@ func runIR(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	for _, u := range res.Units {
-		if u.Program != nil {
-			fmt.Fprint(stdout, ir.Print(u.Program))
+		if u.Program == nil {
+			continue
 		}
+		prog := u.Program
+		if *after != "checked" {
+			lowered, err := lower.Lower(prog, *after)
+			if err != nil {
+				fmt.Fprintf(stderr, "%s: %v\n", file, err)
+				return 2
+			}
+			prog = lowered
+		}
+		fmt.Fprint(stdout, ir.Print(prog))
 	}
 	return 0
 }

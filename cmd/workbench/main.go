@@ -7,6 +7,8 @@
 //	workbench ir FILE [--entry EXPR] [--ranks P] [--platform 910B|950]
 //	workbench run FILE [--entry EXPR] [--ranks P] [--fill index|randn|ones|zeros] [--seed N] [--arg name=value]... [--json] [--trace FILE]
 //
+//	workbench compare A [B] --entry EXPR_A [--entry EXPR_B] [--ranks P] [--fill ...] [--json]
+//
 // Exit status: 0 ok, 1 the program has an error, 2 usage.
 package main
 
@@ -29,6 +31,7 @@ func commands() []command {
 		{"check", "read and check a PyPTO program; print its diagnostics", runCheck},
 		{"ir", "print a program's IR", runIR},
 		{"run", "run a program on the emulator at P ranks", runRun},
+		{"compare", "run two programs on the same inputs; compare outputs, stats and lowered kernels", runCompare},
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -146,5 +147,42 @@ func TestRunJSONDeterministic(t *testing.T) {
 				t.Fatalf("y[%d][%d] = %v, want %v", r, j, y[r*n+j], want)
 			}
 		}
+	}
+}
+
+func TestCompare(t *testing.T) {
+	const bcast = "../../engine/testdata/programs/12_broadcast.py"
+	head, _ := os.ReadFile(bcast)
+	if !strings.Contains(string(head), "build_broadcast") {
+		t.Fatalf("%s no longer defines build_broadcast", bcast)
+	}
+	code, out, errs := runCLI("compare", bcast, "--entry", "build_broadcast(4, False).host_orch", "--entry", "build_broadcast(4, True).host_orch", "--ranks", "4")
+	if code != 0 || !strings.Contains(out, "verdict: equal at 4 ranks") || !strings.Contains(out, "# from pld.tensor.broadcast") {
+		t.Fatalf("compare hand vs builtin broadcast: exit %d\n%s\n%s", code, out, errs)
+	}
+	// A shift and its mirror image differ: the verdict says so and names
+	// where each rank's output first differs.
+	const k = "../../kernels/"
+	code, out, _ = runCLI("compare", k+"06_put_get.py", k+"05_remote_load_store.py", "--entry", "pass_by_put", "--entry", "shift_by_load", "--ranks", "4", "--json")
+	var got struct {
+		Verdict string `json:"verdict"`
+		Outputs []struct {
+			Equal     bool  `json:"equal"`
+			FirstDiff []int `json:"first_diff"`
+		} `json:"outputs"`
+		A struct {
+			Status string `json:"status"`
+		} `json:"a"`
+		KernelDiff string `json:"kernel_diff"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("compare --json: %v\n%s", err, out)
+	}
+	if code != 1 || got.Verdict != "different" || got.A.Status != "ok" || len(got.Outputs) != 1 || got.Outputs[0].Equal ||
+		len(got.Outputs[0].FirstDiff) != 4 || got.Outputs[0].FirstDiff[0] != 0 || got.KernelDiff == "" {
+		t.Fatalf("compare put vs get: exit %d, %+v", code, got)
+	}
+	if code, _, errs := runCLI("compare", k+"06_put_get.py", "--entry", "x"); code != 2 || !strings.Contains(errs, "two --entry") {
+		t.Errorf("one file, one entry: exit %d, %s", code, errs)
 	}
 }

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"pldworkbench/engine"
+	"pldworkbench/engine/diag"
+)
+
+// entryFlags collects repeated --entry flags.
+type entryFlags []string
+
+func (e *entryFlags) String() string     { return strings.Join(*e, ", ") }
+func (e *entryFlags) Set(s string) error { *e = append(*e, s); return nil }
+
+func runCompare(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var entries entryFlags
+	fs.Var(&entries, "entry", "host orchestrator of A, then of B (give it twice to compare two entries of one file)")
+	ranks := fs.Int("ranks", 0, "number of ranks P (default: the count the host tensors pin, else 4)")
+	platform := fs.String("platform", "910B", "platform profile: 910B or 950")
+	fill := fs.String("fill", "index", "inputs: index, randn, ones or zeros")
+	seed := fs.Uint64("seed", 1, "seed for --fill randn")
+	asJSON := fs.Bool("json", false, "print one JSON object and nothing else on stdout")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: workbench compare A [B] --entry EXPR_A [--entry EXPR_B] [--ranks P] [--fill index|randn|ones|zeros] [--seed N] [--json]")
+		fs.PrintDefaults()
+	}
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	ff := frontFlags{ranks: *ranks, platform: *platform, explicitRanks: flagGiven(fs, "ranks")}
+	if !ff.validate(stderr) {
+		return 2
+	}
+	f, err := engine.ParseFill(*fill)
+	if err != nil {
+		fmt.Fprintf(stderr, "--fill: %v\n", err)
+		return 2
+	}
+	switch {
+	case len(files) == 0 || len(files) > 2:
+		fmt.Fprintf(stderr, "compare: want one or two FILEs, got %d\n", len(files))
+		fs.Usage()
+		return 2
+	case len(files) == 1 && len(entries) != 2:
+		fmt.Fprintln(stderr, "compare: with one FILE, give two --entry flags: the two host orchestrators to compare")
+		return 2
+	case len(entries) > 2:
+		fmt.Fprintln(stderr, "compare: at most two --entry flags")
+		return 2
+	}
+	if len(files) == 1 {
+		files = append(files, files[0])
+	}
+	var sides [2]engine.Side
+	for i := range sides {
+		src, ok := readSource(files[i], stderr)
+		if !ok {
+			return 2
+		}
+		sides[i] = engine.Side{Name: files[i], Src: src}
+		switch {
+		case i < len(entries):
+			sides[i].Entry = entries[i]
+		case len(entries) == 1:
+			sides[i].Entry = entries[0] // one --entry names both files' orchestrator
+		default:
+			entry, err := engine.DefaultEntry(files[i], src, *ranks)
+			if err != nil {
+				fmt.Fprintln(stderr, err)
+				return 2
+			}
+			sides[i].Entry = entry
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	opts := engine.RunOptions{Options: engine.Options{Ranks: *ranks, Platform: *platform}, Fill: f, Seed: *seed}
+	cr := engine.Compare(ctx, sides[0], sides[1], opts)
+	if *asJSON {
+		b, err := json.Marshal(cr)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+		fmt.Fprintln(stdout, string(b))
+	} else {
+		printCompare(stdout, sides, cr)
+	}
+	if cr.Verdict != "equal" {
+		return 1
+	}
+	return 0
+}
+
+func printCompare(w io.Writer, sides [2]engine.Side, cr *engine.CompareResult) {
+	runs := [2]*engine.RunResult{cr.A, cr.B}
+	for i, r := range runs {
+		label := string(rune('A' + i))
+		fmt.Fprint(w, diag.RenderAll(r.Diags, sides[i].Src))
+		fmt.Fprintf(w, "%s: %s --entry '%s': %s\n", label, sides[i].Name, sides[i].Entry, r.Status)
+		if r.Error != nil {
+			fmt.Fprintf(w, "   rank %d, line %d: %s\n", r.Error.Rank, r.Error.Line, r.Error.Message)
+		}
+	}
+	fmt.Fprintf(w, "\nverdict: %s at %d ranks\n", cr.Verdict, cr.Ranks)
+	for _, o := range cr.Outputs {
+		name := o.Name
+		if o.NameB != o.Name {
+			name += " vs " + o.NameB
+		}
+		switch {
+		case o.Note != "":
+			fmt.Fprintf(w, "  %s: not comparable: %s\n", name, o.Note)
+		case o.Equal:
+			fmt.Fprintf(w, "  %s: equal within tolerance (max abs diff %g)\n", name, o.MaxAbsDiff)
+		default:
+			var rows []string
+			for r, j := range o.FirstDiff {
+				if j >= 0 {
+					rows = append(rows, fmt.Sprintf("row %d at %d", r, j))
+				}
+			}
+			fmt.Fprintf(w, "  %s: DIFFERENT (max abs diff %g; first difference: %s)\n", name, o.MaxAbsDiff, strings.Join(rows, ", "))
+		}
+	}
+	if cr.A.Status == "ok" || cr.B.Status == "ok" {
+		fmt.Fprintf(w, "\n  %-14s %14s %14s\n", "", "A", "B")
+		a, b := cr.A.Stats, cr.B.Stats
+		row := func(name string, x, y int64) { fmt.Fprintf(w, "  %-14s %14d %14d\n", name, x, y) }
+		row("notifies", a.Notifies, b.Notifies)
+		row("waits", a.Waits, b.Waits)
+		row("remote bytes", a.RemoteBytes, b.RemoteBytes)
+		row("local bytes", a.LocalBytes, b.LocalBytes)
+		row("events", a.Events, b.Events)
+		fmt.Fprintf(w, "  %-14s %14.3f %14.3f\n", "sim time (µs)", float64(a.SimTimeNs)/1000, float64(b.SimTimeNs)/1000)
+	}
+	if cr.KernelDiff != "" {
+		fmt.Fprintf(w, "\nlowered InCore kernels, A -> B:\n%s", cr.KernelDiff)
+	} else {
+		fmt.Fprintln(w, "\nlowered InCore kernels: identical")
+	}
+}

@@ -1,0 +1,166 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/pmezard/go-difflib/difflib"
+
+	"pldworkbench/engine/emu"
+	"pldworkbench/engine/ir"
+)
+
+// Side is one program of a comparison.
+type Side struct {
+	Name  string // file name
+	Src   []byte
+	Entry string
+}
+
+// OutputVerdict compares one output tensor of the two runs.
+type OutputVerdict struct {
+	Name  string `json:"name"` // A's parameter name
+	NameB string `json:"name_b"`
+	Equal bool   `json:"equal"`
+	// MaxAbsDiff is the largest |a-b| over all elements.
+	MaxAbsDiff float64 `json:"max_abs_diff"`
+	// FirstDiff lists, per leading-dimension row (per rank for per-rank
+	// tensors), the first flat index within the row that differs beyond
+	// tolerance, or -1 when the row agrees.
+	FirstDiff []int  `json:"first_diff"`
+	Note      string `json:"note,omitempty"` // shape or dtype mismatch
+}
+
+// CompareResult is what `workbench compare` reports.
+type CompareResult struct {
+	Verdict string          `json:"verdict"` // "equal" or "different"
+	Ranks   int             `json:"ranks"`
+	A       *RunResult      `json:"a"`
+	B       *RunResult      `json:"b"`
+	Outputs []OutputVerdict `json:"outputs"`
+	// KernelDiff is a unified diff of the two programs' lowered InCore
+	// kernels.
+	KernelDiff string `json:"kernel_diff"`
+}
+
+// Tolerance is torch.allclose's default in the upstream harness:
+// |a-b| <= atol + rtol*|b| with rtol = atol = 1e-5.
+const Tolerance = 1e-5
+
+// Compare runs a and b on identical inputs (made once, from a's entry, and
+// handed to b by parameter name, else by position) and compares outputs.
+func Compare(ctx context.Context, a, b Side, opts RunOptions) *CompareResult {
+	cr := &CompareResult{Verdict: "different", Outputs: []OutputVerdict{}}
+	optsA := opts
+	optsA.Entry = a.Entry
+	cr.A = Run(ctx, a.Name, a.Src, optsA)
+	optsB := opts
+	optsB.Entry = b.Entry
+	if cr.A.In != nil {
+		optsB.inputs = renameInputs(cr.A, b, opts)
+	}
+	cr.B = Run(ctx, b.Name, b.Src, optsB)
+	cr.Ranks = cr.A.Ranks
+	cr.KernelDiff = kernelDiff(a, b, cr.A.Program, cr.B.Program)
+	if cr.A.Status != emu.StatusOK || cr.B.Status != emu.StatusOK {
+		return cr
+	}
+	equal := len(cr.A.OutputOrder) == len(cr.B.OutputOrder)
+	for i, name := range cr.A.OutputOrder {
+		nameB := name
+		if _, ok := cr.B.Outputs[name]; !ok && i < len(cr.B.OutputOrder) {
+			nameB = cr.B.OutputOrder[i]
+		}
+		v := compareTensors(name, nameB, cr.A.Outputs[name], cr.B.Outputs[nameB])
+		equal = equal && v.Equal
+		cr.Outputs = append(cr.Outputs, v)
+	}
+	if equal {
+		cr.Verdict = "equal"
+	}
+	return cr
+}
+
+// renameInputs maps A's inputs onto B's parameter names: same name first,
+// else the same position among the inputs.
+func renameInputs(ra *RunResult, b Side, opts RunOptions) map[string]*emu.Tensor {
+	checked := Check(b.Name, b.Src, Options{Entry: b.Entry, Ranks: opts.Ranks, Platform: opts.Platform})
+	if checked.Diags.HasErrors() || len(checked.Units) != 1 || checked.Units[0].Program == nil {
+		return nil
+	}
+	out := map[string]*emu.Tensor{}
+	i := 0
+	for _, p := range checked.Units[0].Program.Entry.Params {
+		if _, isT := p.Var.Type.(*ir.Tensor); !isT || p.Dir == ir.Out {
+			continue
+		}
+		if t, ok := ra.In[p.Var.Name]; ok {
+			out[p.Var.Name] = t
+		} else if i < len(ra.InputOrder) {
+			out[p.Var.Name] = ra.In[ra.InputOrder[i]]
+		}
+		i++
+	}
+	return out
+}
+
+func compareTensors(name, nameB string, a, b *TensorJSON) OutputVerdict {
+	v := OutputVerdict{Name: name, NameB: nameB, FirstDiff: []int{}}
+	if a == nil || b == nil {
+		v.Note = "output missing on one side"
+		return v
+	}
+	if fmt.Sprint(a.Shape) != fmt.Sprint(b.Shape) || a.DType != b.DType {
+		v.Note = fmt.Sprintf("%s%v vs %s%v", a.DType, a.Shape, b.DType, b.Shape)
+		return v
+	}
+	rows, per := 1, len(a.Data)
+	if len(a.Shape) > 1 && a.Shape[0] > 0 {
+		rows, per = a.Shape[0], len(a.Data)/a.Shape[0]
+	}
+	v.Equal = true
+	for r := 0; r < rows; r++ {
+		first := -1
+		for j := 0; j < per; j++ {
+			x, y := a.Data[r*per+j], b.Data[r*per+j]
+			d := math.Abs(x - y)
+			if d > v.MaxAbsDiff || math.IsNaN(d) {
+				v.MaxAbsDiff = d
+			}
+			if !(d <= Tolerance+Tolerance*math.Abs(y)) && first < 0 {
+				first = j
+			}
+		}
+		if first >= 0 {
+			v.Equal = false
+		}
+		v.FirstDiff = append(v.FirstDiff, first)
+	}
+	return v
+}
+
+// kernelDiff diffs the InCore kernels of the two lowered programs, each
+// printed in the IR's canonical text.
+func kernelDiff(a, b Side, pa, pb *ir.Program) string {
+	text := func(p *ir.Program) string {
+		if p == nil {
+			return ""
+		}
+		var sb strings.Builder
+		for _, f := range p.Funcs {
+			if f.Level == ir.InCore {
+				sb.WriteString(f.String())
+				sb.WriteString("\n")
+			}
+		}
+		return sb.String()
+	}
+	d := difflib.UnifiedDiff{
+		A: difflib.SplitLines(text(pa)), B: difflib.SplitLines(text(pb)),
+		FromFile: a.Name + " " + a.Entry, ToFile: b.Name + " " + b.Entry, Context: 3,
+	}
+	s, _ := difflib.GetUnifiedDiffString(d)
+	return s
+}
