@@ -16,6 +16,9 @@ var allowed = map[string][]string{
 	"pldworkbench/engine/meta":   {"engine/diag", "engine/syntax"},
 	"pldworkbench/engine/check":  {"engine/diag", "engine/syntax", "engine/meta", "engine/ir"},
 	"pldworkbench/engine/lower":  {"engine/diag", "engine/syntax", "engine/meta", "engine/check", "engine/ir"},
+	"pldworkbench/engine/trace":  {},
+	"pldworkbench/engine/emu":    {"engine/ir", "engine/trace"},
+	"pldworkbench/kernels":       {},
 	"pldworkbench/tutorials":     {},
 }
 

@@ -106,6 +106,7 @@ type node struct {
 	callee *cfunc    // nCall
 	dev    opnd      // nCall: device= of a host dispatch
 	binds  []ir.Bind // nCall
+	blocks int       // nCall: a kernel launched as a grid of blocks
 
 	loopVar           int  // nFor
 	start, stop, step opnd // nFor
@@ -249,6 +250,7 @@ func (c *compiler) stmt(s ir.Stmt) (*node, error) {
 		}
 		n.dev = c.operand(s.Device)
 		n.binds = s.Binds
+		n.blocks = s.Blocks
 		n.res, n.resDT, n.resT = c.result(s.Result)
 	case *ir.For:
 		n.kind = nFor

@@ -18,12 +18,15 @@
 // dispatch several loops in sequence.
 //
 // Ranks run the orchestration wrapper and its kernel with every pl op of
-// pld-spec §3 and every pld primitive of §4.3–4.6. Builtin collectives
-// (pld.tensor.allreduce and friends) are lowered to primitives by a later
-// pass; running one unlowered is a run-time error that says so. Integer
-// scalars wrap at their width, and run-time % and // truncate toward zero
-// (ruling 7). FP16 and BF16 values are rounded to nearest-even through
-// float32, as the vector unit does.
+// pld-spec §3 and every pld primitive of §4.3–4.6, plus the primitives only
+// lowered programs contain (pl.tensor.view, pl.get_block_idx, and a kernel
+// launched as a grid of blocks, each block a machine of its own sharing the
+// rank's memory). Builtin collectives (pld.tensor.allreduce and friends)
+// are lowered to primitives by package lower before a run; running one
+// unlowered is a run-time error that says so. Integer scalars wrap at their
+// width, and run-time % and // truncate toward zero (ruling 7). FP16 and
+// BF16 values are rounded to nearest-even through float32, as the vector
+// unit does.
 //
 // # Scheduler: explicit state machines, one goroutine
 //
@@ -45,12 +48,14 @@
 // Why not a goroutine per rank handing a baton: a hand-off costs 350–450 ns
 // here (channel or sync.Cond ping-pong, perf-anchors §6.2), paid at every
 // shared operation, while switching state machines is a heap pop and push
-// (well under 100 ns). A hand-rolled barrier at P=256 is about 130,000
-// notify/wait pairs, 50 ms of hand-offs alone. One goroutine also makes
-// determinism, cancellation and "no goroutine outlives Run" trivial: there
-// is nothing to join. The price is an interpreter that can stop between any
-// two statements, which a tree-shaped IR makes cheap (a cursor is a slice
-// of statements and an index).
+// of an inline key (tens of ns). A hand-rolled barrier at P=256 is 65,280
+// notifies and as many waits: 50 ms of hand-offs alone, where the whole
+// run takes about 40 ms here (BenchmarkBarrier). Determinism would need
+// the baton anyway, and one goroutine makes cancellation and "no goroutine
+// outlives Run" trivial: there is nothing to join. The price is an
+// interpreter that can stop between any two statements, which a tree-shaped
+// IR makes cheap (a cursor is a slice of statements and an index); a
+// statement costs about 9 ns (TestDefaultBudget runs 50 million in 0.5 s).
 //
 // # Limits and failure
 //
@@ -140,7 +145,9 @@ type Deadlock struct {
 
 // Blocked is one rank stuck in a wait.
 type Blocked struct {
-	Rank     int    `json:"rank"`
+	Rank int `json:"rank"`
+	// Block is the block of a kernel launched as a grid (0 otherwise).
+	Block    int    `json:"block,omitempty"`
 	Line     int    `json:"line"`
 	Cell     string `json:"cell"`     // "signal[2, 0]", in Rank's own copy
 	Value    int64  `json:"value"`    // the cell's current value
@@ -188,7 +195,8 @@ type Stats struct {
 }
 
 // Run executes prog's entry at prog.Ranks ranks and returns how it ended.
-// It never panics and never leaves a goroutine behind; ctx cancels it.
+// It never panics and never leaves a goroutine behind; ctx cancels it. It
+// does not modify prog, so several runs of one program may go at once.
 func Run(ctx context.Context, prog *ir.Program, opts Options) (res *Result) {
 	s, err := newSim(prog, opts)
 	if err != nil {

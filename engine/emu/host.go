@@ -3,6 +3,7 @@ package emu
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"pldworkbench/engine/ir"
@@ -77,19 +78,18 @@ func (s *sim) bindInputs(opts Options) *RunError {
 	for _, i := range order {
 		p := entry.Params[i]
 		name := p.Var.Name
-		switch t := p.Var.Type.(type) {
-		case *ir.Scalar:
-			v, ok := opts.Scalars[name]
-			if !ok {
-				return bad("missing scalar argument %s (%s)", name, t.DType)
+		if sc, ok := p.Var.Type.(*ir.Scalar); ok {
+			v, given := opts.Scalars[name]
+			if !given {
+				return bad("missing scalar argument %s (%s)", name, sc.DType)
 			}
-			s.hostArgs[i] = scalarVal(val{f: v}, anyFloat, t.DType)
+			s.hostArgs[i] = scalarVal(val{f: v}, anyFloat, sc.DType)
 			continue
-		case *ir.Tensor:
-		default:
+		}
+		t, ok := p.Var.Type.(*ir.Tensor)
+		if !ok {
 			return bad("host parameter %s has type %s, which the emulator cannot pass in", name, p.Var.Type)
 		}
-		t := p.Var.Type.(*ir.Tensor)
 		if !supported(t.DType) {
 			return bad("host tensor %s is %s, which the emulator does not support", name, t.DType)
 		}
@@ -103,10 +103,10 @@ func (s *sim) bindInputs(opts Options) *RunError {
 				return bad("input %s is %s, want %s", name, in.DType, t.DType)
 			}
 			if want, ok := matchShape(t.Shape, in.Shape, syms); !ok {
-				return bad("input %s has shape %v, want %s", name, in.Shape, want)
+				return bad("input %s has shape %v, want %s", name, dims(in.Shape), want)
 			}
 			if len(in.Data) != numElems(in.Shape) {
-				return bad("input %s has %d values for shape %v", name, len(in.Data), in.Shape)
+				return bad("input %s has %d values for shape %v", name, len(in.Data), dims(in.Shape))
 			}
 			shape = append([]int(nil), in.Shape...)
 		} else {
@@ -125,16 +125,45 @@ func (s *sim) bindInputs(opts Options) *RunError {
 		}
 		ht := &hostTensor{name: name, dt: t.DType, shape: shape, data: make([]byte, numElems(shape)*t.DType.Bytes())}
 		if in != nil && p.Dir != ir.Out {
-			esz := t.DType.Bytes()
-			for k, v := range in.Data {
-				putFloat(ht.data[k*esz:], t.DType, roundScalar(t.DType, v))
+			if f := asF32(ht.data); f != nil && t.DType == ir.FP32 {
+				for k, v := range in.Data {
+					f[k] = float32(v)
+				}
+			} else {
+				esz := t.DType.Bytes()
+				for k, v := range in.Data {
+					putFloat(ht.data[k*esz:], t.DType, roundScalar(t.DType, v))
+				}
 			}
 		}
 		s.hostTensors[i] = ht
 		s.hostArgs[i] = val{o: &tref{name: name, dt: t.DType, shape: shape, host: ht}}
 	}
+	// A symbol no input binds, such as NR in a signal window's shape of a
+	// host without per-rank tensors, is the rank count.
+	ir.Walk(entry.Body, func(st ir.Stmt) bool {
+		if op, ok := st.(*ir.Op); ok {
+			for _, a := range op.Args {
+				bindSymRefs(a, syms, int64(s.P))
+			}
+		}
+		return true
+	})
 	s.hostSyms = syms
 	return nil
+}
+
+func bindSymRefs(o ir.Operand, syms map[string]int64, p int64) {
+	switch o := o.(type) {
+	case *ir.SymRef:
+		if _, ok := syms[o.Name]; !ok {
+			syms[o.Name] = p
+		}
+	case *ir.ListOp:
+		for _, e := range o.Elems {
+			bindSymRefs(e, syms, p)
+		}
+	}
 }
 
 // runHost runs the entry to its end, flushing dispatches as it goes.
@@ -184,7 +213,7 @@ func (m *machine) dispatch(n *node) *failure {
 		return f
 	}
 	r := m.s.ranks[d]
-	r.queue = append(r.queue, task{fn: n.callee, args: args, syms: syms, site: n})
+	r.queue = append(r.queue, task{fn: n.callee, args: args, syms: syms})
 	depth := m.loopDepth()
 	if !m.s.pending || depth < m.s.pendingLoopDepth {
 		m.s.pendingLoopDepth = depth
@@ -223,8 +252,10 @@ func (m *machine) alloc(n *node) *failure {
 	}
 	padded := (int(size) + windowAlign - 1) / windowAlign * windowAlign
 	b := &bufDesc{name: name, off: len(m.s.windows[0]), size: int(size)}
-	for r := range m.s.windows {
-		m.s.windows[r] = append(m.s.windows[r], make([]byte, padded)...)
+	for r, w := range m.s.windows {
+		w = slices.Grow(w, padded)[:len(w)+padded]
+		clear(w[len(w)-padded:])
+		m.s.windows[r] = w
 	}
 	m.s.bufs = append(m.s.bufs, b)
 	m.set(n, val{o: b})
@@ -259,12 +290,12 @@ func (m *machine) window(n *node) *failure {
 	t := &tref{name: name, dt: dt, shape: shape, buf: b}
 	for _, d := range shape {
 		if d <= 0 {
-			return m.fail(n, codeWindowSize, "", "pld.window shape %v has an extent <= 0", shape)
+			return m.fail(n, codeWindowSize, "", "pld.window shape %v has an extent <= 0", dims(shape))
 		}
 	}
 	if t.nbytes() > b.size {
 		return m.fail(n, codeWindowSize, "allocate the buffer with the view's shape and dtype: pld.alloc_window_buffer(shape, dtype=...)",
-			"pld.window %v %s needs %d bytes, but %s has %d", shape, dt, t.nbytes(), b.name, b.size)
+			"pld.window %v %s needs %d bytes, but %s has %d", dims(shape), dt, t.nbytes(), b.name, b.size)
 	}
 	m.set(n, val{o: t})
 	m.s.emit(m, n, trace.Event{StartNs: m.clock / 1000, EndNs: m.clock / 1000})

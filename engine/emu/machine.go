@@ -20,8 +20,19 @@ type machine struct {
 	clock  int64 // simulated time, picoseconds
 	seq    int64 // next event sequence number
 
-	heapIdx int       // position in the ready heap, -1 when not in it
-	wait    *waitInfo // set while the rank is in a wait
+	wait waitInfo // the wait the rank is in, when wait.active
+
+	// A kernel launched as a grid of blocks (ir.Call.Blocks > 1) runs each
+	// block on a machine of its own: block is its index, parent the rank's
+	// machine, which waits (stJoin) until pending blocks have finished.
+	block   int
+	parent  *machine
+	pending int
+	join    *node // the grid call the parent waits in
+	retVal  val   // a block's kernel result
+
+	scratch []int // offsets of a notify or wait, reused
+	pool    map[int][][]byte
 }
 
 type mstate uint8
@@ -30,6 +41,7 @@ const (
 	stIdle    mstate = iota // nothing to run
 	stReady                 // in front of a shared operation, in the heap
 	stBlocked               // parked on a signal cell
+	stJoin                  // waiting for the blocks of a kernel grid
 )
 
 // frame is one active function call.
@@ -54,7 +66,6 @@ type task struct {
 	fn   *cfunc
 	args []val
 	syms map[string]int64
-	site *node
 }
 
 func (m *machine) top() *frame { return m.frames[len(m.frames)-1] }
@@ -147,6 +158,18 @@ func (m *machine) popFrame(v val) {
 	if len(m.frames) > 0 && fr.ret >= 0 {
 		m.top().env[fr.ret] = v
 	}
+	if len(m.frames) == 0 {
+		m.retVal = v
+	}
+}
+
+// owner is the machine whose event sequence m's events continue: the rank
+// itself for the blocks of a grid.
+func (m *machine) owner() *machine {
+	if m.parent != nil {
+		return m.parent
+	}
+	return m
 }
 
 // startTask begins the next dispatched call; false when none is queued.
@@ -181,12 +204,15 @@ func (m *machine) exec(n *node) (blocked bool, f *failure) {
 		if n.resDT != ir.InvalidDType && n.x.dt != ir.InvalidDType {
 			v = scalarVal(v, n.x.dt, n.resDT)
 		}
-		fr.env[n.res] = v
+		m.setSlot(n.res, v)
 	case nIndex:
 		return false, m.index(n)
 	case nCall:
 		if n.dev.k != oNone {
 			return false, m.dispatch(n)
+		}
+		if n.blocks > 1 {
+			return true, m.launchGrid(n)
 		}
 		return false, m.call(n)
 	case nFor:
@@ -227,23 +253,61 @@ func (m *machine) forLoop(n *node) *failure {
 	return nil
 }
 
-// call runs a call of another DSL function on this machine.
-func (m *machine) call(n *node) *failure {
+// callArgs evaluates and checks the arguments of a call and emits its
+// event.
+func (m *machine) callArgs(n *node) ([]val, map[string]int64, *failure) {
 	args := make([]val, len(n.args))
 	for i, a := range n.args {
 		args[i] = m.eval(a)
+		if t, ok := args[i].o.(*tile); ok {
+			t.pinned = true
+		}
 	}
 	syms, f := m.bindSyms(n)
 	if f != nil {
-		return f
+		return nil, nil, f
 	}
 	if f := m.checkArgs(n, n.callee, args, syms); f != nil {
-		return f
+		return nil, nil, f
 	}
 	start := m.clock
 	m.clock += m.s.prof.callPs
-	m.s.emit(m, n, trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000})
+	e := trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000}
+	if n.blocks > 1 && m.tracing() {
+		e.Blocks = n.blocks
+	}
+	m.s.emit(m, n, e)
+	return args, syms, nil
+}
+
+// call runs a call of another DSL function on this machine.
+func (m *machine) call(n *node) *failure {
+	args, syms, f := m.callArgs(n)
+	if f != nil {
+		return f
+	}
 	m.pushFrame(n.callee, args, syms, n.res)
+	return nil
+}
+
+// launchGrid starts a kernel as n.blocks blocks, each on a machine of its
+// own with its own locals and tiles, sharing the rank's tensors and
+// windows; m waits in stJoin until all have finished (see blockDone).
+func (m *machine) launchGrid(n *node) *failure {
+	args, syms, f := m.callArgs(n)
+	if f != nil {
+		return f
+	}
+	m.pending, m.join = n.blocks, n
+	for b := 0; b < n.blocks; b++ {
+		c := &machine{s: m.s, rank: m.rank, block: b, parent: m, clock: m.clock}
+		bsyms := make(map[string]int64, len(syms))
+		for k, v := range syms {
+			bsyms[k] = v
+		}
+		c.pushFrame(n.callee, append([]val(nil), args...), bsyms, -1)
+		m.s.blockMachines = append(m.s.blockMachines, c)
+	}
 	return nil
 }
 
@@ -287,7 +351,7 @@ func (m *machine) checkArgs(n *node, fn *cfunc, args []val, syms map[string]int6
 				return m.fail(n, codeShape, "", "%s argument %s is %s, want %s", fn.f.Name, prm.Var.Name, t.dt, dt)
 			}
 			if got, ok := matchShape(shape, t.shape, syms); !ok {
-				return m.fail(n, codeShape, "", "%s argument %s has shape %v, want %s", fn.f.Name, prm.Var.Name, t.shape, got)
+				return m.fail(n, codeShape, "", "%s argument %s has shape %v, want %s", fn.f.Name, prm.Var.Name, dims(t.shape), got)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package emu
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"pldworkbench/engine/ir"
@@ -26,6 +27,14 @@ type hostTensor struct {
 // tensor converts the host tensor to the API form.
 func (h *hostTensor) tensor() *Tensor {
 	t := Zeros(h.dt, h.shape...)
+	if h.dt == ir.FP32 {
+		if v := asF32(h.data); v != nil {
+			for i, x := range v {
+				t.Data[i] = float64(x)
+			}
+			return t
+		}
+	}
 	esz := h.dt.Bytes()
 	for i := range t.Data {
 		t.Data[i] = getVal(h.data[i*esz:], h.dt).num(h.dt)
@@ -38,6 +47,9 @@ type bufDesc struct {
 	name string
 	off  int // byte offset in each rank's window
 	size int // bytes requested (the padding after it is not part of it)
+	// cells[rank][byte] is the bookkeeping of the signal cells of each
+	// rank's copy, made when first touched (see lookupCell).
+	cells [][]*cell
 }
 
 // tref is a view of global memory: a host tensor (or a slice of one), or a
@@ -57,9 +69,9 @@ func (t *tref) nbytes() int { return t.numel() * t.dt.Bytes() }
 // kind names the view for messages.
 func (t *tref) what() string {
 	if t.buf != nil {
-		return fmt.Sprintf("window %s %v %s", t.name, t.shape, t.dt)
+		return fmt.Sprintf("window %s %v %s", t.name, dims(t.shape), t.dt)
 	}
-	return fmt.Sprintf("%s %v %s", t.name, t.shape, t.dt)
+	return fmt.Sprintf("%s %v %s", t.name, dims(t.shape), t.dt)
 }
 
 // bytesOf returns the bytes of t as rank sees them (its own copy of a
@@ -78,13 +90,91 @@ type tile struct {
 	shape []int
 	valid []int
 	data  []byte
+	// pinned tiles are never recycled (one passed to a call).
+	pinned bool
 }
 
 func newTile(dt ir.DType, shape, valid []int) *tile {
 	return &tile{dt: dt, shape: shape, valid: valid, data: make([]byte, numElems(shape)*dt.Bytes())}
 }
 
+// Tiles are recycled. A kernel that loops over chunks makes a new tile per
+// load and per operation, and a 4 MiB tile costs about 1 ms to allocate and
+// zero, more than the copy that fills it; so when a tile's last slot is
+// overwritten its bytes go to a small per-machine pool, and the next tile
+// of that size reuses them. Tiles never leave the frame that made them
+// (kernels are not called with tiles), so "last slot" is a scan of one
+// environment.
+
+// tilePoolDepth bounds the buffers kept per size.
+const tilePoolDepth = 4
+
+// makeTile returns a tile from the pool or a new one. Its bytes are zero
+// only when zero is set; callers that overwrite every byte pass false.
+func (m *machine) makeTile(dt ir.DType, shape, valid []int, zero bool) *tile {
+	n := numElems(shape) * dt.Bytes()
+	if bufs := m.pool[n]; len(bufs) > 0 {
+		b := bufs[len(bufs)-1]
+		m.pool[n] = bufs[:len(bufs)-1]
+		if zero {
+			clear(b)
+		}
+		return &tile{dt: dt, shape: shape, valid: valid, data: b}
+	}
+	return &tile{dt: dt, shape: shape, valid: valid, data: make([]byte, n)}
+}
+
+// setSlot puts v in slot of the current frame, recycling the tile it
+// replaces when no other slot holds that tile.
+func (m *machine) setSlot(slot int, v val) {
+	fr := m.top()
+	old, ok := fr.env[slot].o.(*tile)
+	fr.env[slot] = v
+	if !ok || old.pinned || v.o == any(old) || m.holds(fr, old) {
+		return
+	}
+	n := len(old.data)
+	if m.pool == nil {
+		m.pool = map[int][][]byte{}
+	}
+	if len(m.pool[n]) < tilePoolDepth {
+		m.pool[n] = append(m.pool[n], old.data)
+	}
+	old.data = nil
+}
+
+// holds reports whether a slot of fr holds t.
+func (m *machine) holds(fr *frame, t *tile) bool {
+	for i := range fr.env {
+		if x, ok := fr.env[i].o.(*tile); ok && x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// soleHolder reports whether slot is the only slot of fr that holds t.
+func (m *machine) soleHolder(fr *frame, slot int, t *tile) bool {
+	for i := range fr.env {
+		if x, ok := fr.env[i].o.(*tile); ok && x == t && i != slot {
+			return false
+		}
+	}
+	return true
+}
+
 func zeros(n int) []int { return make([]int, n) }
+
+// dims renders a shape or index list the way the DSL writes it: [1, 64].
+type dims []int
+
+func (d dims) String() string {
+	parts := make([]string, len(d))
+	for i, x := range d {
+		parts[i] = strconv.Itoa(x)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
 
 // regionText renders offsets and extents as [a:b, c:d].
 func regionText(off, ext []int) string {

@@ -36,6 +36,8 @@ const (
 	opPut
 	opGet
 	opCollective
+	opView
+	opBlockIdx
 )
 
 // opKinds maps every spelling of an operation (canonical and short form)
@@ -58,6 +60,9 @@ var opKinds = map[string]opKind{
 	"pld.tensor.broadcast": opCollective, "pld.tensor.allgather": opCollective,
 	"pld.tensor.reduce_scatter": opCollective, "pld.tensor.all_to_all": opCollective,
 	"pld.tensor.all_to_all_v": opCollective,
+	// The IR's own primitives, which only lowering passes emit (ir.ViewOp,
+	// ir.BlockIdxOp).
+	"pl.tensor.view": opView, "pl.get_block_idx": opBlockIdx,
 }
 
 // sharedOp reports whether an operation touches state other ranks can see:
@@ -125,6 +130,12 @@ func (m *machine) execOp(n *node) (bool, *failure) {
 		return false, m.remoteStore(n)
 	case opPut, opGet:
 		return false, m.putGet(n)
+	case opView:
+		return false, m.view(n)
+	case opBlockIdx:
+		m.set(n, val{i: int64(m.block)})
+		m.s.emit(m, n, trace.Event{StartNs: m.clock / 1000, EndNs: m.clock / 1000})
+		return false, nil
 	case opCollective:
 		return false, m.fail(n, codeCollective, "",
 			"%s is a builtin collective; the emulator runs it once the lowering passes land (issue 4) — write it by hand with notify/wait for now", n.irop.Name)
@@ -137,7 +148,7 @@ type commCtx struct{}
 
 func (m *machine) set(n *node, v val) {
 	if n.res >= 0 {
-		m.top().env[n.res] = v
+		m.setSlot(n.res, v)
 	}
 }
 
@@ -197,7 +208,7 @@ func (m *machine) validShape(n *node, i int, ext []int) ([]int, *failure) {
 	}
 	for k := range v {
 		if v[k] < 0 || v[k] > ext[k] {
-			return nil, m.fail(n, codeShape, "", "%s valid_shape %v does not fit in the tile %v", n.irop.Name, v, ext)
+			return nil, m.fail(n, codeShape, "", "%s valid_shape %v does not fit in the tile %v", n.irop.Name, dims(v), dims(ext))
 		}
 	}
 	return v, nil
@@ -227,7 +238,7 @@ func (m *machine) load(n *node) *failure {
 	if !inBounds(t.shape, offs, valid) {
 		return m.boundsFail(n, "reads", offs, valid, t.what())
 	}
-	tl := newTile(t.dt, shape, valid)
+	tl := m.makeTile(t.dt, shape, valid, !equalInts(shape, valid))
 	esz := t.dt.Bytes()
 	copyBlock(tl.data, shape, zeros(len(shape)), m.s.bytesOf(t, m.rank), t.shape, offs, valid, esz, nil)
 	bytes := numElems(valid) * esz
@@ -244,7 +255,7 @@ func (m *machine) storeExtent(n *node, tl *tile, shapesArg int, rank int) (ext, 
 	ext, src = tl.valid, tl.shape
 	if !given(n, shapesArg) {
 		if len(ext) != rank {
-			return nil, nil, m.fail(n, codeShape, "", "%s writes a tile %v into a tensor of rank %d", n.irop.Name, tl.shape, rank)
+			return nil, nil, m.fail(n, codeShape, "", "%s writes a tile %v into a tensor of rank %d", n.irop.Name, dims(tl.shape), rank)
 		}
 		return ext, src, nil
 	}
@@ -258,7 +269,7 @@ func (m *machine) storeExtent(n *node, tl *tile, shapesArg int, rank int) (ext, 
 	}
 	// A tile of another rank: its bytes, read row-major as shapes.
 	if !equalInts(tl.valid, tl.shape) || numElems(sh) > numElems(tl.shape) {
-		return nil, nil, m.fail(n, codeShape, "", "%s shapes %v do not fit the tile %v (valid %v)", n.irop.Name, sh, tl.shape, tl.valid)
+		return nil, nil, m.fail(n, codeShape, "", "%s shapes %v do not fit the tile %v (valid %v)", n.irop.Name, dims(sh), dims(tl.shape), dims(tl.valid))
 	}
 	return sh, sh, nil
 }
@@ -309,7 +320,7 @@ func (m *machine) element(n *node) (data []byte, dt ir.DType, at int, what strin
 		}
 		data, dt, shape, what = m.s.bytesOf(x, m.rank), x.dt, x.shape, x.what()
 	case *tile:
-		data, dt, shape, what = x.data, x.dt, x.shape, fmt.Sprintf("tile %v %s", x.shape, x.dt)
+		data, dt, shape, what = x.data, x.dt, x.shape, fmt.Sprintf("tile %v %s", dims(x.shape), x.dt)
 	default:
 		return nil, 0, 0, "", m.fail(n, codeInternal, "", "%s argument is not a tensor or a tile", n.irop.Name)
 	}
@@ -326,7 +337,7 @@ func (m *machine) element(n *node) (data []byte, dt ir.DType, at int, what strin
 		at = -1
 	}
 	if at < 0 {
-		return nil, 0, 0, "", m.fail(n, codeBounds, "", "%s index %v is outside %s", n.irop.Name, idx, what)
+		return nil, 0, 0, "", m.fail(n, codeBounds, "", "%s index %v is outside %s", n.irop.Name, dims(idx), what)
 	}
 	return data, dt, at, what, nil
 }
@@ -412,18 +423,49 @@ func (m *machine) elementwise(n *node) *failure {
 	b, _ := rv.o.(*tile)
 	if b != nil {
 		if _, ok := broadcastShape(a.shape, b.shape); !ok {
-			return m.fail(n, codeShape, "", "%s tiles %v and %v do not broadcast", n.irop.Name, a.shape, b.shape)
+			return m.fail(n, codeShape, "", "%s tiles %v and %v do not broadcast", n.irop.Name, dims(a.shape), dims(b.shape))
 		}
 	} else {
 		// The scalar is narrowed to the tile's dtype first (pld-spec §3.3).
 		rv = scalarVal(rv, n.args[1].dt, a.dt)
 	}
-	out, ok := tileBinary(n.op, dt, a, b, rv, a.dt)
+	// acc = pl.add(acc, x) computes in place when acc's tile is held by
+	// no other variable: the reduction loop of every all-reduce.
+	var into *tile
+	if n.args[0].k == oSlot && n.res == n.args[0].slot && dt == a.dt && !a.pinned &&
+		(b == nil || equalInts(a.shape, b.shape)) && m.soleHolder(m.top(), n.res, a) {
+		into = a
+	} else {
+		shape := a.shape
+		if b != nil {
+			shape, _ = broadcastShape(a.shape, b.shape)
+		}
+		into = m.makeTile(dt, shape, nil, false)
+	}
+	out, ok := tileBinary(n.op, dt, a, b, rv, a.dt, into)
 	if !ok {
 		return m.fail(n, codeDivZero, "", "%s divides an integer tile by zero", n.irop.Name)
 	}
 	start := m.compute(len(out.data))
 	m.set(n, val{o: out})
 	m.s.emit(m, n, trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000})
+	return nil
+}
+
+// view is pl.tensor.view(x, shape): x reinterpreted as another packed
+// row-major shape of the same element count, without a copy.
+func (m *machine) view(n *node) *failure {
+	t, f := m.ref(n, 0)
+	if f != nil {
+		return f
+	}
+	shape := m.ints(n.args[1])
+	if numElems(shape) != t.numel() {
+		return m.fail(n, codeShape, "", "pl.tensor.view of %s as %v: %d elements, want %d", t.what(), dims(shape), numElems(shape), t.numel())
+	}
+	v := *t
+	v.shape = shape
+	m.set(n, val{o: &v})
+	m.s.emit(m, n, trace.Event{StartNs: m.clock / 1000, EndNs: m.clock / 1000})
 	return nil
 }

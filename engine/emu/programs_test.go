@@ -90,10 +90,10 @@ var programGoldens = map[string]map[string]golden{
 	"03_window_roundtrip.py": {"stash_and_return": func(P int, in map[string]*emu.Tensor) map[string][]float64 {
 		return map[string][]float64{"y": in["x"].Data}
 	}},
-	"04_barrier.py":           {"tally_add": tally, "tally_set": tally},
-	"05_remote_load_store.py": {"pull_from_left": builtin, "push_to_left": builtin},
-	"06_put_get.py":           {"push_left": shift(+1), "pull_left": shift(-1)},
-	"07_dynamic_rank_count.py": {"pull_next": shift(+1), "barrier_then_get_prev": builtin},
+	"04_barrier.py":             {"tally_add": tally, "tally_set": tally},
+	"05_remote_load_store.py":   {"pull_from_left": builtin, "push_to_left": builtin},
+	"06_put_get.py":             {"push_left": shift(+1), "pull_left": shift(-1)},
+	"07_dynamic_rank_count.py":  {"pull_next": shift(+1), "barrier_then_get_prev": builtin},
 	"08_allreduce_mesh.py":      {"build_mesh_allreduce({P}).mesh_sum": allreduce},
 	"09_allreduce_two_phase.py": {"build_two_phase_allreduce({P}).two_phase_sum": allreduce},
 	"10_allreduce_ring.py":      {"build_ring_allreduce({P}).ring_sum": allreduce},

@@ -3,6 +3,7 @@ package emu
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"pldworkbench/engine/trace"
@@ -39,24 +40,42 @@ func (m *machine) windowArg(n *node, i int) (*tref, *failure) {
 	return t, nil
 }
 
-// signalCell resolves the cell at the offsets argument of a notify or wait
-// in rank's copy of t.
-func (m *machine) signalCell(n *node, t *tref, offsArg, rank int) (cellKey, string, *failure) {
-	offs := m.ints(n.args[offsArg])
-	parts := make([]string, len(offs))
-	for i, o := range offs {
-		parts[i] = fmt.Sprint(o)
+// intsScratch evaluates a list operand into m's scratch slice, valid until
+// the next call.
+func (m *machine) intsScratch(o opnd) []int {
+	m.scratch = m.scratch[:0]
+	for _, e := range o.list {
+		m.scratch = append(m.scratch, int(m.intOf(e)))
 	}
-	name := n.args[0].name + "[" + strings.Join(parts, ", ") + "]"
+	return m.scratch
+}
+
+// cellName renders the cell a notify or wait at n addresses: "signal[2, 0]".
+func cellName(n *node, offs []int) string {
+	var b strings.Builder
+	b.WriteString(n.args[0].name)
+	b.WriteByte('[')
+	for i, o := range offs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(o))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// signalCell resolves the cell at offs in rank's copy of t.
+func (m *machine) signalCell(n *node, t *tref, offs []int, rank int) (cellKey, *failure) {
 	if !t.dt.IsInt() && !t.dt.IsBool() {
-		return cellKey{}, name, m.fail(n, codeSignal, "allocate signal windows with dtype=pl.INT32", "%s on %s: signal cells must be integers", n.irop.Name, t.what())
+		return cellKey{}, m.fail(n, codeSignal, "allocate signal windows with dtype=pl.INT32", "%s on %s: signal cells must be integers", n.irop.Name, t.what())
 	}
 	at := flatIndex(t.shape, offs)
 	if at < 0 {
-		return cellKey{}, name, m.fail(n, codeBounds, "offsets name one cell: one index per dimension, each inside the signal's shape",
-			"%s cell %s is outside %s", n.irop.Name, name, t.what())
+		return cellKey{}, m.fail(n, codeBounds, "offsets name one cell: one index per dimension, each inside the signal's shape",
+			"%s cell %s is outside %s", n.irop.Name, cellName(n, offs), t.what())
 	}
-	return cellKey{rank: rank, off: t.buf.off + at*t.dt.Bytes()}, name, nil
+	return cellKey{buf: t.buf, rank: rank, off: t.buf.off + at*t.dt.Bytes()}, nil
 }
 
 // notify is pld.system.notify(target, peer, offsets, value, op=).
@@ -69,7 +88,8 @@ func (m *machine) notify(n *node) *failure {
 	if f != nil {
 		return f
 	}
-	key, name, f := m.signalCell(n, t, 2, p)
+	offs := m.intsScratch(n.args[2])
+	key, f := m.signalCell(n, t, offs, p)
 	if f != nil {
 		return f
 	}
@@ -89,19 +109,19 @@ func (m *machine) notify(n *node) *failure {
 	if p == m.rank {
 		arrive = m.clock
 	}
-	c := m.s.cell(key)
+	c := m.s.lookupCell(key, true)
 	i := sort.SearchInts(c.notifiers, m.rank)
 	if i == len(c.notifiers) || c.notifiers[i] != m.rank {
 		c.notifiers = append(c.notifiers, 0)
 		copy(c.notifiers[i+1:], c.notifiers[i:])
 		c.notifiers[i] = m.rank
 	}
-	ref := trace.Ref{Rank: m.rank, Seq: m.seq}
+	ref := trace.Ref{Rank: m.rank, Seq: m.owner().seq}
 	c.last, c.hasLast, c.lastArrive = ref, true, arrive
 	m.s.stats.Notifies++
 	e := trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000}
 	if m.tracing() {
-		e.Peer, e.Cell, e.Before, e.After = trace.Int(p), name, trace.Int64(before), trace.Int64(after)
+		e.Peer, e.Cell, e.Before, e.After = trace.Int(p), cellName(n, offs), trace.Int64(before), trace.Int64(after)
 	}
 	m.s.emit(m, n, e)
 	m.s.wake(key, c, t.dt, ref, arrive)
@@ -111,13 +131,14 @@ func (m *machine) notify(n *node) *failure {
 // waitOp is pld.system.wait(signal, offsets, expected, cmp=). It reports
 // blocked, parking the rank on the cell, while the predicate is false.
 func (m *machine) waitOp(n *node) (bool, *failure) {
-	w := m.wait
-	if w == nil {
+	w := &m.wait
+	if !w.active {
 		t, f := m.windowArg(n, 0)
 		if f != nil {
 			return false, f
 		}
-		key, name, f := m.signalCell(n, t, 1, m.rank)
+		offs := m.intsScratch(n.args[1])
+		key, f := m.signalCell(n, t, offs, m.rank)
 		if f != nil {
 			return false, f
 		}
@@ -125,29 +146,34 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		if enumMember(n.irop, "cmp") == "Eq" {
 			cmp = cmpEq
 		}
-		w = &waitInfo{n: n, key: key, dt: t.dt, cellName: name, cmp: cmp, expected: m.intOf(n.args[2]), start: m.clock}
-		m.wait = w
+		*w = waitInfo{active: true, n: n, key: key, dt: t.dt, offs: offs, cmp: cmp, expected: m.intOf(n.args[2]), start: m.clock}
 	}
 	v := m.s.cellValue(w.key, w.dt)
 	if !w.cmp.holds(v, w.expected) {
-		c := m.s.cell(w.key)
+		if len(w.offs) > 0 && &w.offs[0] == &m.scratch[0] {
+			w.offs = append([]int(nil), w.offs...) // keep the cell's name past the scratch's next use
+		}
+		c := m.s.lookupCell(w.key, true)
 		c.waiters = append(c.waiters, m)
-		w.release = nil
+		w.released = false
 		return true, nil
 	}
-	m.wait = nil
-	by, arrive := w.release, w.releaseArrive
-	if by == nil {
-		if c := m.s.cells[w.key]; c != nil && c.hasLast {
-			ref := c.last
-			by, arrive = &ref, c.lastArrive
+	w.active = false
+	by, hasBy, arrive := w.release, w.released, w.releaseArrive
+	if !hasBy {
+		if c := m.s.lookupCell(w.key, false); c != nil && c.hasLast {
+			by, hasBy, arrive = c.last, true, c.lastArrive
 		}
 	}
 	m.clock = max(m.clock, arrive) + m.s.prof.issuePs
 	m.s.stats.Waits++
 	e := trace.Event{StartNs: w.start / 1000, EndNs: m.clock / 1000}
 	if m.tracing() {
-		e.Cell, e.Value, e.ReleasedBy = w.cellName, trace.Int64(v), by
+		e.Cell, e.Value = cellName(n, w.offs), trace.Int64(v)
+		if hasBy {
+			ref := by
+			e.ReleasedBy = &ref
+		}
 	}
 	m.s.emit(m, n, e)
 	return false, nil
@@ -171,7 +197,7 @@ func (m *machine) remoteLoad(n *node) *failure {
 	if !inBounds(t.shape, offs, valid) {
 		return m.boundsFail(n, "reads", offs, valid, fmt.Sprintf("rank %d's %s", p, t.what()))
 	}
-	tl := newTile(t.dt, shape, valid)
+	tl := m.makeTile(t.dt, shape, valid, !equalInts(shape, valid))
 	esz := t.dt.Bytes()
 	copyBlock(tl.data, shape, zeros(len(shape)), m.s.bytesOf(t, p), t.shape, offs, valid, esz, nil)
 	bytes := numElems(valid) * esz
@@ -250,7 +276,7 @@ func (m *machine) putGet(n *node) *failure {
 	case !given(n, 3) && !given(n, 4) && !given(n, 5):
 		if !equalInts(dst.shape, src.shape) {
 			return m.fail(n, codeShape, "give dst_offsets, src_offsets and shape to copy a region",
-				"%s copies the whole tensor, but dst %v and src %v differ", n.irop.Name, dst.shape, src.shape)
+				"%s copies the whole tensor, but dst %v and src %v differ", n.irop.Name, dims(dst.shape), dims(src.shape))
 		}
 		doff, soff, ext = zeros(len(dst.shape)), zeros(len(src.shape)), src.shape
 	case given(n, 3) && given(n, 4) && given(n, 5):

@@ -1,8 +1,6 @@
 package emu
 
 import (
-	"container/heap"
-
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/trace"
 )
@@ -12,37 +10,72 @@ import (
 // flush executes their shared operations in that order until every rank has
 // run out of dispatched calls or is parked in a wait.
 
-// readyHeap is a min-heap of machines by (clock, rank).
-type readyHeap []*machine
+// readyHeap is a min-heap of machines by (clock, rank). It is written out
+// rather than through container/heap, and keeps each key beside its
+// machine, because it is on the path of every shared operation and a
+// P=256 barrier would otherwise miss the cache on every comparison.
+type readyHeap []readyEntry
 
-func (h readyHeap) Len() int { return len(h) }
-func (h readyHeap) Less(i, j int) bool {
+type readyEntry struct {
+	clock int64
+	rank  int
+	block int
+	m     *machine
+}
+
+func (h readyHeap) less(i, j int) bool {
 	if h[i].clock != h[j].clock {
 		return h[i].clock < h[j].clock
 	}
-	return h[i].rank < h[j].rank
+	if h[i].rank != h[j].rank {
+		return h[i].rank < h[j].rank
+	}
+	return h[i].block < h[j].block
 }
-func (h readyHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].heapIdx, h[j].heapIdx = i, j
+
+func (h *readyHeap) push(m *machine) {
+	*h = append(*h, readyEntry{clock: m.clock, rank: m.rank, block: m.block, m: m})
+	a := *h
+	i := len(a) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !a.less(i, p) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
 }
-func (h *readyHeap) Push(x any) {
-	m := x.(*machine)
-	m.heapIdx = len(*h)
-	*h = append(*h, m)
-}
-func (h *readyHeap) Pop() any {
-	old := *h
-	m := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	m.heapIdx = -1
-	return m
+
+func (h *readyHeap) pop() *machine {
+	a := *h
+	top := a[0].m
+	last := len(a) - 1
+	a[0] = a[last]
+	a[last] = readyEntry{}
+	a = a[:last]
+	*h = a
+	for i := 0; ; {
+		l, r, min := 2*i+1, 2*i+2, i
+		if l < len(a) && a.less(l, min) {
+			min = l
+		}
+		if r < len(a) && a.less(r, min) {
+			min = r
+		}
+		if min == i {
+			break
+		}
+		a[i], a[min] = a[min], a[i]
+		i = min
+	}
+	return top
 }
 
 // flush runs every rank's queued calls concurrently, to completion.
 func (s *sim) flush() *failure {
 	s.pending = false
+	s.blockMachines = s.blockMachines[:0]
 	start := s.host.clock + s.prof.dispatchPs
 	for _, m := range s.ranks {
 		if len(m.queue) == 0 {
@@ -53,9 +86,15 @@ func (s *sim) flush() *failure {
 			return f
 		}
 	}
-	for s.ready.Len() > 0 {
-		m := heap.Pop(&s.ready).(*machine)
+	for len(s.ready) > 0 {
+		m := s.ready.pop()
 		n := m.at
+		if n == nil { // a rank whose kernel grid has finished resumes
+			if f := s.runLocal(m); f != nil {
+				return f
+			}
+			continue
+		}
 		blocked, f := m.exec(n)
 		if f != nil {
 			return f
@@ -70,7 +109,7 @@ func (s *sim) flush() *failure {
 		}
 	}
 	for _, m := range s.ranks {
-		if m.state == stBlocked {
+		if m.state == stBlocked || m.state == stJoin {
 			return s.deadlock()
 		}
 	}
@@ -90,6 +129,11 @@ func (s *sim) runLocal(m *machine) *failure {
 			return f
 		}
 		if n == nil {
+			if m.parent != nil {
+				m.state = stIdle
+				s.blockDone(m)
+				return nil
+			}
 			if m.startTask() {
 				continue
 			}
@@ -98,17 +142,50 @@ func (s *sim) runLocal(m *machine) *failure {
 		}
 		if n.shared {
 			m.at, m.state = n, stReady
-			heap.Push(&s.ready, m)
+			s.ready.push(m)
 			return nil
 		}
-		if _, f := m.exec(n); f != nil {
+		grid, f := m.exec(n)
+		if f != nil {
 			return f
+		}
+		if grid {
+			// A kernel grid: m waits while its blocks run.
+			m.state, m.at = stJoin, nil
+			for _, c := range s.blockMachines[len(s.blockMachines)-m.pending:] {
+				if f := s.runLocal(c); f != nil {
+					return f
+				}
+			}
+			return nil
 		}
 	}
 }
 
-// cellKey names one signal cell: a byte offset in one rank's window.
-type cellKey struct{ rank, off int }
+// blockDone records that block c of a kernel grid has finished; after the
+// last one its rank resumes (through the heap, at the latest block's
+// clock), with block 0's result as the call's.
+func (s *sim) blockDone(c *machine) {
+	p := c.parent
+	p.clock = max(p.clock, c.clock)
+	if c.block == 0 && p.join.res >= 0 {
+		p.setSlot(p.join.res, c.retVal)
+	}
+	p.pending--
+	if p.pending > 0 {
+		return
+	}
+	p.join, p.at, p.state = nil, nil, stReady
+	s.ready.push(p)
+}
+
+// cellKey names one signal cell: a byte offset in one rank's window,
+// inside buffer buf.
+type cellKey struct {
+	buf  *bufDesc
+	rank int
+	off  int
+}
 
 // cell is the bookkeeping of a signal cell that has been notified or
 // waited on.
@@ -118,13 +195,60 @@ type cell struct {
 	hasLast    bool
 	lastArrive int64      // when that notify arrived (ps)
 	waiters    []*machine // ranks parked on it, in arrival order
+	// Inline room for the usual single notifier and single waiter, so
+	// that a barrier's cells cost no allocation beyond their slab.
+	nbuf [1]int
+	wbuf [1]*machine
 }
 
-func (s *sim) cell(k cellKey) *cell {
-	c := s.cells[k]
-	if c == nil {
-		c = &cell{}
-		s.cells[k] = c
+// newCell returns a cell from the current slab: cells are allocated 1024
+// at a time (a P=256 barrier touches 65,280 of them) and never move.
+func (s *sim) newCell() *cell {
+	if len(s.cellSlab) == cap(s.cellSlab) {
+		s.cellSlab = make([]cell, 0, 1024)
+	}
+	s.cellSlab = s.cellSlab[:len(s.cellSlab)+1]
+	c := &s.cellSlab[len(s.cellSlab)-1]
+	c.notifiers, c.waiters = c.nbuf[:0], c.wbuf[:0]
+	return c
+}
+
+// cellTableMax is the largest buffer whose cells live in a table indexed
+// by byte (8 bytes of pointer per byte per rank); cells of larger buffers,
+// rarely used as signals, go to a map.
+const cellTableMax = 64 << 10
+
+// lookupCell returns the bookkeeping of k, creating it when create is set
+// (else nil for a cell never touched).
+func (s *sim) lookupCell(k cellKey, create bool) *cell {
+	b := k.buf
+	if b.size > cellTableMax {
+		c := s.bigCells[k]
+		if c == nil && create {
+			c = s.newCell()
+			s.bigCells[k] = c
+		}
+		return c
+	}
+	if b.cells == nil {
+		if !create {
+			return nil
+		}
+		b.cells = make([][]*cell, s.P)
+	}
+	tab := b.cells[k.rank]
+	if tab == nil {
+		if !create {
+			return nil
+		}
+		tab = make([]*cell, b.size)
+		b.cells[k.rank] = tab
+	}
+	i := k.off - b.off
+	c := tab[i]
+	if c == nil && create {
+		c = s.newCell()
+		tab[i] = c
 	}
 	return c
 }
@@ -157,15 +281,17 @@ func (c waitCmp) holds(v, expected int64) bool {
 
 // waitInfo describes the wait a rank is in.
 type waitInfo struct {
+	active   bool
 	n        *node
 	key      cellKey
 	dt       ir.DType
-	cellName string
+	offs     []int // the cell's offsets, for its name
 	cmp      waitCmp
 	expected int64
 	start    int64 // when the wait began (ps)
 	// The notify that made the predicate true while the rank was parked.
-	release       *trace.Ref
+	released      bool
+	release       trace.Ref
 	releaseArrive int64
 }
 
@@ -182,11 +308,10 @@ func (s *sim) wake(k cellKey, c *cell, dt ir.DType, by trace.Ref, arrive int64) 
 			kept = append(kept, w)
 			continue
 		}
-		ref := by
-		w.wait.release, w.wait.releaseArrive = &ref, arrive
+		w.wait.released, w.wait.release, w.wait.releaseArrive = true, by, arrive
 		w.clock = max(w.clock, arrive)
 		w.state = stReady
-		heap.Push(&s.ready, w)
+		s.ready.push(w)
 	}
 	for i := len(kept); i < len(c.waiters); i++ {
 		c.waiters[i] = nil

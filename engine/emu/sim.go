@@ -24,6 +24,9 @@ type sim struct {
 
 	host  *machine
 	ranks []*machine
+	// blockMachines are the machines of kernel grids' blocks, in launch
+	// order.
+	blockMachines []*machine
 
 	// Window memory: one byte slice per rank, buffers packed in allocation
 	// order, each padded to 32 bytes; bufs lists the allocations.
@@ -35,8 +38,9 @@ type sim struct {
 	hostArgs    []val
 	hostSyms    map[string]int64
 
-	cells map[cellKey]*cell
-	ready readyHeap
+	bigCells map[cellKey]*cell // cells of buffers too large for a table
+	cellSlab []cell
+	ready    readyHeap
 
 	// Dispatches queued by the host and not yet run.
 	pending          bool
@@ -46,7 +50,6 @@ type sim struct {
 	// stop is set asynchronously: 1 when ctx is done, 2 when the wall-clock
 	// limit passed.
 	stop    atomic.Int32
-	ctx     context.Context
 	timeout time.Duration
 
 	stats Stats
@@ -88,7 +91,7 @@ func newSim(prog *ir.Program, opts Options) (*sim, *RunError) {
 		return nil, &RunError{Rank: -1, Code: codeInternal, Message: "malformed IR: " + err.Error()}
 	}
 	s := &sim{prog: prog, funcs: funcs, P: prog.Ranks, prof: prof, onEvent: opts.OnEvent,
-		cells: map[cellKey]*cell{}, maxSteps: opts.MaxSteps, timeout: opts.Timeout}
+		bigCells: map[cellKey]*cell{}, maxSteps: opts.MaxSteps, timeout: opts.Timeout}
 	if s.maxSteps <= 0 {
 		s.maxSteps = DefaultMaxSteps
 	}
@@ -99,7 +102,7 @@ func newSim(prog *ir.Program, opts Options) (*sim, *RunError) {
 	s.host = &machine{s: s, rank: -1}
 	s.ranks = make([]*machine, s.P)
 	for r := range s.ranks {
-		s.ranks[r] = &machine{s: s, rank: r, heapIdx: -1}
+		s.ranks[r] = &machine{s: s, rank: r}
 	}
 	if rerr := s.bindInputs(opts); rerr != nil {
 		return nil, rerr
@@ -114,7 +117,6 @@ func (s *sim) watch(ctx context.Context) func() {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	s.ctx = ctx
 	stopCtx := context.AfterFunc(ctx, func() { s.stop.CompareAndSwap(0, 1) })
 	timer := time.AfterFunc(s.timeout, func() { s.stop.CompareAndSwap(0, 2) })
 	return func() {
@@ -179,20 +181,25 @@ func (s *sim) result(f *failure) *Result {
 // deadlock builds the report of a run whose ranks are all blocked or done.
 func (s *sim) deadlock() *failure {
 	dl := &Deadlock{Ranks: []Blocked{}}
-	for _, m := range s.ranks {
+	for _, m := range append(append([]*machine(nil), s.ranks...), s.blockMachines...) {
 		if m.state != stBlocked {
 			continue
 		}
-		w := m.wait
-		c := s.cells[w.key]
-		b := Blocked{Rank: m.rank, Line: w.n.line(), Cell: w.cellName, Value: s.cellValue(w.key, w.dt),
+		w := &m.wait
+		c := s.lookupCell(w.key, false)
+		b := Blocked{Rank: m.rank, Block: m.block, Line: w.n.line(), Cell: cellName(w.n, w.offs), Value: s.cellValue(w.key, w.dt),
 			Cmp: w.cmp.String(), Expected: w.expected, NotifiedBy: []int{}}
 		if c != nil {
 			b.NotifiedBy = append(b.NotifiedBy, c.notifiers...)
 		}
 		dl.Ranks = append(dl.Ranks, b)
 	}
-	sort.Slice(dl.Ranks, func(i, j int) bool { return dl.Ranks[i].Rank < dl.Ranks[j].Rank })
+	sort.SliceStable(dl.Ranks, func(i, j int) bool {
+		if dl.Ranks[i].Rank != dl.Ranks[j].Rank {
+			return dl.Ranks[i].Rank < dl.Ranks[j].Rank
+		}
+		return dl.Ranks[i].Block < dl.Ranks[j].Block
+	})
 	var parts []string
 	for _, b := range dl.Ranks {
 		parts = append(parts, fmt.Sprintf("rank %d waits at line %d for %s %s %d (it is %d)", b.Rank, b.Line, b.Cell, cmpWords(b.Cmp), b.Expected, b.Value))
@@ -212,15 +219,16 @@ func cmpWords(cmp string) string {
 
 // emit delivers one event of m (and counts it).
 func (s *sim) emit(m *machine, n *node, e trace.Event) {
-	e.Rank, e.Seq = m.rank, m.seq
-	m.seq++
+	o := m.owner()
+	e.Rank, e.Seq, e.Block = m.rank, o.seq, m.block
+	o.seq++
 	s.stats.Events++
 	if s.onEvent == nil {
 		return
 	}
 	if e.Op == "" {
 		if n.kind == nCall {
-			e.Op = "call"
+			e.Op, e.Callee = "call", n.callee.f.Name
 		} else if n.irop != nil {
 			e.Op = n.irop.Name
 		}

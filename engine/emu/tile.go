@@ -1,7 +1,9 @@
 package emu
 
 import (
+	"encoding/binary"
 	"math"
+	"unsafe"
 
 	"pldworkbench/engine/ir"
 )
@@ -18,10 +20,33 @@ func f32At(b []byte, i int) float32 { return math.Float32frombits(le.Uint32(b[i 
 // f32Put writes the FP32 element at byte offset i.
 func f32Put(b []byte, i int, v float32) { le.PutUint32(b[i:i+4], math.Float32bits(v)) }
 
+// nativeLE reports whether this machine stores a float32 the way the
+// device does, so FP32 bytes can be read in place as []float32.
+var nativeLE = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// asF32 views FP32 bytes as float32s without copying, or returns nil when
+// that is not possible (a big-endian host, a misaligned slice). Summing
+// through the view runs at about 1 ns per element against 2.5 ns through
+// binary.LittleEndian on this machine, and reductions are the data path of
+// every all-reduce.
+func asF32(b []byte) []float32 {
+	if !nativeLE || len(b) < 4 || uintptr(unsafe.Pointer(unsafe.SliceData(b)))%4 != 0 {
+		return nil
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4)
+}
+
 // addF32 is dst = a + b over FP32 bytes: the hot loop of every reduction.
 func addF32(dst, a, b []byte) {
 	n := len(dst) &^ 3
 	a, b = a[:n], b[:n]
+	if d, x, y := asF32(dst), asF32(a), asF32(b); d != nil && x != nil && y != nil {
+		x, y = x[:len(d)], y[:len(d)]
+		for i := range d {
+			d[i] = x[i] + y[i]
+		}
+		return
+	}
 	for i := 0; i < n; i += 4 {
 		f32Put(dst, i, f32At(a, i)+f32At(b, i))
 	}
@@ -108,13 +133,10 @@ func equalInts(a, b []int) bool {
 }
 
 // tileBinary computes op over tile a and either tile b or the scalar s of
-// dtype sdt, giving a tile of dtype dt. ok is false on an integer division
-// by zero.
-func tileBinary(op opKind, dt ir.DType, a, b *tile, s val, sdt ir.DType) (out *tile, ok bool) {
-	shape := a.shape
-	if b != nil {
-		shape, _ = broadcastShape(a.shape, b.shape)
-	}
+// dtype sdt into out (a tile of dtype dt and the result's shape, possibly
+// a itself). ok is false on an integer division by zero.
+func tileBinary(op opKind, dt ir.DType, a, b *tile, s val, sdt ir.DType, out *tile) (*tile, bool) {
+	shape := out.shape
 	valid := make([]int, len(shape))
 	for i := range shape {
 		valid[i] = shape[i]
@@ -122,7 +144,7 @@ func tileBinary(op opKind, dt ir.DType, a, b *tile, s val, sdt ir.DType) (out *t
 			valid[i] = a.valid[i]
 		}
 	}
-	out = newTile(dt, shape, valid)
+	out.valid = valid
 	if dt == ir.FP32 && a.dt == ir.FP32 {
 		switch {
 		case b != nil && b.dt == ir.FP32 && equalInts(a.shape, b.shape):
@@ -200,9 +222,9 @@ func bcastStrides(shape, full []int) []int {
 type castMode uint8
 
 const (
-	castNone castMode = iota // truncate
-	castRint                 // nearest, ties to even
-	castRound                // nearest, ties away from zero
+	castNone  castMode = iota // truncate
+	castRint                  // nearest, ties to even
+	castRound                 // nearest, ties away from zero
 	castFloor
 	castCeil
 	castTrunc

@@ -25,11 +25,18 @@ const HostRank = -1
 type Event struct {
 	// Rank is the rank that executed the operation, HostRank for the host.
 	Rank int `json:"rank"`
+	// Block is the block that executed it when the rank runs a kernel
+	// launched as a grid of blocks (0 otherwise).
+	Block int `json:"block,omitempty"`
 	// Seq numbers the events of one rank from 0, in execution order.
 	Seq int64 `json:"seq"`
 	// Op is the IR operation name ("pl.load", "pld.system.notify", ...) or
 	// "call" for a call of another DSL function (a host dispatch included).
 	Op string `json:"op"`
+	// Callee names the function a "call" calls, and Blocks the size of the
+	// grid it launches (0 for a plain call).
+	Callee string `json:"callee,omitempty"`
+	Blocks int    `json:"blocks,omitempty"`
 	// The source span of the statement, 1-based, the end exclusive.
 	Line    int `json:"line"`
 	Col     int `json:"col"`

@@ -14,6 +14,7 @@ import (
 func sample() []Event {
 	return []Event{
 		{Rank: HostRank, Seq: 0, Op: "pld.alloc_window_buffer", Line: 3, Col: 5, EndLine: 3, EndCol: 40},
+		{Rank: HostRank, Seq: 1, Op: "call", Callee: "per_rank", Line: 6, Peer: Int(1)},
 		{Rank: 0, Seq: 4, Op: "pld.system.notify", Line: 12, Col: 9, EndLine: 12, EndCol: 70,
 			Peer: Int(0), Cell: "signal[1, 0]", Before: Int64(0), After: Int64(1), StartNs: 10, EndNs: 30},
 		{Rank: 1, Seq: 7, Op: "pld.system.wait", Line: 14, Col: 9, EndLine: 14, EndCol: 60,
@@ -38,17 +39,20 @@ func TestJSONLinesRoundTrip(t *testing.T) {
 		t.Fatalf("got %d lines, want %d:\n%s", len(lines), len(sample()), buf.String())
 	}
 	// Zero-valued optional fields print; absent ones do not.
-	if want := `"peer":0,`; !strings.Contains(lines[1], want) {
-		t.Errorf("notify line lacks %s: %s", want, lines[1])
+	if want := `"op":"call","callee":"per_rank",`; !strings.Contains(lines[1], want) {
+		t.Errorf("call line lacks %s: %s", want, lines[1])
 	}
-	if want := `"before":0,"after":1,`; !strings.Contains(lines[1], want) {
-		t.Errorf("notify line lacks %s: %s", want, lines[1])
+	if want := `"peer":0,`; !strings.Contains(lines[2], want) {
+		t.Errorf("notify line lacks %s: %s", want, lines[2])
+	}
+	if want := `"before":0,"after":1,`; !strings.Contains(lines[2], want) {
+		t.Errorf("notify line lacks %s: %s", want, lines[2])
 	}
 	if strings.Contains(lines[0], "peer") || strings.Contains(lines[0], "cell") || strings.Contains(lines[0], "released_by") {
 		t.Errorf("host line has fields it should omit: %s", lines[0])
 	}
-	if want := `"released_by":{"rank":0,"seq":4}`; !strings.Contains(lines[2], want) {
-		t.Errorf("wait line lacks %s: %s", want, lines[2])
+	if want := `"released_by":{"rank":0,"seq":4}`; !strings.Contains(lines[3], want) {
+		t.Errorf("wait line lacks %s: %s", want, lines[3])
 	}
 	got, err := Read(strings.NewReader(buf.String() + "\n\n"))
 	if err != nil {

@@ -1,0 +1,108 @@
+#! entry: build_bench_mesh(8, 1048576, 1048576).mesh_host
+#! entry: build_bench_mesh(8, 1048576, 4096).mesh_host
+#! entry: build_bench_barrier(256).barrier_host
+#! ranks: 8
+"""The emulator's benchmark workloads.
+
+build_bench_mesh(nr, size, width): a mesh all-reduce of ``size`` FP32 per
+rank, staged into a window, a hand-rolled barrier, then every rank sums its
+own slice and every peer's, ``width`` elements (one tile) at a time.
+
+build_bench_barrier(nr): a hand-rolled barrier and nothing else: each rank
+bumps its cell in every peer's signal window and waits for all of its own.
+"""
+
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+def build_bench_mesh(nr: int, size: int, width: int):
+    """Mesh all-reduce of size floats per rank in tiles of width floats."""
+    if size % width != 0:
+        raise ValueError(f"width {width} must divide size {size}")
+    chunks = size // width
+
+    @pl.program
+    class BenchMesh:
+        @pl.function(type=pl.FunctionType.InCore)
+        def mesh_step(
+            self,
+            x: pl.Tensor[[1, size], pl.FP32],
+            y: pl.Out[pl.Tensor[[1, size], pl.FP32]],
+            data: pl.InOut[pld.DistributedTensor[[1, size], pl.FP32]],
+            ready: pl.InOut[pld.DistributedTensor[[nr, 1], pl.INT32]],
+        ) -> pl.Tensor[[1, size], pl.FP32]:
+            ctx = pld.get_comm_ctx(data)
+            me = pld.rank(ctx)
+            for c in pl.range(chunks):
+                piece = pl.load(x, [0, c * width], [1, width])
+                data = pl.store(piece, [0, c * width], data)
+            for p in pl.range(nr):
+                if p != me:
+                    pld.system.notify(ready, p, [me, 0], 1, op=pld.NotifyOp.AtomicAdd)
+            for p in pl.range(nr):
+                if p != me:
+                    pld.system.wait(ready, [p, 0], 1, cmp=pld.WaitCmp.Ge)
+            for c in pl.range(chunks):
+                acc = pl.load(data, [0, c * width], [1, width])
+                for p in pl.range(nr):
+                    if p != me:
+                        acc = pl.add(acc, pld.tile.remote_load(data, p, [0, c * width], [1, width]))
+                y = pl.store(acc, [0, c * width], y)
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def mesh_dev(
+            self,
+            x: pl.Tensor[[1, size], pl.FP32],
+            y: pl.Out[pl.Tensor[[1, size], pl.FP32]],
+            data: pl.InOut[pld.DistributedTensor[[1, size], pl.FP32]],
+            ready: pl.InOut[pld.DistributedTensor[[nr, 1], pl.INT32]],
+        ) -> pl.Tensor[[1, size], pl.FP32]:
+            return self.mesh_step(x, y, data, ready)
+
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def mesh_host(
+            self,
+            x: pl.Tensor[[nr, 1, size], pl.FP32],
+            y: pl.Out[pl.Tensor[[nr, 1, size], pl.FP32]],
+        ) -> pl.Tensor[[nr, 1, size], pl.FP32]:
+            data_buf = pld.alloc_window_buffer([1, size], dtype=pl.FP32)
+            ready_buf = pld.alloc_window_buffer([nr, 1], dtype=pl.INT32)
+            for r in pl.range(pld.world_size()):
+                data = pld.window(data_buf, [1, size], dtype=pl.FP32)
+                ready = pld.window(ready_buf, [nr, 1], dtype=pl.INT32)
+                self.mesh_dev(x[r], y[r], data, ready, device=r)
+            return y
+
+    return BenchMesh
+
+
+def build_bench_barrier(nr: int):
+    """A hand-rolled barrier across nr ranks."""
+
+    @pl.program
+    class BenchBarrier:
+        @pl.function(type=pl.FunctionType.InCore)
+        def arrive(self, ready: pl.InOut[pld.DistributedTensor[[nr, 1], pl.INT32]]):
+            ctx = pld.get_comm_ctx(ready)
+            me = pld.rank(ctx)
+            for p in pl.range(nr):
+                if p != me:
+                    pld.system.notify(ready, p, [me, 0], 1, op=pld.NotifyOp.AtomicAdd)
+            for p in pl.range(nr):
+                if p != me:
+                    pld.system.wait(ready, [p, 0], 1, cmp=pld.WaitCmp.Ge)
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def arrive_dev(self, ready: pl.InOut[pld.DistributedTensor[[nr, 1], pl.INT32]]):
+            self.arrive(ready)
+
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def barrier_host(self):
+            ready_buf = pld.alloc_window_buffer([nr, 1], dtype=pl.INT32)
+            for r in pl.range(pld.world_size()):
+                ready = pld.window(ready_buf, [nr, 1], dtype=pl.INT32)
+                self.arrive_dev(ready, device=r)
+
+    return BenchBarrier
