@@ -1,6 +1,8 @@
 package kernels_test
 
 import (
+	"math"
+
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
 )
@@ -18,8 +20,13 @@ type golden struct {
 	want func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor
 }
 
-// The root of the hand-rolled broadcast (ROOT in 12_broadcast_hand.py).
-const broadcastRoot = 1
+// The root of both broadcasts (ROOT in 12_broadcast_hand.py and
+// 12_broadcast_builtin.py) and of step 16's (ROOT in
+// 16_putting_it_together.py).
+const (
+	broadcastRoot = 1
+	pipelineRoot  = 1
+)
 
 // goldens maps "kernel name/entry as written in its header" to the golden
 // of that entry. TestRun fails for an entry missing here, so a new kernel
@@ -80,6 +87,55 @@ var goldens = map[string]golden{
 	"15_all_to_all_hand/all_to_all_pull": {exact: true, want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
 		return only("y", transpose01(in["x"]))
 	}},
+
+	// The builtin variants: the same goldens as their hand-rolled steps.
+	"04_barrier_builtin/barrier_then_read": {exact: true, want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return map[string]*emu.Tensor{
+			"y":     fromRank(in["x"], func(r int) int { return (r + p - 1) % p }),
+			"tally": emu.Zeros(ir.INT32, p, p, 1), // the builtin's epilogue hands every credit back
+		}
+	}},
+	"05_remote_load_store_builtin/shift_by_load": {exact: true, want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", fromRank(in["x"], func(r int) int { return (r + 1) % p }))
+	}},
+	"05_remote_load_store_builtin/shift_by_store": {exact: true, want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", fromRank(in["x"], func(r int) int { return (r + 1) % p }))
+	}},
+	`11_allreduce_reveal/build_allreduce_reveal({P}, "mesh", "sum").allreduce`: {want: allreduceSum},
+	`11_allreduce_reveal/build_allreduce_reveal({P}, "ring", "sum").allreduce`: {want: allreduceSum},
+	`11_allreduce_reveal/build_allreduce_reveal({P}, "mesh", "max").allreduce`: {exact: true, want: allreduceWith(math.Max)},
+	`11_allreduce_reveal/build_allreduce_reveal({P}, "ring", "min").allreduce`: {exact: true, want: allreduceWith(math.Min)},
+	"12_broadcast_builtin/broadcast_builtin": {exact: true, want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", fromRank(in["x"], func(int) int { return broadcastRoot }))
+	}},
+	"13_allgather_builtin/allgather_builtin": {exact: true, want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", allgather(in["x"]))
+	}},
+	"14_reduce_scatter_builtin/reduce_scatter_builtin": {want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", reduceScatter(in["x"]))
+	}},
+	"15_all_to_all_builtin/all_to_all_builtin": {exact: true, want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", transpose01(in["x"]))
+	}},
+	"16_putting_it_together/build_pipeline({P}).pipeline": {want: pipeline},
+	"17_many_cores/build_many_cores({P}).with_lanes":      {want: allreduceSum},
+	"17_many_cores/build_many_cores({P}).synthesized":     {want: allreduceSum},
+	"18_three_ways/build_three_ways({P}).hand_rolled":     {want: allreduceSum},
+	"18_three_ways/build_three_ways({P}).incore_builtin":  {want: allreduceSum},
+	"18_three_ways/build_three_ways({P}).host_builtin":    {want: allreduceSum},
+	"20_signal_reuse/build_signal_reuse({P}).twice_in_kernel": {want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return reusedTwice(in["x"], p, 1)
+	}},
+	`20_signal_reuse/build_signal_reuse({P}, "ring").twice_in_kernel`: {want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return reusedTwice(in["x"], 2*(p-1), p)
+	}},
+	// On the emulator every host dispatch loop finishes before the next
+	// host statement, so the second round reads what it should even though
+	// its barrier guaranteed nothing (reuse_test.go looks at the barrier).
+	"20_signal_reuse/build_signal_reuse({P}).twice_on_host": {exact: true, want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		right := func(r int) int { return (r + 1) % p }
+		return map[string]*emu.Tensor{"first": fromRank(in["x"], right), "second": fromRank(in["z"], right)}
+	}},
 }
 
 func only(name string, t *emu.Tensor) map[string]*emu.Tensor {
@@ -118,6 +174,71 @@ func allreduceSum(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
 		}
 	}
 	return only("y", mapRows(x, func(int, []float64) []float64 { return total }))
+}
+
+// allreduceWith is the golden of an all-reduce with an exact reduction
+// (maximum, minimum): y[r][j] = f over k of x[k][j].
+func allreduceWith(f func(a, b float64) float64) func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+	return func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		x := in["x"]
+		folded := append([]float64(nil), x.Row(0)...)
+		for k := 1; k < p; k++ {
+			for i, v := range x.Row(k) {
+				folded[i] = f(folded[i], v)
+			}
+		}
+		return only("y", mapRows(x, func(int, []float64) []float64 { return folded }))
+	}
+}
+
+// sumRows returns the element-wise sum over ranks of g(x[k]).
+func sumRows(x *emu.Tensor, g func(float64) float64) []float64 {
+	total := make([]float64, len(x.Row(0)))
+	for k := 0; k < x.Shape[0]; k++ {
+		for i, v := range x.Row(k) {
+			total[i] += g(v)
+		}
+	}
+	return total
+}
+
+// pipeline is step 16's golden: scaled[r] = (sum over k of x[k]) * w[ROOT]
+// and table[r, s] = x[s] + w[ROOT], the same on every rank. The other
+// ranks' rows of w must not matter.
+func pipeline(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+	x, w := in["x"], in["w"].Row(pipelineRoot)
+	total := sumRows(x, func(v float64) float64 { return v })
+	scaled := mapRows(x, func(int, []float64) []float64 {
+		out := make([]float64, len(total))
+		for j := range total {
+			out[j] = total[j] * w[j]
+		}
+		return out
+	})
+	n := len(w)
+	table := emu.Zeros(x.DType, p, p, n)
+	for r := 0; r < p; r++ {
+		for s := 0; s < p; s++ {
+			for j := 0; j < n; j++ {
+				table.Set(x.At(s, 0, j)+w[j], r, s, j)
+			}
+		}
+	}
+	return map[string]*emu.Tensor{"scaled": scaled, "table": table}
+}
+
+// reusedTwice is the golden of 20_signal_reuse's kernel entries: the sum
+// over ranks of x, then of x*x (FP32 products), and a signal window of
+// rows x cols that the builtins left all zero.
+func reusedTwice(x *emu.Tensor, rows, cols int) map[string]*emu.Tensor {
+	p := x.Shape[0]
+	sum := sumRows(x, func(v float64) float64 { return v })
+	squares := sumRows(x, func(v float64) float64 { return float64(float32(v * v)) })
+	return map[string]*emu.Tensor{
+		"first":  mapRows(x, func(int, []float64) []float64 { return sum }),
+		"second": mapRows(x, func(int, []float64) []float64 { return squares }),
+		"tally":  emu.Zeros(ir.INT32, p, rows, cols),
+	}
 }
 
 // barrierTally is the signal column every rank sees after one hand-rolled

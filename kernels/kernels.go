@@ -1,7 +1,17 @@
 // Package kernels holds the workbench's own PyPTO programs: one real .py
-// file per rung of the lesson ladder (steps 01–10, and the hand-rolled
-// halves of the collectives in 12–15), embedded into the binary so the
+// file per rung of the lesson ladder, embedded into the binary so the
 // server and the lessons can list, show and run them.
+//
+// Steps 01–10 build the primitives and three hand-rolled all-reduces. Steps
+// 04, 05 and 12–15 have a second file whose name ends in _builtin: the same
+// job done with the builtin collective, with the same host signature and
+// entry shape as the hand-rolled file, so `workbench compare` can run the
+// two on identical inputs. Step 11 reveals the all-reduce builtin (mesh and
+// ring), 16 composes three builtins in one kernel, 17 calls the all-reduce
+// from the host orchestrator on several AIV cores per rank, 18 writes one
+// all-reduce three ways (hand-rolled, kernel builtin, host builtin), and 20
+// shows when one signal window may serve two collectives and when it may
+// not.
 //
 // Every file is a complete upstream-style script — the DSL functions plus a
 // main() harness with argparse and torch behind a __main__ guard — so the
@@ -13,6 +23,7 @@
 //	#! entry: build_ring_allreduce({P}).ring_allreduce   one per host orchestrator
 //	#! ranks: 2 4 8                                       the rank counts it supports
 //	#! golden: y[r] == sum over k of x[k] (FP32, allclose) what the outputs must equal
+//	#! warns: W0302                                       warnings an entry reports on purpose
 //
 // `{P}` in an entry stands for the rank count. The goldens are prose for
 // people; kernels_test.go holds the same facts as Go functions and checks
@@ -20,7 +31,7 @@
 //
 // The package imports nothing else of the project, so anything (server,
 // lessons, command line) can depend on it without a cycle. All and Get
-// parse the embedded headers on every call: there are a dozen small files,
+// parse the embedded headers on every call: there are two dozen small files,
 // parsing them takes microseconds, and nothing is cached or shared.
 package kernels
 
@@ -54,6 +65,11 @@ type Kernel struct {
 	// Goldens are the `#! golden:` lines: what each output must equal, in
 	// words.
 	Goldens []string
+	// Warnings are the codes of the `#! warns:` lines: warnings some entry
+	// of the file makes the checker report on purpose (20_signal_reuse.py
+	// is about one). A kernel without the line must check without a single
+	// diagnostic.
+	Warnings []string
 }
 
 // EntriesAt returns the entries with "{P}" replaced by p.
@@ -116,9 +132,9 @@ func Get(name string) (Kernel, bool) {
 
 // Parse reads the `#!` header lines of a program called file. A header
 // line is a comment starting with "#!" (at any indentation) of the form
-// "key: value"; keys other than entry, ranks and golden are ignored. A file
-// needs at least one entry and one rank count; every count must be a
-// positive integer.
+// "key: value"; keys other than entry, ranks, golden and warns are
+// ignored. A file needs at least one entry and one rank count; every count
+// must be a positive integer and every warns code a warning code (Wnnnn).
 func Parse(file string, src []byte) (Kernel, error) {
 	k := Kernel{Name: strings.TrimSuffix(file, ".py"), File: file, Source: src}
 	for i, line := range strings.Split(string(src), "\n") {
@@ -147,6 +163,13 @@ func Parse(file string, src []byte) (Kernel, error) {
 			}
 		case "golden":
 			k.Goldens = append(k.Goldens, val)
+		case "warns":
+			for _, f := range strings.Fields(val) {
+				if len(f) != 5 || f[0] != 'W' {
+					return k, fmt.Errorf("%s:%d: #! warns: got %q, want warning codes like W0302", file, i+1, f)
+				}
+				k.Warnings = append(k.Warnings, f)
+			}
 		}
 	}
 	if len(k.Entries) == 0 {

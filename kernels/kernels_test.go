@@ -16,6 +16,7 @@ import (
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/lower"
 	"pldworkbench/kernels"
 )
 
@@ -36,7 +37,8 @@ func TestHeaders(t *testing.T) {
 	for _, k := range all {
 		steps = append(steps, k.Name[:2])
 	}
-	want := []string{"01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "12", "13", "14", "15"}
+	want := []string{"01", "02", "03", "04", "04", "05", "05", "06", "07", "08", "09", "10", "11",
+		"12", "12", "13", "13", "14", "14", "15", "15", "16", "17", "18", "20"}
 	if !slices.Equal(steps, want) {
 		t.Fatalf("steps = %v, want %v", steps, want)
 	}
@@ -56,8 +58,9 @@ func TestHeaders(t *testing.T) {
 		if len(k.Goldens) == 0 {
 			t.Errorf("%s: no #! golden line", k.File)
 		}
-		// One golden per entry, or one line that says it covers them all.
-		if len(k.Entries) > 1 && len(k.Goldens) < len(k.Entries) && !strings.Contains(k.Goldens[0], "both entries") {
+		// One golden per entry, or one line that says it covers them all
+		// ("for both entries", "for all three entries").
+		if len(k.Entries) > 1 && len(k.Goldens) < len(k.Entries) && !strings.Contains(k.Goldens[0], "entries") {
 			t.Errorf("%s: %d entries but %d golden lines", k.File, len(k.Entries), len(k.Goldens))
 		}
 		got, ok := kernels.Get(k.Name)
@@ -76,12 +79,13 @@ func TestHeaders(t *testing.T) {
 // TestParse covers the header reader on its own: errors name the file and
 // line, and {P} expands.
 func TestParse(t *testing.T) {
-	src := "#! entry: build({P}).host\n  #! ranks: 2 4\n#! golden: y == x\n#! other: ignored\n"
+	src := "#! entry: build({P}).host\n  #! ranks: 2 4\n#! golden: y == x\n#! other: ignored\n#! warns: W0302\n"
 	k, err := kernels.Parse("x.py", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(k.Ranks, []int{2, 4}) || !slices.Equal(k.EntriesAt(4), []string{"build(4).host"}) || len(k.Goldens) != 1 {
+	if !slices.Equal(k.Ranks, []int{2, 4}) || !slices.Equal(k.EntriesAt(4), []string{"build(4).host"}) || len(k.Goldens) != 1 ||
+		!slices.Equal(k.Warnings, []string{"W0302"}) {
 		t.Errorf("Parse = %+v", k)
 	}
 	if !k.Supports(4) || k.Supports(3) {
@@ -92,6 +96,7 @@ func TestParse(t *testing.T) {
 		{"#! entry: f\n", "no #! ranks"},
 		{"#! entry: f\n#! ranks: 2 x\n", `x.py:2: #! ranks: got "x"`},
 		{"#! entry: f\n#! ranks: 0\n", `got "0", want positive`},
+		{"#! entry: f\n#! ranks: 2\n#! warns: E0250\n", `x.py:3: #! warns: got "E0250", want warning codes`},
 	} {
 		if _, err := kernels.Parse("x.py", []byte(bad.src)); err == nil || !strings.Contains(err.Error(), bad.msg) {
 			t.Errorf("Parse(%q) error = %v, want it to contain %q", bad.src, err, bad.msg)
@@ -122,8 +127,9 @@ func instances() []instance {
 	return out
 }
 
-// compile checks one instance and requires it to be clean: no errors and
-// no warnings, one program instantiated at the right rank count.
+// compile checks one instance and requires it to be clean: no errors, no
+// warnings but the ones its header announces, one program instantiated at
+// the right rank count.
 func compile(t testing.TB, in instance) *ir.Program {
 	t.Helper()
 	return compileSource(t, in, in.k.Source)
@@ -132,8 +138,8 @@ func compile(t testing.TB, in instance) *ir.Program {
 func compileSource(t testing.TB, in instance, src []byte) *ir.Program {
 	t.Helper()
 	res := engine.Check(in.k.File, src, engine.Options{Entry: in.expanded(), Ranks: in.p})
-	if len(res.Diags) > 0 {
-		t.Fatalf("%s: want a clean check, got:\n%s", in, diag.RenderAll(res.Diags, src))
+	if err := onlyAnnounced(in.k, res.Diags); err != nil {
+		t.Fatalf("%s: %v:\n%s", in, err, diag.RenderAll(res.Diags, src))
 	}
 	if len(res.Units) != 1 || res.Units[0].Program == nil {
 		t.Fatalf("%s: want one program, got %d units", in, len(res.Units))
@@ -147,17 +153,42 @@ func compileSource(t testing.TB, in instance, src []byte) *ir.Program {
 
 // TestCheckClean: every kernel checks without a single diagnostic at every
 // entry and rank count its header lists, and without an entry at its first
-// rank count (what `workbench check FILE` does).
+// rank count (what `workbench check FILE` does) - but for the warnings its
+// header announces, each of which some entry must really produce.
 func TestCheckClean(t *testing.T) {
+	seen := map[string]bool{}
 	for _, in := range instances() {
 		compile(t, in)
+		res := engine.Check(in.k.File, in.k.Source, engine.Options{Entry: in.expanded(), Ranks: in.p})
+		for _, d := range res.Diags {
+			seen[in.k.Name+" "+string(d.Code)] = true
+		}
+	}
+	for _, k := range kernels.All() {
+		for _, c := range k.Warnings {
+			if !seen[k.Name+" "+c] {
+				t.Errorf("%s: the header announces warning %s, but no entry produces it", k.File, c)
+			}
+		}
 	}
 	for _, k := range kernels.All() {
 		res := engine.Check(k.File, k.Source, engine.Options{Ranks: k.Ranks[0]})
-		if len(res.Diags) > 0 {
-			t.Errorf("%s without --entry: %s", k.File, diag.RenderAll(res.Diags, k.Source))
+		if err := onlyAnnounced(k, res.Diags); err != nil {
+			t.Errorf("%s without --entry: %v:\n%s", k.File, err, diag.RenderAll(res.Diags, k.Source))
 		}
 	}
+}
+
+// onlyAnnounced reports a diagnostic that is not a warning the kernel's
+// `#! warns:` header announces. TestCheckClean requires each announced
+// code to come from at least one entry.
+func onlyAnnounced(k kernels.Kernel, diags diag.List) error {
+	for _, d := range diags {
+		if d.Severity != diag.Warning || !slices.Contains(k.Warnings, string(d.Code)) {
+			return fmt.Errorf("want a clean check (warnings allowed: %v), got %s %s", k.Warnings, d.Code, d.Msg)
+		}
+	}
+	return nil
 }
 
 // TestRanksHonest: a rank count among 2, 3, 4, 8 that a header leaves out
@@ -234,12 +265,28 @@ func makeInputs(in instance, params []hostParam) map[string]*emu.Tensor {
 	return inputs
 }
 
+// runProgram lowers prog (builtin collectives become primitives; a program
+// without builtins comes back unchanged) and runs it on the emulator.
 func runProgram(t testing.TB, prog *ir.Program, inputs map[string]*emu.Tensor, opts emu.Options) *emu.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	opts.Inputs = cloneAll(inputs) // the golden reads the originals
-	return emu.Run(ctx, prog, opts)
+	return emu.Run(ctx, lowered(t, prog), opts)
+}
+
+// lowered runs every lowering pass on prog and requires that no builtin
+// collective is left: the emulator only knows the primitives.
+func lowered(t testing.TB, prog *ir.Program) *ir.Program {
+	t.Helper()
+	out, err := lower.Lower(prog, "")
+	if err != nil {
+		t.Fatalf("lowering: %v", err)
+	}
+	if left := lower.Collectives(out); len(left) > 0 {
+		t.Fatalf("lowering left %d collectives, the first %s at line %d", len(left), left[0].Name, left[0].Span.Line)
+	}
+	return out
 }
 
 func cloneAll(m map[string]*emu.Tensor) map[string]*emu.Tensor {
@@ -277,6 +324,9 @@ func TestRun(t *testing.T) {
 			prog := compile(t, in)
 			params := hostParams(t, prog, in.p)
 			inputs := makeInputs(in, params)
+			if launchesGrid(lowered(t, prog)) && !emuRunsGrids(t) {
+				t.Skip(noGrids)
+			}
 			res := runProgram(t, prog, inputs, emu.Options{})
 			if res.Status != emu.StatusOK {
 				t.Fatalf("%s", describe(res))
