@@ -47,6 +47,7 @@ type RunOptions struct {
 	Seed     uint64
 	Args     map[string]float64 // host scalar parameters by name
 	Schedule string
+	NoRaces  bool // turn the race detector off (it is on by default)
 	Timeout  time.Duration
 	MaxSteps int64
 	OnEvent  trace.Sink
@@ -71,7 +72,10 @@ type RunResult struct {
 	Diagnostics []diag.JSON            `json:"diagnostics"`
 	Deadlock    *emu.Deadlock          `json:"deadlock,omitempty"`
 	Error       *emu.RunError          `json:"error,omitempty"`
-	Stats       emu.Stats              `json:"stats"`
+	Races       []emu.Race             `json:"races"`
+	// RacesOmitted counts distinct races beyond the emulator's cap.
+	RacesOmitted int       `json:"races_omitted,omitempty"`
+	Stats        emu.Stats `json:"stats"`
 
 	Diags   diag.List              `json:"-"`
 	Program *ir.Program            `json:"-"`
@@ -121,7 +125,7 @@ func DefaultEntry(name string, src []byte, ranks int) (string, error) {
 // Run checks a program at one entry and, when it compiles, runs it on the
 // emulator with inputs made by opts.Fill.
 func Run(ctx context.Context, name string, src []byte, opts RunOptions) *RunResult {
-	res := &RunResult{Entry: opts.Entry, Inputs: map[string]*TensorJSON{}, Outputs: map[string]*TensorJSON{}, Diagnostics: []diag.JSON{}}
+	res := &RunResult{Entry: opts.Entry, Inputs: map[string]*TensorJSON{}, Outputs: map[string]*TensorJSON{}, Diagnostics: []diag.JSON{}, Races: []emu.Race{}}
 	checked := Check(name, src, opts.Options)
 	res.Diags = checked.Diags
 	for _, d := range checked.Diags {
@@ -160,10 +164,13 @@ func Run(ctx context.Context, name string, src []byte, opts RunOptions) *RunResu
 		}
 	}
 	r := emu.Run(ctx, prog, emu.Options{
-		Inputs: cloneInputs(in), Scalars: opts.Args, Schedule: opts.Schedule,
+		Inputs: cloneInputs(in), Scalars: opts.Args, Schedule: opts.Schedule, NoRaces: opts.NoRaces,
 		MaxSteps: opts.MaxSteps, Timeout: opts.Timeout, OnEvent: opts.OnEvent, Platform: opts.Platform,
 	})
 	res.Status, res.Deadlock, res.Error, res.Stats, res.Out = r.Status, r.Deadlock, r.Error, r.Stats, r.Outputs
+	if r.Races != nil {
+		res.Races, res.RacesOmitted = r.Races, r.RacesOmitted
+	}
 	for _, p := range prog.Entry.Params {
 		if _, isTensor := p.Var.Type.(*ir.Tensor); !isTensor || p.Dir == ir.In {
 			continue

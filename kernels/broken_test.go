@@ -18,12 +18,11 @@ type mutation struct {
 	remove string // deleted once; must occur exactly once
 	// stage and read are fragments of the two source lines the deleted
 	// code ordered: the write a peer depends on, and the remote read of
-	// it. If the fair schedule hides the bug, the trace must show that it
-	// executed every such write before the read that depends on it.
+	// it.
 	stage, read string
-	// mustCatch says the fair schedule is known to expose this mistake, so
-	// a run that does not is a failure rather than a skip.
-	mustCatch bool
+	// fairCatches says the fair schedule is known to produce wrong data
+	// for this mistake at every rank count (without the race detector).
+	fairCatches bool
 }
 
 var mutations = map[string]mutation{
@@ -44,29 +43,29 @@ var mutations = map[string]mutation{
 		kernel: "12_broadcast_hand",
 		remove: "    if me != root:\n" +
 			"        pld.system.wait(full, [0, 0], 1, cmp=pld.WaitCmp.Ge)\n",
-		stage:     "box = pl.store(payload, [0, 0], box)",
-		read:      "copy = pld.tile.remote_load(box, root,",
-		mustCatch: true,
+		stage:       "box = pl.store(payload, [0, 0], box)",
+		read:        "copy = pld.tile.remote_load(box, root,",
+		fairCatches: true,
 	},
 }
 
-// TestBrokenSync deletes a wait from two kernels and runs the result under
-// the default (fair, deterministic) schedule at every rank count the
-// kernel lists. The mistake counts as caught when a run fails or an output
-// misses its golden.
+// TestBrokenSync deletes a wait from two kernels and runs the result at
+// every rank count the kernel lists, three ways:
 //
-// The broadcast is caught: the receivers skip the root's work, so on the
-// simulated clock they reach their remote_load while the root is still
-// loading its input, and read a zero box.
-//
-// The mesh all-reduce is not, and the test says why instead of passing: all
-// ranks do identical work before the barrier, so the fair schedule (earliest
-// simulated clock first, lowest rank on a tie) runs every rank's staging
-// store before any rank's first remote_load. The wait it lost was ordering
-// nothing that the schedule did not already order. The test checks that
-// claim in the trace — every remote_load from peer q comes after q's
-// staging store — and then skips; adversarial schedules (a later issue) are
-// what should expose it.
+//  1. Under the default fair schedule with the race detector on, the run
+//     must end with status race and a report naming the staging line and
+//     the reading line.
+//  2. Under the adversarial schedule (detector off, so only the data can
+//     tell), an output must miss its golden: the schedule runs the read
+//     before the write it needed.
+//  3. Under the fair schedule with the detector off the data may come out
+//     right. The broadcast's does not: the receivers skip the root's work,
+//     so on the simulated clock they reach their remote_load while the
+//     root is still loading its input, and read a zero box. The mesh's
+//     does: all ranks do identical work before the barrier, so the fair
+//     schedule runs every staging store before any remote_load. The test
+//     checks that claim in the trace — every remote_load from peer q comes
+//     after q's staging store — which is why step 2 is needed.
 func TestBrokenSync(t *testing.T) {
 	for name, m := range mutations {
 		t.Run(name, func(t *testing.T) {
@@ -81,45 +80,72 @@ func TestBrokenSync(t *testing.T) {
 			broken := []byte(strings.Replace(src, m.remove, "", 1))
 			stageLine, readLine := lineOf(t, broken, m.stage), lineOf(t, broken, m.read)
 
-			var caught, hidden []string
+			var hidden []string
 			for _, p := range k.Ranks {
 				in := instance{k, k.Entries[0], p}
 				prog := compileSource(t, in, broken)
 				params := hostParams(t, prog, p)
 				inputs := makeInputs(in, params)
-				var events trace.Collector
-				res := runProgram(t, prog, inputs, emu.Options{OnEvent: events.Sink()})
-				if res.Status != emu.StatusOK {
-					caught = append(caught, fmt.Sprintf("P=%d: %s", p, describe(res)))
-					continue
-				}
 				g := goldens[in.key()]
-				if err := compareOutputs(params, inputs, res.Outputs, g.want(p, inputs), g.exact); err != nil {
-					caught = append(caught, fmt.Sprintf("P=%d: %v", p, err))
+				wrong := func(res *emu.Result) error {
+					if res.Status != emu.StatusOK {
+						return fmt.Errorf("%s", describe(res))
+					}
+					return compareOutputs(params, inputs, res.Outputs, g.want(p, inputs), g.exact)
+				}
+
+				res := runProgram(t, prog, inputs, emu.Options{})
+				if err := racesName(res, stageLine, readLine); err != nil {
+					t.Errorf("P=%d, fair: %v", p, err)
+				}
+
+				res = runProgram(t, prog, inputs, emu.Options{Schedule: "adversarial", NoRaces: true})
+				if err := wrong(res); err == nil {
+					t.Errorf("P=%d: the adversarial schedule gives the golden output; it should expose the missing wait", p)
+				} else {
+					t.Logf("P=%d, adversarial: %v", p, firstLine(err.Error()))
+				}
+
+				var events trace.Collector
+				res = runProgram(t, prog, inputs, emu.Options{NoRaces: true, OnEvent: events.Sink()})
+				if err := wrong(res); err != nil {
 					continue
 				}
-				// Not caught at this P: the trace must show why.
+				if m.fairCatches {
+					t.Errorf("P=%d: the fair schedule gives the golden output, but it is known to expose this mistake", p)
+				}
 				if err := writesBeforeReads(events.Events, stageLine, readLine); err != nil {
-					t.Fatalf("P=%d: outputs match the golden, yet %v", p, err)
+					t.Fatalf("P=%d: outputs match the golden under fair, yet %v", p, err)
 				}
 				hidden = append(hidden, fmt.Sprint(p))
 			}
-			for _, c := range caught {
-				t.Logf("caught at %s", c)
+			if len(hidden) > 0 {
+				t.Logf("%s with the wait deleted matches its golden at P = %s under the fair schedule: "+
+					"the trace shows every rank's staging store (line %d) executed before each remote_load "+
+					"of it (line %d); the race detector and the adversarial schedule expose it",
+					k.File, strings.Join(hidden, ", "), stageLine, readLine)
 			}
-			if len(caught) > 0 {
-				return
-			}
-			if m.mustCatch {
-				t.Fatalf("%s with the wait deleted matches its golden at every P (%s)", k.File, strings.Join(hidden, ", "))
-			}
-			t.Skipf("%s with the wait deleted matches its golden at P = %s under the fair schedule: "+
-				"the trace shows every rank's staging store (line %d) executed before each remote_load "+
-				"of it (line %d), so the missing wait ordered nothing the schedule did not; "+
-				"an adversarial schedule is needed to expose it",
-				k.File, strings.Join(hidden, ", "), stageLine, readLine)
 		})
 	}
+}
+
+// racesName checks that res ended with status race and that a race pairs
+// stageLine with readLine.
+func racesName(res *emu.Result, stageLine, readLine int) error {
+	if res.Status != emu.StatusRace {
+		return fmt.Errorf("%s, want race", describe(res))
+	}
+	for _, r := range res.Races {
+		if min(r.A.Line, r.B.Line) == min(stageLine, readLine) && max(r.A.Line, r.B.Line) == max(stageLine, readLine) {
+			return nil
+		}
+	}
+	return fmt.Errorf("races %+v, want one between lines %d and %d", res.Races, stageLine, readLine)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
 
 // lineOf returns the 1-based line of the only occurrence of frag in src.

@@ -47,6 +47,9 @@ var builtinsUsed = map[string][]string{
 	`20_signal_reuse/build_signal_reuse({P}, "ring").twice_in_kernel`: {
 		"incore pld.tensor.allreduce", "incore pld.tensor.allreduce"},
 	"20_signal_reuse/build_signal_reuse({P}).twice_on_host": {"host pld.tensor.barrier", "host pld.tensor.barrier"},
+
+	`19_mesh_or_ring/build_allreduce({P}, 1024, "mesh").run`: {"incore pld.tensor.allreduce"},
+	`19_mesh_or_ring/build_allreduce({P}, 1024, "ring").run`: {"incore pld.tensor.allreduce"},
 }
 
 // collectiveCalls lists the builtin collectives of prog as "level op",

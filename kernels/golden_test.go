@@ -123,6 +123,10 @@ var goldens = map[string]golden{
 	"18_three_ways/build_three_ways({P}).hand_rolled":     {want: allreduceSum},
 	"18_three_ways/build_three_ways({P}).incore_builtin":  {want: allreduceSum},
 	"18_three_ways/build_three_ways({P}).host_builtin":    {want: allreduceSum},
+
+	// Step 19 sweeps its size; the ladder runs it at 1024 elements.
+	`19_mesh_or_ring/build_allreduce({P}, 1024, "mesh").run`: {want: allreduceSum},
+	`19_mesh_or_ring/build_allreduce({P}, 1024, "ring").run`: {want: allreduceSum},
 	"20_signal_reuse/build_signal_reuse({P}).twice_in_kernel": {want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
 		return reusedTwice(in["x"], p, 1)
 	}},

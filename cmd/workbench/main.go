@@ -32,6 +32,7 @@ func commands() []command {
 		{"ir", "print a program's IR", runIR},
 		{"run", "run a program on the emulator at P ranks", runRun},
 		{"compare", "run two programs on the same inputs; compare outputs, stats and lowered kernels", runCompare},
+		{"sweep", "run a program at every size and rank count; nccl-tests style bandwidth tables", runSweep},
 	}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -15,7 +14,6 @@ import (
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
-	"pldworkbench/engine/trace"
 )
 
 // argFlags collects repeated --arg name=value flags.
@@ -45,10 +43,13 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "seed for --fill randn")
 	scalars := argFlags{}
 	fs.Var(scalars, "arg", "a host scalar parameter, name=value (repeatable)")
+	schedule := fs.String("schedule", "fair", "interleaving: fair (deterministic), random:SEED, or adversarial (reads early, writes late)")
+	schedules := fs.Int("schedules", 0, "rerun under N random schedules (seeds 1..N) and list the seeds whose run fails or whose outputs differ from the fair schedule's")
+	noRaces := fs.Bool("no-races", false, "turn the race detector off")
 	asJSON := fs.Bool("json", false, "print one JSON object and nothing else on stdout")
-	traceFile := fs.String("trace", "", "write every event to FILE as JSON lines")
+	traceFile := fs.String("trace", "", "write every event to FILE: a Chrome trace for Perfetto if FILE ends in .json, JSON lines otherwise")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench run FILE [--entry EXPR] [--ranks P] [--fill index|randn|ones|zeros] [--seed N] [--arg name=value]... [--json] [--trace FILE]")
+		fmt.Fprintln(stderr, "usage: workbench run FILE [--entry EXPR] [--ranks P] [--fill index|randn|ones|zeros] [--seed N] [--arg name=value]...\n       [--schedule fair|random:SEED|adversarial] [--schedules N] [--no-races] [--json] [--trace FILE]")
 		fs.PrintDefaults()
 	}
 	file, ok := parseFileArgs(fs, args, stderr)
@@ -61,11 +62,19 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "--fill: %v\n", err)
 		return 2
 	}
+	if err := emu.ValidateSchedule(*schedule); err != nil {
+		fmt.Fprintf(stderr, "--schedule: %v\n", err)
+		return 2
+	}
+	if *schedules < 0 || *schedules > 10000 {
+		fmt.Fprintf(stderr, "--schedules %d out of range: want 0..10000\n", *schedules)
+		return 2
+	}
 	src, ok := readSource(file, stderr)
 	if !ok {
 		return 2
 	}
-	opts := engine.RunOptions{Options: ff.options(), Fill: f, Seed: *seed, Args: scalars}
+	opts := engine.RunOptions{Options: ff.options(), Fill: f, Seed: *seed, Args: scalars, Schedule: *schedule, NoRaces: *noRaces}
 	if opts.Entry == "" {
 		entry, err := engine.DefaultEntry(file, src, ff.ranks)
 		if err != nil {
@@ -79,24 +88,30 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		opts.Entry = entry
 	}
 
-	var tw *bufio.Writer
+	var closeTrace func(title string) error
 	if *traceFile != "" {
-		out, err := os.Create(*traceFile)
+		sink, done, err := openTrace(*traceFile)
 		if err != nil {
 			fmt.Fprintf(stderr, "--trace: %v\n", err)
 			return 2
 		}
-		defer out.Close()
-		tw = bufio.NewWriter(out)
-		enc := json.NewEncoder(tw)
-		opts.OnEvent = func(e trace.Event) { _ = enc.Encode(e) }
+		opts.OnEvent, closeTrace = sink, done
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *schedules > 0 {
+		code := runSchedules(ctx, file, src, opts, *schedules, *asJSON, stdout, stderr)
+		if closeTrace != nil {
+			if err := closeTrace(opts.Entry); err != nil {
+				fmt.Fprintf(stderr, "--trace: %v\n", err)
+			}
+		}
+		return code
+	}
 	res := engine.Run(ctx, file, src, opts)
-	if tw != nil {
-		if err := tw.Flush(); err != nil {
+	if closeTrace != nil {
+		if err := closeTrace(fmt.Sprintf("%s at P=%d", res.Entry, res.Ranks)); err != nil {
 			fmt.Fprintf(stderr, "--trace: %v\n", err)
 		}
 	}
@@ -111,6 +126,42 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		printRun(stdout, file, src, res)
 	}
 	if res.Status != emu.StatusOK {
+		return 1
+	}
+	return 0
+}
+
+// runSchedules reruns a program under n random schedules and lists the
+// seeds that fail.
+func runSchedules(ctx context.Context, file string, src []byte, opts engine.RunOptions, n int, asJSON bool, stdout, stderr io.Writer) int {
+	fair, seeds := engine.Schedules(ctx, file, src, opts, n)
+	var failed []engine.SeedOutcome
+	for _, s := range seeds {
+		if s.Failed {
+			failed = append(failed, s)
+		}
+	}
+	if asJSON {
+		b, err := json.Marshal(struct {
+			Fair   *engine.RunResult    `json:"fair"`
+			Seeds  []engine.SeedOutcome `json:"seeds"`
+			Failed int                  `json:"failed"`
+		}{fair, seeds, len(failed)})
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+		fmt.Fprintln(stdout, string(b))
+	} else {
+		printRun(stdout, file, src, fair)
+		if fair.Status != engine.StatusCompileError {
+			fmt.Fprintf(stdout, "\n%d random schedules: %d failed\n", len(seeds), len(failed))
+			for _, s := range failed {
+				fmt.Fprintf(stdout, "  --schedule %s: %s\n", s.Schedule, s.Why)
+			}
+		}
+	}
+	if fair.Status != emu.StatusOK || len(failed) > 0 {
 		return 1
 	}
 	return 0
@@ -149,6 +200,16 @@ func printRun(w io.Writer, file string, src []byte, res *engine.RunResult) {
 			fmt.Fprintf(w, "  rank %d, line %d: wait %s %s %d, but it holds %d; %s\n",
 				b.Rank, b.Line, b.Cell, cmpSymbol(b.Cmp), b.Expected, b.Value, by)
 		}
+	}
+	for i, r := range res.Races {
+		if i == 0 {
+			fmt.Fprintln(w, "  races (accesses no notify/wait orders):")
+		}
+		fmt.Fprintf(w, "  - %s\n      rank %d, line %d: %s %s\n      rank %d, line %d: %s %s\n",
+			r.Message, r.A.Rank, r.A.Line, r.A.Op, r.A.Region, r.B.Rank, r.B.Line, r.B.Op, r.B.Region)
+	}
+	if res.RacesOmitted > 0 {
+		fmt.Fprintf(w, "  ... and %d more distinct races\n", res.RacesOmitted)
 	}
 	if res.Status != engine.StatusCompileError {
 		for _, name := range res.OutputOrder {

@@ -1,39 +1,177 @@
 package emu
 
-import "sort"
+import (
+	"sort"
+)
 
-// Cost model v1. Each rank has a simulated clock in picoseconds (integers,
-// so the timeline is exact and identical on every machine); events report
-// nanoseconds. A statement costs one scalar cycle; a local tile operation
-// adds an issue overhead plus its bytes over the local bandwidth; a remote
-// operation a link latency plus its bytes over one peer link's bandwidth. A
-// notify arrives one link latency after it is issued (or one issue overhead
-// for a local cell), and a wait it releases ends no earlier than that.
-// There is no contention yet: links and memory are never busy.
+// Cost model v2: what an operation costs on the simulated clock, and how
+// transfers that overlap in time share the interconnect.
 //
-// Sources are ../shared/reference/perf-anchors.md (§0 key numbers, §3
-// Ascend facts) with their confidence tags. Where the reference has no
-// number, the constant is marked as an assumption to calibrate.
+// Time is kept per stream in integer picoseconds (so the timeline is exact
+// and identical on every machine); events report nanoseconds. A stream is
+// one rank's kernel, or one block of a kernel launched as a grid (the
+// core_num blocks of a HOST allreduce): it issues its operations one after
+// another, and each takes its time in program order, because pld's put and
+// get are synchronous and the compiler fences every publishing write
+// (pld-spec §4.6, §5.6). A scalar statement or a call costs one AI-core
+// cycle; a tile operation, DMA or signal access adds a fixed issue overhead;
+// a local move adds bytes over HBM bandwidth, vector compute bytes over the
+// vector bandwidth.
+//
+// A remote transfer of n bytes from chip src to chip dst (remote_load and
+// get pull, remote_store and put push) costs
+//
+//	issue + max(n/stream, link(src→dst), egress(src), ingress(dst)) + latency
+//
+// after Hockney's α–β form, T = α + n·β (perf-anchors §2.3, §4, §7 workload
+// 2). The stream term is what one AI core achieves on a peer link on its
+// own. The other three are shared resources of the HCCS full mesh (one link
+// per ordered pair of chips, plus each chip's aggregate per direction), each
+// a first-come-first-served server of fixed capacity: a transfer books n /
+// capacity of it, starting when the transfer starts or when the bookings
+// before it are served, whichever is later, and cannot finish before its
+// booking does. One stream alone never waits (28 GB/s of link against 18.6
+// of stream); two streams on one link move 28 GB/s between them, the second
+// finishing at 2n/28 where alone it would take n/18.6; transfers on
+// different links run in parallel until the chip's aggregate (196 GB/s per
+// direction, exactly seven 910B links) is full. Capacity is conserved over
+// any busy period, which is what bandwidth tables measure; what the
+// first-come rule gets wrong is only who of two overlapping transfers
+// finishes first (a fluid fair share would finish both at 2n/28). The
+// scheduler issues shared operations in order of simulated time under the
+// fair schedule, so bookings arrive in time order; under the random and
+// adversarial schedules they may not, and a transfer booked after a later
+// one waits behind it: timing under those schedules is approximate.
+//
+// A notify costs the issue overhead and arrives one latency later (at once
+// for a cell of the own rank); a wait ends one issue overhead after the
+// notify that satisfied it arrived. Signals carry 4 bytes and book no
+// bandwidth. Local moves and vector compute are not contended between the
+// blocks of a grid, and the host starts a dispatch loop's ranks at no cost:
+// the reference has no source for either.
 
-// profile is one platform's constants.
+// Profile is one platform's constants, in the units the sources use. The
+// emulator converts them to picoseconds per operation and per byte.
+type Profile struct {
+	Name string
+	// ClockGHz is the AI-core clock; a scalar statement or a call of
+	// another DSL function costs one cycle.
+	ClockGHz float64
+	// IssueNs is the fixed cost of issuing a tile operation, a DMA or a
+	// signal access.
+	IssueNs float64
+	// HBMGBs prices local moves between global memory and tiles (pl.load,
+	// pl.store, RMA with peer == me).
+	HBMGBs float64
+	// VectorGBs prices element-wise vector compute, per result byte.
+	VectorGBs float64
+	// StreamGBs is what one stream moves over a peer link when nothing
+	// else uses the link: B_link in the sweep's link_eff.
+	StreamGBs float64
+	// LinkGBs is the capacity of one HCCS link in one direction, shared by
+	// every stream that uses it.
+	LinkGBs float64
+	// ChipGBs is one chip's aggregate HCCS bandwidth in one direction,
+	// shared by all its links (egress and ingress are separate).
+	ChipGBs float64
+	// LatencyNs is the one-way latency of a remote transfer or a notify.
+	LatencyNs float64
+	// DispatchNs is the host's cost to start the ranks of a dispatch.
+	DispatchNs float64
+}
+
+// profileTable holds the cost-model platforms, 910B first (the default).
+// Every number cites ../shared/reference/perf-anchors.md by section, with
+// the reference's confidence tag and its own source. No number was chosen
+// to make an expected result come out.
+var profileTable = []Profile{
+	{
+		Name: "910B",
+		// cube_freq=1850 (MHz) in CANN's Ascend910B1.ini [official config,
+		// perf-anchors §3.1]; one scalar statement per cycle is an
+		// assumption.
+		ClockGHz: 1.85,
+		// No source gives a per-instruction issue overhead [UNVERIFIED]:
+		// 20 ns is an assumption kept from cost model v1, not fitted.
+		IssueNs: 20,
+		// HBM about 1.6 TB/s on 64 GB parts [community, perf-anchors §3.1,
+		// several third-party tables].
+		HBMGBs: 1600,
+		// Element-wise ops measured at about 640 GB/s on 910B (torch.exp,
+		// Sigmoid) [measured, perf-anchors §3.1, gameofdimension/limulidae].
+		VectorGBs: 640,
+		// 18.6 GB/s per peer link: 8-card AllGather busbw 130.4 GB/s over 7
+		// links, torch_npu/HCCL [measured+derived, perf-anchors §0 and
+		// §3.3, gameofdimension/limulidae README]. Used as one stream's
+		// rate on a link; the issue asks a single stream to land there.
+		StreamGBs: 18.6,
+		// 56 GB/s per NPU pair, "described as bidirectional" [community,
+		// perf-anchors §3.1, ArthurChiao GPU notes]: 28 GB/s per direction
+		// (§3.3 and §8 read it so; the direction convention is open).
+		LinkGBs: 28,
+		// 392 GB/s = 7 links × 56 aggregate per NPU [community citing the
+		// Atlas 800T A2 spec EDOC1100317202, perf-anchors §0, §3.1]; 196
+		// per direction, the figure a third-party simulator config uses
+		// for 910B2 (§3.1).
+		ChipGBs: 196,
+		// HCCS latency: no official figure; third-party models assume
+		// 0.5 µs [UNVERIFIED, perf-anchors §0, §3.1].
+		LatencyNs: 500,
+		// No source for a host launch overhead: not modelled.
+		DispatchNs: 0,
+	},
+	{
+		Name: "950",
+		// No 950 clock, issue overhead, HBM or vector figure in the
+		// reference [UNVERIFIED]: 910B's, as assumptions.
+		ClockGHz:  1.85,
+		IssueNs:   20,
+		HBMGBs:    1600,
+		VectorGBs: 640,
+		// "2 TB/s interconnect" (Huawei Connect 2025 marketing) [community,
+		// perf-anchors §3.1], read like 910B's 392 GB/s as an aggregate of
+		// both directions: 910B's link figures scaled by 2000/392 ≈ 5.1
+		// [derived], 1000 GB/s per direction per chip. The topology is
+		// assumed to be a full mesh like 910B's [UNVERIFIED].
+		StreamGBs: 18.6 * 2000 / 392,
+		LinkGBs:   28 * 2000 / 392,
+		ChipGBs:   1000,
+		// [UNVERIFIED] as for 910B.
+		LatencyNs:  500,
+		DispatchNs: 0,
+	},
+}
+
+// Profiles returns the cost-model platforms, the default (910B) first.
+func Profiles() []Profile { return append([]Profile(nil), profileTable...) }
+
+// ProfileOf returns the platform called name ("" is the default, 910B).
+func ProfileOf(name string) (Profile, bool) {
+	if name == "" {
+		return profileTable[0], true
+	}
+	for _, p := range profileTable {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Profile{}, false
+}
+
+// profile is a Profile in the emulator's units: picoseconds per operation
+// and per byte.
 type profile struct {
 	name string
-	// scalarPs is one scalar statement: one cycle of the AI core.
-	scalarPs int64
-	// callPs is a call of another DSL function.
-	callPs int64
-	// issuePs is the fixed cost of issuing a tile operation, a DMA or a
-	// signal access.
+	// scalarPs is one scalar statement, callPs a call of a DSL function.
+	scalarPs, callPs int64
+	// issuePs is the fixed cost of a tile operation, DMA or signal access.
 	issuePs int64
-	// hbmPsPerByte prices moves between global memory and the tile
-	// buffer (pl.load, pl.store, RMA with peer == me).
-	hbmPsPerByte float64
-	// vecPsPerByte prices element-wise vector compute, per result byte.
-	vecPsPerByte float64
-	// linkPsPerByte prices one peer link (remote_load, remote_store, put,
-	// get).
-	linkPsPerByte float64
-	// linkLatPs is the one-way latency of a remote access or notify.
+	// Per-byte prices of local moves and vector compute.
+	hbmPsPerByte, vecPsPerByte float64
+	// Per-byte prices of one stream on a link, of a link's capacity and of
+	// a chip's aggregate capacity (per direction).
+	streamPsPerByte, linkPsPerByte, chipPsPerByte float64
+	// linkLatPs is the one-way latency of a remote transfer or notify.
 	linkLatPs int64
 	// dispatchPs is the host's cost to start a dispatch loop's ranks.
 	dispatchPs int64
@@ -42,70 +180,73 @@ type profile struct {
 // psPerByte converts a bandwidth in GB/s (= bytes per ns) to ps per byte.
 func psPerByte(gbps float64) float64 { return 1000 / gbps }
 
-// profiles are the cost-model platforms.
-var profiles = map[string]*profile{
-	"910B": {
-		name: "910B",
-		// 1 cycle at 1.85 GHz: cube_freq=1850 in CANN's Ascend910B1.ini
-		// [official config, perf-anchors §3.1]; one scalar statement per
-		// cycle is an assumption.
-		scalarPs: 540,
-		callPs:   540,
-		// No source gives an issue overhead; 20 ns is an assumption to
-		// calibrate against real traces.
-		issuePs: 20_000,
-		// HBM about 1.6 TB/s on 64 GB parts [community, perf-anchors §3.1].
-		hbmPsPerByte: psPerByte(1600),
-		// Element-wise ops measured at about 640 GB/s on 910B
-		// (torch.exp, Sigmoid) [measured, perf-anchors §3.1].
-		vecPsPerByte: psPerByte(640),
-		// 18.6 GB/s per peer link, measured 8-card AllGather busbw
-		// (limulidae) [measured+derived, perf-anchors §0 and §3.3].
-		linkPsPerByte: psPerByte(18.6),
-		// HCCS latency: no official figure; third-party models assume
-		// 0.5 µs [UNVERIFIED, perf-anchors §0].
-		linkLatPs: 500_000,
-		// Host launch overhead is not modelled yet.
-		dispatchPs: 0,
-	},
-	"950": {
-		name: "950",
-		// No clock for the 950 in the reference: 910B's, an assumption.
-		scalarPs: 540,
-		callPs:   540,
-		issuePs:  20_000,
-		// No 950 HBM figure in the reference: 910B's 1.6 TB/s, an
-		// assumption.
-		hbmPsPerByte: psPerByte(1600),
-		vecPsPerByte: psPerByte(640),
-		// "2 TB/s interconnect" (marketing) against 910B's 392 GB/s
-		// aggregate [community, perf-anchors §3.1]: 910B's measured
-		// 18.6 GB/s per link scaled by 2000/392 ≈ 5.1 [derived].
-		linkPsPerByte: psPerByte(18.6 * 2000 / 392),
-		// [UNVERIFIED] as for 910B.
-		linkLatPs:  500_000,
-		dispatchPs: 0,
-	},
+func (p Profile) compile() *profile {
+	cycle := int64(1000/p.ClockGHz + 0.5)
+	return &profile{
+		name: p.Name, scalarPs: cycle, callPs: cycle,
+		issuePs:      int64(p.IssueNs * 1000),
+		hbmPsPerByte: psPerByte(p.HBMGBs), vecPsPerByte: psPerByte(p.VectorGBs),
+		streamPsPerByte: psPerByte(p.StreamGBs), linkPsPerByte: psPerByte(p.LinkGBs), chipPsPerByte: psPerByte(p.ChipGBs),
+		linkLatPs:  int64(p.LatencyNs * 1000),
+		dispatchPs: int64(p.DispatchNs * 1000),
+	}
 }
 
 func profileFor(name string) (*profile, bool) {
-	if name == "" {
-		name = "910B"
+	p, ok := ProfileOf(name)
+	if !ok {
+		return nil, false
 	}
-	p, ok := profiles[name]
-	return p, ok
+	return p.compile(), true
 }
 
 func profileNames() []string {
 	var out []string
-	for k := range profiles {
-		out = append(out, k)
+	for _, p := range profileTable {
+		out = append(out, p.Name)
 	}
 	sort.Strings(out)
 	return out
 }
 
 func (p *profile) bytesPs(perByte float64, n int) int64 { return int64(float64(n) * perByte) }
+
+// network is the interconnect's state during a run: for every shared
+// resource, the time (ps) until which the transfers booked so far keep it
+// busy at full capacity.
+type network struct {
+	p               int
+	link            []int64 // by src*p + dst
+	egress, ingress []int64 // by chip
+}
+
+// fabric returns the run's network, sized on first use.
+func (s *sim) fabric() *network {
+	if s.net == nil {
+		s.net = &network{p: s.P, link: make([]int64, s.P*s.P), egress: make([]int64, s.P), ingress: make([]int64, s.P)}
+	}
+	return s.net
+}
+
+// book reserves n bytes of a resource priced perByte for a transfer that
+// starts at t, and returns when the resource has carried them.
+func book(free *int64, t int64, n int, perByte float64) int64 {
+	*free = max(*free, t) + int64(float64(n)*perByte)
+	return *free
+}
+
+// transfer books a synchronous transfer of n bytes from chip src to chip
+// dst by a stream that issues it at t, and returns when the data has
+// landed.
+func (s *sim) transfer(src, dst, n int, t int64) int64 {
+	p, net := s.prof, s.fabric()
+	t += p.issuePs
+	done := t + p.bytesPs(p.streamPsPerByte, n)
+	done = max(done, book(&net.link[src*net.p+dst], t, n, p.linkPsPerByte))
+	done = max(done, book(&net.egress[src], t, n, p.chipPsPerByte))
+	done = max(done, book(&net.ingress[dst], t, n, p.chipPsPerByte))
+	return done + p.linkLatPs
+}
 
 // localMove advances m's clock for a local move of n bytes and returns its
 // start.
@@ -122,15 +263,22 @@ func (m *machine) compute(n int) int64 {
 	return start
 }
 
-// rma advances m's clock for a synchronous transfer of n bytes with peer:
-// a local move when peer is m's own rank.
-func (m *machine) rma(peer, n int) int64 {
+// pull advances m's clock for a synchronous transfer of n bytes from
+// peer's window to m's rank (remote_load, get) and returns its start: a
+// local move when peer is m's own rank.
+func (m *machine) pull(peer, n int) int64 { return m.rmaFrom(peer, m.rank, peer, n) }
+
+// push is pull in the other direction: from m's rank into peer's window
+// (remote_store, put).
+func (m *machine) push(peer, n int) int64 { return m.rmaFrom(m.rank, peer, peer, n) }
+
+func (m *machine) rmaFrom(src, dst, peer, n int) int64 {
 	if peer == m.rank {
 		m.s.stats.LocalBytes += int64(n)
 		return m.localMove(n)
 	}
 	m.s.stats.RemoteBytes += int64(n)
 	start := m.clock
-	m.clock += m.s.prof.linkLatPs + m.s.prof.bytesPs(m.s.prof.linkPsPerByte, n)
+	m.clock = m.s.transfer(src, dst, n, start)
 	return start
 }

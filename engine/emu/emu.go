@@ -45,6 +45,28 @@
 // heap is empty while ranks are still parked, every unfinished rank is
 // blocked in a wait: a deadlock, reported with each rank's cell.
 //
+// Options.Schedule swaps the order: random:SEED draws the next rank from
+// the ready ones with a seeded generator, and adversarial runs the ranks
+// about to read window memory first and those about to write it last, so
+// that a read nothing orders after the write it needs actually sees stale
+// data (sched.go). No schedule can pass a wait early, so a deadlock is a
+// deadlock under all of them, and each rank's clock still advances only by
+// its own operations and the notifies it waits for.
+//
+// # Race detector
+//
+// Unless Options.NoRaces, every access to window memory or a host tensor
+// is checked against the earlier accesses to the same bytes by other
+// ranks (and blocks): a conflicting pair that no chain of program order,
+// notify→wait edges and dispatch fork/join orders is a race (pld-spec
+// §5.6). Vector clocks per rank and block, and a shadow of byte ranges per
+// window copy and host tensor that keeps one entry per thread and kind,
+// make a check a binary search and a scan of a few entries, however large
+// the tile (race.go, shadow.go). A race names both accesses — rank, line,
+// op, region — and the notify/wait that is missing (racereport.go); it
+// does not stop the run, which ends with StatusRace unless it failed.
+// BenchmarkRaceDetector measures the cost.
+//
 // Why not a goroutine per rank handing a baton: a hand-off costs 350–450 ns
 // here (channel or sync.Cond ping-pong, perf-anchors §6.2), paid at every
 // shared operation, while switching state machines is a heap pop and push
@@ -68,14 +90,20 @@
 // rank, the line and the values; a panic in the interpreter becomes a
 // runtime_error too.
 //
-// # Cost model v1
+// # Cost model
 //
-// Each rank has a simulated clock; cost.go holds the platform profiles
-// (910B, 950) with the source of every constant. A local tile operation
-// costs an issue overhead plus bytes / local bandwidth, a remote one a
-// link latency plus bytes / per-link bandwidth; a notify arrives one link
-// latency after it is issued, and a wait it releases ends no earlier than
-// that. Contention is not modelled yet.
+// Each stream — a rank's kernel, or one block of a kernel grid — has a
+// simulated clock, and its operations take their time in program order;
+// cost.go holds the platform profiles (910B, 950) with the source of every
+// constant. A local tile operation costs an issue overhead plus bytes over
+// HBM or vector bandwidth. A remote transfer costs the issue overhead, then
+// the longest of bytes over one stream's link rate (18.6 GB/s on 910B) and
+// its bookings on the shared resources of the HCCS full mesh — the link
+// from source to destination chip (28 GB/s per direction) and both chips'
+// aggregates (196 GB/s per direction), each served first come first
+// served — then one link latency (0.5 µs). A notify arrives one latency
+// after it is issued, and a wait it releases ends an issue overhead after
+// that.
 package emu
 
 import (
@@ -95,9 +123,18 @@ type Options struct {
 	Inputs map[string]*Tensor
 	// Scalars holds the host scalar parameters by name.
 	Scalars map[string]float64
-	// Schedule is "" or "fair" (the deterministic earliest-clock-first
-	// schedule). Later issues add random:SEED and adversarial.
+	// Schedule picks the order in which ready ranks run their shared
+	// operations: "" or "fair" (earliest simulated clock first, the
+	// default), "random:SEED" (a seeded random interleaving) or
+	// "adversarial" (window reads as early and window writes as late as
+	// the synchronisation allows). See sched.go; ValidateSchedule checks a
+	// value.
 	Schedule string
+	// NoRaces turns the race detector off. It is on by default: every
+	// access to window memory and host tensors is checked for a conflicting
+	// access that no notify/wait chain orders (race.go), at a cost
+	// BenchmarkRaceDetector measures.
+	NoRaces bool
 	// MaxSteps is the statement budget of the whole run; 0 means
 	// DefaultMaxSteps.
 	MaxSteps int64
@@ -125,6 +162,10 @@ const (
 	StatusDeadlock     Status = "deadlock"
 	StatusTimeout      Status = "timeout"
 	StatusCanceled     Status = "canceled"
+	// StatusRace: the run finished, but the race detector found accesses
+	// that no notify/wait orders (Result.Races). A run that failed in
+	// another way keeps that status and still lists its races.
+	StatusRace Status = "race"
 )
 
 // Result is the outcome of a run.
@@ -135,7 +176,12 @@ type Result struct {
 	Outputs  map[string]*Tensor `json:"-"`
 	Deadlock *Deadlock          `json:"deadlock,omitempty"`
 	Error    *RunError          `json:"error,omitempty"`
-	Stats    Stats              `json:"stats"`
+	// Races lists the distinct races found (one per pair of source lines
+	// and memory), in the order they were found, at most MaxRaces of them;
+	// RacesOmitted counts the distinct races beyond that.
+	Races        []Race `json:"races,omitempty"`
+	RacesOmitted int    `json:"races_omitted,omitempty"`
+	Stats        Stats  `json:"stats"`
 }
 
 // Deadlock lists the blocked ranks when every unfinished rank waits.

@@ -21,6 +21,7 @@ type machine struct {
 	seq    int64 // next event sequence number
 
 	wait waitInfo // the wait the rank is in, when wait.active
+	hb   hbThread // its happens-before state, for the race detector
 
 	// A kernel launched as a grid of blocks (ir.Call.Blocks > 1) runs each
 	// block on a machine of its own: block is its index, parent the rank's
@@ -301,6 +302,7 @@ func (m *machine) launchGrid(n *node) *failure {
 	m.pending, m.join = n.blocks, n
 	for b := 0; b < n.blocks; b++ {
 		c := &machine{s: m.s, rank: m.rank, block: b, parent: m, clock: m.clock}
+		m.s.forkBlock(m, c)
 		bsyms := make(map[string]int64, len(syms))
 		for k, v := range syms {
 			bsyms[k] = v

@@ -241,6 +241,7 @@ func (m *machine) load(n *node) *failure {
 	tl := m.makeTile(t.dt, shape, valid, !equalInts(shape, valid))
 	esz := t.dt.Bytes()
 	copyBlock(tl.data, shape, zeros(len(shape)), m.s.bytesOf(t, m.rank), t.shape, offs, valid, esz, nil)
+	m.touch(n, t, m.rank, offs, valid, accRead)
 	bytes := numElems(valid) * esz
 	m.s.stats.LocalBytes += int64(bytes)
 	start := m.localMove(bytes)
@@ -301,6 +302,7 @@ func (m *machine) store(n *node) *failure {
 	}
 	esz := out.dt.Bytes()
 	copyBlock(m.s.bytesOf(out, m.rank), out.shape, offs, tl.data, src, zeros(len(src)), ext, esz, acc)
+	m.touch(n, out, m.rank, offs, ext, writeKind(acc != nil))
 	bytes := numElems(ext) * esz
 	m.s.stats.LocalBytes += int64(bytes)
 	start := m.localMove(bytes)
@@ -349,6 +351,7 @@ func (m *machine) read(n *node) *failure {
 		return f
 	}
 	v := getVal(data[at*dt.Bytes():], dt)
+	m.touchElem(n, at, accRead)
 	if n.resDT != ir.InvalidDType && n.resDT != dt {
 		v = scalarVal(v, dt, n.resDT)
 	}
@@ -366,6 +369,7 @@ func (m *machine) write(n *node) *failure {
 		return f
 	}
 	putVal(data[at*dt.Bytes():], dt, m.eval(n.args[2]), n.args[2].dt)
+	m.touchElem(n, at, accWrite)
 	m.s.stats.LocalBytes += int64(dt.Bytes())
 	start := m.localMove(dt.Bytes())
 	m.s.emit(m, n, trace.Event{Bytes: int64(dt.Bytes()), StartNs: start / 1000, EndNs: m.clock / 1000})

@@ -118,6 +118,7 @@ func (m *machine) notify(n *node) *failure {
 	}
 	ref := trace.Ref{Rank: m.rank, Seq: m.owner().seq}
 	c.last, c.hasLast, c.lastArrive = ref, true, arrive
+	m.hbNotify(n, t, p, key, c)
 	m.s.stats.Notifies++
 	e := trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000}
 	if m.tracing() {
@@ -159,6 +160,7 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		return true, nil
 	}
 	w.active = false
+	m.hbWait(n, w)
 	by, hasBy, arrive := w.release, w.released, w.releaseArrive
 	if !hasBy {
 		if c := m.s.lookupCell(w.key, false); c != nil && c.hasLast {
@@ -200,8 +202,9 @@ func (m *machine) remoteLoad(n *node) *failure {
 	tl := m.makeTile(t.dt, shape, valid, !equalInts(shape, valid))
 	esz := t.dt.Bytes()
 	copyBlock(tl.data, shape, zeros(len(shape)), m.s.bytesOf(t, p), t.shape, offs, valid, esz, nil)
+	m.touch(n, t, p, offs, valid, accRead)
 	bytes := numElems(valid) * esz
-	start := m.rma(p, bytes)
+	start := m.pull(p, bytes)
 	m.set(n, val{o: tl})
 	m.emitRMA(n, p, bytes, start)
 	return nil
@@ -234,8 +237,9 @@ func (m *machine) remoteStore(n *node) *failure {
 	}
 	esz := t.dt.Bytes()
 	copyBlock(m.s.bytesOf(t, p), t.shape, offs, tl.data, src, zeros(len(src)), ext, esz, nil)
+	m.touch(n, t, p, offs, ext, accWrite)
 	bytes := numElems(ext) * esz
-	start := m.rma(p, bytes)
+	start := m.push(p, bytes)
 	m.emitRMA(n, p, bytes, start)
 	return nil
 }
@@ -300,8 +304,13 @@ func (m *machine) putGet(n *node) *failure {
 	}
 	esz := dst.dt.Bytes()
 	copyBlock(m.s.bytesOf(dst, dstRank), dst.shape, doff, m.s.bytesOf(src, srcRank), src.shape, soff, ext, esz, acc)
+	m.touchCopy(n, dst, dstRank, doff, src, srcRank, soff, ext, acc != nil)
 	bytes := numElems(ext) * esz
-	start := m.rma(p, bytes)
+	transfer := m.pull
+	if isPut {
+		transfer = m.push
+	}
+	start := transfer(p, bytes)
 	m.emitRMA(n, p, bytes, start)
 	return nil
 }

@@ -1,45 +1,137 @@
 package emu
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/trace"
 )
 
 // The scheduler. Ranks stop in front of shared operations (see the package
-// comment); the ready heap orders them by simulated clock, then rank, and
-// flush executes their shared operations in that order until every rank has
-// run out of dispatched calls or is parked in a wait.
+// comment); the ready queue picks which of them runs its shared operation
+// next, by the run's schedule, and flush executes them in that order until
+// every rank has run out of dispatched calls or is parked in a wait.
+//
+// The schedules (Options.Schedule):
+//
+//   - fair (the default): the earliest rank on the simulated timeline,
+//     lowest rank (then block) on a tie. Deterministic, and the order of
+//     shared operations follows the cost model.
+//   - random:SEED: any ready rank, drawn uniformly from a PCG seeded with
+//     SEED: a different legal interleaving per seed, the same one for the
+//     same seed.
+//   - adversarial: fair, except that a rank whose next shared operation
+//     reads window memory goes before every other ready rank, and one
+//     whose next operation writes window memory after every other (Nasty-
+//     MPI's idea, perf-anchors §5: delay the writes and hurry the reads as
+//     far as the synchronisation allows). A read that nothing orders after
+//     the write it needs then runs first and sees stale data, so a missing
+//     barrier shows up as a wrong result, not only as a race report.
+//
+// No schedule can break a wait: a parked rank is not in the queue until a
+// notify makes its predicate true. Every schedule keeps simulated time
+// meaningful: a rank's clock advances only by its own operations and by
+// the arrival of the notifies it waits for, whichever order the ranks run
+// in.
 
-// readyHeap is a min-heap of machines by (clock, rank). It is written out
-// rather than through container/heap, and keeps each key beside its
-// machine, because it is on the path of every shared operation and a
-// P=256 barrier would otherwise miss the cache on every comparison.
-type readyHeap []readyEntry
+// schedule is a parsed Options.Schedule.
+type schedule uint8
 
+const (
+	schedFair schedule = iota
+	schedRandom
+	schedAdversarial
+)
+
+// parseSchedule reads an Options.Schedule value.
+func parseSchedule(s string) (schedule, uint64, error) {
+	switch s {
+	case "", "fair":
+		return schedFair, 0, nil
+	case "adversarial":
+		return schedAdversarial, 0, nil
+	}
+	if rest, ok := strings.CutPrefix(s, "random:"); ok {
+		seed, err := strconv.ParseUint(rest, 10, 64)
+		if err == nil {
+			return schedRandom, seed, nil
+		}
+	}
+	return 0, 0, fmt.Errorf("schedule %q is not known, want fair, adversarial or random:SEED (SEED a non-negative integer)", s)
+}
+
+// ValidateSchedule reports whether s is a schedule Run accepts: "" or
+// "fair", "adversarial", or "random:SEED" with SEED a decimal uint64.
+func ValidateSchedule(s string) error {
+	_, _, err := parseSchedule(s)
+	return err
+}
+
+// RandomSchedule returns the schedule string of seed: "random:SEED".
+func RandomSchedule(seed uint64) string { return "random:" + strconv.FormatUint(seed, 10) }
+
+// readyHeap is the ready queue: a min-heap of machines by (key, rank,
+// block) for the fair and adversarial schedules, an unordered slice
+// drawn from at random for random ones. It is written out rather than
+// through container/heap, and keeps each key beside its machine, because
+// it is on the path of every shared operation and a P=256 barrier would
+// otherwise miss the cache on every comparison.
+type readyHeap struct {
+	a     []readyEntry
+	sched schedule
+	rng   *rand.Rand
+}
+
+// readyEntry is one ready machine and its key. The key is its clock; the
+// adversarial schedule adds its class (0 reads window memory, 1 other, 2
+// writes it) above bit 60, 2^60 ps being some 13 simulated days.
 type readyEntry struct {
-	clock int64
+	key   int64
 	rank  int
 	block int
 	m     *machine
 }
 
-func (h readyHeap) less(i, j int) bool {
-	if h[i].clock != h[j].clock {
-		return h[i].clock < h[j].clock
+const classShift = 60
+
+// setSchedule makes the queue follow sched (seeded with seed when random).
+func (h *readyHeap) setSchedule(sched schedule, seed uint64) {
+	h.sched = sched
+	if sched == schedRandom {
+		h.rng = rand.New(rand.NewPCG(seed, 0x5eed))
 	}
-	if h[i].rank != h[j].rank {
-		return h[i].rank < h[j].rank
+}
+
+func (h *readyHeap) len() int { return len(h.a) }
+
+func (h *readyHeap) less(i, j int) bool {
+	a := h.a
+	if a[i].key != a[j].key {
+		return a[i].key < a[j].key
 	}
-	return h[i].block < h[j].block
+	if a[i].rank != a[j].rank {
+		return a[i].rank < a[j].rank
+	}
+	return a[i].block < a[j].block
 }
 
 func (h *readyHeap) push(m *machine) {
-	*h = append(*h, readyEntry{clock: m.clock, rank: m.rank, block: m.block, m: m})
-	a := *h
+	e := readyEntry{key: m.clock, rank: m.rank, block: m.block, m: m}
+	if h.sched == schedAdversarial {
+		e.key += int64(m.accessClass()) << classShift
+	}
+	h.a = append(h.a, e)
+	if h.sched == schedRandom {
+		return
+	}
+	a := h.a
 	i := len(a) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !a.less(i, p) {
+		if !h.less(i, p) {
 			break
 		}
 		a[i], a[p] = a[p], a[i]
@@ -48,19 +140,27 @@ func (h *readyHeap) push(m *machine) {
 }
 
 func (h *readyHeap) pop() *machine {
-	a := *h
-	top := a[0].m
+	a := h.a
 	last := len(a) - 1
+	if h.sched == schedRandom {
+		i := h.rng.IntN(len(a))
+		top := a[i].m
+		a[i] = a[last]
+		a[last] = readyEntry{}
+		h.a = a[:last]
+		return top
+	}
+	top := a[0].m
 	a[0] = a[last]
 	a[last] = readyEntry{}
 	a = a[:last]
-	*h = a
+	h.a = a
 	for i := 0; ; {
 		l, r, min := 2*i+1, 2*i+2, i
-		if l < len(a) && a.less(l, min) {
+		if l < len(a) && h.less(l, min) {
 			min = l
 		}
-		if r < len(a) && a.less(r, min) {
+		if r < len(a) && h.less(r, min) {
 			min = r
 		}
 		if min == i {
@@ -70,6 +170,44 @@ func (h *readyHeap) pop() *machine {
 		i = min
 	}
 	return top
+}
+
+// accessClass is the adversarial class of the shared operation m stands
+// in front of: 0 when it reads window memory (pl.load, pl.read of a
+// window, remote_load, get), 2 when it writes window memory (pl.store,
+// pl.write into a window, remote_store, put), 1 for anything else
+// (signals, host tensors, a rank resuming after its grid).
+func (m *machine) accessClass() uint8 {
+	n := m.at
+	if n == nil || n.kind != nOp {
+		return 1
+	}
+	isWindow := func(i int) bool {
+		if i >= len(n.args) {
+			return false
+		}
+		t, ok := m.eval(n.args[i]).o.(*tref)
+		return ok && t.buf != nil
+	}
+	switch n.op {
+	case opRemoteLoad, opGet:
+		return 0
+	case opLoad, opRead:
+		if isWindow(0) {
+			return 0
+		}
+	case opRemoteStore, opPut:
+		return 2
+	case opStore:
+		if isWindow(2) {
+			return 2
+		}
+	case opWrite:
+		if isWindow(0) {
+			return 2
+		}
+	}
+	return 1
 }
 
 // flush runs every rank's queued calls concurrently, to completion.
@@ -82,11 +220,12 @@ func (s *sim) flush() *failure {
 			continue
 		}
 		m.clock = max(m.clock, start)
+		s.forkRank(m)
 		if f := s.runLocal(m); f != nil {
 			return f
 		}
 	}
-	for len(s.ready) > 0 {
+	for s.ready.len() > 0 {
 		m := s.ready.pop()
 		n := m.at
 		if n == nil { // a rank whose kernel grid has finished resumes
@@ -116,6 +255,7 @@ func (s *sim) flush() *failure {
 	for _, m := range s.ranks {
 		s.host.clock = max(s.host.clock, m.clock)
 	}
+	s.joinRanks()
 	return nil
 }
 
@@ -168,6 +308,7 @@ func (s *sim) runLocal(m *machine) *failure {
 func (s *sim) blockDone(c *machine) {
 	p := c.parent
 	p.clock = max(p.clock, c.clock)
+	s.joinBlock(p, c)
 	if c.block == 0 && p.join.res >= 0 {
 		p.setSlot(p.join.res, c.retVal)
 	}
@@ -190,6 +331,9 @@ type cellKey struct {
 // cell is the bookkeeping of a signal cell that has been notified or
 // waited on.
 type cell struct {
+	// hb holds the clocks of the notifies a wait on the cell acquires
+	// (race.go).
+	hb         []hbSnap
 	notifiers  []int     // ranks that notified it, ascending
 	last       trace.Ref // the last notify that wrote it
 	hasLast    bool

@@ -41,6 +41,8 @@ type sim struct {
 	bigCells map[cellKey]*cell // cells of buffers too large for a table
 	cellSlab []cell
 	ready    readyHeap
+	race     *detector // nil when race detection is off
+	net      *network  // the interconnect's bookings (cost.go)
 
 	// Dispatches queued by the host and not yet run.
 	pending          bool
@@ -73,10 +75,9 @@ func newSim(prog *ir.Program, opts Options) (*sim, *RunError) {
 	if prog.Ranks < 1 {
 		return nil, &RunError{Rank: -1, Code: codeInput, Message: fmt.Sprintf("program has %d ranks, want at least 1", prog.Ranks)}
 	}
-	switch opts.Schedule {
-	case "", "fair":
-	default:
-		return nil, &RunError{Rank: -1, Code: codeInput, Message: fmt.Sprintf("schedule %q is not supported yet, want \"fair\"", opts.Schedule)}
+	sched, seed, serr := parseSchedule(opts.Schedule)
+	if serr != nil {
+		return nil, &RunError{Rank: -1, Code: codeInput, Message: serr.Error()}
 	}
 	platform := opts.Platform
 	if platform == "" {
@@ -104,6 +105,8 @@ func newSim(prog *ir.Program, opts Options) (*sim, *RunError) {
 	for r := range s.ranks {
 		s.ranks[r] = &machine{s: s, rank: r}
 	}
+	s.ready.setSchedule(sched, seed)
+	s.initRace(opts)
 	if rerr := s.bindInputs(opts); rerr != nil {
 		return nil, rerr
 	}
@@ -175,6 +178,7 @@ func (s *sim) result(f *failure) *Result {
 	s.stats.SimTimeNs = end / 1000
 	s.stats.Steps = s.steps
 	res.Stats = s.stats
+	s.race.finish(res)
 	return res
 }
 

@@ -1,9 +1,9 @@
 // Package trace is the event model shared by everything that runs a pld
-// program: the emulator (engine/emu) today, the NPU backend, the web server
-// and the Perfetto exporter later. One Event is one executed operation of one
-// rank (or of the host): which op, where in the source, which peer it
-// touched, how many bytes it moved, what it did to a signal cell, and when it
-// started and ended on the simulated clock.
+// program: the emulator (engine/emu) today, the NPU backend and the web
+// server later, and the Perfetto exporter (perfetto.go). One Event is one
+// executed operation of one rank (or of the host): which op, where in the
+// source, which peer it touched, how many bytes it moved, what it did to a
+// signal cell, and when it started and ended on the simulated clock.
 //
 // The model is deliberately flat and small. An Event is a plain struct with
 // JSON tags; fields that only some operations have (peer, the notify's
@@ -13,6 +13,36 @@
 // events to a Sink as they happen; a Collector keeps them, a Writer streams
 // them as JSON lines (one object per line, fields in struct order, so two
 // equal runs give byte-identical files), and Read reads such a file back.
+//
+// # Perfetto export
+//
+// WritePerfetto turns a run's events into Chrome Trace Event JSON,
+// {"traceEvents": [...], "displayTimeUnit": "ns"}, which Perfetto
+// (ui.perfetto.dev) and chrome://tracing open. The mapping:
+//
+//   - One process (pid 1) named by the title, with one thread track per
+//     lane: "host" first, then "rank 0", "rank 1", … (thread_name and
+//     thread_sort_index metadata in that order). The blocks of a kernel
+//     grid get lanes of their own, "rank r / block b", right after their
+//     rank; block 0 shares the rank's lane, which is idle while the grid
+//     runs.
+//   - Every event is an X slice from StartNs to EndNs on its lane, named
+//     by the op without its namespace ("tile.remote_load", "call kernel"),
+//     with category signal, rma, memory, call or compute, and args line,
+//     seq, peer, bytes, cell, value, before, after (those the event has).
+//   - A wait released by a notify gets a child slice "released" covering
+//     its last 10 ns (half the wait if shorter) — the moment it could go
+//     on — and a flow arrow (ph "s" then "f" with bp "e", one id per pair,
+//     category "flow", name "release") from the middle of the notify's
+//     slice to the middle of the released slice, so it binds to both.
+//     Perfetto shows the arrow when either end is selected.
+//   - Counter "bytes in flight" (ph "C") has one series per rank, "rank
+//     r": the bytes of that rank's transfers with other ranks (remote_load,
+//     remote_store, put, get) that have started and not yet ended.
+//   - Timestamps are microseconds (ts, dur) with nanosecond fractions.
+//
+// ValidateChromeTrace checks a document against the importer's rules
+// (slices nest per track, flows pair up inside slices, metadata present).
 //
 // The package imports nothing of the project, so every producer and
 // consumer can depend on it alone.

@@ -1,0 +1,93 @@
+package emu_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"pldworkbench/engine/emu"
+	"pldworkbench/engine/ir"
+)
+
+// BenchmarkRaceDetector is the race detector's cost: the same runs with
+// detection on (the default) and off. The "slowdown" sub-benchmark runs
+// both in every iteration, alternating which goes first, and reports the
+// median of on/off over the iterations as its "slowdown" metric, so the
+// ratio comes from one process under one machine load:
+//
+//	go test ./engine/emu/ -run '^$' -bench RaceDetector -benchtime 5x
+func BenchmarkRaceDetector(b *testing.B) {
+	for _, bc := range []struct {
+		name, entry string
+		ranks       int
+	}{
+		{"mesh/P=8/tile=4MiB", benchMeshEntry(meshSize), meshRanks},
+		{"mesh/P=8/tile=16KiB", benchMeshEntry(4096), meshRanks},
+		{"barrier/P=256", "build_bench_barrier(256).barrier_host", barrierRanks},
+	} {
+		var prog *ir.Program
+		var in map[string]*emu.Tensor
+		once := func(b *testing.B, off bool) time.Duration {
+			if prog == nil {
+				prog = compileFile(b, "testdata/bench.py", bc.entry, bc.ranks)
+				in = fill(prog, "randn", 1)
+				b.ResetTimer()
+			}
+			start := time.Now()
+			res := emu.Run(context.Background(), prog, emu.Options{Inputs: in, NoRaces: off})
+			if res.Status != emu.StatusOK {
+				b.Fatalf("status %s: %v %+v", res.Status, res.Error, res.Races)
+			}
+			return time.Since(start)
+		}
+		for _, mode := range []struct {
+			name string
+			off  bool
+		}{{"on", false}, {"off", true}} {
+			b.Run(bc.name+"/"+mode.name, func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					once(b, mode.off)
+				}
+			})
+		}
+		b.Run(bc.name+"/slowdown", func(b *testing.B) {
+			once(b, false) // warm the heap: the first 4 MiB runs fault in their pages
+			once(b, true)
+			b.ResetTimer()
+			ratios := make([]float64, 0, b.N)
+			for i := 0; i < b.N; i++ {
+				var on, off time.Duration
+				if i%2 == 0 {
+					on = once(b, false)
+					off = once(b, true)
+				} else {
+					off = once(b, true)
+					on = once(b, false)
+				}
+				ratios = append(ratios, float64(on)/float64(off))
+			}
+			slices.Sort(ratios)
+			b.ReportMetric(ratios[len(ratios)/2], "slowdown")
+		})
+	}
+}
+
+// TestBenchProgramsRaceFree keeps the benchmark honest: the programs it
+// times are race-free, so "on" pays for checking, not for reporting.
+func TestBenchProgramsRaceFree(t *testing.T) {
+	for _, c := range []struct {
+		entry string
+		ranks int
+	}{{"build_bench_mesh(4, 16384, 1024).mesh_host", 4}, {"build_bench_barrier(16).barrier_host", 16}} {
+		prog := compileFile(t, "testdata/bench.py", c.entry, c.ranks)
+		var in map[string]*emu.Tensor
+		if len(emu.HostParams(prog)) > 0 && emu.HostParams(prog)[0].Dir != ir.Out {
+			in = fill(prog, "randn", 1)
+		}
+		res := emu.Run(context.Background(), prog, emu.Options{Inputs: in})
+		if res.Status != emu.StatusOK || len(res.Races) != 0 {
+			t.Errorf("%s: status %s, races %+v", c.entry, res.Status, res.Races)
+		}
+	}
+}

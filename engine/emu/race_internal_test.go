@@ -1,0 +1,280 @@
+package emu
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"pldworkbench/engine/ir"
+)
+
+// TestRegionName renders byte ranges as element boxes of the view.
+func TestRegionName(t *testing.T) {
+	for _, c := range []struct {
+		shape  []int
+		lo, hi int // in elements of 4 bytes
+		want   string
+	}{
+		{[]int{1, 64}, 0, 64, "part[0, 0:64]"},
+		{[]int{1, 64}, 16, 32, "part[0, 16:32]"},
+		{[]int{4, 1}, 2, 3, "part[2, 0]"},
+		{[]int{4, 64}, 64, 192, "part[1:3, 0:64]"},
+		{[]int{4, 64}, 0, 256, "part[0:4, 0:64]"},
+		{[]int{2, 3, 8}, 24, 48, "part[1, 0:3, 0:8]"},
+		{[]int{2, 3, 8}, 32, 40, "part[1, 1, 0:8]"},
+		{[]int{4, 64}, 60, 70, "part (elements 60:70 of [4, 64], flat)"},
+		{[]int{16}, 5, 6, "part[5]"},
+	} {
+		if got := regionName("part", c.shape, 4, c.lo*4, c.hi*4); got != c.want {
+			t.Errorf("regionName(%v, %d:%d) = %q, want %q", c.shape, c.lo, c.hi, got, c.want)
+		}
+	}
+	// A view of another element size rounds outward to whole elements.
+	if got := regionName("bytes", []int{1, 16}, 8, 4, 12); got != "bytes[0, 0:2]" {
+		t.Errorf("misaligned range: %q", got)
+	}
+}
+
+// TestShadowMatchesBytes drives the shadow with random accesses from four
+// threads with random clocks and compares every verdict with a model that
+// keeps the entries of each byte separately: ranges are only a
+// compression, so the races found, byte for byte, must be the same, and
+// the segments must stay sorted, disjoint and merged.
+func TestShadowMatchesBytes(t *testing.T) {
+	const size, threads = 96, 4
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := 0; round < 200; round++ {
+		var sh shadow
+		bytes := make([][]entry, size)
+		clk := make([]uint32, threads)
+		nodes := make([]*node, 5)
+		for i := range nodes {
+			nodes[i] = &node{span: ir.Span{Line: i + 1}}
+		}
+		for step := 0; step < 40; step++ {
+			tid := int32(rng.IntN(threads))
+			clk[tid]++
+			h := &hbThread{tid: tid, own: clk[tid], base: make([]uint32, threads)}
+			for o := range h.base {
+				if int32(o) != tid {
+					h.base[o] = uint32(rng.IntN(int(clk[o]) + 1))
+				}
+			}
+			lo := rng.IntN(size)
+			hi := lo + 1 + rng.IntN(min(24, size-lo))
+			cur := entry{tid: tid, clk: clk[tid], kind: accessKind(rng.IntN(4)), n: nodes[rng.IntN(len(nodes))]}
+
+			got := make([]bool, size)
+			sh.access(lo, hi, cur, h, func(e entry, a, b int) {
+				for i := max(a, lo); i < min(b, hi); i++ {
+					got[i] = true
+				}
+			})
+			for i := lo; i < hi; i++ {
+				want := false
+				for _, e := range bytes[i] {
+					if e.tid != tid && conflicts(e.kind, cur.kind) && e.clk > h.at(e.tid) {
+						want = true
+					}
+				}
+				if got[i] != want {
+					t.Fatalf("round %d step %d: byte %d race %v, the byte model says %v", round, step, i, got[i], want)
+				}
+				seg := segment{acc: bytes[i]}
+				seg.update(cur)
+				bytes[i] = seg.acc
+			}
+			for i := range got {
+				if got[i] && (i < lo || i >= hi) {
+					t.Fatalf("round %d step %d: race reported on byte %d outside [%d, %d)", round, step, i, lo, hi)
+				}
+			}
+			for i, s := range sh.segs {
+				if s.lo >= s.hi || i > 0 && sh.segs[i-1].hi > s.lo {
+					t.Fatalf("segments out of order: %+v", sh.segs)
+				}
+				if i > 0 && sh.segs[i-1].hi == s.lo && sameEntries(sh.segs[i-1].acc, s.acc) {
+					t.Fatalf("adjacent equal segments not merged at %d", s.lo)
+				}
+				for b := s.lo; b < s.hi; b++ {
+					if !sameSet(bytes[b], s.acc) {
+						t.Fatalf("byte %d: shadow %+v, model %+v", b, s.acc, bytes[b])
+					}
+				}
+			}
+		}
+	}
+}
+
+func sameSet(a, b []entry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, e := range a {
+		if !slices.Contains(b, e) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestRaceCap keeps MaxRaces distinct races, counts the rest, and reports
+// a pair of lines on one memory once.
+func TestRaceCap(t *testing.T) {
+	buf := &bufDesc{name: "w", size: 64}
+	view := &tref{name: "w", dt: ir.INT32, shape: []int{16}, buf: buf}
+	d := &detector{who: []threadInfo{{rank: 0}, {rank: 1}}, seen: map[raceKey]bool{}}
+	op := &ir.Op{Name: "pl.store"}
+	for line := 1; line <= MaxRaces+5; line++ {
+		for rep := 0; rep < 3; rep++ {
+			a := entry{tid: 0, clk: 1, kind: accWrite, n: &node{span: ir.Span{Line: line}, irop: op}, view: view}
+			b := entry{tid: 1, clk: 1, kind: accWrite, n: &node{span: ir.Span{Line: 100}, irop: op}, view: view}
+			if rep == 2 {
+				a, b = b, a // the same pair found the other way round
+			}
+			d.report(shadowKey{buf: buf, rank: 1}, a, b, 0, 4)
+		}
+	}
+	if len(d.races) != MaxRaces || d.omitted != 5 {
+		t.Fatalf("%d races, %d omitted; want %d and 5", len(d.races), d.omitted, MaxRaces)
+	}
+	r := d.races[0]
+	if r.A.Region != "w[0] on rank 1" || r.A.Line != 1 || r.B.Line != 100 || !strings.Contains(r.Message, "both stored these bytes") {
+		t.Errorf("first race %+v", r)
+	}
+	res := &Result{Status: StatusOK}
+	d.finish(res)
+	if res.Status != StatusRace || len(res.Races) != MaxRaces || res.RacesOmitted != 5 {
+		t.Errorf("finish: %s, %d races, %d omitted", res.Status, len(res.Races), res.RacesOmitted)
+	}
+	res = &Result{Status: StatusDeadlock}
+	d.finish(res)
+	if res.Status != StatusDeadlock {
+		t.Errorf("a deadlock with races became %s", res.Status)
+	}
+}
+
+// gridProgram launches a kernel as a grid of 4 blocks on each of 2 ranks
+// (like TestBlockGrid): block 3 writes y[0, 3] and notifies its rank's
+// cell, block 0 writes y[0, 0] — after waiting for that notify when
+// ordered is set. With sameCell both blocks write y[0, 0].
+func gridProgram(t *testing.T, sameCell, ordered bool) *ir.Program {
+	row := &ir.Tensor{Shape: ir.ConstShape(1, 4), DType: ir.INT32}
+	sigT := &ir.DistributedTensor{Shape: ir.ConstShape(1, 1), DType: ir.INT32}
+	index := &ir.Scalar{DType: ir.INDEX}
+	ky, ksig := v("y", row), v("sig", sigT)
+	b, b1, b32 := v("b", index), v("b1", index), v("b32", &ir.Scalar{DType: ir.INT32})
+	is0, is3 := v("is0", ir.Bool), v("is3", ir.Bool)
+	kernel := &ir.Func{Name: "mark", Level: ir.InCore, Params: []*ir.Param{{Var: ky, Dir: ir.Out}, {Var: ksig}}, Body: &ir.Block{}}
+	ctx, me := v("ctx", &ir.CommCtx{}), v("me", &ir.Scalar{DType: ir.INT32})
+	kernel.Body.Add(&ir.Op{Name: "pld.get_comm_ctx", Args: []ir.Operand{ksig}, Result: ctx, Span: ir.Span{Line: 1}})
+	kernel.Body.Add(&ir.Op{Name: "pld.rank", Args: []ir.Operand{ctx}, Result: me, Span: ir.Span{Line: 2}})
+	kernel.Body.Add(&ir.Op{Name: "pl.get_block_idx", Result: b, Span: ir.Span{Line: 3}})
+	kernel.Body.Add(&ir.Bin{Op: ir.Eq, X: b, Y: idx(3), Result: is3})
+	kernel.Body.Add(&ir.Bin{Op: ir.Add, X: b, Y: idx(1), Result: b1})
+	kernel.Body.Add(&ir.Op{Name: "pl.cast", Args: []ir.Operand{b1}, Attrs: []ir.Attr{{Key: "target_type", Value: ir.DTypeAttr(ir.INT32)}}, Result: b32, Span: ir.Span{Line: 4}})
+	var col ir.Operand = b
+	if sameCell {
+		col = idx(0)
+	}
+	write := &ir.Op{Name: "pl.write", Args: []ir.Operand{ky, list(idx(0), col), b32}, Span: ir.Span{Line: 10}}
+	notify := &ir.Op{Name: "pld.system.notify", Args: []ir.Operand{ksig, me, list(idx(0), idx(0)), idx(7)},
+		Attrs: []ir.Attr{{Key: "op", Value: ir.EnumAttr{Type: "pld.NotifyOp", Member: "Set", V: 1}}}, Span: ir.Span{Line: 11}}
+	wait := &ir.Op{Name: "pld.system.wait", Args: []ir.Operand{ksig, list(idx(0), idx(0)), idx(7)},
+		Attrs: []ir.Attr{{Key: "cmp", Value: ir.EnumAttr{Type: "pld.WaitCmp", Member: "Eq", V: 0}}}, Span: ir.Span{Line: 12}}
+	kernel.Body.Add(&ir.If{Cond: is3, Then: &ir.Block{Stmts: []ir.Stmt{write, notify}}})
+	kernel.Body.Add(&ir.Bin{Op: ir.Eq, X: b, Y: idx(0), Result: is0})
+	then := []ir.Stmt{write}
+	if ordered {
+		then = []ir.Stmt{wait, write}
+	}
+	kernel.Body.Add(&ir.If{Cond: is0, Then: &ir.Block{Stmts: then}})
+	oy, osig := v("y", row), v("sig", sigT)
+	wrapper := &ir.Func{Name: "launch", Level: ir.Orchestration, Params: []*ir.Param{{Var: oy, Dir: ir.Out}, {Var: osig}}, Body: &ir.Block{}}
+	wrapper.Body.Add(&ir.Call{Callee: kernel, Args: []ir.Operand{oy, osig}, Blocks: 4})
+	hostT := &ir.Tensor{Shape: ir.ConstShape(2, 1, 4), DType: ir.INT32}
+	hy, r, yr := v("y", hostT), v("r", index), v("%0", row)
+	buf, view := v("sig_buf", &ir.Ptr{Bytes: ir.ConstDim(4)}), v("sig", sigT)
+	loop := &ir.For{Var: r, Start: idx(0), Stop: idx(2), Step: idx(1), Body: &ir.Block{}}
+	loop.Body.Add(&ir.Op{Name: "pld.window", Args: []ir.Operand{buf, list(idx(1), idx(1))}, Attrs: []ir.Attr{{Key: "dtype", Value: ir.DTypeAttr(ir.INT32)}}, Result: view})
+	loop.Body.Add(&ir.Index{X: hy, Index: r, Result: yr})
+	loop.Body.Add(&ir.Call{Callee: wrapper, Args: []ir.Operand{yr, view}, Device: r})
+	entry := &ir.Func{Name: "probe", Level: ir.Host, Params: []*ir.Param{{Var: hy, Dir: ir.Out}}, Body: &ir.Block{}}
+	entry.Body.Add(&ir.Op{Name: "pld.alloc_window_buffer", Args: []ir.Operand{idx(4)}, Result: buf})
+	entry.Body.Add(loop)
+	prog := &ir.Program{Name: "grid", Ranks: 2, Platform: "910B", Funcs: []*ir.Func{entry, wrapper, kernel}, Entry: entry}
+	if err := ir.Verify(prog); err != nil {
+		t.Fatal(err)
+	}
+	return prog
+}
+
+// TestGridRaces: blocks of one rank are threads of their own. Block 0
+// and block 3 writing one cell race unless block 0 waits for block 3's
+// notify; writing different cells never races.
+func TestGridRaces(t *testing.T) {
+	for _, c := range []struct {
+		same, ordered bool
+		races         int
+	}{{false, false, 0}, {true, true, 0}, {true, false, 1}} {
+		prog := gridProgram(t, c.same, c.ordered)
+		for _, sched := range []string{"fair", "adversarial", "random:5"} {
+			res := Run(context.Background(), prog, Options{Schedule: sched})
+			what := fmt.Sprintf("same cell %v, ordered %v, %s", c.same, c.ordered, sched)
+			if len(res.Races) != c.races {
+				t.Errorf("%s: %s with races %+v, want %d", what, res.Status, res.Races, c.races)
+				continue
+			}
+			if c.races == 0 {
+				if res.Status != StatusOK {
+					t.Errorf("%s: %s %v", what, res.Status, res.Error)
+				}
+				continue
+			}
+			r := res.Races[0]
+			blocks := []int{r.A.Block, r.B.Block}
+			slices.Sort(blocks)
+			if res.Status != StatusRace || r.A.Rank != r.B.Rank || !slices.Equal(blocks, []int{0, 3}) ||
+				r.A.Region != fmt.Sprintf("y[%d, 0, 0] on the host", r.A.Rank) || !strings.Contains(r.Message, fmt.Sprintf("rank %d block 3", r.A.Rank)) {
+				t.Errorf("%s: %s %+v, want blocks 0 and 3 of one rank on y[r, 0, 0]", what, res.Status, r)
+			}
+		}
+	}
+}
+
+// TestRaceMessages: the advice follows the source order of a read and a
+// write, whichever ran first; blocks are named.
+func TestRaceMessages(t *testing.T) {
+	d := &detector{who: []threadInfo{{rank: 0}, {rank: 1}, {rank: 1, block: 2, grid: true}}}
+	at := func(tid int32, kind accessKind, line int, op string) entry {
+		return entry{tid: tid, kind: kind, n: &node{span: ir.Span{Line: line}, op: opKinds[op], irop: &ir.Op{Name: op}}}
+	}
+	side := func(e entry) RaceAccess { return RaceAccess{Line: e.n.line()} }
+	for _, c := range []struct {
+		a, b entry
+		want string
+	}{
+		{at(0, accWrite, 10, "pl.store"), at(1, accRead, 20, "pld.tile.remote_load"),
+			"rank 1 read at line 20 what rank 0 stored at line 10; no notify/wait orders them: put a barrier between the store and the read " +
+				"(rank 0 notifies after the store, rank 1 waits for that notify before the read)"},
+		{at(1, accRead, 20, "pld.tile.remote_load"), at(0, accWrite, 10, "pl.store"),
+			"rank 1 read at line 20 before rank 0's store at line 10 wrote the same bytes, so it saw the old data; no notify/wait orders them: " +
+				"put a barrier between the store and the read (rank 0 notifies after the store, rank 1 waits for that notify before the read)"},
+		{at(0, accRead, 10, "pl.load"), at(2, accWrite, 20, "pld.tile.remote_store"),
+			"rank 1 block 2 stored at line 20 over what rank 0 read at line 10; no notify/wait orders them: put a barrier between the read and the store " +
+				"(rank 0 notifies after the read, rank 1 block 2 waits for that notify before the store)"},
+		{at(2, accWrite, 20, "pld.tile.remote_store"), at(0, accRead, 10, "pl.load"),
+			"rank 1 block 2's store at line 20 overwrote the bytes before rank 0 read them at line 10, so it saw the new data; no notify/wait orders them: " +
+				"put a barrier between the read and the store (rank 0 notifies after the read, rank 1 block 2 waits for that notify before the store)"},
+		{at(0, accWrite, 10, "pld.tensor.put"), at(1, accAtomicWrite, 12, "pld.system.notify"),
+			"rank 0 (line 10) and rank 1 (line 12) both put and notified these bytes; no notify/wait orders them, so which value stays depends on timing: " +
+				"give each rank its own region, or order the put and the notify with a notify/wait"},
+	} {
+		if got := d.message(c.a, c.b, side(c.a), side(c.b)); got != c.want {
+			t.Errorf("message:\n got %s\nwant %s", got, c.want)
+		}
+	}
+}

@@ -1,0 +1,245 @@
+package emu
+
+// Shadow memory of the race detector. Each rank's copy of a window buffer,
+// and each host tensor, has a shadow: a sorted list of disjoint byte
+// ranges, each holding the accesses since its last plain write that a
+// later access must be ordered after — at most one entry per thread and
+// kind (FastTrack's epochs, perf-anchors §5). Ranges split where accesses
+// start and end and merge again when their entries agree, so a tile is
+// one range however large: a 16 KiB store and the remote_loads of it are
+// a binary search and a scan of a few entries each, never a loop over
+// bytes. A region of a tensor view is first cut into contiguous byte runs
+// (one per row of the innermost dimension it does not fully cover).
+
+// shadowKey names a shadowed memory: one rank's copy of a window buffer,
+// or a host tensor.
+type shadowKey struct {
+	buf  *bufDesc
+	rank int
+	host *hostTensor
+}
+
+// shadow is the access state of one memory.
+type shadow struct {
+	segs []segment
+}
+
+// segment is a byte range [lo, hi) whose bytes share their accesses.
+type segment struct {
+	lo, hi int
+	acc    []entry
+}
+
+// entry is one access: who (thread and epoch), what, where in the source,
+// and through which view, for the report.
+type entry struct {
+	tid  int32
+	clk  uint32
+	kind accessKind
+	n    *node
+	view *tref
+}
+
+// touch records m's access at n of kind k to the region at offs of extent
+// ext of t — rank's copy when t is a window — and reports the races it
+// makes.
+func (m *machine) touch(n *node, t *tref, rank int, offs, ext []int, k accessKind) {
+	if m.s.race == nil {
+		return
+	}
+	shape, esz := t.shape, t.dt.Bytes()
+	nd := len(shape)
+	for _, e := range ext {
+		if e <= 0 {
+			return
+		}
+	}
+	if nd == 0 || len(offs) != nd || len(ext) != nd {
+		m.touchBytes(n, t, rank, 0, t.nbytes(), k)
+		return
+	}
+	st := strides(shape)
+	// Dimensions after k0 are covered whole: a run is ext[k0] rows of
+	// st[k0] elements.
+	k0 := nd - 1
+	for k0 > 0 && offs[k0] == 0 && ext[k0] == shape[k0] {
+		k0--
+	}
+	run := ext[k0] * st[k0] * esz
+	var idxBuf [8]int
+	idx := idxBuf[:0]
+	if k0 > len(idxBuf) {
+		idx = make([]int, 0, k0)
+	}
+	idx = idx[:k0]
+	for {
+		lo := offs[k0] * st[k0]
+		for d := 0; d < k0; d++ {
+			lo += (offs[d] + idx[d]) * st[d]
+		}
+		m.touchBytes(n, t, rank, lo*esz, lo*esz+run, k)
+		d := k0 - 1
+		for ; d >= 0; d-- {
+			idx[d]++
+			if idx[d] < ext[d] {
+				break
+			}
+			idx[d] = 0
+		}
+		if d < 0 {
+			return
+		}
+	}
+}
+
+// touchElems records an access to count elements of t from flat index at.
+func (m *machine) touchElems(n *node, t *tref, rank, at, count int, k accessKind) {
+	if m.s.race == nil {
+		return
+	}
+	esz := t.dt.Bytes()
+	m.touchBytes(n, t, rank, at*esz, (at+count)*esz, k)
+}
+
+// touchBytes records an access to bytes [lo, hi) of t (offsets from the
+// view's first byte).
+func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
+	d := m.s.race
+	if d == nil || hi <= lo {
+		return
+	}
+	key := shadowKey{buf: t.buf, rank: rank}
+	if t.host != nil {
+		key = shadowKey{host: t.host}
+	}
+	sh := d.shadows[key]
+	if sh == nil {
+		sh = &shadow{}
+		d.shadows[key] = sh
+	}
+	h := &m.hb
+	cur := entry{tid: h.tid, clk: h.epoch(), kind: k, n: n, view: t}
+	sh.access(t.off+lo, t.off+hi, cur, h, func(e entry, lo, hi int) { d.report(key, e, cur, lo, hi) })
+}
+
+// access checks cur, an access to bytes [lo, hi) by a thread whose clock
+// is h, against the entries of those bytes, calls race for each entry it
+// conflicts with that h is not ordered after (with the bytes they share),
+// and records it.
+func (s *shadow) access(lo, hi int, cur entry, h *hbThread, race func(e entry, lo, hi int)) {
+	first, last := s.cover(lo, hi)
+	for i := first; i < last; i++ {
+		seg := &s.segs[i]
+		for _, e := range seg.acc {
+			if e.tid != cur.tid && conflicts(e.kind, cur.kind) && e.clk > h.at(e.tid) {
+				race(e, seg.lo, seg.hi)
+			}
+		}
+		seg.update(cur)
+	}
+	s.merge(first, last)
+}
+
+// update records cur in the segment: a plain write replaces everything
+// (whatever comes later and is ordered after it is ordered after what it
+// overwrote, or a race was reported); other accesses replace only the
+// entries of their own thread that they cover.
+func (seg *segment) update(cur entry) {
+	if cur.kind == accWrite {
+		seg.acc = append(seg.acc[:0], cur)
+		return
+	}
+	kept := seg.acc[:0]
+	for _, e := range seg.acc {
+		if e.tid == cur.tid && covers(cur.kind, e.kind) {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	seg.acc = append(kept, cur)
+}
+
+// cover makes the segments from index first to last (exclusive) cover
+// exactly [lo, hi): it splits the segments that cross lo or hi and fills
+// the gaps with empty ones.
+func (s *shadow) cover(lo, hi int) (first, last int) {
+	// The first segment that ends after lo.
+	a, b := 0, len(s.segs)
+	for a < b {
+		mid := int(uint(a+b) >> 1)
+		if s.segs[mid].hi > lo {
+			b = mid
+		} else {
+			a = mid + 1
+		}
+	}
+	i := a
+	if i < len(s.segs) && s.segs[i].lo < lo {
+		s.split(i, lo)
+		i++
+	}
+	first = i
+	for pos := lo; pos < hi; i++ {
+		if i < len(s.segs) && s.segs[i].lo == pos {
+			if s.segs[i].hi > hi {
+				s.split(i, hi)
+			}
+			pos = s.segs[i].hi
+			continue
+		}
+		end := hi
+		if i < len(s.segs) && s.segs[i].lo < end {
+			end = s.segs[i].lo
+		}
+		s.segs = append(s.segs, segment{})
+		copy(s.segs[i+1:], s.segs[i:])
+		s.segs[i] = segment{lo: pos, hi: end, acc: make([]entry, 0, 2)}
+		pos = end
+	}
+	return first, i
+}
+
+// split cuts segment i at byte at; both halves keep its entries.
+func (s *shadow) split(i, at int) {
+	seg := s.segs[i]
+	right := segment{lo: at, hi: seg.hi, acc: append([]entry(nil), seg.acc...)}
+	s.segs[i].hi = at
+	s.segs = append(s.segs, segment{})
+	copy(s.segs[i+2:], s.segs[i+1:])
+	s.segs[i+1] = right
+}
+
+// merge joins adjacent segments with equal entries around [first, last).
+func (s *shadow) merge(first, last int) {
+	from, to := max(first-1, 0), min(last+1, len(s.segs))
+	w := from
+	for r := from + 1; r < to; r++ {
+		if s.segs[w].hi == s.segs[r].lo && sameEntries(s.segs[w].acc, s.segs[r].acc) {
+			s.segs[w].hi = s.segs[r].hi
+			continue
+		}
+		w++
+		s.segs[w] = s.segs[r]
+	}
+	w++
+	if w == to {
+		return
+	}
+	n := copy(s.segs[w:], s.segs[to:])
+	for i := w + n; i < len(s.segs); i++ {
+		s.segs[i] = segment{}
+	}
+	s.segs = s.segs[:w+n]
+}
+
+func sameEntries(a, b []entry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,74 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"pldworkbench/engine/emu"
+)
+
+// SeedOutcome is one rerun of a program under a random schedule.
+type SeedOutcome struct {
+	Seed     uint64     `json:"seed"`
+	Schedule string     `json:"schedule"`
+	Status   emu.Status `json:"status"`
+	// Failed is true when the run did not finish (deadlock, run-time error,
+	// timeout) or its outputs differ from the fair schedule's.
+	Failed bool   `json:"failed"`
+	Why    string `json:"why,omitempty"`
+}
+
+// Schedules runs a program once under the fair schedule and then under n
+// random schedules (seeds 1..n) on the same inputs, and says which seeds
+// fail. A race report alone is not a failure here: the question is whether
+// an interleaving changes what the program computes or stops it.
+func Schedules(ctx context.Context, name string, src []byte, opts RunOptions, n int) (*RunResult, []SeedOutcome) {
+	base := opts
+	base.Schedule = "fair"
+	fair := Run(ctx, name, src, base)
+	if fair.Status == StatusCompileError || fair.In == nil {
+		return fair, nil
+	}
+	var out []SeedOutcome
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		if ctx.Err() != nil {
+			break
+		}
+		o := opts
+		o.Schedule = emu.RandomSchedule(seed)
+		o.inputs = fair.In
+		r := Run(ctx, name, src, o)
+		so := SeedOutcome{Seed: seed, Schedule: o.Schedule, Status: r.Status}
+		switch {
+		case r.Status != emu.StatusOK && r.Status != emu.StatusRace:
+			so.Failed, so.Why = true, string(r.Status)
+			if r.Error != nil {
+				so.Why += ": " + r.Error.Message
+			}
+		default:
+			if d := firstDifference(fair, r); d != "" {
+				so.Failed, so.Why = true, d
+			}
+		}
+		out = append(out, so)
+	}
+	return fair, out
+}
+
+// firstDifference names the first output element where b differs from a
+// beyond the comparison tolerance, or returns "".
+func firstDifference(a, b *RunResult) string {
+	for _, name := range a.OutputOrder {
+		x, y := a.Outputs[name], b.Outputs[name]
+		if y == nil || len(x.Data) != len(y.Data) {
+			return fmt.Sprintf("output %s missing or reshaped", name)
+		}
+		for i := range x.Data {
+			if d := math.Abs(x.Data[i] - y.Data[i]); !(d <= Tolerance+Tolerance*math.Abs(x.Data[i])) {
+				return fmt.Sprintf("%s differs from the fair schedule at flat index %d: %g, fair gives %g", name, i, y.Data[i], x.Data[i])
+			}
+		}
+	}
+	return ""
+}
