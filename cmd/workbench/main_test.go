@@ -186,3 +186,46 @@ func TestCompare(t *testing.T) {
 		t.Errorf("one file, one entry: exit %d, %s", code, errs)
 	}
 }
+
+func TestRunRaceAndSchedules(t *testing.T) {
+	const racy = "../../engine/testdata/run/mesh_without_barrier.py"
+	code, out, _ := runCLI("run", racy, "--ranks", "4", "--json")
+	var got struct {
+		Status string `json:"status"`
+		Races  []struct {
+			A, B struct {
+				Line int    `json:"line"`
+				Op   string `json:"op"`
+			}
+			Message string `json:"message"`
+		} `json:"races"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if code != 1 || got.Status != "race" || len(got.Races) == 0 {
+		t.Fatalf("racy mesh: exit %d, %+v", code, got)
+	}
+	r := got.Races[0]
+	if r.A.Op != "pl.store" || r.B.Op != "pld.tile.remote_load" || !strings.Contains(r.Message, "no notify/wait orders them") {
+		t.Errorf("race = %+v", r)
+	}
+	// Under the adversarial schedule the missing wait produces a wrong sum:
+	// rank 0 adds peers' slots before they are staged (zeros).
+	code, out, _ = runCLI("run", racy, "--ranks", "4", "--schedule", "adversarial", "--no-races")
+	if code != 0 || !strings.Contains(out, "y[0] = [0, 1, 2, 3") {
+		t.Errorf("adversarial: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI("run", racy, "--ranks", "4", "--schedules", "12", "--no-races")
+	if code != 1 || !strings.Contains(out, "differs from the fair schedule") {
+		t.Errorf("--schedules: exit %d\n%s", code, out)
+	}
+	if code, _, errs := runCLI("run", racy, "--schedule", "sometimes"); code != 2 || !strings.Contains(errs, "--schedule") {
+		t.Errorf("bad --schedule: exit %d, %s", code, errs)
+	}
+	// A correct kernel is clean under every schedule.
+	code, out, _ = runCLI("run", "../../kernels/08_allreduce_mesh.py", "--ranks", "4", "--schedules", "8")
+	if code != 0 || !strings.Contains(out, "8 random schedules: 0 failed") {
+		t.Errorf("correct mesh under random schedules: exit %d\n%s", code, out)
+	}
+}
