@@ -117,7 +117,13 @@ func (m *machine) notify(n *node) *failure {
 		c.notifiers[i] = m.rank
 	}
 	ref := trace.Ref{Rank: m.rank, Seq: m.owner().seq}
-	c.last, c.hasLast, c.lastArrive = ref, true, arrive
+	// A notify that leaves the value as it was (a second Set(1) on a cell
+	// that already holds 1) changes nothing a waiter can see, so it does
+	// not become the notify a wait that finds the predicate already true is
+	// credited to: that is still the one that made the value what it is.
+	if after != before || !c.hasLast {
+		c.last, c.hasLast, c.lastArrive = ref, true, arrive
+	}
 	m.hbNotify(n, t, p, key, c)
 	m.s.stats.Notifies++
 	e := trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000}
