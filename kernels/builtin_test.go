@@ -17,6 +17,7 @@ import (
 	"pldworkbench/engine/lower"
 	"pldworkbench/engine/trace"
 	"pldworkbench/kernels"
+	"pldworkbench/tutorials/check"
 )
 
 // builtinsUsed lists, per kernel entry, the builtin collectives its checked
@@ -245,7 +246,7 @@ func TestManyCores(t *testing.T) {
 				if res.Status != emu.StatusOK {
 					t.Fatalf("%s", describe(res))
 				}
-				if err := compareOutputs(params, inputs, res.Outputs, allreduceSum(p, inputs), false); err != nil {
+				if err := compareOutputs(params, inputs, res.Outputs, check.AllreduceSum(p, inputs), false); err != nil {
 					t.Fatal(err)
 				}
 				checkTileSplit(t, events.Events, p, blockTiles(n, c.cores))

@@ -13,6 +13,12 @@
 // shows when one signal window may serve two collectives and when it may
 // not.
 //
+// A file whose name ends in _bug (04, 07, 08, 15 so far) is a step's
+// classic bug, kept runnable: the solution with one mistake a learner
+// makes. Its `#! bug:` header says how it must fail the step's check (a
+// status and a regexp on the reason); tutorials/check holds the checks and
+// `workbench verify` requires every bug to fail exactly that way.
+//
 // Every file is a complete upstream-style script — the DSL functions plus a
 // main() harness with argparse and torch behind a __main__ guard — so the
 // same text runs on real NPUs, compiles with `python3 -m py_compile`, and is
@@ -24,10 +30,12 @@
 //	#! ranks: 2 4 8                                       the rank counts it supports
 //	#! golden: y[r] == sum over k of x[k] (FP32, allclose) what the outputs must equal
 //	#! warns: W0302                                       warnings an entry reports on purpose
+//	#! bug: race read at line 56 .* line 44               a _bug file: how it must fail its check
 //
 // `{P}` in an entry stands for the rank count. The goldens are prose for
-// people; kernels_test.go holds the same facts as Go functions and checks
-// every kernel at every listed rank count against them on the emulator.
+// people; tutorials/check/golden.go holds the same facts as Go functions,
+// and kernels_test.go checks every kernel at every listed rank count
+// against them on the emulator.
 //
 // The package imports nothing else of the project, so anything (server,
 // lessons, command line) can depend on it without a cycle. All and Get
@@ -70,7 +78,17 @@ type Kernel struct {
 	// is about one). A kernel without the line must check without a single
 	// diagnostic.
 	Warnings []string
+	// Bug is the `#! bug:` line of a bug variant (a file whose name ends in
+	// _bug): the status and the regexp of the failure it documents, e.g.
+	// "race read at line 56 what rank \d+ stored at line 44". It is empty
+	// for every other kernel.
+	Bug string
 }
+
+// IsBug reports whether k is a step's classic bug, kept as its own
+// runnable file: it must fail its step's check, the way its `#! bug:` line
+// says.
+func (k Kernel) IsBug() bool { return strings.HasSuffix(k.Name, "_bug") }
 
 // EntriesAt returns the entries with "{P}" replaced by p.
 func (k Kernel) EntriesAt(p int) []string {
@@ -91,10 +109,35 @@ func (k Kernel) Supports(p int) bool {
 	return false
 }
 
-// All returns every embedded kernel, sorted by file name (so by step). It
-// panics if a header is malformed; the files are fixed at build time and
-// the package's tests parse every one of them.
+// All returns every embedded kernel that is meant to work (every file but
+// the bug variants), sorted by file name (so by step). It panics if a
+// header is malformed; the files are fixed at build time and the package's
+// tests parse every one of them.
 func All() []Kernel {
+	var out []Kernel
+	for _, k := range parseAll() {
+		if !k.IsBug() {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Bugs returns the bug variants (files named NN_..._bug.py), sorted by
+// file name. They are kept apart from All because every other user of the
+// kernels (the engine's race and sweep tests, the lessons' runnable cells)
+// wants programs that work.
+func Bugs() []Kernel {
+	var out []Kernel
+	for _, k := range parseAll() {
+		if k.IsBug() {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func parseAll() []Kernel {
 	names, err := files.ReadDir(".")
 	if err != nil {
 		panic(fmt.Sprintf("kernels: reading the embedded files: %v", err))
@@ -119,10 +162,10 @@ func All() []Kernel {
 }
 
 // Get returns the kernel called name, given with or without ".py"
-// ("08_allreduce_mesh" or "08_allreduce_mesh.py").
+// ("08_allreduce_mesh" or "08_allreduce_mesh.py"); bug variants included.
 func Get(name string) (Kernel, bool) {
 	name = strings.TrimSuffix(name, ".py")
-	for _, k := range All() {
+	for _, k := range parseAll() {
 		if k.Name == name {
 			return k, true
 		}
@@ -132,9 +175,11 @@ func Get(name string) (Kernel, bool) {
 
 // Parse reads the `#!` header lines of a program called file. A header
 // line is a comment starting with "#!" (at any indentation) of the form
-// "key: value"; keys other than entry, ranks, golden and warns are
-// ignored. A file needs at least one entry and one rank count; every count
-// must be a positive integer and every warns code a warning code (Wnnnn).
+// "key: value"; keys other than entry, ranks, golden, warns and bug are
+// ignored, and bug is kept verbatim (tutorials/check reads it). A file
+// needs at least one entry and one rank count; every count must be a
+// positive integer and every warns code a warning code (Wnnnn); a file
+// named NN_..._bug.py needs a bug line and no other file may have one.
 func Parse(file string, src []byte) (Kernel, error) {
 	k := Kernel{Name: strings.TrimSuffix(file, ".py"), File: file, Source: src}
 	for i, line := range strings.Split(string(src), "\n") {
@@ -163,6 +208,8 @@ func Parse(file string, src []byte) (Kernel, error) {
 			}
 		case "golden":
 			k.Goldens = append(k.Goldens, val)
+		case "bug":
+			k.Bug = val
 		case "warns":
 			for _, f := range strings.Fields(val) {
 				if len(f) != 5 || f[0] != 'W' {
@@ -177,6 +224,9 @@ func Parse(file string, src []byte) (Kernel, error) {
 	}
 	if len(k.Ranks) == 0 {
 		return k, fmt.Errorf("%s: no #! ranks line", file)
+	}
+	if k.IsBug() != (k.Bug != "") {
+		return k, fmt.Errorf("%s: a #! bug line belongs in a file named NN_..._bug.py, and such a file needs one", file)
 	}
 	return k, nil
 }

@@ -31,16 +31,33 @@ const runTimeout = 10 * time.Second
 // TestHeaders checks what the server and the lessons rely on: every step
 // of the ladder has its file, every file names its step, lists at least one
 // entry, only rank counts among 2, 3, 4 and 8, and a golden for each entry.
+// The bug variants (NN_..._bug.py) are listed apart: each has a #! bug line,
+// and a file of the same step that it breaks.
 func TestHeaders(t *testing.T) {
-	all := kernels.All()
-	var steps []string
+	all := append(kernels.All(), kernels.Bugs()...)
+	var steps, bugs []string
 	for _, k := range all {
+		if k.IsBug() {
+			bugs = append(bugs, k.Name[:2])
+			if k.Bug == "" {
+				t.Errorf("%s: a bug variant without a #! bug line", k.File)
+			}
+			continue
+		}
 		steps = append(steps, k.Name[:2])
+		if k.Bug != "" {
+			t.Errorf("%s: #! bug line in a file not named NN_..._bug.py", k.File)
+		}
 	}
 	want := []string{"01", "02", "03", "04", "04", "05", "05", "06", "07", "08", "09", "10", "11",
 		"12", "12", "13", "13", "14", "14", "15", "15", "16", "17", "18", "19", "20"}
 	if !slices.Equal(steps, want) {
 		t.Fatalf("steps = %v, want %v", steps, want)
+	}
+	for _, b := range bugs {
+		if !slices.Contains(steps, b) {
+			t.Errorf("bug variant of step %s, which has no other kernel", b)
+		}
 	}
 	named := regexp.MustCompile(`^\d\d_[a-z0-9_]+$`)
 	for _, k := range all {
@@ -91,12 +108,19 @@ func TestParse(t *testing.T) {
 	if !k.Supports(4) || k.Supports(3) {
 		t.Errorf("Supports wrong for ranks %v", k.Ranks)
 	}
+	if _, err := kernels.Parse("07_x_bug.py", []byte("#! entry: f\n#! ranks: 2\n")); err == nil || !strings.Contains(err.Error(), "such a file needs one") {
+		t.Errorf("a _bug file without a #! bug line: error = %v", err)
+	}
+	if k, err := kernels.Parse("07_x_bug.py", []byte("#! entry: f\n#! ranks: 2\n#! bug: race a.*b\n")); err != nil || k.Bug != "race a.*b" || !k.IsBug() {
+		t.Errorf("Parse of a bug file = %+v, %v", k, err)
+	}
 	for _, bad := range []struct{ src, msg string }{
 		{"#! ranks: 2\n", "no #! entry"},
 		{"#! entry: f\n", "no #! ranks"},
 		{"#! entry: f\n#! ranks: 2 x\n", `x.py:2: #! ranks: got "x"`},
 		{"#! entry: f\n#! ranks: 0\n", `got "0", want positive`},
 		{"#! entry: f\n#! ranks: 2\n#! warns: E0250\n", `x.py:3: #! warns: got "E0250", want warning codes`},
+		{"#! entry: f\n#! ranks: 2\n#! bug: race .*\n", "a #! bug line belongs in a file named NN_..._bug.py"},
 	} {
 		if _, err := kernels.Parse("x.py", []byte(bad.src)); err == nil || !strings.Contains(err.Error(), bad.msg) {
 			t.Errorf("Parse(%q) error = %v, want it to contain %q", bad.src, err, bad.msg)
@@ -168,6 +192,16 @@ func TestCheckClean(t *testing.T) {
 		for _, c := range k.Warnings {
 			if !seen[k.Name+" "+c] {
 				t.Errorf("%s: the header announces warning %s, but no entry produces it", k.File, c)
+			}
+		}
+	}
+	// A bug variant is a valid program: its bug shows only when it runs.
+	for _, k := range kernels.Bugs() {
+		for _, p := range k.Ranks {
+			for _, e := range k.EntriesAt(p) {
+				if res := engine.Check(k.File, k.Source, engine.Options{Entry: e, Ranks: p}); len(res.Diags) > 0 {
+					t.Errorf("%s --entry %s --ranks %d: want a clean check:\n%s", k.File, e, p, diag.RenderAll(res.Diags, k.Source))
+				}
 			}
 		}
 	}
@@ -313,7 +347,9 @@ func describe(res *emu.Result) string {
 }
 
 // TestRun runs every kernel entry at every rank count it lists with random
-// inputs and compares every output with its golden.
+// inputs and compares every output with its golden. The bug variants
+// (kernels.Bugs, not in All) are meant to fail; tutorials/check's
+// TestVerify requires them to, for the reason each documents.
 func TestRun(t *testing.T) {
 	for _, in := range instances() {
 		t.Run(in.String(), func(t *testing.T) {

@@ -1,10 +1,12 @@
 // Package tutorials holds the workbench's lesson ladder.
 //
-// Today it holds the syllabus: the twenty steps, what each teaches, and the
-// rank counts it is meant for. The lessons themselves (prose, starter and
-// solution kernels, the builtin each reveals, a classic bug to try, and a
-// check) arrive as Markdown files with front matter embedded here; the
-// syllabus below is then read from their front matter instead.
+// The syllabus below lists the twenty steps, what each teaches, and the
+// builtin it reveals. The lessons themselves are Markdown files with front
+// matter, NN-slug.md, embedded and parsed by Lessons (lesson.go; the
+// format, including the cell syntax, is in README.md). Only step 01 is
+// written so far. Each step's check (kernels, goldens, rank counts) lives
+// in the subpackage check, which may import the engine; this package
+// imports nothing of the project.
 package tutorials
 
 // Step is one rung of the ladder.

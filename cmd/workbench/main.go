@@ -2,7 +2,9 @@
 // workbench (the default) and checks, lowers and lists programs and lessons.
 //
 //	workbench [serve]                          serve the workbench (not built yet: says what it will do)
-//	workbench steps                            list the lesson ladder
+//	workbench steps [--json]                   list the lesson ladder
+//	workbench step N [--kernel solution|builtin|bug] [--ranks P] [--check FILE] [--json]
+//	workbench verify [--json]                  every step's kernels against their checks
 //	workbench check FILE [--entry EXPR] [--ranks P] [--platform 910B|950] [--json]
 //	workbench ir FILE [--entry EXPR] [--ranks P] [--platform 910B|950]
 //	workbench run FILE [--entry EXPR] [--ranks P] [--fill index|randn|ones|zeros] [--seed N] [--arg name=value]... [--json] [--trace FILE]
@@ -28,6 +30,8 @@ func commands() []command {
 	return []command{
 		{"serve", "serve the workbench in a browser (the default)", runServe},
 		{"steps", "list the lesson ladder", runSteps},
+		{"step", "run one step's kernel (or your own file) and print its check's verdict", runStep},
+		{"verify", "check every step: solutions and builtins pass, bugs fail as documented", runVerify},
 		{"check", "read and check a PyPTO program; print its diagnostics", runCheck},
 		{"ir", "print a program's IR", runIR},
 		{"run", "run a program on the emulator at P ranks", runRun},

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"pldworkbench/tutorials"
 )
@@ -30,29 +29,10 @@ builtin collectives, and share links, with runs stored in a local SQLite file.
 
 What works today, on the command line:
   workbench steps                         the lesson ladder
+  workbench step N [--kernel K]           run a step's kernel and check it
+  workbench verify                        check every step's kernels
   workbench check FILE [--entry EXPR]     read and check a PyPTO program
   workbench ir FILE [--entry EXPR]        print its IR
 `, *addr, len(tutorials.Syllabus))
-	return 0
-}
-
-func runSteps(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("steps", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "steps takes no arguments, got %s\n", strings.Join(fs.Args(), " "))
-		return 2
-	}
-	for _, s := range tutorials.Syllabus {
-		line := fmt.Sprintf("%02d  %-32s %s", s.Number, s.Title, s.Teaches)
-		if s.Reveals != "" {
-			line += "; reveals " + s.Reveals
-		}
-		fmt.Fprintln(stdout, line)
-	}
-	fmt.Fprintln(stdout, "\nThe lessons' text and kernels are not written yet; this is the syllabus.")
 	return 0
 }

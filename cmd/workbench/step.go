@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"pldworkbench/tutorials"
+	"pldworkbench/tutorials/check"
+)
+
+// stepJSON is one row of `workbench steps --json`.
+type stepJSON struct {
+	Number       int             `json:"number"`
+	Slug         string          `json:"slug"`
+	Title        string          `json:"title"`
+	Teaches      string          `json:"teaches"`
+	Reveals      string          `json:"reveals,omitempty"`
+	Ranks        []int           `json:"ranks"`
+	DefaultRanks int             `json:"default_ranks"`
+	Variants     []check.Variant `json:"variants"`
+	Kernels      []string        `json:"kernels"`
+}
+
+// runSteps lists the ladder: the syllabus joined with each step's check.
+func runSteps(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("steps", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print the steps as JSON")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "steps takes no arguments, got %s\n", strings.Join(fs.Args(), " "))
+		return 2
+	}
+	var rows []stepJSON
+	for _, s := range tutorials.Syllabus {
+		c, _ := check.StepOf(s.Number)
+		row := stepJSON{Number: s.Number, Slug: s.Slug, Title: s.Title, Teaches: s.Teaches, Reveals: s.Reveals,
+			Ranks: c.Ranks(), DefaultRanks: c.DefaultRanks(), Variants: c.Variants()}
+		for _, v := range c.Variants() {
+			row.Kernels = append(row.Kernels, c.Kernels(v)...)
+		}
+		rows = append(rows, row)
+	}
+	if *asJSON {
+		return writeJSON(stdout, rows)
+	}
+	for _, r := range rows {
+		line := fmt.Sprintf("%02d  %-32s %s", r.Number, r.Title, r.Teaches)
+		if r.Reveals != "" {
+			line += "; reveals " + r.Reveals
+		}
+		fmt.Fprintln(stdout, line)
+	}
+	fmt.Fprintln(stdout, "\nRun one with 'workbench step N'; 'workbench verify' checks them all.")
+	return 0
+}
+
+func writeJSON(w io.Writer, v any) int {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// runStep runs one step's kernels of one variant, or a learner's file, and
+// prints the check's verdict per kernel entry and rank count.
+func runStep(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("step", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	kind := fs.String("kernel", "solution", "which kernel to run: solution, builtin or bug")
+	ranks := fs.Int("ranks", 0, "run at this rank count only (default: every count the kernel lists)")
+	own := fs.String("check", "", "check this file of yours against the step instead of the step's kernel")
+	asJSON := fs.Bool("json", false, "print the verdicts as JSON")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: workbench step N [--kernel solution|builtin|bug] [--ranks P] [--check FILE] [--json]")
+		fs.PrintDefaults()
+	}
+	arg, ok := parseFileArgs(fs, args, stderr)
+	if !ok {
+		return 2
+	}
+	n, err := strconv.Atoi(arg)
+	s, found := check.StepOf(n)
+	if err != nil || !found {
+		fmt.Fprintf(stderr, "step: got %q, want a step number from 1 to %d\n", arg, len(check.Steps()))
+		return 2
+	}
+	var only []int
+	if *ranks != 0 {
+		only = []int{*ranks}
+	}
+	ctx := context.Background()
+	var results []check.KernelResult
+	if *own != "" {
+		if flagGiven(fs, "kernel") {
+			fmt.Fprintln(stderr, "step: --check FILE and --kernel exclude each other")
+			return 2
+		}
+		src, ok := readSource(*own, stderr)
+		if !ok {
+			return 2
+		}
+		results = append(results, check.CheckFile(ctx, s, *own, src, only))
+	} else {
+		v := check.Variant(*kind)
+		if v != check.Solution && v != check.Builtin && v != check.BugKind {
+			fmt.Fprintf(stderr, "step: --kernel %s unknown, want solution, builtin or bug\n", *kind)
+			return 2
+		}
+		names := s.Kernels(v)
+		if len(names) == 0 {
+			fmt.Fprintf(stderr, "step %d has no %s kernel; it has: %v\n", n, v, s.Variants())
+			return 2
+		}
+		for _, name := range names {
+			results = append(results, check.CheckKernel(ctx, name, v, only))
+		}
+	}
+	for _, kr := range results {
+		if kr.Err != "" {
+			fmt.Fprintf(stderr, "step %d: %s\n", n, kr.Err)
+			return 2
+		}
+	}
+	if *asJSON {
+		if writeJSON(stdout, results) != 0 {
+			return 1
+		}
+	} else {
+		for _, kr := range results {
+			printKernelResult(stdout, kr)
+		}
+	}
+	// The exit status is the kernel's own verdict, whatever the variant:
+	// 0 only when every check passed. A bug variant failing as documented
+	// exits 1 and says so; `workbench verify` is where that counts as
+	// success.
+	for _, kr := range results {
+		for _, v := range kr.Verdicts {
+			if !v.Pass {
+				return 1
+			}
+		}
+	}
+	return 0
+}
+
+// printKernelResult prints a kernel's verdicts and a closing line.
+func printKernelResult(w io.Writer, kr check.KernelResult) {
+	fmt.Fprintf(w, "%s (%s)\n", kr.Kernel, kr.Variant)
+	for _, v := range kr.Verdicts {
+		fmt.Fprintf(w, "  %s\n", v)
+	}
+	switch {
+	case kr.Variant == check.BugKind && kr.OK:
+		fmt.Fprintf(w, "  fails as documented (#! bug: %s)\n", kr.Bug)
+	case kr.Variant == check.BugKind:
+		fmt.Fprintf(w, "  does NOT fail as documented (#! bug: %s)\n", kr.Bug)
+	case kr.OK:
+		fmt.Fprintf(w, "  pass at every rank count\n")
+	default:
+		fmt.Fprintf(w, "  fail\n")
+	}
+}
+
+// verifyJSON is what `workbench verify --json` prints.
+type verifyJSON struct {
+	OK      bool                 `json:"ok"`
+	Kernels []check.KernelResult `json:"kernels"`
+}
+
+// runVerify checks every step: solutions and builtins pass at every rank
+// count, bug variants fail as documented.
+func runVerify(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print every kernel's verdicts as JSON")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "verify takes no arguments, got %s\n", strings.Join(fs.Args(), " "))
+		return 2
+	}
+	results, ok := check.Verify(context.Background())
+	code := 0
+	if !ok {
+		code = 1
+	}
+	if *asJSON {
+		if writeJSON(stdout, verifyJSON{ok, results}) != 0 {
+			return 1
+		}
+		return code
+	}
+	runs, bad := 0, 0
+	for _, kr := range results {
+		runs += len(kr.Verdicts)
+		mark := "ok  "
+		if !kr.OK || kr.Err != "" {
+			mark, bad = "FAIL", bad+1
+		}
+		what := fmt.Sprintf("%d checks pass", len(kr.Verdicts))
+		if kr.Variant == check.BugKind {
+			what = fmt.Sprintf("%d checks fail as documented", len(kr.Verdicts))
+		}
+		if !kr.OK || kr.Err != "" {
+			what = kr.Err
+		}
+		fmt.Fprintf(stdout, "%s %-30s %-8s %s\n", mark, kr.Kernel, kr.Variant, what)
+		if !kr.OK {
+			for _, v := range kr.Verdicts {
+				fmt.Fprintf(stdout, "       %s\n", v)
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "\n%d kernels, %d checks (entry x rank count, each run under the %s schedules): ", len(results), runs, strings.Join(check.Schedules, " and "))
+	if ok {
+		fmt.Fprintln(stdout, "every solution and builtin passes, every bug fails as documented")
+	} else {
+		fmt.Fprintf(stdout, "%d kernels wrong\n", bad)
+	}
+	return code
+}

@@ -1,0 +1,215 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"pldworkbench/kernels"
+)
+
+// Variant names which of a step's kernels to run.
+type Variant string
+
+// The variants a step may have. The starter (the learner's editable
+// kernel with gaps) is not written yet.
+const (
+	Solution Variant = "solution" // the hand-rolled kernel the step builds
+	Builtin  Variant = "builtin"  // the same job done by the builtin the step reveals
+	BugKind  Variant = "bug"      // the step's classic bug, which must fail its check
+)
+
+// Step is one step's check: its kernels by variant. The rank counts come
+// from each kernel's `#! ranks:` header.
+type Step struct {
+	Number   int
+	Solution []string // kernel names (file names without .py)
+	Builtin  []string
+	Bug      []string
+}
+
+// steps is the table of every step's kernels. Step 11 only reveals: its
+// hand-rolled all-reduces are steps 08–10. Steps 16–20 use builtins as
+// tools rather than revealing one, so their kernels count as solutions.
+var steps = []Step{
+	{Number: 1, Solution: []string{"01_hello_rank"}},
+	{Number: 2, Solution: []string{"02_three_levels"}},
+	{Number: 3, Solution: []string{"03_window_roundtrip"}},
+	{Number: 4, Solution: []string{"04_barrier_hand"}, Builtin: []string{"04_barrier_builtin"}, Bug: []string{"04_barrier_bug"}},
+	{Number: 5, Solution: []string{"05_remote_load_store"}, Builtin: []string{"05_remote_load_store_builtin"}},
+	{Number: 6, Solution: []string{"06_put_get"}},
+	{Number: 7, Solution: []string{"07_dynamic_rank_count"}, Bug: []string{"07_dynamic_rank_count_bug"}},
+	{Number: 8, Solution: []string{"08_allreduce_mesh"}, Bug: []string{"08_allreduce_mesh_bug"}},
+	{Number: 9, Solution: []string{"09_allreduce_two_phase"}},
+	{Number: 10, Solution: []string{"10_allreduce_ring"}},
+	{Number: 11, Builtin: []string{"11_allreduce_reveal"}},
+	{Number: 12, Solution: []string{"12_broadcast_hand"}, Builtin: []string{"12_broadcast_builtin"}},
+	{Number: 13, Solution: []string{"13_allgather_hand"}, Builtin: []string{"13_allgather_builtin"}},
+	{Number: 14, Solution: []string{"14_reduce_scatter_hand"}, Builtin: []string{"14_reduce_scatter_builtin"}},
+	{Number: 15, Solution: []string{"15_all_to_all_hand"}, Builtin: []string{"15_all_to_all_builtin"}, Bug: []string{"15_all_to_all_bug"}},
+	{Number: 16, Solution: []string{"16_putting_it_together"}},
+	{Number: 17, Solution: []string{"17_many_cores"}},
+	{Number: 18, Solution: []string{"18_three_ways"}},
+	{Number: 19, Solution: []string{"19_mesh_or_ring"}},
+	{Number: 20, Solution: []string{"20_signal_reuse"}},
+}
+
+// Steps returns every step's check, in order.
+func Steps() []Step { return slices.Clone(steps) }
+
+// StepOf returns step n's check.
+func StepOf(n int) (Step, bool) {
+	for _, s := range steps {
+		if s.Number == n {
+			return s, true
+		}
+	}
+	return Step{}, false
+}
+
+// Kernels returns the names of the step's kernels of variant v.
+func (s Step) Kernels(v Variant) []string {
+	switch v {
+	case Solution:
+		return s.Solution
+	case Builtin:
+		return s.Builtin
+	case BugKind:
+		return s.Bug
+	}
+	return nil
+}
+
+// Variants lists the variants the step has kernels for.
+func (s Step) Variants() []Variant {
+	var out []Variant
+	for _, v := range []Variant{Solution, Builtin, BugKind} {
+		if len(s.Kernels(v)) > 0 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Ranks returns the union of the rank counts the step's solution and
+// builtin kernels support, ascending; DefaultRanks is the first solution
+// kernel's default (the first count of its header).
+func (s Step) Ranks() []int {
+	var out []int
+	for _, name := range append(slices.Clone(s.Solution), s.Builtin...) {
+		if k, ok := kernels.Get(name); ok {
+			for _, p := range k.Ranks {
+				if !slices.Contains(out, p) {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// DefaultRanks is the rank count a step runs at unless told otherwise.
+func (s Step) DefaultRanks() int {
+	for _, name := range append(slices.Clone(s.Solution), s.Builtin...) {
+		if k, ok := kernels.Get(name); ok {
+			return k.Ranks[0]
+		}
+	}
+	return 0
+}
+
+// KernelResult is the check of one kernel of a step at its rank counts.
+type KernelResult struct {
+	Kernel   string    `json:"kernel"`
+	Variant  Variant   `json:"variant"`
+	Verdicts []Verdict `json:"verdicts"`
+	// Bug is the documented failure of a bug variant, as its header
+	// writes it.
+	Bug string `json:"bug,omitempty"`
+	// OK says the kernel did what it must: every verdict passes, or, for a
+	// bug variant, every verdict fails the documented way.
+	OK bool `json:"ok"`
+	// Err is set when the kernel could not be checked at all (a missing
+	// file, a malformed #! bug line).
+	Err string `json:"error,omitempty"`
+}
+
+// CheckKernel runs the named kernel at each of ranks (its header's counts
+// when ranks is empty; a count the header does not list is refused) and
+// judges the verdicts for variant v.
+func CheckKernel(ctx context.Context, name string, v Variant, ranks []int) KernelResult {
+	kr := KernelResult{Kernel: name, Variant: v}
+	k, ok := kernels.Get(name)
+	if !ok {
+		kr.Err = fmt.Sprintf("no kernel %s", name)
+		return kr
+	}
+	return judge(ctx, k, k.File, k.Source, v, ranks)
+}
+
+// CheckFile checks a learner's own file against step s: it must define the
+// entries of the step's (first) solution kernel, or of its builtin where
+// the step has no solution, and pass that kernel's golden at every rank
+// count.
+func CheckFile(ctx context.Context, s Step, file string, src []byte, ranks []int) KernelResult {
+	names := s.Solution
+	if len(names) == 0 {
+		names = s.Builtin
+	}
+	k, ok := kernels.Get(names[0])
+	if !ok {
+		return KernelResult{Kernel: file, Variant: Solution, Err: fmt.Sprintf("no kernel %s", names[0])}
+	}
+	kr := judge(ctx, k, file, src, Solution, ranks)
+	kr.Kernel = file
+	return kr
+}
+
+func judge(ctx context.Context, k kernels.Kernel, file string, src []byte, v Variant, ranks []int) KernelResult {
+	kr := KernelResult{Kernel: k.Name, Variant: v, Bug: k.Bug}
+	if len(ranks) == 0 {
+		ranks = k.Ranks
+	}
+	for _, p := range ranks {
+		if !k.Supports(p) {
+			kr.Err = fmt.Sprintf("%s runs at %v ranks, not %d", k.Name, k.Ranks, p)
+			return kr
+		}
+	}
+	kr.Verdicts = kernelVerdicts(ctx, k, file, src, ranks)
+	if v == BugKind {
+		bug, err := ParseBug(k.Bug)
+		if err != nil {
+			kr.Err = fmt.Sprintf("%s: %v", k.File, err)
+			return kr
+		}
+		kr.OK = true
+		for _, vd := range kr.Verdicts {
+			kr.OK = kr.OK && bug.Matches(vd)
+		}
+		return kr
+	}
+	kr.OK = true
+	for _, vd := range kr.Verdicts {
+		kr.OK = kr.OK && vd.Pass
+	}
+	return kr
+}
+
+// Verify checks every step: each solution and builtin kernel passes at
+// every rank count it lists, and each bug variant fails at every rank count
+// the way its header documents. ok is true only when all of that holds.
+func Verify(ctx context.Context) (results []KernelResult, ok bool) {
+	ok = true
+	for _, s := range steps {
+		for _, v := range []Variant{Solution, Builtin, BugKind} {
+			for _, name := range s.Kernels(v) {
+				kr := CheckKernel(ctx, name, v, nil)
+				ok = ok && kr.OK && kr.Err == ""
+				results = append(results, kr)
+			}
+		}
+	}
+	return results, ok
+}
