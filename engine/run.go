@@ -148,8 +148,14 @@ func Run(ctx context.Context, name string, src []byte, opts RunOptions) *RunResu
 	}
 	res.Program, res.Ranks = prog, prog.Ranks
 	in, err := MakeInputs(prog, opts.Fill, opts.Seed, opts.Args)
-	if err == nil && opts.inputs != nil {
-		in = cloneInputs(opts.inputs)
+	if err == nil {
+		// Inputs handed over by a comparison replace the fill's, name by
+		// name; whatever the other side could not supply keeps the fill.
+		for name, t := range cloneInputs(opts.inputs) {
+			if _, ok := in[name]; ok {
+				in[name] = t
+			}
+		}
 	}
 	if err != nil {
 		res.Status = emu.StatusRuntimeError

@@ -27,10 +27,12 @@ depends on P:
   ``(me + half) % nranks`` to say the same, get its outbox.
   Result: ``y[r] = x[(r + P // 2) mod P]``.
 
-With an odd P the rank I send to and the rank I hear from are different
-ranks, so the signal window has one cell per *writer*, ``[NR, 1]``: rank
-``k`` only ever bumps row ``k``, and each rank waits on the row of the one
-rank it expects to hear from. The host sizes that window in bytes from the
+Each rank hears from exactly one other rank, so a single ``[1, 1]`` cell
+would do (as in step 06). The window has one cell per *writer* instead,
+``[NR, 1]``: rank ``k`` only ever bumps row ``k``, and each rank waits on
+the row of the one rank it expects to hear from, so a wait on the wrong
+row hangs visibly (at odd P, where sender and source differ) rather than
+passing by luck. The host sizes that window in bytes from the
 world size when the program runs.
 
 ``nranks // 2`` and ``%`` run on the device, where they truncate toward

@@ -7,9 +7,10 @@
 This is 07_dynamic_rank_count.py's ``across_by_get`` with one line changed.
 The rank that will read my outbox sits ``half`` places to my left, and the
 natural way to write that is ``(me - half) % nranks``. In Python that is
-fine: ``%`` rounds toward minus infinity and -1 % 4 is 3. On the device
-``%`` truncates toward zero, so rank 0 computes -1 % 4 == -1 and notifies a
-peer that does not exist. The run stops at rank 0 with a peer-out-of-range
+fine: ``%`` rounds toward minus infinity and -2 % 4 is 2. On the device
+``%`` truncates toward zero, so at four ranks (half = 2) rank 0 computes
+-2 % 4 == -2 and notifies a peer that does not exist (at two ranks it is
+-1 % 2 == -1). The run stops at rank 0 with a peer-out-of-range
 error. The fix is the solution's ``(me + nranks - half) % nranks``: add a
 whole lap before subtracting, so the left operand never goes negative.
 """

@@ -116,8 +116,12 @@ func printCompare(w io.Writer, sides [2]engine.Side, cr *engine.CompareResult) {
 		label := string(rune('A' + i))
 		fmt.Fprint(w, diag.RenderAll(r.Diags, sides[i].Src))
 		fmt.Fprintf(w, "%s: %s --entry '%s': %s\n", label, sides[i].Name, sides[i].Entry, r.Status)
-		if r.Error != nil {
-			fmt.Fprintf(w, "   rank %d, line %d: %s\n", r.Error.Rank, r.Error.Line, r.Error.Message)
+		if e := r.Error; e != nil {
+			where := "host"
+			if e.Rank >= 0 {
+				where = fmt.Sprintf("rank %d", e.Rank)
+			}
+			fmt.Fprintf(w, "   %s, line %d: %s\n", where, e.Line, e.Message)
 		}
 	}
 	fmt.Fprintf(w, "\nverdict: %s at %d ranks\n", cr.Verdict, cr.Ranks)

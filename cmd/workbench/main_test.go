@@ -182,6 +182,11 @@ func TestCompare(t *testing.T) {
 		len(got.Outputs[0].FirstDiff) != 4 || got.Outputs[0].FirstDiff[0] != 0 || got.KernelDiff == "" {
 		t.Fatalf("compare put vs get: exit %d, %+v", code, got)
 	}
+	// A side with inputs the other side lacks makes its own from the fill.
+	_, out, _ = runCLI("compare", k+"04_barrier_hand.py", k+"04_barrier_builtin.py", "--ranks", "2")
+	if strings.Count(out, ": ok\n") != 2 {
+		t.Errorf("compare of a program without inputs against one with inputs: both sides must run\n%s", out)
+	}
 	if code, _, errs := runCLI("compare", k+"06_put_get.py", "--entry", "x"); code != 2 || !strings.Contains(errs, "two --entry") {
 		t.Errorf("one file, one entry: exit %d, %s", code, errs)
 	}
