@@ -108,6 +108,10 @@ func DefaultEntry(name string, src []byte, ranks int) (string, error) {
 		return "", diags
 	}
 	hosts := HostEntries(mod, ranks)
+	if _, cdiags := Candidates(mod, factoryRanks(ranks)); len(hosts) == 0 && cdiags.HasErrors() {
+		// A factory refused this rank count: its own message says why.
+		return "", cdiags
+	}
 	switch {
 	case len(hosts) == 1 && !strings.Contains(hosts[0], "<"):
 		return hosts[0], nil

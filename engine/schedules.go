@@ -13,16 +13,16 @@ type SeedOutcome struct {
 	Seed     uint64     `json:"seed"`
 	Schedule string     `json:"schedule"`
 	Status   emu.Status `json:"status"`
-	// Failed is true when the run did not finish (deadlock, run-time error,
-	// timeout) or its outputs differ from the fair schedule's.
+	// Failed is true when the run did not end ok (race, deadlock, run-time
+	// error, timeout) or its outputs differ from the fair schedule's.
 	Failed bool   `json:"failed"`
 	Why    string `json:"why,omitempty"`
 }
 
 // Schedules runs a program once under the fair schedule and then under n
 // random schedules (seeds 1..n) on the same inputs, and says which seeds
-// fail. A race report alone is not a failure here: the question is whether
-// an interleaving changes what the program computes or stops it.
+// fail: a run that does not end ok (a race report included) or whose
+// outputs differ from the fair schedule's.
 func Schedules(ctx context.Context, name string, src []byte, opts RunOptions, n int) (*RunResult, []SeedOutcome) {
 	base := opts
 	base.Schedule = "fair"
@@ -41,7 +41,9 @@ func Schedules(ctx context.Context, name string, src []byte, opts RunOptions, n 
 		r := Run(ctx, name, src, o)
 		so := SeedOutcome{Seed: seed, Schedule: o.Schedule, Status: r.Status}
 		switch {
-		case r.Status != emu.StatusOK && r.Status != emu.StatusRace:
+		case r.Status == emu.StatusRace && len(r.Races) > 0:
+			so.Failed, so.Why = true, "race: "+r.Races[0].Message
+		case r.Status != emu.StatusOK:
 			so.Failed, so.Why = true, string(r.Status)
 			if r.Error != nil {
 				so.Why += ": " + r.Error.Message

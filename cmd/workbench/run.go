@@ -44,7 +44,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	scalars := argFlags{}
 	fs.Var(scalars, "arg", "a host scalar parameter, name=value (repeatable)")
 	schedule := fs.String("schedule", "fair", "interleaving: fair (deterministic), random:SEED, or adversarial (reads early, writes late)")
-	schedules := fs.Int("schedules", 0, "rerun under N random schedules (seeds 1..N) and list the seeds whose run fails or whose outputs differ from the fair schedule's")
+	schedules := fs.Int("schedules", 0, "rerun under N random schedules (seeds 1..N) and list the seeds whose run does not end ok (a race included) or whose outputs differ from the fair schedule's")
 	noRaces := fs.Bool("no-races", false, "turn the race detector off")
 	asJSON := fs.Bool("json", false, "print one JSON object and nothing else on stdout")
 	traceFile := fs.String("trace", "", "write every event to FILE: a Chrome trace for Perfetto if FILE ends in .json, JSON lines otherwise")
