@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"pldworkbench/engine"
@@ -28,7 +29,17 @@ func (f *frontFlags) register(fs *flag.FlagSet) {
 }
 
 func (f *frontFlags) options() engine.Options {
-	return engine.Options{Entry: f.entry, Ranks: f.ranks, Platform: f.platform}
+	return engine.Options{Entry: expandP(f.entry, f.ranks), Ranks: f.ranks, Platform: f.platform}
+}
+
+// expandP replaces {P} in an entry with the rank count, so the entry lines
+// of our kernels' headers (build_ring_allreduce({P}).ring_allreduce) can be
+// pasted as they are. Without --ranks, {P} is engine.DefaultRanks.
+func expandP(entry string, ranks int) string {
+	if ranks == 0 {
+		ranks = engine.DefaultRanks
+	}
+	return strings.ReplaceAll(entry, "{P}", strconv.Itoa(ranks))
 }
 
 func (f *frontFlags) validate(stderr io.Writer) bool {

@@ -78,9 +78,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		sides[i] = engine.Side{Name: files[i], Src: src}
 		switch {
 		case i < len(entries):
-			sides[i].Entry = entries[i]
+			sides[i].Entry = expandP(entries[i], *ranks)
 		case len(entries) == 1:
-			sides[i].Entry = entries[0] // one --entry names both files' orchestrator
+			sides[i].Entry = expandP(entries[0], *ranks) // one --entry names both files' orchestrator
 		default:
 			entry, err := engine.DefaultEntry(files[i], src, *ranks)
 			if err != nil {

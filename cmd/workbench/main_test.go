@@ -234,3 +234,10 @@ func TestRunRaceAndSchedules(t *testing.T) {
 		t.Errorf("correct mesh under random schedules: exit %d\n%s", code, out)
 	}
 }
+
+func TestEntryExpandsP(t *testing.T) {
+	code, out, errs := runCLI("run", "../../kernels/10_allreduce_ring.py", "--entry", "build_ring_allreduce({P}).ring_allreduce", "--ranks", "8")
+	if code != 0 || !strings.Contains(out, "build_ring_allreduce(8).ring_allreduce at 8 ranks") {
+		t.Errorf("{P} in --entry: exit %d\n%s%s", code, out, errs)
+	}
+}
