@@ -13,7 +13,7 @@
 // shows when one signal window may serve two collectives and when it may
 // not.
 //
-// A file whose name ends in _bug (04, 07, 08, 15 so far) is a step's
+// A file whose name ends in _bug (04, 07, 08, 15 and three for step 20) is a step's
 // classic bug, kept runnable: the solution with one mistake a learner
 // makes. Its `#! bug:` header says how it must fail the step's check (a
 // status and a regexp on the reason); tutorials/check holds the checks and

@@ -51,7 +51,7 @@ var steps = []Step{
 	{Number: 17, Solution: []string{"17_many_cores"}},
 	{Number: 18, Solution: []string{"18_three_ways"}},
 	{Number: 19, Solution: []string{"19_mesh_or_ring"}},
-	{Number: 20, Solution: []string{"20_signal_reuse"}},
+	{Number: 20, Solution: []string{"20_signal_reuse"}, Bug: []string{"20_set_not_add_bug", "20_window_reuse_bug", "20_in_place_sum_bug"}},
 }
 
 // Steps returns every step's check, in order.
