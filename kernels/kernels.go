@@ -19,6 +19,17 @@
 // status and a regexp on the reason); tutorials/check holds the checks and
 // `workbench verify` requires every bug to fail exactly that way.
 //
+// A file whose name ends in _starter is a step's starter: the solution with
+// the step's key lines cut out, each gap marked by a `# TODO(you):` comment
+// and filled with a placeholder (zeros stored, a notify and its wait both
+// left out) that keeps the file a valid program. Its `#! starter:` header
+// says in one line what the learner fills in; its `#! entry:` and `#!
+// ranks:` lines repeat the step's solution's, and it has no golden of its
+// own: tutorials/check judges it against the solution's. A starter checks
+// clean and runs to completion but fails its golden until the gaps are
+// filled; `workbench verify` requires exactly that. Nothing needs
+// registering: the NN prefix names the step.
+//
 // Every file is a complete upstream-style script — the DSL functions plus a
 // main() harness with argparse and torch behind a __main__ guard — so the
 // same text runs on real NPUs, compiles with `python3 -m py_compile`, and is
@@ -31,6 +42,7 @@
 //	#! golden: y[r] == sum over k of x[k] (FP32, allclose) what the outputs must equal
 //	#! warns: W0302                                       warnings an entry reports on purpose
 //	#! bug: race read at line 56 .* line 44               a _bug file: how it must fail its check
+//	#! starter: the notify and the wait of the barrier     a _starter file: what the learner fills in
 //
 // `{P}` in an entry stands for the rank count. The goldens are prose for
 // people; tutorials/check/golden.go holds the same facts as Go functions,
@@ -83,12 +95,33 @@ type Kernel struct {
 	// "race read at line 56 what rank \d+ stored at line 44". It is empty
 	// for every other kernel.
 	Bug string
+	// Starter is the `#! starter:` line of a starter (a file whose name
+	// ends in _starter): what the learner must fill in, in one line. It is
+	// empty for every other kernel.
+	Starter string
 }
 
 // IsBug reports whether k is a step's classic bug, kept as its own
 // runnable file: it must fail its step's check, the way its `#! bug:` line
 // says.
 func (k Kernel) IsBug() bool { return strings.HasSuffix(k.Name, "_bug") }
+
+// IsStarter reports whether k is a step's starter: the learner's editable
+// kernel, runnable, with the step's key lines left as gaps marked TODO.
+func (k Kernel) IsStarter() bool { return strings.HasSuffix(k.Name, "_starter") }
+
+// Step returns the lesson step the kernel belongs to, read from its
+// two-digit name prefix, or 0 when the name has none.
+func (k Kernel) Step() int {
+	if len(k.Name) < 3 || k.Name[2] != '_' {
+		return 0
+	}
+	n, err := strconv.Atoi(k.Name[:2])
+	if err != nil {
+		return 0
+	}
+	return n
+}
 
 // EntriesAt returns the entries with "{P}" replaced by p.
 func (k Kernel) EntriesAt(p int) []string {
@@ -110,13 +143,13 @@ func (k Kernel) Supports(p int) bool {
 }
 
 // All returns every embedded kernel that is meant to work (every file but
-// the bug variants), sorted by file name (so by step). It panics if a
-// header is malformed; the files are fixed at build time and the package's
-// tests parse every one of them.
+// the bug variants and the starters), sorted by file name (so by step). It
+// panics if a header is malformed; the files are fixed at build time and
+// the package's tests parse every one of them.
 func All() []Kernel {
 	var out []Kernel
 	for _, k := range parseAll() {
-		if !k.IsBug() {
+		if !k.IsBug() && !k.IsStarter() {
 			out = append(out, k)
 		}
 	}
@@ -131,6 +164,19 @@ func Bugs() []Kernel {
 	var out []Kernel
 	for _, k := range parseAll() {
 		if k.IsBug() {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Starters returns the starters (files named NN_..._starter.py), sorted by
+// file name. Like the bugs they are kept out of All: a starter runs, but
+// its outputs are wrong until the learner fills its gaps.
+func Starters() []Kernel {
+	var out []Kernel
+	for _, k := range parseAll() {
+		if k.IsStarter() {
 			out = append(out, k)
 		}
 	}
@@ -162,7 +208,8 @@ func parseAll() []Kernel {
 }
 
 // Get returns the kernel called name, given with or without ".py"
-// ("08_allreduce_mesh" or "08_allreduce_mesh.py"); bug variants included.
+// ("08_allreduce_mesh" or "08_allreduce_mesh.py"); bug variants and
+// starters included.
 func Get(name string) (Kernel, bool) {
 	name = strings.TrimSuffix(name, ".py")
 	for _, k := range parseAll() {
@@ -175,11 +222,12 @@ func Get(name string) (Kernel, bool) {
 
 // Parse reads the `#!` header lines of a program called file. A header
 // line is a comment starting with "#!" (at any indentation) of the form
-// "key: value"; keys other than entry, ranks, golden, warns and bug are
-// ignored, and bug is kept verbatim (tutorials/check reads it). A file
-// needs at least one entry and one rank count; every count must be a
-// positive integer and every warns code a warning code (Wnnnn); a file
-// named NN_..._bug.py needs a bug line and no other file may have one.
+// "key: value"; keys other than entry, ranks, golden, warns, bug and
+// starter are ignored, and bug is kept verbatim (tutorials/check reads
+// it). A file needs at least one entry and one rank count; every count
+// must be a positive integer and every warns code a warning code (Wnnnn);
+// a file named NN_..._bug.py needs a bug line and no other file may have
+// one, and likewise a file named NN_..._starter.py and a starter line.
 func Parse(file string, src []byte) (Kernel, error) {
 	k := Kernel{Name: strings.TrimSuffix(file, ".py"), File: file, Source: src}
 	for i, line := range strings.Split(string(src), "\n") {
@@ -210,6 +258,8 @@ func Parse(file string, src []byte) (Kernel, error) {
 			k.Goldens = append(k.Goldens, val)
 		case "bug":
 			k.Bug = val
+		case "starter":
+			k.Starter = val
 		case "warns":
 			for _, f := range strings.Fields(val) {
 				if len(f) != 5 || f[0] != 'W' {
@@ -227,6 +277,9 @@ func Parse(file string, src []byte) (Kernel, error) {
 	}
 	if k.IsBug() != (k.Bug != "") {
 		return k, fmt.Errorf("%s: a #! bug line belongs in a file named NN_..._bug.py, and such a file needs one", file)
+	}
+	if k.IsStarter() != (k.Starter != "") {
+		return k, fmt.Errorf("%s: a #! starter line belongs in a file named NN_..._starter.py, and such a file needs one saying what the learner fills in", file)
 	}
 	return k, nil
 }

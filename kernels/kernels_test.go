@@ -32,11 +32,28 @@ const runTimeout = 10 * time.Second
 // of the ladder has its file, every file names its step, lists at least one
 // entry, only rank counts among 2, 3, 4 and 8, and a golden for each entry.
 // The bug variants (NN_..._bug.py) are listed apart: each has a #! bug line,
-// and a file of the same step that it breaks.
+// and a file of the same step that it breaks. So are the starters
+// (NN_..._starter.py): each has a #! starter line, no golden of its own,
+// and the entries and rank counts of a working kernel of its step.
 func TestHeaders(t *testing.T) {
 	all := append(kernels.All(), kernels.Bugs()...)
+	all = append(all, kernels.Starters()...)
 	var steps, bugs []string
+	var starters []kernels.Kernel
 	for _, k := range all {
+		if k.IsStarter() {
+			starters = append(starters, k)
+			if k.Starter == "" || len(k.Goldens) > 0 || k.IsBug() {
+				t.Errorf("%s: a starter wants a #! starter line and no #! golden (it is judged by its solution's)", k.File)
+			}
+			if !strings.Contains(string(k.Source), "# TODO(you):") {
+				t.Errorf("%s: a starter without a gap marked # TODO(you):", k.File)
+			}
+			continue
+		}
+		if k.Starter != "" {
+			t.Errorf("%s: #! starter line in a file not named NN_..._starter.py", k.File)
+		}
 		if k.IsBug() {
 			bugs = append(bugs, k.Name[:2])
 			if k.Bug == "" {
@@ -59,6 +76,28 @@ func TestHeaders(t *testing.T) {
 			t.Errorf("bug variant of step %s, which has no other kernel", b)
 		}
 	}
+	if len(starters) < 7 {
+		t.Errorf("%d starters, want at least one for each of steps 01-07", len(starters))
+	}
+	for _, s := range starters {
+		if k := kernels.Starters(); !slices.ContainsFunc(k, func(k kernels.Kernel) bool { return k.Name == s.Name }) {
+			t.Errorf("Starters() leaves out %s", s.File)
+		}
+		found := false
+		for _, k := range kernels.All() {
+			if k.Step() == s.Step() && slices.Equal(k.Entries, s.Entries) && slices.Equal(k.Ranks, s.Ranks) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no kernel of step %02d has its entries %v and ranks %v", s.File, s.Step(), s.Entries, s.Ranks)
+		}
+	}
+	for _, k := range kernels.All() {
+		if k.IsStarter() || k.IsBug() {
+			t.Errorf("All() includes %s", k.File)
+		}
+	}
 	named := regexp.MustCompile(`^\d\d_[a-z0-9_]+$`)
 	for _, k := range all {
 		if !named.MatchString(k.Name) || k.File != k.Name+".py" {
@@ -72,12 +111,12 @@ func TestHeaders(t *testing.T) {
 				t.Errorf("%s: #! ranks lists %d, want only counts among %v", k.File, p, supportedRanks)
 			}
 		}
-		if len(k.Goldens) == 0 {
+		if len(k.Goldens) == 0 && !k.IsStarter() {
 			t.Errorf("%s: no #! golden line", k.File)
 		}
 		// One golden per entry, or one line that says it covers them all
 		// ("for both entries", "for all three entries").
-		if len(k.Entries) > 1 && len(k.Goldens) < len(k.Entries) && !strings.Contains(k.Goldens[0], "entries") {
+		if len(k.Entries) > 1 && !k.IsStarter() && len(k.Goldens) < len(k.Entries) && !strings.Contains(k.Goldens[0], "entries") {
 			t.Errorf("%s: %d entries but %d golden lines", k.File, len(k.Entries), len(k.Goldens))
 		}
 		got, ok := kernels.Get(k.Name)
@@ -114,6 +153,12 @@ func TestParse(t *testing.T) {
 	if k, err := kernels.Parse("07_x_bug.py", []byte("#! entry: f\n#! ranks: 2\n#! bug: race a.*b\n")); err != nil || k.Bug != "race a.*b" || !k.IsBug() {
 		t.Errorf("Parse of a bug file = %+v, %v", k, err)
 	}
+	if _, err := kernels.Parse("07_x_starter.py", []byte("#! entry: f\n#! ranks: 2\n")); err == nil || !strings.Contains(err.Error(), "such a file needs one") {
+		t.Errorf("a _starter file without a #! starter line: error = %v", err)
+	}
+	if k, err := kernels.Parse("07_x_starter.py", []byte("#! starter: the peers\n#! entry: f\n#! ranks: 2\n")); err != nil || k.Starter != "the peers" || !k.IsStarter() || k.IsBug() || k.Step() != 7 {
+		t.Errorf("Parse of a starter file = %+v, %v", k, err)
+	}
 	for _, bad := range []struct{ src, msg string }{
 		{"#! ranks: 2\n", "no #! entry"},
 		{"#! entry: f\n", "no #! ranks"},
@@ -121,6 +166,7 @@ func TestParse(t *testing.T) {
 		{"#! entry: f\n#! ranks: 0\n", `got "0", want positive`},
 		{"#! entry: f\n#! ranks: 2\n#! warns: E0250\n", `x.py:3: #! warns: got "E0250", want warning codes`},
 		{"#! entry: f\n#! ranks: 2\n#! bug: race .*\n", "a #! bug line belongs in a file named NN_..._bug.py"},
+		{"#! entry: f\n#! ranks: 2\n#! starter: x\n", "a #! starter line belongs in a file named NN_..._starter.py"},
 	} {
 		if _, err := kernels.Parse("x.py", []byte(bad.src)); err == nil || !strings.Contains(err.Error(), bad.msg) {
 			t.Errorf("Parse(%q) error = %v, want it to contain %q", bad.src, err, bad.msg)
@@ -196,7 +242,8 @@ func TestCheckClean(t *testing.T) {
 		}
 	}
 	// A bug variant is a valid program: its bug shows only when it runs.
-	for _, k := range kernels.Bugs() {
+	// So is a starter: its gaps hold placeholders that check clean.
+	for _, k := range append(kernels.Bugs(), kernels.Starters()...) {
 		for _, p := range k.Ranks {
 			for _, e := range k.EntriesAt(p) {
 				if res := engine.Check(k.File, k.Source, engine.Options{Entry: e, Ranks: p}); len(res.Diags) > 0 {

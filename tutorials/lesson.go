@@ -47,6 +47,7 @@ var CellActions = map[string]string{
 	"ir":      "workbench ir KERNEL [--entry E] [--ranks P] [--after PASS]",
 	"compare": "workbench compare KERNEL OTHER [--ranks P]: same inputs, outputs and lowered kernels side by side",
 	"bug":     "workbench step N --kernel bug [--ranks P]: the step's classic bug, failing its check as documented",
+	"starter": "workbench step N --kernel starter [--ranks P]: the learner's editable kernel, runnable, its gaps marked TODO",
 }
 
 // Lessons parses every embedded lesson, in file order.

@@ -131,6 +131,10 @@ func testCell(t *testing.T, l tutorials.Lesson, c tutorials.Cell) {
 		if !k.IsBug() {
 			t.Errorf("%s is not a bug variant", k.File)
 		}
+	case "starter":
+		if !k.IsStarter() {
+			t.Errorf("%s is not a starter", k.File)
+		}
 	}
 }
 

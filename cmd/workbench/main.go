@@ -3,7 +3,7 @@
 //
 //	workbench [serve]                          serve the workbench (not built yet: says what it will do)
 //	workbench steps [--json]                   list the lesson ladder
-//	workbench step N [--kernel solution|builtin|bug] [--ranks P] [--check FILE] [--json]
+//	workbench step N [--kernel starter|solution|builtin|bug] [--ranks P] [--check FILE] [--json]
 //	workbench verify [--json]                  every step's kernels against their checks
 //	workbench check FILE [--entry EXPR] [--ranks P] [--platform 910B|950] [--json]
 //	workbench ir FILE [--entry EXPR] [--ranks P] [--platform 910B|950]

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -76,12 +77,12 @@ func writeJSON(w io.Writer, v any) int {
 func runStep(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("step", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	kind := fs.String("kernel", "solution", "which kernel to run: solution, builtin or bug")
+	kind := fs.String("kernel", "solution", "which kernel to run: starter, solution, builtin or bug")
 	ranks := fs.Int("ranks", 0, "run at this rank count only (default: every count the kernel lists)")
 	own := fs.String("check", "", "check this file of yours against the step instead of the step's kernel")
 	asJSON := fs.Bool("json", false, "print the verdicts as JSON")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench step N [--kernel solution|builtin|bug] [--ranks P] [--check FILE] [--json]")
+		fmt.Fprintln(stderr, "usage: workbench step N [--kernel starter|solution|builtin|bug] [--ranks P] [--check FILE] [--json]")
 		fs.PrintDefaults()
 	}
 	arg, ok := parseFileArgs(fs, args, stderr)
@@ -112,8 +113,8 @@ func runStep(args []string, stdout, stderr io.Writer) int {
 		results = append(results, check.CheckFile(ctx, s, *own, src, only))
 	} else {
 		v := check.Variant(*kind)
-		if v != check.Solution && v != check.Builtin && v != check.BugKind {
-			fmt.Fprintf(stderr, "step: --kernel %s unknown, want solution, builtin or bug\n", *kind)
+		if !slices.Contains(check.AllVariants, v) {
+			fmt.Fprintf(stderr, "step: --kernel %s unknown, want starter, solution, builtin or bug\n", *kind)
 			return 2
 		}
 		names := s.Kernels(v)
@@ -138,12 +139,15 @@ func runStep(args []string, stdout, stderr io.Writer) int {
 	} else {
 		for _, kr := range results {
 			printKernelResult(stdout, kr)
+			if kr.Variant == check.Starter {
+				fmt.Fprintf(stdout, "starter: fill in the gaps marked TODO, then run `workbench step %d --check FILE`\n", n)
+			}
 		}
 	}
 	// The exit status is the kernel's own verdict, whatever the variant:
-	// 0 only when every check passed. A bug variant failing as documented
-	// exits 1 and says so; `workbench verify` is where that counts as
-	// success.
+	// 0 only when every check passed. A bug variant failing as documented,
+	// or a starter whose gaps are still open, exits 1 and says so;
+	// `workbench verify` is where that counts as success.
 	for _, kr := range results {
 		for _, v := range kr.Verdicts {
 			if !v.Pass {
@@ -165,6 +169,10 @@ func printKernelResult(w io.Writer, kr check.KernelResult) {
 		fmt.Fprintf(w, "  fails as documented (#! bug: %s)\n", kr.Bug)
 	case kr.Variant == check.BugKind:
 		fmt.Fprintf(w, "  does NOT fail as documented (#! bug: %s)\n", kr.Bug)
+	case kr.Variant == check.Starter && kr.OK:
+		fmt.Fprintf(w, "  runs to completion; the outputs stay wrong until the gaps are filled\n")
+	case kr.Variant == check.Starter:
+		fmt.Fprintf(w, "  does NOT run to completion: a starter must check clean and finish with wrong data, never crash or hang\n")
 	case kr.OK:
 		fmt.Fprintf(w, "  pass at every rank count\n")
 	default:
@@ -178,8 +186,19 @@ type verifyJSON struct {
 	Kernels []check.KernelResult `json:"kernels"`
 }
 
+// wrongData counts a kernel's verdicts that ran clean but failed the golden.
+func wrongData(kr check.KernelResult) int {
+	n := 0
+	for _, v := range kr.Verdicts {
+		if v.Status == check.WrongData {
+			n++
+		}
+	}
+	return n
+}
+
 // runVerify checks every step: solutions and builtins pass at every rank
-// count, bug variants fail as documented.
+// count, bug variants fail as documented, starters run to completion.
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -213,6 +232,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		if kr.Variant == check.BugKind {
 			what = fmt.Sprintf("%d checks fail as documented", len(kr.Verdicts))
 		}
+		if kr.Variant == check.Starter {
+			what = fmt.Sprintf("%d runs complete, %d with the gaps showing as wrong data", len(kr.Verdicts), wrongData(kr))
+		}
 		if !kr.OK || kr.Err != "" {
 			what = kr.Err
 		}
@@ -225,7 +247,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "\n%d kernels, %d checks (entry x rank count, each run under the %s schedules): ", len(results), runs, strings.Join(check.Schedules, " and "))
 	if ok {
-		fmt.Fprintln(stdout, "every solution and builtin passes, every bug fails as documented")
+		fmt.Fprintln(stdout, "every solution and builtin passes, every bug fails as documented, every starter runs")
 	} else {
 		fmt.Fprintf(stdout, "%d kernels wrong\n", bad)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -19,9 +20,12 @@ func TestVerifyCommand(t *testing.T) {
 	if code != 0 || !got.OK {
 		t.Fatalf("verify: exit %d, ok %v\n%s", code, got.OK, out)
 	}
-	bugs, runs := 0, 0
+	bugs, runs, starters := 0, 0, 0
 	for _, kr := range got.Kernels {
 		runs += len(kr.Verdicts)
+		if kr.Variant == "starter" {
+			starters++
+		}
 		if kr.Variant == "bug" {
 			bugs++
 			for _, v := range kr.Verdicts {
@@ -31,11 +35,12 @@ func TestVerifyCommand(t *testing.T) {
 			}
 		}
 	}
-	if bugs < 2 || runs < 100 {
-		t.Errorf("verify ran %d runs and %d bug variants; want every kernel at every rank count", runs, bugs)
+	if bugs < 2 || runs < 100 || starters < 7 {
+		t.Errorf("verify ran %d runs, %d bug variants and %d starters; want every kernel at every rank count", runs, bugs, starters)
 	}
 	code, out, _ = runCLI("verify")
-	if code != 0 || !strings.Contains(out, "every solution and builtin passes, every bug fails as documented") {
+	if code != 0 || !strings.Contains(out, "every solution and builtin passes, every bug fails as documented, every starter runs") ||
+		!strings.Contains(out, "01_hello_rank_starter") {
 		t.Errorf("verify: exit %d\n%s", code, out)
 	}
 }
@@ -66,7 +71,10 @@ func TestStepCommand(t *testing.T) {
 		{[]string{"step", "8", "--ranks", "5"}, 2, "not 5"},
 		{[]string{"step", "1", "--kernel", "bug"}, 2, "has no bug kernel"},
 		{[]string{"step", "21"}, 2, "want a step number from 1 to 20"},
-		{[]string{"step", "8", "--kernel", "starter"}, 2, "unknown"},
+		{[]string{"step", "8", "--kernel", "nope"}, 2, "--kernel nope unknown, want starter, solution, builtin or bug"},
+		{[]string{"step", "4", "--kernel", "starter", "--ranks", "2"}, 1, "starter: fill in the gaps marked TODO, then run `workbench step 4 --check FILE`"},
+		{[]string{"step", "7", "--kernel", "starter", "--ranks", "3"}, 1, "P=3 across_by_get: fail (fair schedule), wrong_data"},
+		{[]string{"step", "4", "--check", "../../kernels/04_barrier_starter.py", "--ranks", "2"}, 1, "wrong_data: tally: 2 of 4 elements wrong"},
 		{[]string{"step"}, 2, "missing FILE"},
 		{[]string{"verify", "x"}, 2, "no arguments"},
 	}
@@ -89,10 +97,14 @@ func TestStepsJSON(t *testing.T) {
 	}
 	s8 := rows[7]
 	if s8.Number != 8 || s8.Slug != "allreduce-mesh" || s8.DefaultRanks != 2 || len(s8.Ranks) != 4 ||
-		len(s8.Variants) != 2 || s8.Variants[1] != "bug" {
+		!slices.Contains(s8.Variants, "solution") || !slices.Contains(s8.Variants, "bug") {
 		t.Errorf("step 8 = %+v", s8)
 	}
-	if rows[10].Variants[0] != "builtin" {
+	if slices.Contains(rows[10].Variants, "solution") || !slices.Contains(rows[10].Variants, "builtin") {
 		t.Errorf("step 11 = %+v", rows[10])
+	}
+	// Starters are found by file name: step 4 lists one first, with its kernel.
+	if s4 := rows[3]; s4.Variants[0] != "starter" || !slices.Contains(s4.Kernels, "04_barrier_starter") {
+		t.Errorf("step 4 = %+v", s4)
 	}
 }

@@ -58,13 +58,13 @@ func TestTableCoversKernels(t *testing.T) {
 				if k.Name[:2] != fmt.Sprintf("%02d", s.Number) {
 					t.Errorf("step %d names %s", s.Number, name)
 				}
-				if (v == check.BugKind) != k.IsBug() {
+				if (v == check.BugKind) != k.IsBug() || (v == check.Starter) != k.IsStarter() {
 					t.Errorf("step %d lists %s as %s", s.Number, name, v)
 				}
 			}
 		}
 	}
-	for _, k := range append(kernels.All(), kernels.Bugs()...) {
+	for _, k := range append(append(kernels.All(), kernels.Bugs()...), kernels.Starters()...) {
 		if seen[k.Name] != 1 {
 			t.Errorf("%s is in %d steps of the check table, want 1", k.Name, seen[k.Name])
 		}
@@ -100,5 +100,34 @@ func TestBugsFailOnlyAsDocumented(t *testing.T) {
 	}
 	if got := check.CheckKernel(context.Background(), "08_allreduce_mesh", check.Solution, []int{5}); got.Err == "" {
 		t.Errorf("P=5 accepted: %+v", got)
+	}
+}
+
+// TestStarters: steps 01-07 find their starter by file name alone; a
+// starter runs in its solution's place to completion and fails the golden
+// with wrong data at every rank count, and a starter judged as a solution
+// is not OK.
+func TestStarters(t *testing.T) {
+	for n := 1; n <= 7; n++ {
+		s, _ := check.StepOf(n)
+		if len(s.Starter) != 1 || s.Variants()[0] != check.Starter {
+			t.Errorf("step %d: starters %v, variants %v", n, s.Starter, s.Variants())
+			continue
+		}
+		ref, _ := s.Reference()
+		kr := check.CheckKernel(context.Background(), s.Starter[0], check.Starter, nil)
+		if !kr.OK || kr.Err != "" || len(kr.Verdicts) != len(ref.Entries)*len(ref.Ranks) {
+			t.Errorf("step %d starter: %+v", n, kr)
+		}
+		for _, v := range kr.Verdicts {
+			if v.Pass || v.Status != check.WrongData {
+				t.Errorf("step %d starter: want wrong data before the gaps are filled, got %s", n, v)
+			}
+		}
+	}
+	s4, _ := check.StepOf(4)
+	k, _ := kernels.Get("04_barrier_starter")
+	if kr := check.CheckFile(context.Background(), s4, k.File, k.Source, []int{2}); kr.OK || len(kr.Verdicts) != 1 || kr.Verdicts[0].Status != check.WrongData {
+		t.Errorf("04 starter checked as a learner's file: %+v", kr)
 	}
 }

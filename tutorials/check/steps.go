@@ -5,15 +5,16 @@ import (
 	"fmt"
 	"slices"
 
+	"pldworkbench/engine/emu"
 	"pldworkbench/kernels"
 )
 
 // Variant names which of a step's kernels to run.
 type Variant string
 
-// The variants a step may have. The starter (the learner's editable
-// kernel with gaps) is not written yet.
+// The variants a step may have.
 const (
+	Starter  Variant = "starter"  // the learner's editable kernel: runs, with the step's key lines left as TODO gaps
 	Solution Variant = "solution" // the hand-rolled kernel the step builds
 	Builtin  Variant = "builtin"  // the same job done by the builtin the step reveals
 	BugKind  Variant = "bug"      // the step's classic bug, which must fail its check
@@ -26,6 +27,9 @@ type Step struct {
 	Solution []string // kernel names (file names without .py)
 	Builtin  []string
 	Bug      []string
+	// Starter is found by file name, not listed in the table: every
+	// embedded NN_..._starter.py belongs to step NN (see withStarters).
+	Starter []string
 }
 
 // steps is the table of every step's kernels. Step 11 only reveals: its
@@ -54,22 +58,58 @@ var steps = []Step{
 	{Number: 20, Solution: []string{"20_signal_reuse"}, Bug: []string{"20_set_not_add_bug", "20_window_reuse_bug", "20_in_place_sum_bug"}},
 }
 
-// Steps returns every step's check, in order.
-func Steps() []Step { return slices.Clone(steps) }
+// Steps returns every step's check, in order, each with its starters.
+func Steps() []Step {
+	out := make([]Step, len(steps))
+	for i, s := range steps {
+		out[i] = withStarters(s)
+	}
+	return out
+}
 
-// StepOf returns step n's check.
+// StepOf returns step n's check, with its starters.
 func StepOf(n int) (Step, bool) {
 	for _, s := range steps {
 		if s.Number == n {
-			return s, true
+			return withStarters(s), true
 		}
 	}
 	return Step{}, false
 }
 
+// withStarters fills in s.Starter by the file-name convention: the
+// embedded kernels named NN_..._starter.py whose NN is the step's number.
+// A new starter needs no entry in the table above.
+func withStarters(s Step) Step {
+	s.Starter = nil
+	for _, k := range kernels.Starters() {
+		if k.Step() == s.Number {
+			s.Starter = append(s.Starter, k.Name)
+		}
+	}
+	return s
+}
+
+// Reference returns the kernel a learner's file and the step's starters
+// are judged against: the step's first solution, or its first builtin
+// where the step has no solution (step 11). Its entries, rank counts and
+// goldens are the step's.
+func (s Step) Reference() (kernels.Kernel, bool) {
+	names := s.Solution
+	if len(names) == 0 {
+		names = s.Builtin
+	}
+	if len(names) == 0 {
+		return kernels.Kernel{}, false
+	}
+	return kernels.Get(names[0])
+}
+
 // Kernels returns the names of the step's kernels of variant v.
 func (s Step) Kernels(v Variant) []string {
 	switch v {
+	case Starter:
+		return s.Starter
 	case Solution:
 		return s.Solution
 	case Builtin:
@@ -80,10 +120,11 @@ func (s Step) Kernels(v Variant) []string {
 	return nil
 }
 
-// Variants lists the variants the step has kernels for.
+// Variants lists the variants the step has kernels for, in the order of
+// AllVariants.
 func (s Step) Variants() []Variant {
 	var out []Variant
-	for _, v := range []Variant{Solution, Builtin, BugKind} {
+	for _, v := range AllVariants {
 		if len(s.Kernels(v)) > 0 {
 			out = append(out, v)
 		}
@@ -119,6 +160,9 @@ func (s Step) DefaultRanks() int {
 	return 0
 }
 
+// AllVariants are the variants in the order a step lists them.
+var AllVariants = []Variant{Starter, Solution, Builtin, BugKind}
+
 // KernelResult is the check of one kernel of a step at its rank counts.
 type KernelResult struct {
 	Kernel   string    `json:"kernel"`
@@ -127,8 +171,9 @@ type KernelResult struct {
 	// Bug is the documented failure of a bug variant, as its header
 	// writes it.
 	Bug string `json:"bug,omitempty"`
-	// OK says the kernel did what it must: every verdict passes, or, for a
-	// bug variant, every verdict fails the documented way.
+	// OK says the kernel did what it must: every verdict passes; for a
+	// bug variant, every verdict fails the documented way; for a starter,
+	// every run checks clean and completes (status ok or wrong_data).
 	OK bool `json:"ok"`
 	// Err is set when the kernel could not be checked at all (a missing
 	// file, a malformed #! bug line).
@@ -137,7 +182,8 @@ type KernelResult struct {
 
 // CheckKernel runs the named kernel at each of ranks (its header's counts
 // when ranks is empty; a count the header does not list is refused) and
-// judges the verdicts for variant v.
+// judges the verdicts for variant v. A starter is run in the place of its
+// step's Reference kernel (that kernel's entries, rank counts and goldens).
 func CheckKernel(ctx context.Context, name string, v Variant, ranks []int) KernelResult {
 	kr := KernelResult{Kernel: name, Variant: v}
 	k, ok := kernels.Get(name)
@@ -145,7 +191,18 @@ func CheckKernel(ctx context.Context, name string, v Variant, ranks []int) Kerne
 		kr.Err = fmt.Sprintf("no kernel %s", name)
 		return kr
 	}
-	return judge(ctx, k, k.File, k.Source, v, ranks)
+	if v != Starter {
+		return judge(ctx, k, k.File, k.Source, v, ranks)
+	}
+	s, _ := StepOf(k.Step())
+	ref, ok := s.Reference()
+	if !ok {
+		kr.Err = fmt.Sprintf("%s: step %d has no solution or builtin to judge a starter against", k.File, k.Step())
+		return kr
+	}
+	kr = judge(ctx, ref, k.File, k.Source, Starter, ranks)
+	kr.Kernel = k.Name
+	return kr
 }
 
 // CheckFile checks a learner's own file against step s: it must define the
@@ -153,13 +210,9 @@ func CheckKernel(ctx context.Context, name string, v Variant, ranks []int) Kerne
 // the step has no solution, and pass that kernel's golden at every rank
 // count.
 func CheckFile(ctx context.Context, s Step, file string, src []byte, ranks []int) KernelResult {
-	names := s.Solution
-	if len(names) == 0 {
-		names = s.Builtin
-	}
-	k, ok := kernels.Get(names[0])
+	k, ok := s.Reference()
 	if !ok {
-		return KernelResult{Kernel: file, Variant: Solution, Err: fmt.Sprintf("no kernel %s", names[0])}
+		return KernelResult{Kernel: file, Variant: Solution, Err: fmt.Sprintf("step %d has no solution kernel", s.Number)}
 	}
 	kr := judge(ctx, k, file, src, Solution, ranks)
 	kr.Kernel = file
@@ -192,18 +245,24 @@ func judge(ctx context.Context, k kernels.Kernel, file string, src []byte, v Var
 	}
 	kr.OK = true
 	for _, vd := range kr.Verdicts {
-		kr.OK = kr.OK && vd.Pass
+		if v == Starter {
+			kr.OK = kr.OK && (vd.Status == string(emu.StatusOK) || vd.Status == WrongData)
+		} else {
+			kr.OK = kr.OK && vd.Pass
+		}
 	}
 	return kr
 }
 
 // Verify checks every step: each solution and builtin kernel passes at
-// every rank count it lists, and each bug variant fails at every rank count
-// the way its header documents. ok is true only when all of that holds.
+// every rank count it lists, each bug variant fails at every rank count
+// the way its header documents, and each starter checks clean and runs to
+// completion (its wrong outputs are the gaps the learner fills). ok is true
+// only when all of that holds.
 func Verify(ctx context.Context) (results []KernelResult, ok bool) {
 	ok = true
-	for _, s := range steps {
-		for _, v := range []Variant{Solution, Builtin, BugKind} {
+	for _, s := range Steps() {
+		for _, v := range AllVariants {
 			for _, name := range s.Kernels(v) {
 				kr := CheckKernel(ctx, name, v, nil)
 				ok = ok && kr.OK && kr.Err == ""

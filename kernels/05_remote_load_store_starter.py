@@ -1,0 +1,176 @@
+#! starter: in both kernels: the barrier, and the remote op (remote_load from the right neighbour, remote_store into the left one)
+#! entry: shift_by_load
+#! entry: shift_by_store
+#! ranks: 2 3 4 8
+
+"""Step 05 starter - remote load and store. Your copy to edit.
+
+Both entries must leave every rank holding its right neighbour's slice,
+``y[r] = x[(r + 1) mod P]``: ``shift_by_load`` by pulling it from the right
+neighbour's window, ``shift_by_store`` by pushing your own slice into the
+left neighbour's. As shipped neither kernel talks to a peer: each stages
+its slice in its own window and reads it straight back, so ``y == x``.
+Fill in the gaps marked TODO(you) - a remote op and a barrier in each
+kernel, in the right order - then run ``workbench step 5 --check FILE``.
+The lesson is tutorials/05-remote-load-store.md.
+"""
+
+import argparse
+
+import pypto.language as pl
+import pypto.language.distributed as pld
+import torch
+from pypto.ir.distributed_compiled_program import DistributedConfig
+from pypto.runtime import RunConfig
+
+NR = pl.dynamic("NR")
+SIZE = 64
+
+
+@pl.jit.incore
+def pull_right(
+    x: pl.Tensor[[1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+    stage: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
+    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+):
+    """AI cores: stage my slice, barrier, remote_load my right neighbour's."""
+    ctx = pld.get_comm_ctx(stage)
+    me = pld.rank(ctx)
+    nranks = pld.nranks(ctx)
+    right = (me + 1) % nranks
+
+    mine = pl.load(x, [0, 0], [1, SIZE])
+    stage = pl.store(mine, [0, 0], stage)
+
+    # TODO(you): a barrier on `arrived`, exactly as in step 04: notify
+    #   [me, 0] on every other rank (AtomicAdd 1), then wait until [src, 0]
+    #   of your own copy is >= 1 for every other rank src. Add the notify
+    #   loop and the wait loop together, or the run hangs.
+    #   Why here: the right neighbour must have staged its slice before
+    #   you read its window.
+    # TODO(you): read the right neighbour's copy of `stage` instead of
+    #   your own, with pld.tile.remote_load: the window, the peer, then
+    #   offsets and shape as for pl.load.
+    # Placeholder: no barrier, and a plain load of this rank's own copy.
+    theirs = pl.load(stage, [0, 0], [1, SIZE])
+    # ---- end of TODO ----
+    y = pl.store(theirs, [0, 0], y)
+    return y
+
+
+@pl.jit.incore
+def push_left(
+    x: pl.Tensor[[1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+    stage: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
+    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+):
+    """AI cores: remote_store into my left neighbour, barrier, read my copy."""
+    ctx = pld.get_comm_ctx(stage)
+    me = pld.rank(ctx)
+    nranks = pld.nranks(ctx)
+    left = (me + nranks - 1) % nranks
+
+    mine = pl.load(x, [0, 0], [1, SIZE])
+    # TODO(you): write `mine` into the LEFT neighbour's copy of `stage`
+    #   with pld.tile.remote_store: the tile, the window, the peer, the
+    #   offsets.
+    # TODO(you): a barrier on `arrived`, exactly as in step 04: notify
+    #   [me, 0] on every other rank (AtomicAdd 1), then wait until [src, 0]
+    #   of your own copy is >= 1 for every other rank src. Add the notify
+    #   loop and the wait loop together, or the run hangs.
+    #   Why here, after the store: the barrier is how your left neighbour
+    #   learns that your slice has landed in its window.
+    # Placeholder: a plain store into this rank's own copy, and no barrier.
+    stage = pl.store(mine, [0, 0], stage)
+    # ---- end of TODO ----
+    landed = pl.load(stage, [0, 0], [1, SIZE])
+    y = pl.store(landed, [0, 0], y)
+    return y
+
+
+@pl.jit
+def pull_right_dev(
+    x: pl.Tensor[[1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+    stage: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
+    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+):
+    return pull_right(x, y, stage, arrived)
+
+
+@pl.jit
+def push_left_dev(
+    x: pl.Tensor[[1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+    stage: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
+    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+):
+    return push_left(x, y, stage, arrived)
+
+
+@pl.jit.host
+def shift_by_load(
+    x: pl.Tensor[[NR, 1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]],
+):
+    """Host: a 256-byte data window and a one-cell-per-rank signal window."""
+    stage_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
+    arrived_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
+    for r in pl.range(pld.world_size()):
+        stage = pld.window(stage_buf, [1, SIZE], dtype=pl.FP32)
+        arrived = pld.window(arrived_buf, [NR, 1], dtype=pl.INT32)
+        pull_right_dev(x[r], y[r], stage, arrived, device=r)
+
+
+@pl.jit.host
+def shift_by_store(
+    x: pl.Tensor[[NR, 1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]],
+):
+    """Host: the same two windows, dispatching the push kernel."""
+    stage_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
+    arrived_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
+    for r in pl.range(pld.world_size()):
+        stage = pld.window(stage_buf, [1, SIZE], dtype=pl.FP32)
+        arrived = pld.window(arrived_buf, [NR, 1], dtype=pl.INT32)
+        push_left_dev(x[r], y[r], stage, arrived, device=r)
+
+
+def expected(x: torch.Tensor) -> torch.Tensor:
+    """Every rank holds its right neighbour's slice."""
+    return torch.roll(x, shifts=-1, dims=0)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description="step 05: shift slices with remote_load or remote_store")
+    ap.add_argument("-p", "--platform", default="a2a3sim", choices=["a2a3", "a2a3sim", "a5", "a5sim"])
+    ap.add_argument("-d", "--device", default="0,1", help="comma-separated device ids, two or more")
+    ap.add_argument("--mode", default="load", choices=["load", "store"])
+    ap.add_argument("--compile-only", action="store_true")
+    opts = ap.parse_args()
+
+    ids = [int(tok) for tok in opts.device.split(",")]
+    if len(ids) < 2:
+        raise SystemExit(f"need at least two device ids, got {ids}")
+    nr = len(ids)
+
+    host_fn = shift_by_load if opts.mode == "load" else shift_by_store
+    x = torch.randn(nr, 1, SIZE)
+    y = torch.zeros(nr, 1, SIZE)
+    cfg = RunConfig(platform=opts.platform, distributed_config=DistributedConfig(device_ids=ids, num_sub_workers=0))
+    compiled = host_fn.compile(x, y, config=cfg)
+    if opts.compile_only:
+        print(f"compiled for {nr} ranks into {compiled.output_dir}")
+        return 0
+    compiled(x, y, config=RunConfig(platform=opts.platform))
+
+    want = expected(x)
+    assert torch.equal(y, want), f"{opts.mode} P={nr}: max error {(y - want).abs().max().item()}"
+    print("OK")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
