@@ -13,11 +13,14 @@
 // shows when one signal window may serve two collectives and when it may
 // not.
 //
-// A file whose name ends in _bug (04, 07, 08, 15 and three for step 20) is a step's
-// classic bug, kept runnable: the solution with one mistake a learner
-// makes. Its `#! bug:` header says how it must fail the step's check (a
-// status and a regexp on the reason); tutorials/check holds the checks and
-// `workbench verify` requires every bug to fail exactly that way.
+// A file whose name ends in _bug (one for most steps, three for step 20)
+// is a step's classic bug: the solution with one mistake a learner makes,
+// kept as its own file. Most check clean and fail when they run; those of
+// steps 01, 11 and 18 are refused by the checker, and their header says so
+// (status compile_error). Its `#! bug:` header says how it must fail the
+// step's check (a status and a regexp on the reason); tutorials/check
+// holds the checks and `workbench verify` requires every bug to fail
+// exactly that way.
 //
 // A file whose name ends in _starter is a step's starter: the solution with
 // the step's key lines cut out, each gap marked by a `# TODO(you):` comment

@@ -241,12 +241,19 @@ func TestCheckClean(t *testing.T) {
 			}
 		}
 	}
-	// A bug variant is a valid program: its bug shows only when it runs.
-	// So is a starter: its gaps hold placeholders that check clean.
+	// A bug variant is a valid program: its bug shows only when it runs,
+	// unless its #! bug line documents a compile_error, and then the
+	// checker must report an error. A starter checks clean: its gaps hold
+	// placeholders.
 	for _, k := range append(kernels.Bugs(), kernels.Starters()...) {
+		wantError := strings.HasPrefix(k.Bug, "compile_error ")
 		for _, p := range k.Ranks {
 			for _, e := range k.EntriesAt(p) {
-				if res := engine.Check(k.File, k.Source, engine.Options{Entry: e, Ranks: p}); len(res.Diags) > 0 {
+				res := engine.Check(k.File, k.Source, engine.Options{Entry: e, Ranks: p})
+				if wantError && !res.Diags.HasErrors() {
+					t.Errorf("%s --entry %s --ranks %d: its #! bug line documents a compile error, but the check reports none", k.File, e, p)
+				}
+				if !wantError && len(res.Diags) > 0 {
 					t.Errorf("%s --entry %s --ranks %d: want a clean check:\n%s", k.File, e, p, diag.RenderAll(res.Diags, k.Source))
 				}
 			}

@@ -107,17 +107,44 @@ var goldens = map[string]Golden{
 
 	// The bug variants: what each was meant to compute, which its bug
 	// prevents.
+	"01_hello_rank_bug/hello_rank": {Want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", mapRows(in["x"], func(r int, row []float64) []float64 {
+			return each(row, func(v float64) float64 { return v + float64(r) })
+		}))
+	}},
+	"03_window_roundtrip_bug/peek_right": {Exact: true, Want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", fromRank(in["x"], func(r int) int { return (r + 1) % p }))
+	}},
 	"04_barrier_bug/barrier_twice": {Exact: true, Want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
 		right := func(r int) int { return (r + 1) % p }
 		return map[string]*emu.Tensor{"first": fromRank(in["x"], right), "second": fromRank(in["z"], right)}
 	}},
+	"05_remote_load_store_bug/shift_by_store": {Exact: true, Want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", fromRank(in["x"], func(r int) int { return (r + 1) % p }))
+	}},
+	"06_put_get_bug/pass_by_put": {Exact: true, Want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", fromRank(in["x"], func(r int) int { return (r - 1 + p) % p }))
+	}},
 	"07_dynamic_rank_count_bug/across_by_get": {Exact: true, Want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
 		return only("y", fromRank(in["x"], func(r int) int { return (r + p/2) % p }))
 	}},
-	"08_allreduce_mesh_bug/mesh_allreduce": {Want: AllreduceSum},
+	"08_allreduce_mesh_bug/mesh_allreduce":                                {Want: AllreduceSum},
+	"09_allreduce_two_phase_bug/build_two_phase_allreduce({P}).two_phase": {Want: AllreduceSum},
+	"10_allreduce_ring_bug/build_ring_allreduce({P}).ring_allreduce":      {Want: AllreduceSum},
+	"11_allreduce_reveal_bug/build_ring_reveal({P}).allreduce":            {Want: AllreduceSum},
+	"12_broadcast_bug/broadcast_hand": {Exact: true, Want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", fromRank(in["x"], func(int) int { return broadcastRoot }))
+	}},
+	"13_allgather_bug/allgather_hand": {Exact: true, Want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", allgather(in["x"]))
+	}},
+	"14_reduce_scatter_bug/reduce_scatter_pull": {Want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		return only("y", reduceScatter(in["x"]))
+	}},
 	"15_all_to_all_bug/all_to_all_aliased": {Exact: true, Want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
 		return only("y", transpose01(in["x"]))
 	}},
+	"18_three_ways_bug/build_host_allreduce({P}).host_builtin": {Want: AllreduceSum},
 	"20_set_not_add_bug/count_with_set": {Exact: true, Want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
 		right := func(r int) int { return (r + 1) % p }
 		return map[string]*emu.Tensor{"first": fromRank(in["x"], right), "second": fromRank(in["z"], right)}

@@ -1,0 +1,181 @@
+#! starter: the exchanges of both kernels: put row d into rank d's inbox row me; get row me of every rank's outbox into row src
+#! entry: all_to_all_push
+#! entry: all_to_all_pull
+#! ranks: 2 3 4 8
+
+"""Step 15 starter - all-to-all by hand, two ways. Your copy to edit.
+
+Row ``d`` of rank ``r``'s input is meant for rank ``d``; afterwards row
+``s`` of rank ``r``'s output must be what rank ``s`` meant for it,
+``y[r][s] = x[s][r]``. The staging, the barriers and the copy-out are
+done; the exchanges are not. As shipped each rank only moves the row it
+means for itself, so row ``r`` of ``y[r]`` is right and every other row
+stays zero. Fill in the gaps marked TODO(you), then run
+``workbench step 15 --check FILE``. The lesson is
+tutorials/15-all-to-all.md.
+"""
+
+import argparse
+
+import pypto.language as pl
+import pypto.language.distributed as pld
+import torch
+from pypto.ir.distributed_compiled_program import DistributedConfig
+from pypto.runtime import RunConfig
+
+NR = pl.dynamic("NR")
+SIZE = 64
+
+
+@pl.jit.incore
+def a2a_push_kernel(
+    x: pl.Tensor[[NR, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
+    inbox: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
+    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+):
+    """AI cores: put row d into rank d's inbox row `me`, barrier, copy the inbox out."""
+    ctx = pld.get_comm_ctx(inbox)
+    me = pld.rank(ctx)
+    nranks = pld.nranks(ctx)
+
+    # TODO(you): push every row to the rank it is meant for.
+    #   Loop over the ranks; row `dest` of x goes into row `me` of rank
+    #   `dest`'s inbox: pld.tensor.put in its region form (destination
+    #   offsets, then source offsets, then the [1, SIZE] shape). Include
+    #   yourself. Starting at dest = (me + k) % nranks spreads the traffic.
+    # Placeholder: only the row meant for yourself.
+    pld.tensor.put(inbox, me, x, [me, 0], [me, 0], [1, SIZE])
+    # ---- end of TODO ----
+
+    for peer in pl.range(nranks):
+        if peer != me:
+            pld.system.notify(arrived, peer, [me, 0], 1, op=pld.NotifyOp.AtomicAdd)
+    for src in pl.range(nranks):
+        if src != me:
+            pld.system.wait(arrived, [src, 0], 1, cmp=pld.WaitCmp.Ge)
+
+    for s in pl.range(nranks):
+        row = pl.load(inbox, [s, 0], [1, SIZE])
+        y = pl.store(row, [s, 0], y)
+    return y
+
+
+@pl.jit.incore
+def a2a_pull_kernel(
+    x: pl.Tensor[[NR, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
+    outbox: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
+    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+):
+    """AI cores: stage all rows, barrier, get row `me` from every rank's outbox."""
+    ctx = pld.get_comm_ctx(outbox)
+    me = pld.rank(ctx)
+    nranks = pld.nranks(ctx)
+
+    for d in pl.range(nranks):
+        row = pl.load(x, [d, 0], [1, SIZE])
+        outbox = pl.store(row, [d, 0], outbox)
+
+    for peer in pl.range(nranks):
+        if peer != me:
+            pld.system.notify(arrived, peer, [me, 0], 1, op=pld.NotifyOp.AtomicAdd)
+    for src in pl.range(nranks):
+        if src != me:
+            pld.system.wait(arrived, [src, 0], 1, cmp=pld.WaitCmp.Ge)
+
+    # TODO(you): pull the row every rank staged for you.
+    #   Loop over the ranks; row `me` of rank `src`'s outbox goes into row
+    #   `src` of y: pld.tensor.get in its region form (destination
+    #   offsets, then source offsets, then the [1, SIZE] shape). Include
+    #   yourself. Starting at src = (me + k) % nranks spreads the traffic.
+    # Placeholder: only your own outbox.
+    pld.tensor.get(y, me, outbox, [me, 0], [me, 0], [1, SIZE])
+    # ---- end of TODO ----
+    return y
+
+
+@pl.jit
+def a2a_push_dev(
+    x: pl.Tensor[[NR, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
+    inbox: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
+    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+):
+    return a2a_push_kernel(x, y, inbox, arrived)
+
+
+@pl.jit
+def a2a_pull_dev(
+    x: pl.Tensor[[NR, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
+    outbox: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
+    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+):
+    return a2a_pull_kernel(x, y, outbox, arrived)
+
+
+@pl.jit.host
+def all_to_all_push(
+    x: pl.Tensor[[NR, NR, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[NR, NR, SIZE], pl.FP32]],
+):
+    """Host: an [NR, SIZE] inbox and an [NR, 1] signal window."""
+    inbox_buf = pld.alloc_window_buffer(pld.world_size() * SIZE * pl.FP32.get_byte())
+    arrived_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
+    for r in pl.range(pld.world_size()):
+        inbox = pld.window(inbox_buf, [NR, SIZE], dtype=pl.FP32)
+        arrived = pld.window(arrived_buf, [NR, 1], dtype=pl.INT32)
+        a2a_push_dev(x[r], y[r], inbox, arrived, device=r)
+
+
+@pl.jit.host
+def all_to_all_pull(
+    x: pl.Tensor[[NR, NR, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[NR, NR, SIZE], pl.FP32]],
+):
+    """Host: an [NR, SIZE] outbox and an [NR, 1] signal window."""
+    outbox_buf = pld.alloc_window_buffer(pld.world_size() * SIZE * pl.FP32.get_byte())
+    arrived_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
+    for r in pl.range(pld.world_size()):
+        outbox = pld.window(outbox_buf, [NR, SIZE], dtype=pl.FP32)
+        arrived = pld.window(arrived_buf, [NR, 1], dtype=pl.INT32)
+        a2a_pull_dev(x[r], y[r], outbox, arrived, device=r)
+
+
+def expected(x: torch.Tensor) -> torch.Tensor:
+    """Swap the sender and receiver dimensions."""
+    return x.transpose(0, 1).contiguous()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description="step 15: hand-rolled all-to-all")
+    ap.add_argument("-p", "--platform", default="a2a3sim", choices=["a2a3", "a2a3sim", "a5", "a5sim"])
+    ap.add_argument("-d", "--device", default="0,1", help="comma-separated device ids, two or more")
+    ap.add_argument("--mode", default="push", choices=["push", "pull"])
+    ap.add_argument("--compile-only", action="store_true")
+    opts = ap.parse_args()
+
+    ids = [int(tok) for tok in opts.device.split(",")]
+    if len(ids) < 2:
+        raise SystemExit(f"need at least two device ids, got {ids}")
+    nr = len(ids)
+
+    host_fn = all_to_all_push if opts.mode == "push" else all_to_all_pull
+    x = torch.randn(nr, nr, SIZE)
+    y = torch.zeros(nr, nr, SIZE)
+    cfg = RunConfig(platform=opts.platform, distributed_config=DistributedConfig(device_ids=ids, num_sub_workers=0))
+    compiled = host_fn.compile(x, y, config=cfg)
+    if opts.compile_only:
+        print(f"compiled for {nr} ranks into {compiled.output_dir}")
+        return 0
+    compiled(x, y, config=RunConfig(platform=opts.platform))
+
+    want = expected(x)
+    assert torch.equal(y, want), f"{opts.mode} P={nr}: max error {(y - want).abs().max().item()}"
+    print("OK")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
