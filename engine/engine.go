@@ -223,9 +223,16 @@ func Candidates(mod *meta.Module, ranks int) ([]Candidate, diag.List) {
 // module offers at ranks, including factories that need more arguments
 // (shown with their parameter names, e.g. "build_broadcast(4, use_builtin)").
 func HostEntries(mod *meta.Module, ranks int) []string {
+	hosts, _ := hostEntries(mod, ranks)
+	return hosts
+}
+
+// hostEntries is HostEntries with the diagnostics of the factory calls it
+// made (a factory that refuses the rank count raises).
+func hostEntries(mod *meta.Module, ranks int) ([]string, diag.List) {
 	ranks = factoryRanks(ranks)
 	var out []string
-	cands, _ := Candidates(mod, ranks)
+	cands, diags := Candidates(mod, ranks)
 	for _, c := range cands {
 		if c.Func.Kind == meta.Host {
 			out = append(out, c.Label)
@@ -237,7 +244,7 @@ func HostEntries(mod *meta.Module, ranks int) []string {
 			out = append(out, fmt.Sprintf("%s(%s).<host orchestrator>", f.Name, strings.Join(args, ", ")))
 		}
 	}
-	return out
+	return out, diags
 }
 
 // dedupe drops diagnostics reported twice at the same place with the same

@@ -107,8 +107,8 @@ func DefaultEntry(name string, src []byte, ranks int) (string, error) {
 	if diags.HasErrors() {
 		return "", diags
 	}
-	hosts := HostEntries(mod, ranks)
-	if _, cdiags := Candidates(mod, factoryRanks(ranks)); len(hosts) == 0 && cdiags.HasErrors() {
+	hosts, cdiags := hostEntries(mod, ranks)
+	if len(hosts) == 0 && cdiags.HasErrors() {
 		// A factory refused this rank count: its own message says why.
 		return "", cdiags
 	}
