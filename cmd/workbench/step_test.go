@@ -69,7 +69,7 @@ func TestStepCommand(t *testing.T) {
 		{[]string{"step", "4", "--kernel", "bug", "--ranks", "2"}, 1, "fail (adversarial schedule), race: rank 0 read at line 80"},
 		{[]string{"step", "15", "--kernel", "bug", "--ranks", "4"}, 1, "wrong_data: y: 384 of 1024 elements wrong"},
 		{[]string{"step", "8", "--ranks", "5"}, 2, "not 5"},
-		{[]string{"step", "2", "--kernel", "bug"}, 2, "has no bug kernel"},
+		{[]string{"step", "19", "--kernel", "builtin"}, 2, "step 19 has no builtin kernel; it has: [starter solution bug]"},
 		{[]string{"step", "21"}, 2, "want a step number from 1 to 20"},
 		{[]string{"step", "8", "--kernel", "nope"}, 2, "--kernel nope unknown, want starter, solution, builtin or bug"},
 		{[]string{"step", "4", "--kernel", "starter", "--ranks", "2"}, 1, "starter: fill in the gaps marked TODO, then run `workbench step 4 --check FILE`"},

@@ -37,7 +37,7 @@ type Step struct {
 // tools rather than revealing one, so their kernels count as solutions.
 var steps = []Step{
 	{Number: 1, Solution: []string{"01_hello_rank"}, Bug: []string{"01_hello_rank_bug"}},
-	{Number: 2, Solution: []string{"02_three_levels"}},
+	{Number: 2, Solution: []string{"02_three_levels"}, Bug: []string{"02_three_levels_bug"}},
 	{Number: 3, Solution: []string{"03_window_roundtrip"}, Bug: []string{"03_window_roundtrip_bug"}},
 	{Number: 4, Solution: []string{"04_barrier_hand"}, Builtin: []string{"04_barrier_builtin"}, Bug: []string{"04_barrier_bug"}},
 	{Number: 5, Solution: []string{"05_remote_load_store"}, Builtin: []string{"05_remote_load_store_builtin"}, Bug: []string{"05_remote_load_store_bug"}},
@@ -51,10 +51,10 @@ var steps = []Step{
 	{Number: 13, Solution: []string{"13_allgather_hand"}, Builtin: []string{"13_allgather_builtin"}, Bug: []string{"13_allgather_bug"}},
 	{Number: 14, Solution: []string{"14_reduce_scatter_hand"}, Builtin: []string{"14_reduce_scatter_builtin"}, Bug: []string{"14_reduce_scatter_bug"}},
 	{Number: 15, Solution: []string{"15_all_to_all_hand"}, Builtin: []string{"15_all_to_all_builtin"}, Bug: []string{"15_all_to_all_bug"}},
-	{Number: 16, Solution: []string{"16_putting_it_together"}},
-	{Number: 17, Solution: []string{"17_many_cores"}},
+	{Number: 16, Solution: []string{"16_putting_it_together"}, Bug: []string{"16_putting_it_together_bug"}},
+	{Number: 17, Solution: []string{"17_many_cores"}, Bug: []string{"17_many_cores_bug"}},
 	{Number: 18, Solution: []string{"18_three_ways"}, Bug: []string{"18_three_ways_bug"}},
-	{Number: 19, Solution: []string{"19_mesh_or_ring"}},
+	{Number: 19, Solution: []string{"19_mesh_or_ring"}, Bug: []string{"19_mesh_or_ring_bug"}},
 	{Number: 20, Solution: []string{"20_signal_reuse"}, Bug: []string{"20_set_not_add_bug", "20_window_reuse_bug", "20_in_place_sum_bug"}},
 }
 
