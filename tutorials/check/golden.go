@@ -164,6 +164,18 @@ var goldens = map[string]Golden{
 	}},
 	"20_in_place_sum_bug/sum_in_turn": {Want: AllreduceSum},
 
+	// The lab's three programs repaired: the goldens of the files they fix.
+	"20_debugging_lab/count_with_set": {Exact: true, Want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		right := func(r int) int { return (r + 1) % p }
+		return map[string]*emu.Tensor{"first": fromRank(in["x"], right), "second": fromRank(in["z"], right)}
+	}},
+	"20_debugging_lab/reduce_twice": {Want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+		want := reusedTwice(in["x"], 1, 1)
+		delete(want, "tally") // the hand-rolled tally is not an output here
+		return want
+	}},
+	"20_debugging_lab/sum_in_turn": {Want: AllreduceSum},
+
 	// The builtin variants: the same goldens as their hand-rolled steps.
 	"04_barrier_builtin/barrier_then_read": {Exact: true, Want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
 		return map[string]*emu.Tensor{

@@ -35,6 +35,8 @@ type Step struct {
 // steps is the table of every step's kernels. Step 11 only reveals: its
 // hand-rolled all-reduces are steps 08–10. Steps 16–20 use builtins as
 // tools rather than revealing one, so their kernels count as solutions.
+// Step 20's first solution is the lab's three programs repaired, so its
+// starter and a learner's --check FILE are judged against those.
 var steps = []Step{
 	{Number: 1, Solution: []string{"01_hello_rank"}, Bug: []string{"01_hello_rank_bug"}},
 	{Number: 2, Solution: []string{"02_three_levels"}, Bug: []string{"02_three_levels_bug"}},
@@ -55,7 +57,7 @@ var steps = []Step{
 	{Number: 17, Solution: []string{"17_many_cores"}, Bug: []string{"17_many_cores_bug"}},
 	{Number: 18, Solution: []string{"18_three_ways"}, Bug: []string{"18_three_ways_bug"}},
 	{Number: 19, Solution: []string{"19_mesh_or_ring"}, Bug: []string{"19_mesh_or_ring_bug"}},
-	{Number: 20, Solution: []string{"20_signal_reuse"}, Bug: []string{"20_set_not_add_bug", "20_window_reuse_bug", "20_in_place_sum_bug"}},
+	{Number: 20, Solution: []string{"20_debugging_lab", "20_signal_reuse"}, Bug: []string{"20_set_not_add_bug", "20_window_reuse_bug", "20_in_place_sum_bug"}},
 }
 
 // Steps returns every step's check, in order, each with its starters.
