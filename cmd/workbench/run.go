@@ -184,7 +184,14 @@ func printRun(w io.Writer, file string, src []byte, res *engine.RunResult) {
 		if e.Line > 0 {
 			where += fmt.Sprintf(", line %d", e.Line)
 		}
-		fmt.Fprintf(w, "  %s: %s\n", where, e.Message)
+		code := ""
+		if e.Code != "" {
+			code = e.Code + " "
+		}
+		fmt.Fprintf(w, "  %s: %s%s\n", where, code, e.Message)
+		if e.Hint != "" {
+			fmt.Fprintf(w, "  hint: %s\n", e.Hint)
+		}
 	}
 	if d := res.Deadlock; d != nil {
 		fmt.Fprintln(w, "  every unfinished rank is waiting:")
