@@ -140,38 +140,24 @@ func lowerBroadcast(b *builder, op *ir.Op) error {
 // lowerAllgather pushes: put local_data into row my_rank of every rank's
 // target, this rank's own included; then a barrier and the epilogue (N = 1).
 func lowerAllgather(b *builder, op *ir.Op) error {
-	src, ok := arg(op, "local_data").(*ir.Var)
-	if !ok {
-		return b.errorf("has no local_data operand (the checker should have rejected it)")
-	}
-	target, tt, err := b.windowArg(op, "target")
-	if err != nil {
-		return err
-	}
-	signal, _, err := b.windowArg(op, "signal")
-	if err != nil {
-		return err
-	}
-	if len(tt.Shape) != 2 {
-		return b.errorf("target %s is not [NR, SIZE] (the checker should have rejected it)", tt)
-	}
-	size := dimOperand(tt.Shape[1])
-	c := b.setup(target)
-	b.loop("peer", idx(0), c.nranks, idx(1), func(lb *builder, peer *ir.Var) {
-		lb.op("pld.tensor.put", putAttrs, target, peer, src, list(c.me, idx(0)), list(idx(0), idx(0)), list(idx(1), size))
-	})
-	b.barrier(c, signal, meshCell, idx(1))
-	b.epilogue(c, signal, meshCell, idx(1))
-	return nil
+	return lowerPushRows(b, op, "local_data", "peer", func(*ir.Var) ir.Operand { return idx(0) })
 }
 
 // lowerAllToAll pushes row dest of input into row my_rank of rank dest's
 // target, for every dest including this rank; then a barrier and the
 // epilogue (N = 1).
 func lowerAllToAll(b *builder, op *ir.Op) error {
-	src, ok := arg(op, "input").(*ir.Var)
+	return lowerPushRows(b, op, "input", "dest", func(dest *ir.Var) ir.Operand { return dest })
+}
+
+// lowerPushRows is the shape allgather and all_to_all share: for every rank
+// (loop variable loopVar), put row srcRow(rank) of the operand srcArg into
+// row my_rank of that rank's [NR, SIZE] target; then a barrier and the
+// epilogue (N = 1).
+func lowerPushRows(b *builder, op *ir.Op, srcArg, loopVar string, srcRow func(*ir.Var) ir.Operand) error {
+	src, ok := arg(op, srcArg).(*ir.Var)
 	if !ok {
-		return b.errorf("has no input operand (the checker should have rejected it)")
+		return b.errorf("has no %s operand (the checker should have rejected it)", srcArg)
 	}
 	target, tt, err := b.windowArg(op, "target")
 	if err != nil {
@@ -186,8 +172,8 @@ func lowerAllToAll(b *builder, op *ir.Op) error {
 	}
 	size := dimOperand(tt.Shape[1])
 	c := b.setup(target)
-	b.loop("dest", idx(0), c.nranks, idx(1), func(lb *builder, dest *ir.Var) {
-		lb.op("pld.tensor.put", putAttrs, target, dest, src, list(c.me, idx(0)), list(dest, idx(0)), list(idx(1), size))
+	b.loop(loopVar, idx(0), c.nranks, idx(1), func(lb *builder, rank *ir.Var) {
+		lb.op("pld.tensor.put", putAttrs, target, rank, src, list(c.me, idx(0)), list(srcRow(rank), idx(0)), list(idx(1), size))
 	})
 	b.barrier(c, signal, meshCell, idx(1))
 	b.epilogue(c, signal, meshCell, idx(1))
