@@ -20,6 +20,7 @@ var allowed = map[string][]string{
 	"pldworkbench/engine/emu":    {"engine/ir", "engine/trace"},
 	"pldworkbench/kernels":       {},
 	"pldworkbench/tutorials":     {},
+	"pldworkbench/web":           {},
 }
 
 // TestLayers keeps the package graph pointing one way.

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"html"
+	"io"
 	"strings"
 	"sync"
 
+	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
+	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/yuin/goldmark"
+	highlighting "github.com/yuin/goldmark-highlighting/v2"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer"
@@ -27,8 +31,11 @@ var (
 //
 //	<div class="cell" data-action="run" data-kernel="kernels/01_hello_rank.py" data-args="--ranks 2"></div>
 //
-// Everything else is plain CommonMark plus tables. Raw HTML in a lesson is
-// not passed through (goldmark's default), so a lesson cannot inject markup.
+// Everything else is plain CommonMark plus tables. A prose code fence (the
+// lessons have none today; README.md keeps code in cells) is highlighted by
+// chroma with CSS classes, not inline styles, so one stylesheet (ChromaCSS)
+// themes every block. Raw HTML in a lesson is not passed through
+// (goldmark's default), so a lesson cannot inject markup.
 func (l Lesson) HTML() (string, error) {
 	renderOnce.Do(renderAll)
 	if renderErr != nil {
@@ -57,30 +64,69 @@ func renderAll() {
 	}
 }
 
-func renderLesson(body string) (string, error) {
-	md := goldmark.New(
+// ChromaStyle is the chroma style whose classes ChromaCSS writes.
+const ChromaStyle = "github"
+
+// highlightOptions configure the highlighter of prose code fences: chroma
+// classes (class="chroma", "k", "nf", ...) rather than inline styles.
+func highlightOptions() []highlighting.Option {
+	return []highlighting.Option{
+		highlighting.WithStyle(ChromaStyle),
+		highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
+	}
+}
+
+// ChromaCSS writes the stylesheet for the classes of highlighted code.
+func ChromaCSS(w io.Writer) error {
+	style := styles.Get(ChromaStyle)
+	return chromahtml.New(chromahtml.WithClasses(true)).WriteCSS(w, style)
+}
+
+func newMarkdown() goldmark.Markdown {
+	return goldmark.New(
 		goldmark.WithExtensions(extension.Table),
 		goldmark.WithRendererOptions(
-			renderer.WithNodeRenderers(util.Prioritized(cellRenderer{}, 100)),
+			renderer.WithNodeRenderers(util.Prioritized(newCellRenderer(), 100)),
 		),
 	)
+}
+
+func renderLesson(body string) (string, error) {
 	var buf bytes.Buffer
-	if err := md.Convert([]byte(body), &buf); err != nil {
+	if err := newMarkdown().Convert([]byte(body), &buf); err != nil {
 		return "", err
 	}
 	return buf.String(), nil
 }
 
 // cellRenderer renders fenced code blocks: `cell` fences become
-// placeholders; any other fence (lessons have none, the tests hold that)
-// renders as an ordinary code block.
-type cellRenderer struct{}
-
-func (cellRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
-	reg.Register(ast.KindFencedCodeBlock, renderFence)
+// placeholders; any other fence goes to goldmark-highlighting's renderer,
+// captured when the cell renderer is made (both render the same node kind,
+// and goldmark keeps only one function per kind).
+type cellRenderer struct {
+	code renderer.NodeRendererFunc
 }
 
-func renderFence(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+func newCellRenderer() cellRenderer {
+	var c capture
+	highlighting.NewHTMLRenderer(highlightOptions()...).RegisterFuncs(&c)
+	return cellRenderer{code: c.fn}
+}
+
+// capture keeps the fenced-code-block function a node renderer registers.
+type capture struct{ fn renderer.NodeRendererFunc }
+
+func (c *capture) Register(k ast.NodeKind, fn renderer.NodeRendererFunc) {
+	if k == ast.KindFencedCodeBlock {
+		c.fn = fn
+	}
+}
+
+func (r cellRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(ast.KindFencedCodeBlock, r.renderFence)
+}
+
+func (r cellRenderer) renderFence(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
 	if !entering {
 		return ast.WalkContinue, nil
 	}
@@ -95,12 +141,8 @@ func renderFence(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.W
 			html.EscapeString(fields[1]), html.EscapeString(fields[2]), html.EscapeString(strings.Join(fields[3:], " ")))
 		return ast.WalkSkipChildren, nil
 	}
-	_, _ = w.WriteString("<pre><code>")
-	lines := fence.Lines()
-	for i := 0; i < lines.Len(); i++ {
-		seg := lines.At(i)
-		_, _ = w.WriteString(html.EscapeString(string(seg.Value(src))))
+	if _, err := r.code(w, src, n, entering); err != nil {
+		return ast.WalkStop, err
 	}
-	_, _ = w.WriteString("</code></pre>\n")
 	return ast.WalkSkipChildren, nil
 }

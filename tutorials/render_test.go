@@ -58,3 +58,58 @@ func TestRenderEscapes(t *testing.T) {
 		t.Errorf("cell arguments not escaped:\n%s", h)
 	}
 }
+
+// TestRenderHighlights: a prose code fence is highlighted with chroma
+// classes, not inline styles, and the stylesheet has those classes.
+func TestRenderHighlights(t *testing.T) {
+	h, err := renderLesson("# T\n\n```python\ndef f(x):\n    return x + 1\n```\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(h, `class="chroma"`) || !strings.Contains(h, `<span class="k">def</span>`) || strings.Contains(h, "style=") {
+		t.Errorf("not highlighted with classes:\n%s", h)
+	}
+	var css strings.Builder
+	if err := ChromaCSS(&css); err != nil || !strings.Contains(css.String(), ".chroma .k {") {
+		t.Errorf("chroma.css lacks .chroma .k: %v\n%.300s", err, css.String())
+	}
+}
+
+// TestHints: every lesson's Hints section yields its list items as HTML,
+// in order.
+func TestHints(t *testing.T) {
+	ls, err := Lessons()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range ls {
+		hints, err := l.Hints()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if i := strings.Index(l.Body, "\n## Hints\n"); i >= 0 {
+			section := l.Body[i+len("\n## Hints\n"):]
+			if j := strings.Index(section, "\n## "); j >= 0 {
+				section = section[:j]
+			}
+			for _, line := range strings.Split(section, "\n") {
+				if len(line) > 2 && line[0] >= '1' && line[0] <= '9' && strings.Contains(line[:3], ". ") {
+					want++
+				}
+			}
+		}
+		if len(hints) != want || want == 0 {
+			t.Errorf("%s: %d hints, want %d", l.File, len(hints), want)
+		}
+		for _, h := range hints {
+			if strings.Contains(h, "<li>") || strings.Contains(h, "<ol>") || h == "" {
+				t.Errorf("%s: hint %q", l.File, h)
+			}
+		}
+	}
+	h, err := Lesson{File: "x.md", Body: "# T\n\n## Hints\n\n1. Use `pld.system.wait` *now*.\n2. Then <b>this</b>.\n"}.Hints()
+	if err != nil || len(h) != 2 || h[0] != "Use <code>pld.system.wait</code> <em>now</em>." || strings.Contains(h[1], "<b>") {
+		t.Errorf("hints = %q, %v", h, err)
+	}
+}

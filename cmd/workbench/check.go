@@ -106,7 +106,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var ff frontFlags
 	ff.register(fs)
-	asJSON := fs.Bool("json", false, `print {"diagnostics": [...]} as JSON`)
+	asJSON := fs.Bool("json", false, `print {"ok": bool, "diagnostics": [...]} as JSON`)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: workbench check FILE [--entry EXPR] [--ranks P] [--platform 910B|950] [--json]")
 		fs.PrintDefaults()
@@ -122,7 +122,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	res := engine.Check(file, src, ff.options())
 	if *asJSON {
-		out, err := diag.MarshalList(res.Diags)
+		out, err := engine.CheckJSON(res)
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			return 2

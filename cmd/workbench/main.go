@@ -1,7 +1,7 @@
 // Command workbench is PLD Workbench's command line: it serves the web
 // workbench (the default) and checks, lowers and lists programs and lessons.
 //
-//	workbench [serve]                          serve the workbench (not built yet: says what it will do)
+//	workbench [serve] [--addr 127.0.0.1:8080] [--data DIR]   serve the workbench on loopback; runs stored in DIR/runs.db
 //	workbench steps [--json]                   list the lesson ladder
 //	workbench step N [--kernel starter|solution|builtin|bug] [--ranks P] [--check FILE] [--json]
 //	workbench verify [--json]                  every step's kernels against their checks

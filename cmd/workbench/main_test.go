@@ -22,7 +22,7 @@ func TestExitCodes(t *testing.T) {
 		code     int
 		contains string // in stdout+stderr
 	}{
-		{nil, 0, "not built yet"},
+		{[]string{"serve", "--bogus"}, 2, "usage: workbench [serve]"},
 		{[]string{"help"}, 0, "usage: workbench"},
 		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
 		{[]string{"steps"}, 0, "20  Debugging lab"},

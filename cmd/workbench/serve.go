@@ -1,38 +1,107 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
 
-	"pldworkbench/tutorials"
+	"pldworkbench/server"
 )
 
-// runServe will start the web workbench. The server is not built yet, so it
-// says plainly what it will do and what works today, and exits 0 so the
-// README's serve command is honest on a fresh machine.
+// runServe serves the web workbench until SIGINT or SIGTERM, then shuts
+// down gracefully: runs still executing are cancelled, finished ones are
+// written, the store is closed.
 func runServe(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (loopback by default)")
-	data := fs.String("data", "", "data directory for the run store (default: per-user data directory)")
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (loopback by default; a port of 0 picks a free one)")
+	data := fs.String("data", "", "data directory for the run store runs.db (default: $XDG_DATA_HOME/pld-workbench or ~/.local/share/pld-workbench)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: workbench [serve] [--addr HOST:PORT] [--data DIR]")
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	_ = data
-	fmt.Fprintf(stdout, `PLD Workbench
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "serve takes no arguments, got %q\n", fs.Args())
+		return 2
+	}
+	dir := *data
+	if dir == "" {
+		var err error
+		if dir, err = defaultDataDir(); err != nil {
+			fmt.Fprintf(stderr, "workbench: %v; give --data DIR\n", err)
+			return 1
+		}
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			fmt.Fprintf(stderr, "workbench: %s is already in use: stop the other server or pick another port with --addr 127.0.0.1:PORT\n", *addr)
+		} else {
+			fmt.Fprintf(stderr, "workbench: listening on %s: %v\n", *addr, err)
+		}
+		return 1
+	}
+	srv, err := server.New(server.Options{DataDir: dir, Logger: stderr})
+	if err != nil {
+		ln.Close()
+		fmt.Fprintf(stderr, "workbench: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "PLD Workbench: http://%s/\n", ln.Addr())
 
-The web workbench is not built yet. When it is, this command will serve it on
-http://%s/: the %d lesson steps, an editor per step, live per-rank traces
-over websockets from the bundled emulator, side-by-side comparison with the
-builtin collectives, and share links, with runs stored in a local SQLite file.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		fmt.Fprintf(stderr, "workbench: %v\n", err)
+		shutdown(srv, stderr)
+		return 1
+	case <-ctx.Done():
+	}
+	stop()
+	code := 0
+	if !shutdown(srv, stderr) {
+		code = 1
+	}
+	if err := <-served; err != nil {
+		fmt.Fprintf(stderr, "workbench: %v\n", err)
+		code = 1
+	}
+	return code
+}
 
-What works today, on the command line:
-  workbench steps                         the lesson ladder
-  workbench step N [--kernel K]           run a step's kernel and check it
-  workbench verify                        check every step's kernels
-  workbench check FILE [--entry EXPR]     read and check a PyPTO program
-  workbench ir FILE [--entry EXPR]        print its IR
-`, *addr, len(tutorials.Syllabus))
-	return 0
+// shutdown stops the server, giving runs and connections 10 seconds.
+func shutdown(srv *server.Server, stderr io.Writer) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		fmt.Fprintf(stderr, "workbench: shutting down: %v\n", err)
+		return false
+	}
+	return true
+}
+
+// defaultDataDir is the per-user data directory of the run store.
+func defaultDataDir() (string, error) {
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "pld-workbench"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no home directory for the run store: %v", err)
+	}
+	return filepath.Join(home, ".local", "share", "pld-workbench"), nil
 }

@@ -1,0 +1,30 @@
+package engine
+
+import (
+	"encoding/json"
+
+	"pldworkbench/engine/diag"
+)
+
+// CheckReport is the JSON form of a Check: what `workbench check --json`
+// prints and what the server's POST /api/check answers, built by the one
+// function CheckJSON so the two cannot drift.
+type CheckReport struct {
+	// OK is true when no diagnostic is an error (warnings allowed).
+	OK          bool        `json:"ok"`
+	Diagnostics []diag.JSON `json:"diagnostics"`
+}
+
+// NewCheckReport builds the report of a check's result.
+func NewCheckReport(res *Result) CheckReport {
+	r := CheckReport{OK: !res.Diags.HasErrors(), Diagnostics: make([]diag.JSON, 0, len(res.Diags))}
+	for _, d := range res.Diags {
+		r.Diagnostics = append(r.Diagnostics, diag.ToJSON(d))
+	}
+	return r
+}
+
+// CheckJSON encodes the report of res, indented by two spaces.
+func CheckJSON(res *Result) ([]byte, error) {
+	return json.MarshalIndent(NewCheckReport(res), "", "  ")
+}

@@ -1,0 +1,270 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"pldworkbench/engine"
+	"pldworkbench/engine/diag"
+	"pldworkbench/engine/emu"
+	"pldworkbench/engine/ir"
+	"pldworkbench/engine/lower"
+	"pldworkbench/kernels"
+)
+
+// fileName is what diagnostics call a program posted without a step.
+const fileName = "main.py"
+
+// frontRequest is the body of POST /api/check and POST /api/ir.
+type frontRequest struct {
+	Code     string `json:"code"`
+	Entry    string `json:"entry"`
+	Ranks    int    `json:"ranks"`
+	Platform string `json:"platform"`
+	After    string `json:"after"`
+}
+
+func (req *frontRequest) options() (engine.Options, error) {
+	if err := checkCode("code", req.Code); err != nil {
+		return engine.Options{}, err
+	}
+	if err := validRanks(req.Ranks, false); err != nil {
+		return engine.Options{}, err
+	}
+	if err := validPlatform(&req.Platform); err != nil {
+		return engine.Options{}, err
+	}
+	return engine.Options{Entry: expandP(strings.TrimSpace(req.Entry), req.Ranks), Ranks: req.Ranks, Platform: req.Platform}, nil
+}
+
+// postCheck answers POST /api/check with exactly what `workbench check
+// --json` prints: both call engine.CheckJSON.
+func (s *Server) postCheck(c *fiber.Ctx) error {
+	var req frontRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	opts, err := req.options()
+	if err != nil {
+		return err
+	}
+	b, err := engine.CheckJSON(engine.Check(fileName, []byte(req.Code), opts))
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	return c.Send(b)
+}
+
+// irResponse is POST /api/ir's answer. Error says why there is no IR when
+// no diagnostic does (a module with several host orchestrators and no
+// entry).
+type irResponse struct {
+	IR          string      `json:"ir"`
+	Diagnostics []diag.JSON `json:"diagnostics"`
+	Error       string      `json:"error,omitempty"`
+}
+
+// postIR answers POST /api/ir: the program's IR after a pass (fully
+// lowered by default, "checked" = before any), as `workbench ir` prints it.
+func (s *Server) postIR(c *fiber.Ctx) error {
+	var req frontRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	opts, err := req.options()
+	if err != nil {
+		return err
+	}
+	if req.After != "" && req.After != "checked" && !slices.Contains(lower.PassNames(), req.After) {
+		return errorf(fiber.StatusBadRequest, "after is checked or one of "+strings.Join(lower.PassNames(), ", "), "no lowering pass %q", req.After)
+	}
+	src := []byte(req.Code)
+	out := irResponse{Diagnostics: []diag.JSON{}}
+	if opts.Entry == "" {
+		entry, err := engine.DefaultEntry(fileName, src, req.Ranks)
+		if err != nil {
+			var l diag.List
+			if errors.As(err, &l) {
+				out.Diagnostics = diagJSON(l)
+			} else {
+				out.Error = err.Error()
+			}
+			return c.JSON(out)
+		}
+		opts.Entry = entry
+	}
+	res := engine.Check(fileName, src, opts)
+	out.Diagnostics = diagJSON(res.Diags)
+	if res.Diags.HasErrors() {
+		return c.JSON(out)
+	}
+	var b strings.Builder
+	for _, u := range res.Units {
+		if u.Program == nil {
+			continue
+		}
+		prog := u.Program
+		if req.After != "checked" {
+			if prog, err = lower.Lower(prog, req.After); err != nil {
+				out.Error = err.Error()
+				return c.JSON(out)
+			}
+		}
+		b.WriteString(ir.Print(prog))
+	}
+	out.IR = b.String()
+	return c.JSON(out)
+}
+
+func diagJSON(l diag.List) []diag.JSON {
+	out := make([]diag.JSON, 0, len(l))
+	for _, d := range l {
+		out = append(out, diag.ToJSON(d))
+	}
+	return out
+}
+
+// compareSide is one side of POST /api/compare: code, or (side b only)
+// an embedded kernel by name.
+type compareSide struct {
+	Code   string `json:"code"`
+	Kernel string `json:"kernel"`
+	Entry  string `json:"entry"`
+}
+
+type compareRequest struct {
+	A        compareSide `json:"a"`
+	B        compareSide `json:"b"`
+	Ranks    int         `json:"ranks"`
+	Fill     string      `json:"fill"`
+	Seed     *uint64     `json:"seed"`
+	Schedule string      `json:"schedule"`
+	Platform string      `json:"platform"`
+}
+
+// outputVerdict is engine.OutputVerdict with a max difference that
+// survives NaN.
+type outputVerdict struct {
+	Name       string `json:"name"`
+	NameB      string `json:"name_b"`
+	Equal      bool   `json:"equal"`
+	MaxAbsDiff jfloat `json:"max_abs_diff"`
+	FirstDiff  []int  `json:"first_diff"`
+	Note       string `json:"note,omitempty"`
+}
+
+// compareResponse is engine.CompareResult on the wire, plus each side's
+// lowered IR.
+type compareResponse struct {
+	Verdict    string          `json:"verdict"`
+	Ranks      int             `json:"ranks"`
+	A          *runJSON        `json:"a"`
+	B          *runJSON        `json:"b"`
+	Outputs    []outputVerdict `json:"outputs"`
+	KernelDiff string          `json:"kernel_diff"`
+	IRA        string          `json:"ir_a"`
+	IRB        string          `json:"ir_b"`
+}
+
+// postCompare answers POST /api/compare: both programs on the same
+// inputs. It takes a run slot like any run, so comparisons cannot crowd
+// out the emulator.
+func (s *Server) postCompare(c *fiber.Ctx) error {
+	var req compareRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	if err := checkCode("a.code", req.A.Code); err != nil {
+		return err
+	}
+	st, _, err := normalize(&runRequest{Code: req.A.Code, Ranks: req.Ranks, Fill: req.Fill, Seed: req.Seed, Schedule: req.Schedule, Platform: req.Platform})
+	if err != nil {
+		return err
+	}
+	a := engine.Side{Name: "a.py", Src: []byte(req.A.Code)}
+	b := engine.Side{Name: "b.py", Src: []byte(req.B.Code)}
+	entryB := req.B.Entry
+	switch {
+	case req.B.Kernel != "" && req.B.Code != "":
+		return errorf(fiber.StatusBadRequest, "send b.code or b.kernel", "b has both code and kernel")
+	case req.B.Kernel != "":
+		k, ok := kernels.Get(req.B.Kernel)
+		if !ok {
+			return errorf(fiber.StatusNotFound, "kernel names are file names without .py, e.g. 12_broadcast_builtin", "no kernel %q", req.B.Kernel)
+		}
+		b = engine.Side{Name: k.File, Src: k.Source}
+		if entryB == "" {
+			p := st.Ranks
+			if p == 0 {
+				p = k.Ranks[0]
+			}
+			entryB = k.EntriesAt(p)[0]
+		}
+	default:
+		if err := checkCode("b.code", req.B.Code); err != nil {
+			return err
+		}
+	}
+	a.Entry, err = sideEntry(a, req.A.Entry, st.Ranks)
+	if err != nil {
+		return err
+	}
+	b.Entry, err = sideEntry(b, entryB, st.Ranks)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(s.base, 2*s.opts.RunTimeout)
+	defer cancel()
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return errorf(fiber.StatusServiceUnavailable, "try again in a moment", "the emulator is busy")
+	}
+	defer func() { <-s.sem }()
+	fill, _ := engine.ParseFill(st.Fill)
+	cr := engine.Compare(ctx, a, b, engine.RunOptions{Options: engine.Options{Ranks: st.Ranks, Platform: st.Platform},
+		Fill: fill, Seed: st.Seed, Schedule: st.Schedule, Timeout: s.opts.RunTimeout})
+	out := compareResponse{Verdict: cr.Verdict, Ranks: cr.Ranks, A: wireRun(cr.A), B: wireRun(cr.B),
+		Outputs: []outputVerdict{}, KernelDiff: cr.KernelDiff, IRA: printIR(cr.A), IRB: printIR(cr.B)}
+	for _, o := range cr.Outputs {
+		out.Outputs = append(out.Outputs, outputVerdict{Name: o.Name, NameB: o.NameB, Equal: o.Equal,
+			MaxAbsDiff: jfloat(o.MaxAbsDiff), FirstDiff: o.FirstDiff, Note: o.Note})
+	}
+	if cr.A.Status == emu.StatusCanceled || cr.B.Status == emu.StatusCanceled {
+		return errorf(fiber.StatusServiceUnavailable, "the server is shutting down", "comparison cancelled")
+	}
+	return c.JSON(out)
+}
+
+// sideEntry picks a side's entry: the given one ({P} expanded), else the
+// module's only host orchestrator. A module with several is a 400 that
+// lists them.
+func sideEntry(side engine.Side, entry string, ranks int) (string, error) {
+	if entry = strings.TrimSpace(entry); entry != "" {
+		return expandP(entry, ranks), nil
+	}
+	e, err := engine.DefaultEntry(side.Name, side.Src, ranks)
+	if err != nil {
+		var l diag.List
+		if errors.As(err, &l) {
+			// a program that does not compile: Compare reports its
+			// diagnostics as that side's compile_error
+			return "", nil
+		}
+		return "", errorf(fiber.StatusBadRequest, "give "+strings.TrimSuffix(side.Name, ".py")+".entry", "%v", err)
+	}
+	return e, nil
+}
+
+// printIR prints a run's lowered program, "" when it did not compile.
+func printIR(r *engine.RunResult) string {
+	if r == nil || r.Program == nil {
+		return ""
+	}
+	return ir.Print(r.Program)
+}

@@ -1,0 +1,77 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// apiError is an error with the status and hint the client gets:
+// {"error": "...", "hint": "..."}.
+type apiError struct {
+	Status int    `json:"-"`
+	Msg    string `json:"error"`
+	Hint   string `json:"hint,omitempty"`
+}
+
+func (e *apiError) Error() string { return e.Msg }
+
+// errorf makes an apiError.
+func errorf(status int, hint, format string, args ...any) *apiError {
+	return &apiError{Status: status, Msg: fmt.Sprintf(format, args...), Hint: hint}
+}
+
+// errorHandler turns every error a handler returns (or a panic the recover
+// middleware caught) into the JSON error body.
+func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		var fe *fiber.Error
+		switch {
+		case errors.As(err, &fe) && fe.Code == fiber.StatusRequestEntityTooLarge:
+			ae = errorf(fe.Code, "keep programs under 256 KiB", "request body too large: at most %d bytes", bodyLimit)
+		case errors.As(err, &fe) && fe.Code == fiber.StatusNotFound:
+			ae = errorf(fe.Code, "API.md lists the routes", "no route %s %s", c.Method(), c.Path())
+		case errors.As(err, &fe):
+			ae = errorf(fe.Code, "", "%s", fe.Message)
+		default:
+			s.logf("error %s %s: %v", c.Method(), c.Path(), err)
+			ae = errorf(fiber.StatusInternalServerError, "this is a bug in the workbench; the log has the details", "internal error: %v", err)
+		}
+	}
+	return c.Status(ae.Status).JSON(ae)
+}
+
+// decode reads a JSON request body into v.
+func decode(c *fiber.Ctx, v any) error {
+	body := c.Body()
+	if len(bytes.TrimSpace(body)) == 0 {
+		return errorf(fiber.StatusBadRequest, `send a JSON object, e.g. {"code": "..."}`, "empty request body")
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return errorf(fiber.StatusBadRequest, `send a JSON object, e.g. {"code": "..."}`, "bad JSON at byte %d: %v", se.Offset, err)
+		case errors.As(err, &te):
+			return errorf(fiber.StatusBadRequest, "API.md lists each field's type", "bad JSON: field %q is a %s, want %s", te.Field, te.Value, te.Type)
+		}
+		return errorf(fiber.StatusBadRequest, `send a JSON object, e.g. {"code": "..."}`, "bad JSON: %v", err)
+	}
+	return nil
+}
+
+// checkCode enforces the size limit and the presence of code.
+func checkCode(field, code string) error {
+	if len(code) > MaxCode {
+		return errorf(fiber.StatusRequestEntityTooLarge, "keep programs under 256 KiB", "%s is %d bytes, more than the %d allowed", field, len(code), MaxCode)
+	}
+	if code == "" {
+		return errorf(fiber.StatusBadRequest, "paste the program's text into "+field, "%s is empty", field)
+	}
+	return nil
+}

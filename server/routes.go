@@ -1,0 +1,110 @@
+package server
+
+import (
+	"errors"
+	"io/fs"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/contrib/websocket"
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/recover"
+
+	"pldworkbench/web"
+)
+
+// routes registers every route of the workbench (API.md has the contract).
+func (s *Server) routes() {
+	app := s.app
+	app.Use(recover.New()) // a panicking handler answers 500 JSON through errorHandler
+
+	// The page: one index.html for every client-side route.
+	app.Get("/", s.page)
+	app.Get("/step/:n", s.stepPage)
+	app.Get("/r/:id", s.sharePage)
+	app.Get("/assets/chroma.css", s.chromaCSS)
+	app.Get("/assets/*", s.asset)
+
+	// Lessons and kernels.
+	app.Get("/api/steps", s.getSteps)
+	app.Get("/api/steps/:n", s.getStep)
+	app.Get("/api/kernels/:name", s.getKernel)
+
+	// Checking, lowering, comparing.
+	app.Post("/api/check", s.postCheck)
+	app.Post("/api/ir", s.postIR)
+	app.Post("/api/compare", s.postCompare)
+
+	// Runs.
+	app.Post("/api/runs", s.postRun)
+	app.Get("/api/runs/:id", s.getRunJSON)
+	app.Get("/api/runs/:id/trace.json", s.getTrace)
+	app.Get("/api/runs/:id/events", s.getEvents)
+	app.Get("/ws/runs/:id", s.wsLookup, websocket.New(s.wsRun))
+}
+
+// page serves index.html with status 200.
+func (s *Server) page(c *fiber.Ctx) error { return s.index(c, fiber.StatusOK) }
+
+// index serves the page with a status: 404 for a step or share that does
+// not exist, so a crawler or a script sees it, while a browser still gets
+// the page, which says what is missing.
+func (s *Server) index(c *fiber.Ctx, status int) error {
+	b, err := fs.ReadFile(web.Assets(), "index.html")
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderCacheControl, "no-cache")
+	c.Type("html", "utf-8")
+	return c.Status(status).Send(b)
+}
+
+func (s *Server) stepPage(c *fiber.Ctx) error {
+	n, err := strconv.Atoi(c.Params("n"))
+	if _, ok := s.lessons.detail[n]; err != nil || !ok {
+		return s.index(c, fiber.StatusNotFound)
+	}
+	return s.index(c, fiber.StatusOK)
+}
+
+func (s *Server) sharePage(c *fiber.Ctx) error {
+	id := c.Params("id")
+	s.mu.Lock()
+	_, live := s.live[id]
+	s.mu.Unlock()
+	if live {
+		return s.index(c, fiber.StatusOK)
+	}
+	stored, err := hasRun(c.UserContext(), s.db, id)
+	if err != nil {
+		return err
+	}
+	if !stored {
+		return s.index(c, fiber.StatusNotFound)
+	}
+	return s.index(c, fiber.StatusOK)
+}
+
+func (s *Server) chromaCSS(c *fiber.Ctx) error {
+	c.Type("css", "utf-8")
+	return c.Send(s.lessons.css)
+}
+
+// asset serves web.Assets()/assets/*.
+func (s *Server) asset(c *fiber.Ctx) error {
+	name := "assets/" + c.Params("*")
+	if !fs.ValidPath(name) || strings.Contains(name, "\\") {
+		return errorf(fiber.StatusNotFound, "", "no asset %s", c.Params("*"))
+	}
+	b, err := fs.ReadFile(web.Assets(), name)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) {
+		return errorf(fiber.StatusNotFound, "", "no asset %s", c.Params("*"))
+	}
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderCacheControl, "no-cache")
+	c.Type(strings.TrimPrefix(path.Ext(name), "."))
+	return c.Send(b)
+}

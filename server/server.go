@@ -1,0 +1,214 @@
+// Package server is the web workbench's back end: a Fiber app that serves
+// the page (web.Assets), the lessons and kernels as JSON, checks and lowers
+// programs, runs them on the emulator with their events streamed over a
+// websocket, and keeps every finished run in a SQLite file so its share
+// link (/r/{id}) replays it later, byte for byte. API.md beside this file
+// is the contract with the page; routes.go lists every route in one place.
+//
+// A run's life (runs.go, session.go): POST /api/runs normalizes the
+// settings, hashes code and settings into the run's id, and either finds
+// the id in the store (cached: nothing executes), joins the run already
+// executing under that id, or starts a new one on its own goroutine. At
+// most Options.MaxConcurrentRuns (2) execute at once; the others wait,
+// status "queued". The engine hands every event to the run's log, an
+// in-memory list that only grows; each websocket client (ws.go) reads the
+// log from its own cursor, so a slow client never slows the engine, and a
+// client that connects late still sees the whole run. When the engine
+// returns, the run's record and its events (gzip-compressed JSON lines) are
+// written to the store in one transaction (store.go) and only then is
+// `done`, with the share link, appended to the log. A run whose last
+// watching client goes away mid-run is cancelled and not stored.
+package server
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// Options configure a Server.
+type Options struct {
+	DataDir           string        // where runs.db lives; created if missing
+	Logger            io.Writer     // request/run log; nil = discard
+	MaxConcurrentRuns int           // 0 = 2
+	RunTimeout        time.Duration // 0 = 10s
+}
+
+// Limits of the server, in one place.
+const (
+	// MaxCode is the largest program accepted, in bytes (API.md: 413 above).
+	MaxCode = 256 << 10
+	// bodyLimit bounds a request body: the code JSON-escaped (six bytes
+	// for a control character written \u00XX) plus the settings, with
+	// room to spare, so an oversized program reaches the handler and gets
+	// its JSON 413 rather than a connection reset; fasthttp refuses a body
+	// past this limit before reading it.
+	bodyLimit = 8 << 20
+	// MaxRanks is the largest rank count a request may ask for.
+	MaxRanks = 64
+	// maxEvents is how many events a run keeps for its live stream and its
+	// stored record (about 150 bytes each in memory); a run with more still
+	// counts them in its stats, and its record says events_truncated.
+	maxEvents = 500_000
+)
+
+// Server is the workbench's HTTP server and run store.
+type Server struct {
+	opts    Options
+	app     *fiber.App
+	db      *sql.DB
+	lessons *lessons
+	sem     chan struct{} // one token per executing run
+	logMu   sync.Mutex
+
+	// base is cancelled by Shutdown: every run and comparison derives its
+	// context from it.
+	base       context.Context
+	cancelBase context.CancelFunc
+	quit       chan struct{} // closed by Shutdown: websocket writers say goodbye
+	closing    atomic.Bool
+
+	mu   sync.Mutex
+	live map[string]*run // runs executing or just finished, by id
+	ln   net.Listener    // what Serve serves, closed by Shutdown
+
+	runs       sync.WaitGroup // run goroutines
+	conns      sync.WaitGroup // websocket connections
+	executions atomic.Int64
+	shutOnce   sync.Once
+	shutErr    error
+}
+
+// New opens (or creates) the run store in opts.DataDir and builds the app.
+func New(opts Options) (*Server, error) {
+	if opts.DataDir == "" {
+		return nil, errors.New("server: Options.DataDir is empty")
+	}
+	if opts.Logger == nil {
+		opts.Logger = io.Discard
+	}
+	if opts.MaxConcurrentRuns <= 0 {
+		opts.MaxConcurrentRuns = 2
+	}
+	if opts.RunTimeout <= 0 {
+		opts.RunTimeout = 10 * time.Second
+	}
+	if err := os.MkdirAll(opts.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("server: data directory: %w", err)
+	}
+	ls, err := loadLessons()
+	if err != nil {
+		return nil, fmt.Errorf("server: lessons: %w", err)
+	}
+	db, err := openStore(filepath.Join(opts.DataDir, "runs.db"))
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		opts:    opts,
+		db:      db,
+		lessons: ls,
+		sem:     make(chan struct{}, opts.MaxConcurrentRuns),
+		quit:    make(chan struct{}),
+		live:    map[string]*run{},
+	}
+	s.base, s.cancelBase = context.WithCancel(context.Background())
+	s.app = fiber.New(fiber.Config{
+		AppName:               "PLD Workbench",
+		BodyLimit:             bodyLimit,
+		DisableStartupMessage: true,
+		ErrorHandler:          s.errorHandler,
+		ReadTimeout:           30 * time.Second,
+		IdleTimeout:           120 * time.Second,
+	})
+	s.routes()
+	return s, nil
+}
+
+// App returns the Fiber app, for app.Test in tests.
+func (s *Server) App() *fiber.App { return s.app }
+
+// Serve serves HTTP on ln until Shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.closing.Load() {
+		s.mu.Unlock()
+		ln.Close()
+		return nil
+	}
+	s.ln = ln
+	s.mu.Unlock()
+	err := s.app.Listener(ln)
+	if s.closing.Load() {
+		return nil
+	}
+	return err
+}
+
+// Shutdown stops accepting connections, cancels the runs still executing
+// (a run that already ended finishes its store write), closes the
+// websockets, and closes the store. It waits at most until ctx is done for
+// the runs and connections; the store is closed either way.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.shutOnce.Do(func() {
+		s.mu.Lock()
+		s.closing.Store(true)
+		ln := s.ln
+		s.mu.Unlock()
+		s.cancelBase()
+		err := s.app.ShutdownWithContext(ctx)
+		if ln != nil {
+			// fasthttp closes only the listeners it has started serving;
+			// a Serve that has not got that far stops here.
+			ln.Close()
+		}
+		if werr := waitCtx(ctx, &s.runs); err == nil {
+			err = werr
+		}
+		close(s.quit)
+		if werr := waitCtx(ctx, &s.conns); err == nil {
+			err = werr
+		}
+		if cerr := s.db.Close(); err == nil {
+			err = cerr
+		}
+		s.shutErr = err
+	})
+	return s.shutErr
+}
+
+// waitCtx waits for wg or ctx, whichever comes first.
+func waitCtx(ctx context.Context, wg *sync.WaitGroup) error {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Executions counts the runs that executed the engine (not the replays of
+// stored runs, not the posts that joined a run already executing).
+func (s *Server) Executions() int64 { return s.executions.Load() }
+
+// logf writes one line to the log.
+func (s *Server) logf(format string, args ...any) {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	fmt.Fprintf(s.opts.Logger, format+"\n", args...)
+}

@@ -1,0 +1,274 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"pldworkbench/engine/diag"
+	"pldworkbench/engine/emu"
+	"pldworkbench/engine/trace"
+	"pldworkbench/tutorials/check"
+)
+
+// item is one message of a run's log: an encoded message, or an event the
+// engine emitted, kept as the struct so the engine's goroutine only
+// appends (a websocket writer encodes it when it sends it).
+type item struct {
+	raw     []byte
+	ev      trace.Event
+	isEvent bool
+}
+
+// encode returns the message's JSON.
+func (it *item) encode() []byte {
+	if !it.isEvent {
+		return it.raw
+	}
+	b, _ := json.Marshal(it.ev) // plain fields: cannot fail
+	return eventMessage(b)
+}
+
+// eventMessage wraps an event's JSON line as an event message; live runs
+// and replays both go through it, so their bytes agree.
+func eventMessage(line []byte) []byte {
+	const prefix, suffix = `{"type":"event","event":`, `}`
+	b := make([]byte, 0, len(prefix)+len(line)+len(suffix))
+	b = append(b, prefix...)
+	b = append(b, line...)
+	return append(b, suffix...)
+}
+
+// subscriber is one websocket watching a run: wake gets a token whenever
+// the log grows (never blocking the appender: capacity one, and a token
+// already there says the same thing).
+type subscriber struct {
+	wake chan struct{}
+}
+
+// run is one execution (or one replay) and its message log. The log only
+// grows; each subscriber reads it from its own cursor.
+type run struct {
+	id       string
+	code     string
+	settings Settings
+	step     *stepCheck
+	created  time.Time
+	replay   bool
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the log is complete
+
+	mu        sync.Mutex
+	items     []item
+	finished  bool
+	status    string // queued, running, then the final status
+	ranks     int
+	entry     string
+	events    int // events in the log
+	truncated bool
+	subs      map[*subscriber]struct{}
+}
+
+func newRun(parent context.Context, id, code string, st Settings, sc *stepCheck) *run {
+	r := &run{id: id, code: code, settings: st, step: sc, created: time.Now().UTC(),
+		done: make(chan struct{}), subs: map[*subscriber]struct{}{}, status: "queued", ranks: st.Ranks, entry: st.Entry}
+	r.ctx, r.cancel = context.WithCancel(parent)
+	return r
+}
+
+// newReplay makes a finished run from a stored log.
+func newReplay(id string, items []item) *run {
+	r := &run{id: id, replay: true, items: items, finished: true, done: make(chan struct{}), subs: map[*subscriber]struct{}{}}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	close(r.done)
+	return r
+}
+
+// push appends messages and wakes the subscribers. Called with r.mu held.
+func (r *run) wakeLocked() {
+	for s := range r.subs {
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// add appends encoded messages.
+func (r *run) add(msgs ...[]byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, m := range msgs {
+		r.items = append(r.items, item{raw: m})
+	}
+	r.wakeLocked()
+}
+
+// event is the engine's sink: it appends the event and returns at once.
+// Past maxEvents the events are dropped from the log (the stats still
+// count them) and the record says events_truncated.
+func (r *run) event(e trace.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.events >= maxEvents {
+		r.truncated = true
+		return
+	}
+	r.events++
+	r.items = append(r.items, item{ev: e, isEvent: true})
+	r.wakeLocked()
+}
+
+// setStatus records the run's status and what is known of it.
+func (r *run) setStatus(status string, ranks int, entry string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.status, r.ranks, r.entry = status, ranks, entry
+}
+
+// finish appends the last messages and closes the log.
+func (r *run) finish(status string, msgs ...[]byte) {
+	r.mu.Lock()
+	for _, m := range msgs {
+		r.items = append(r.items, item{raw: m})
+	}
+	r.status, r.finished = status, true
+	r.wakeLocked()
+	r.mu.Unlock()
+	close(r.done)
+}
+
+// subscribe adds a watcher; ok is false when the run was cancelled before
+// anyone watched it.
+func (r *run) subscribe() *subscriber {
+	s := &subscriber{wake: make(chan struct{}, 1)}
+	s.wake <- struct{}{} // read what is already there
+	r.mu.Lock()
+	r.subs[s] = struct{}{}
+	r.mu.Unlock()
+	return s
+}
+
+// unsubscribe removes a watcher. When the last one leaves a run still
+// executing, the run is cancelled (and so not stored): nobody is left to
+// see it, and API.md promises a closed tab stops its run.
+func (r *run) unsubscribe(s *subscriber) {
+	r.mu.Lock()
+	delete(r.subs, s)
+	last := len(r.subs) == 0 && !r.finished
+	r.mu.Unlock()
+	if last && !r.replay {
+		r.cancel()
+	}
+}
+
+// read returns up to max messages from cursor on, and whether the log is
+// complete and the cursor reached its end.
+func (r *run) read(cursor, max int) (msgs [][]byte, end bool) {
+	r.mu.Lock()
+	n := len(r.items) - cursor
+	if n > max {
+		n = max
+	}
+	batch := make([]item, n)
+	copy(batch, r.items[cursor:cursor+n])
+	end = r.finished && cursor+n == len(r.items)
+	r.mu.Unlock()
+	msgs = make([][]byte, n)
+	for i := range batch {
+		msgs[i] = batch[i].encode()
+	}
+	return msgs, end
+}
+
+// The messages of API.md, in the order a run sends them.
+
+type statusMsg struct {
+	Type     string   `json:"type"`
+	Status   string   `json:"status"`
+	ID       string   `json:"id"`
+	Settings Settings `json:"settings"`
+	Ranks    int      `json:"ranks"`
+	Entry    string   `json:"entry,omitempty"`
+}
+
+type diagMsg struct {
+	Type       string    `json:"type"`
+	Diagnostic diag.JSON `json:"diagnostic"`
+}
+
+type outputMsg struct {
+	Type   string             `json:"type"`
+	Name   string             `json:"name"`
+	Tensor *tensor            `json:"tensor"`
+	Check  *check.OutputCheck `json:"check,omitempty"`
+}
+
+type raceMsg struct {
+	Type string   `json:"type"`
+	Race emu.Race `json:"race"`
+}
+
+type deadlockMsg struct {
+	Type     string        `json:"type"`
+	Deadlock *emu.Deadlock `json:"deadlock"`
+}
+
+type doneMsg struct {
+	Type            string        `json:"type"`
+	Status          string        `json:"status"`
+	Stats           emu.Stats     `json:"stats"`
+	Error           *emu.RunError `json:"error,omitempty"`
+	Check           *verdict      `json:"check,omitempty"`
+	Share           string        `json:"share,omitempty"`
+	RacesOmitted    int           `json:"races_omitted,omitempty"`
+	EventsTruncated bool          `json:"events_truncated,omitempty"`
+}
+
+// mustJSON encodes a message built from plain fields.
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // every message type is plain data; tensors use floats
+	}
+	return b
+}
+
+func statusMessage(status, id string, st Settings, ranks int, entry string) []byte {
+	return mustJSON(statusMsg{Type: "status", Status: status, ID: id, Settings: st, Ranks: ranks, Entry: entry})
+}
+
+func diagMessages(ds []diag.JSON) [][]byte {
+	out := make([][]byte, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, mustJSON(diagMsg{Type: "diagnostic", Diagnostic: d}))
+	}
+	return out
+}
+
+// resultMessages are the outputs, races and deadlock of a finished run.
+func resultMessages(rec *record) [][]byte {
+	var out [][]byte
+	for _, name := range rec.OutputOrder {
+		m := outputMsg{Type: "output", Name: name, Tensor: rec.Outputs[name]}
+		if c, ok := rec.OutputChecks[name]; ok {
+			m.Check = &c
+		}
+		out = append(out, mustJSON(m))
+	}
+	for _, rc := range rec.Races {
+		out = append(out, mustJSON(raceMsg{Type: "race", Race: rc}))
+	}
+	if rec.Deadlock != nil {
+		out = append(out, mustJSON(deadlockMsg{Type: "deadlock", Deadlock: rec.Deadlock}))
+	}
+	return out
+}
+
+func doneMessage(rec *record, share string) []byte {
+	return mustJSON(doneMsg{Type: "done", Status: rec.Status, Stats: rec.Stats, Error: rec.Error, Check: rec.Check,
+		Share: share, RacesOmitted: rec.RacesOmitted, EventsTruncated: rec.EventsTruncated})
+}

@@ -1,0 +1,206 @@
+package server
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
+	"pldworkbench/kernels"
+	"pldworkbench/tutorials/check"
+)
+
+// runRequest is the body of POST /api/runs.
+type runRequest struct {
+	Code     string             `json:"code"`
+	Step     int                `json:"step"`
+	Variant  string             `json:"variant"`
+	Ranks    int                `json:"ranks"`
+	Entry    string             `json:"entry"`
+	Fill     string             `json:"fill"`
+	Seed     *uint64            `json:"seed"`
+	Schedule string             `json:"schedule"`
+	Platform string             `json:"platform"`
+	Args     map[string]float64 `json:"args"`
+}
+
+// Settings are a run's normalized settings: every default filled in, so
+// two posts that mean the same run hash to the same id. Entry stays empty
+// for a run without a step that names none (the engine's DefaultEntry
+// picks it when the run starts); Ranks stays 0 when neither the post nor a
+// step says (the engine's default: what the host tensors pin, else 4).
+type Settings struct {
+	Step     int                `json:"step,omitempty"`
+	Variant  string             `json:"variant,omitempty"`
+	Ranks    int                `json:"ranks"`
+	Entry    string             `json:"entry"`
+	Fill     string             `json:"fill"`
+	Seed     uint64             `json:"seed"`
+	Schedule string             `json:"schedule"`
+	Platform string             `json:"platform"`
+	Args     map[string]float64 `json:"args,omitempty"`
+}
+
+// stepCheck is what a step run is checked against: the golden of
+// Kernel's entry Entry as its header writes it ("{P}" unexpanded). Entry
+// is empty when the post named an entry the kernel does not have: then
+// there is no golden to check against.
+type stepCheck struct {
+	Kernel string
+	Entry  string
+	File   string // the kernel's file name, for diagnostics
+}
+
+// Defaults of a run's settings (API.md).
+const (
+	defaultFill     = "randn"
+	defaultSeed     = 1
+	defaultSchedule = "fair"
+	defaultPlatform = "910B"
+)
+
+// normalize validates a run request and fills in the defaults.
+func normalize(req *runRequest) (Settings, *stepCheck, error) {
+	st := Settings{
+		Step: req.Step, Variant: req.Variant, Ranks: req.Ranks, Entry: strings.TrimSpace(req.Entry),
+		Fill: req.Fill, Seed: defaultSeed, Schedule: req.Schedule, Platform: req.Platform,
+	}
+	if req.Seed != nil {
+		st.Seed = *req.Seed
+	}
+	if len(req.Args) > 0 {
+		st.Args = req.Args
+	}
+	if st.Fill == "" {
+		st.Fill = defaultFill
+	}
+	if _, err := engine.ParseFill(st.Fill); err != nil {
+		return st, nil, errorf(fiber.StatusBadRequest, "fill is one of index, randn, ones, zeros", "%v", err)
+	}
+	if st.Schedule == "" {
+		st.Schedule = defaultSchedule
+	}
+	if err := emu.ValidateSchedule(st.Schedule); err != nil {
+		return st, nil, errorf(fiber.StatusBadRequest, "schedule is fair, adversarial or random:SEED", "%v", err)
+	}
+	if err := validPlatform(&st.Platform); err != nil {
+		return st, nil, err
+	}
+	// 0 means the default: the step kernel's first count, else the
+	// engine's; stepDefaults checks the count it fills in.
+	if err := validRanks(st.Ranks, false); err != nil {
+		return st, nil, err
+	}
+	if st.Step == 0 {
+		if st.Variant != "" {
+			return st, nil, errorf(fiber.StatusBadRequest, "give step with variant", "variant %q without a step", st.Variant)
+		}
+		st.Entry = expandP(st.Entry, st.Ranks)
+		return st, nil, nil
+	}
+	sc, err := stepDefaults(&st)
+	return st, sc, err
+}
+
+// stepDefaults fills in a step run's variant, ranks and entry from the
+// step's kernel of that variant, and says what to check the run against.
+func stepDefaults(st *Settings) (*stepCheck, error) {
+	s, ok := check.StepOf(st.Step)
+	if !ok {
+		return nil, errorf(fiber.StatusNotFound, "steps are 1 to 20", "no step %d", st.Step)
+	}
+	if st.Variant == "" {
+		st.Variant = string(check.Solution)
+		if len(s.Solution) == 0 {
+			st.Variant = string(check.Builtin)
+		}
+	}
+	var names []string
+	for _, v := range s.Variants() {
+		names = append(names, string(v))
+	}
+	if !slices.Contains(names, st.Variant) {
+		return nil, errorf(fiber.StatusBadRequest, "step "+strconv.Itoa(st.Step)+" has: "+strings.Join(names, ", "),
+			"step %d has no variant %q", st.Step, st.Variant)
+	}
+	k, _ := kernels.Get(s.Kernels(check.Variant(st.Variant))[0])
+	golden := k
+	if k.IsStarter() {
+		// a starter has no golden of its own: it is judged against the
+		// step's reference kernel, whose entries it repeats
+		if ref, ok := s.Reference(); ok {
+			golden = ref
+		}
+	}
+	if st.Ranks == 0 {
+		st.Ranks = k.Ranks[0]
+	}
+	if err := validRanks(st.Ranks, true); err != nil {
+		return nil, err
+	}
+	sc := &stepCheck{Kernel: golden.Name, File: k.File}
+	if st.Entry == "" {
+		st.Entry = k.EntriesAt(st.Ranks)[0]
+		sc.Entry = golden.Entries[0]
+		return sc, nil
+	}
+	st.Entry = expandP(st.Entry, st.Ranks)
+	for i, e := range golden.EntriesAt(st.Ranks) {
+		if e == st.Entry {
+			sc.Entry = golden.Entries[i]
+		}
+	}
+	return sc, nil
+}
+
+// validRanks refuses rank counts the emulator will not run.
+func validRanks(p int, required bool) error {
+	if p < 1 && required || p < 0 || p > MaxRanks {
+		return errorf(fiber.StatusBadRequest, fmt.Sprintf("ranks is 1 to %d (the server's cap)", MaxRanks),
+			"ranks %d out of range: want 1..%d", p, MaxRanks)
+	}
+	return nil
+}
+
+// validPlatform fills in the default platform and refuses unknown ones.
+func validPlatform(p *string) error {
+	if *p == "" {
+		*p = defaultPlatform
+	}
+	var names []string
+	for _, pr := range emu.Profiles() {
+		names = append(names, pr.Name)
+	}
+	if !slices.Contains(names, *p) {
+		return errorf(fiber.StatusBadRequest, "platform is one of "+strings.Join(names, ", "),
+			"platform %q unknown: want %s", *p, strings.Join(names, " or "))
+	}
+	return nil
+}
+
+// expandP replaces {P} in an entry with the rank count (engine's default
+// when 0), as the command line does.
+func expandP(entry string, ranks int) string {
+	if ranks == 0 {
+		ranks = engine.DefaultRanks
+	}
+	return strings.ReplaceAll(entry, "{P}", strconv.Itoa(ranks))
+}
+
+// runID is the content hash of a run: URL-safe base64 of SHA-256 over the
+// code and the normalized settings, the first 16 characters (96 bits).
+func runID(code string, st Settings) string {
+	b, _ := json.Marshal(st) // plain fields: cannot fail
+	h := sha256.New()
+	h.Write([]byte(code))
+	h.Write([]byte{0})
+	h.Write(b)
+	return base64.RawURLEncoding.EncodeToString(h.Sum(nil))[:16]
+}

@@ -1,0 +1,165 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+
+	fastws "github.com/fasthttp/websocket"
+	"github.com/gofiber/contrib/websocket"
+	"github.com/gofiber/fiber/v2"
+)
+
+// Websocket timing and limits. A client answers pings within the read
+// deadline or is dropped; it only ever sends {"type":"stop"}, so 4 KiB is
+// plenty. Events are batched: a frame carries whatever accumulated, at
+// most batchMax messages, and frames go out at most every batchEvery
+// unless a full batch is waiting — about 33 frames a second however fast
+// the engine is, which a browser draws without falling behind.
+const (
+	wsPingEvery    = 20 * time.Second
+	wsReadTimeout  = 60 * time.Second
+	wsWriteTimeout = 10 * time.Second
+	wsReadLimit    = 4 << 10
+	batchMax       = 256
+	batchEvery     = 30 * time.Millisecond
+	wsCloseGrace   = 2 * time.Second
+)
+
+// wsLookup runs before the upgrade: it answers 404 (plain HTTP, so the
+// client sees a status) for an unknown id and 426 for a request that is
+// not a websocket upgrade, and hands the run to wsRun.
+func (s *Server) wsLookup(c *fiber.Ctx) error {
+	if !websocket.IsWebSocketUpgrade(c) {
+		return errorf(fiber.StatusUpgradeRequired, "open it with new WebSocket(...)", "/ws/runs/{id} is a websocket")
+	}
+	if s.closing.Load() {
+		return errorf(fiber.StatusServiceUnavailable, "the server is shutting down", "not accepting connections")
+	}
+	id := c.Params("id")
+	s.mu.Lock()
+	r := s.live[id]
+	s.mu.Unlock()
+	if r == nil {
+		var err error
+		if r, err = s.replayOf(c.UserContext(), id); err != nil {
+			return err
+		}
+	}
+	c.Locals("run", r)
+	return c.Next()
+}
+
+// wsRun streams a run's log to one client: this goroutine writes, one
+// more reads (pongs, stop, the close).
+func (s *Server) wsRun(c *websocket.Conn) {
+	s.conns.Add(1)
+	defer s.conns.Done()
+	r, _ := c.Locals("run").(*run)
+	if r == nil {
+		return
+	}
+	sub := r.subscribe()
+	defer r.unsubscribe(sub)
+
+	// The reader must be gone before this returns: contrib/websocket puts
+	// c back in a pool then. Closing the connection ends its read.
+	gone := make(chan struct{})
+	go s.wsRead(c.Conn, r, gone)
+	defer func() {
+		_ = c.Close()
+		<-gone
+	}()
+
+	ping := time.NewTicker(wsPingEvery)
+	defer ping.Stop()
+	pace := time.NewTimer(0)
+	defer pace.Stop()
+	cursor := 0
+	for {
+		select {
+		case <-sub.wake:
+		case <-ping.C:
+			if err := c.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteTimeout)); err != nil {
+				return
+			}
+			continue
+		case <-gone:
+			return
+		case <-s.quit:
+			s.wsClose(c, websocket.CloseGoingAway, "server shutting down", gone)
+			return
+		}
+		for {
+			msgs, end := r.read(cursor, batchMax)
+			if len(msgs) > 0 {
+				if err := writeFrame(c, msgs); err != nil {
+					return
+				}
+				cursor += len(msgs)
+			}
+			if end {
+				s.wsClose(c, websocket.CloseNormalClosure, "done", gone)
+				return
+			}
+			if len(msgs) < batchMax {
+				break
+			}
+		}
+		// Let events accumulate into the next batch.
+		pace.Reset(batchEvery)
+		select {
+		case <-pace.C:
+		case <-gone:
+			return
+		case <-s.quit:
+			s.wsClose(c, websocket.CloseGoingAway, "server shutting down", gone)
+			return
+		}
+	}
+}
+
+// wsRead reads what the client sends until the connection ends: pongs
+// extend the read deadline, {"type":"stop"} cancels the run.
+func (s *Server) wsRead(c *fastws.Conn, r *run, gone chan struct{}) {
+	defer close(gone)
+	c.SetReadLimit(wsReadLimit)
+	_ = c.SetReadDeadline(time.Now().Add(wsReadTimeout))
+	c.SetPongHandler(func(string) error { return c.SetReadDeadline(time.Now().Add(wsReadTimeout)) })
+	for {
+		_, b, err := c.ReadMessage()
+		if err != nil {
+			return
+		}
+		_ = c.SetReadDeadline(time.Now().Add(wsReadTimeout))
+		var m struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(b, &m) == nil && m.Type == "stop" && !r.replay {
+			r.cancel()
+		}
+	}
+}
+
+// writeFrame sends one message as itself, several as a JSON array.
+func writeFrame(c *websocket.Conn, msgs [][]byte) error {
+	b := msgs[0]
+	if len(msgs) > 1 {
+		b = append(append([]byte{'['}, bytes.Join(msgs, []byte{','})...), ']')
+	}
+	if err := c.SetWriteDeadline(time.Now().Add(wsWriteTimeout)); err != nil {
+		return err
+	}
+	return c.WriteMessage(websocket.TextMessage, b)
+}
+
+// wsClose sends a close frame and waits a little for the client's.
+func (s *Server) wsClose(c *websocket.Conn, code int, text string, gone chan struct{}) {
+	_ = c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(wsWriteTimeout))
+	t := time.NewTimer(wsCloseGrace)
+	defer t.Stop()
+	select {
+	case <-gone:
+	case <-t.C:
+	}
+}

@@ -1,0 +1,162 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"pldworkbench/engine/emu"
+	"pldworkbench/engine/trace"
+	"pldworkbench/tutorials/check"
+)
+
+// TestRunStep8 runs step 8's solution at 4 ranks over the websocket and
+// checks every kind of message it sends.
+func TestRunStep8(t *testing.T) {
+	ts := start(t, "")
+	pr, ms := ts.watch(t, map[string]any{"code": kernelSource(t, "08_allreduce_mesh"), "step": 8, "ranks": 4})
+	if pr.Cached || pr.Settings.Entry != "mesh_allreduce" || pr.Settings.Ranks != 4 || pr.Settings.Variant != "solution" ||
+		pr.Settings.Fill != "randn" || pr.Settings.Seed != 1 || pr.Settings.Schedule != "fair" || pr.Settings.Platform != "910B" {
+		t.Errorf("post = %+v", pr)
+	}
+	if ms[0].Type != "status" || ms[0].Status != "running" || ms[0].Ranks != 4 {
+		t.Errorf("first message %s", ms[0].raw)
+	}
+	ranks := map[int]bool{}
+	for _, m := range ofType(ms, "event") {
+		var e trace.Event
+		if err := json.Unmarshal(m.Event, &e); err != nil {
+			t.Fatal(err)
+		}
+		ranks[e.Rank] = true
+	}
+	for r := 0; r < 4; r++ {
+		if !ranks[r] {
+			t.Errorf("no event of rank %d", r)
+		}
+	}
+	outs := ofType(ms, "output")
+	if len(outs) != 1 || outs[0].Name != "y" {
+		t.Fatalf("outputs: %d", len(outs))
+	}
+	var oc check.OutputCheck
+	if err := json.Unmarshal(outs[0].Check, &oc); err != nil {
+		t.Fatalf("output check %s: %v", outs[0].Check, err)
+	}
+	if !oc.Pass || len(oc.Ranks) != 4 {
+		t.Errorf("output check = %+v", oc)
+	}
+	for r, rc := range oc.Ranks {
+		if rc.Rank != r || !rc.Pass || rc.FirstBad != -1 || rc.MaxAbsDiff > 1e-5 {
+			t.Errorf("rank check %d = %+v", r, rc)
+		}
+	}
+	var tens tensor
+	if err := json.Unmarshal(outs[0].Tensor, &tens); err != nil || tens.DType != "FP32" || fmt.Sprint(tens.Shape) != "[4 1 64]" || len(tens.Data) != 256 {
+		t.Errorf("tensor = %+v (%v)", tens, err)
+	}
+	done := ms[len(ms)-1]
+	var d doneMsg
+	if err := json.Unmarshal(done.raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != "ok" || d.Share != "/r/"+pr.ID || d.Check == nil || !d.Check.Pass || d.Stats.Events != int64(len(ofType(ms, "event"))) {
+		t.Errorf("done = %s", done.raw)
+	}
+	if !strings.Contains(ts.log.String(), "run "+pr.ID+" ok ") {
+		t.Errorf("log lacks the run's line:\n%s", ts.log.String())
+	}
+}
+
+// TestStepCheckFails runs the step's starter: it runs clean, and the
+// per-rank check fails with wrong data.
+func TestStepCheckFails(t *testing.T) {
+	ts := start(t, "")
+	_, ms := ts.watch(t, map[string]any{"code": kernelSource(t, "08_allreduce_mesh_starter"), "step": 8, "variant": "starter", "ranks": 4})
+	var d doneMsg
+	if err := json.Unmarshal(ms[len(ms)-1].raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != "ok" || d.Check == nil || d.Check.Pass || d.Check.Status != check.WrongData || d.Check.Reason == "" {
+		t.Errorf("done = %s", ms[len(ms)-1].raw)
+	}
+	var oc check.OutputCheck
+	if err := json.Unmarshal(ofType(ms, "output")[0].Check, &oc); err != nil || oc.Pass {
+		t.Errorf("output check = %+v %v", oc, err)
+	}
+}
+
+// TestRunRace runs the mesh without its barrier: the race report names
+// the read and the write it races with.
+func TestRunRace(t *testing.T) {
+	ts := start(t, "")
+	_, ms := ts.watch(t, map[string]any{"code": kernelSource(t, "08_allreduce_mesh_bug"), "ranks": 4})
+	races := ofType(ms, "race")
+	if len(races) == 0 {
+		t.Fatalf("no race message")
+	}
+	var rc emu.Race
+	if err := json.Unmarshal(races[0].Race, &rc); err != nil {
+		t.Fatal(err)
+	}
+	if rc.A.Line == 0 || rc.B.Line == 0 || rc.A.Line == rc.B.Line ||
+		!regexp.MustCompile(fmt.Sprintf(`line %d\b.*line %d\b|line %d\b.*line %d\b`, rc.A.Line, rc.B.Line, rc.B.Line, rc.A.Line)).MatchString(rc.Message) {
+		t.Errorf("race = %+v", rc)
+	}
+	if d := ms[len(ms)-1]; d.Status != "race" {
+		t.Errorf("done = %s", d.raw)
+	}
+}
+
+func TestRunDeadlock(t *testing.T) {
+	ts := start(t, "")
+	_, ms := ts.watch(t, map[string]any{"code": readFile(t, "../engine/testdata/run/deadlock_ring.py"), "ranks": 3})
+	dl := ofType(ms, "deadlock")
+	if len(dl) != 1 {
+		t.Fatalf("%d deadlock messages", len(dl))
+	}
+	var d emu.Deadlock
+	if err := json.Unmarshal(dl[0].Deadlock, &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Ranks) != 3 || d.Ranks[2].Line != 27 || d.Ranks[2].Cell != "token[0, 0]" {
+		t.Errorf("deadlock = %s", dl[0].Deadlock)
+	}
+	if last := ms[len(ms)-1]; last.Status != "deadlock" {
+		t.Errorf("done = %s", last.raw)
+	}
+}
+
+func TestRunCompileError(t *testing.T) {
+	ts := start(t, "")
+	_, ms := ts.watch(t, map[string]any{"code": readFile(t, "../engine/testdata/errors/notify_without_op.py")})
+	ds := ofType(ms, "diagnostic")
+	if len(ds) != 1 {
+		t.Fatalf("%d diagnostics", len(ds))
+	}
+	var d struct {
+		Line     int    `json:"line"`
+		Col      int    `json:"col"`
+		Code     string `json:"code"`
+		Severity string `json:"severity"`
+	}
+	if err := json.Unmarshal(ds[0].Diagnostic, &d); err != nil || d.Line == 0 || d.Col == 0 || d.Code == "" || d.Severity != "error" {
+		t.Errorf("diagnostic = %s", ds[0].Diagnostic)
+	}
+	if last := ms[len(ms)-1]; last.Status != "compile_error" || len(ofType(ms, "event")) != 0 {
+		t.Errorf("done = %s", last.raw)
+	}
+
+	// A program that does not even parse, and one with two host
+	// orchestrators and no entry: compile errors too, never a hang.
+	_, ms = ts.watch(t, map[string]any{"code": "def f(:\n"})
+	if last := ms[len(ms)-1]; last.Status != "compile_error" || len(ofType(ms, "diagnostic")) == 0 {
+		t.Errorf("unparsable: %s", last.raw)
+	}
+	_, ms = ts.watch(t, map[string]any{"code": kernelSource(t, "05_remote_load_store")})
+	if last := ms[len(ms)-1]; last.Status != "compile_error" || !strings.Contains(string(last.raw), "host orchestrators") {
+		t.Errorf("two hosts, no entry: %s", last.raw)
+	}
+}
