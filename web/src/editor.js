@@ -1,0 +1,213 @@
+// One CodeMirror 6 editor per cell: Python mode, the cell's keys
+// (Shift-Enter, Mod-Enter), live lint from POST /api/check, and line
+// decorations the run views drive (raced lines, the line of a clicked
+// slice, run-time error lines).
+
+import { EditorState, StateEffect, StateField, Prec, RangeSetBuilder } from "@codemirror/state";
+import {
+  EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter,
+  drawSelection, Decoration,
+} from "@codemirror/view";
+import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
+import {
+  indentOnInput, bracketMatching, syntaxHighlighting, defaultHighlightStyle, indentUnit,
+} from "@codemirror/language";
+import { searchKeymap, highlightSelectionMatches } from "@codemirror/search";
+import { linter, lintGutter, lintKeymap } from "@codemirror/lint";
+import { python } from "@codemirror/lang-python";
+
+// Line marks: kind → set of 1-based line numbers.
+const setMarks = StateEffect.define();
+
+const markClass = {
+  race: "cm-pld-race-line",
+  focus: "cm-pld-focus-line",
+  error: "cm-pld-error-line",
+  blocked: "cm-pld-blocked-line",
+};
+
+const marksField = StateField.define({
+  create: () => ({ race: [], focus: [], error: [], blocked: [] }),
+  update(value, tr) {
+    for (const e of tr.effects) if (e.is(setMarks)) value = { ...value, ...e.value };
+    return value;
+  },
+  provide: (f) =>
+    EditorView.decorations.compute([f, "doc"], (state) => {
+      const marks = state.field(f);
+      const byLine = new Map();
+      for (const [kind, lines] of Object.entries(marks)) {
+        for (const l of lines) {
+          if (l < 1 || l > state.doc.lines) continue;
+          const cls = byLine.get(l) || [];
+          cls.push(markClass[kind]);
+          byLine.set(l, cls);
+        }
+      }
+      const b = new RangeSetBuilder();
+      for (const l of [...byLine.keys()].sort((x, y) => x - y)) {
+        b.add(state.doc.line(l).from, state.doc.line(l).from, Decoration.line({ class: byLine.get(l).join(" ") }));
+      }
+      return b.finish();
+    }),
+});
+
+const theme = EditorView.theme({
+  "&": { fontSize: "13.5px" },
+  ".cm-content": { fontFamily: "var(--mono)" },
+  ".cm-gutters": { fontFamily: "var(--mono)" },
+});
+
+/**
+ * createEditor mounts an editor in parent. Options: doc, readOnly,
+ * firstLine (the number shown for line 1, for a function excerpt), onRun
+ * (Shift-Enter), onRunHere (Mod-Enter), onChange(text), onCursorLine(line),
+ * lint (async (text) => [{line, col, end_line, end_col, severity, message,
+ * hint, code}]) and label (the aria-label of the editing area).
+ */
+export function createEditor(parent, opts) {
+  const offset = (opts.firstLine || 1) - 1;
+  const exts = [
+    lineNumbers({ formatNumber: (n) => String(n + offset) }),
+    highlightActiveLineGutter(),
+    drawSelection(),
+    history(),
+    indentUnit.of("    "),
+    indentOnInput(),
+    bracketMatching(),
+    highlightSelectionMatches(),
+    syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+    python(),
+    marksField,
+    theme,
+    EditorView.contentAttributes.of({ "aria-label": opts.label || "kernel source" }),
+    Prec.highest(
+      keymap.of([
+        { key: "Shift-Enter", run: () => (opts.onRun ? (opts.onRun(), true) : false) },
+        { key: "Mod-Enter", run: () => (opts.onRunHere ? (opts.onRunHere(), true) : false) },
+      ]),
+    ),
+    keymap.of([...defaultKeymap, ...historyKeymap, ...searchKeymap, ...lintKeymap, indentWithTab]),
+  ];
+  if (opts.readOnly) {
+    exts.push(EditorState.readOnly.of(true), EditorView.editable.of(false));
+  } else {
+    exts.push(highlightActiveLine());
+  }
+  if (opts.lint) {
+    exts.push(lintGutter(), linter(lintSource(opts.lint), { delay: 400 }));
+  }
+  let lastLine = 0;
+  exts.push(
+    EditorView.updateListener.of((u) => {
+      if (u.docChanged && opts.onChange) opts.onChange(u.state.doc.toString());
+      if ((u.selectionSet || u.docChanged) && opts.onCursorLine && u.view.hasFocus) {
+        const line = u.state.doc.lineAt(u.state.selection.main.head).number + offset;
+        if (line !== lastLine) {
+          lastLine = line;
+          opts.onCursorLine(line);
+        }
+      }
+    }),
+  );
+  const view = new EditorView({ state: EditorState.create({ doc: opts.doc || "", extensions: exts }), parent });
+
+  // Lines from the engine are numbered in the whole file; an excerpt shifts them.
+  const local = (lines) => lines.map((l) => l - offset);
+  return {
+    view,
+    getCode: () => view.state.doc.toString(),
+    setCode(text) {
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+    },
+    mark(kind, lines) {
+      view.dispatch({ effects: setMarks.of({ [kind]: local(lines) }) });
+    },
+    // scrollToLine scrolls the editor to a line; inner keeps the page still.
+    scrollToLine(line, inner) {
+      const l = line - offset;
+      if (l < 1 || l > view.state.doc.lines) return;
+      const pos = view.state.doc.line(l).from;
+      if (inner) {
+        const sd = view.scrollDOM;
+        sd.scrollTop = Math.max(0, view.lineBlockAt(pos).top - sd.clientHeight / 2);
+        return;
+      }
+      view.dispatch({ effects: EditorView.scrollIntoView(pos, { y: "center" }) });
+      const rect = view.dom.getBoundingClientRect();
+      if (rect.top < 0 || rect.bottom > window.innerHeight) view.dom.scrollIntoView({ block: "nearest" });
+    },
+    focus: () => view.focus(),
+  };
+}
+
+// lintSource adapts the server's diagnostics (1-based line and byte column,
+// the end exclusive) to CodeMirror positions.
+function lintSource(fetchDiags) {
+  return async (view) => {
+    const doc = view.state.doc;
+    const text = doc.toString();
+    let diags;
+    try {
+      diags = await fetchDiags(text);
+    } catch {
+      return [];
+    }
+    if (view.state.doc.toString() !== text) return [];
+    const pos = (line, col) => {
+      if (!line || line < 1) return 0;
+      const l = doc.line(Math.min(line, doc.lines));
+      return Math.min(l.from + Math.max(0, (col || 1) - 1), l.to);
+    };
+    return (diags || []).map((d) => {
+      const from = pos(d.line, d.col);
+      let to = pos(d.end_line || d.line, d.end_col || d.col);
+      if (to <= from) to = Math.min(doc.lineAt(from).to, from + 1);
+      const sev = d.severity === "error" || d.severity === "warning" ? d.severity : "info";
+      const msg = (d.code ? d.code + " " : "") + d.message + (d.hint ? `\nhint: ${d.hint}` : "");
+      return { from, to, severity: sev, message: msg, source: "pld check" };
+    });
+  };
+}
+
+/**
+ * functionExcerpt cuts the definition of name (with its decorators) out of
+ * src: {text, firstLine}, or null when there is no such def.
+ */
+export function functionExcerpt(src, name) {
+  const lines = src.split("\n");
+  const re = new RegExp(`^(\\s*)def\\s+${name.replace(/[^\w]/g, "")}\\s*\\(`);
+  let start = -1;
+  let indent = "";
+  for (let i = 0; i < lines.length; i++) {
+    const m = re.exec(lines[i]);
+    if (m) {
+      start = i;
+      indent = m[1];
+      break;
+    }
+  }
+  if (start < 0) return null;
+  let first = start;
+  while (first > 0 && lines[first - 1].trim().startsWith("@") && lines[first - 1].startsWith(indent)) first--;
+  // Skip the rest of a signature that spans lines: its closing "):" sits
+  // at the def's own indentation.
+  let end = start;
+  let depth = 0;
+  for (; end < lines.length; end++) {
+    for (const ch of lines[end].replace(/#.*$/, "")) {
+      if ("([{".includes(ch)) depth++;
+      else if (")]}".includes(ch)) depth--;
+    }
+    if (depth <= 0) break;
+  }
+  end++;
+  for (; end < lines.length; end++) {
+    const l = lines[end];
+    if (l.trim() === "") continue;
+    const ind = l.length - l.trimStart().length;
+    if (ind <= indent.length) break;
+  }
+  while (end > start + 1 && lines[end - 1].trim() === "") end--;
+  return { text: lines.slice(first, end).join("\n"), firstLine: first + 1 };
+}

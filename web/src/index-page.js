@@ -1,0 +1,68 @@
+// The lesson index: the 20 steps in order, which ones this browser has
+// finished (a check of the step passed here), and where to continue.
+
+import { el, clear } from "./util.js";
+import { api } from "./api.js";
+import * as store from "./storage.js";
+import { errorPage } from "./pages.js";
+
+export async function renderIndex(main, page) {
+  let data;
+  try {
+    data = await api.steps();
+  } catch (e) {
+    errorPage(main, e.message, e.hint, true);
+    return;
+  }
+  document.title = "PLD Workbench";
+  page.crumbs([["Lessons", null]]);
+  const steps = data.steps || [];
+  const done = store.doneSteps();
+  const last = store.lastStep();
+  const nDone = steps.filter((s) => done.has(s.number)).length;
+  const links = [];
+  const list = el("ol", { class: "step-list" }, steps.map((s) => {
+    const a = el("a", { href: `/step/${s.number}`, class: "step-link", "data-test": "step-link", "data-step": s.number },
+      el("span", { class: "step-num" }, String(s.number).padStart(2, "0")),
+      el("span", { class: "step-main" },
+        el("span", { class: "step-title" }, s.title),
+        s.teaches ? el("span", { class: "step-teaches" }, s.teaches) : null,
+      ),
+      el("span", { class: "step-meta" },
+        s.reveals ? el("span", { class: "pill" }, `reveals ${s.reveals}`) : null,
+        done.has(s.number) ? el("span", { class: "done-mark", "data-test": "step-done" }, "✓ done") : null,
+      ),
+    );
+    links.push(a);
+    return el("li", null, a);
+  }));
+  list.addEventListener("keydown", (e) => {
+    const i = links.indexOf(document.activeElement);
+    if (i < 0) return;
+    let j = -1;
+    if (e.key === "ArrowDown" || e.key === "j") j = Math.min(links.length - 1, i + 1);
+    else if (e.key === "ArrowUp" || e.key === "k") j = Math.max(0, i - 1);
+    else if (e.key === "Home") j = 0;
+    else if (e.key === "End") j = links.length - 1;
+    if (j < 0) return;
+    e.preventDefault();
+    links[j].focus();
+  });
+  const cont = last && steps.some((s) => s.number === last)
+    ? el("a", { class: "btn primary", href: `/step/${last}` }, `Continue with step ${last} →`)
+    : steps.length ? el("a", { class: "btn primary", href: `/step/${steps[0].number}` }, "Start with step 1 →") : null;
+  clear(main).append(
+    el("section", { class: "index" },
+      el("h1", null, "Distributed programming with pld, step by step"),
+      el("p", { class: "lead" }, "Twenty lessons on window buffers, notify/wait signals, remote loads and stores, put/get and the collectives built from them. Every kernel runs here on an emulator of P ranks: you see each rank's timeline, the checks, races and deadlocks as they happen."),
+      el("div", { class: "progress-row" },
+        cont,
+        el("span", { class: "progress-text" }, `${nDone} of ${steps.length} steps done in this browser`),
+        el("span", { class: "progress", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": String(steps.length), "aria-valuenow": String(nDone), "aria-label": "Steps done" },
+          el("i", { style: `width:${steps.length ? (100 * nDone) / steps.length : 0}%` })),
+      ),
+      list,
+      el("p", { class: "muted small" }, "↑/↓ move between steps, Enter opens one. A step counts as done when one of its checks passes in this browser."),
+    ),
+  );
+}

@@ -1,0 +1,83 @@
+// The compare view: the verdict of running two kernels on the same inputs,
+// per-output differences, their stats side by side and the lowered-IR diff.
+
+import { el, clear, fmtNum, fmtNs, fmtBytes } from "../util.js";
+
+export class Compare {
+  constructor() {
+    this.root = el("div", { class: "compare", "data-test": "compare" });
+    this.reset();
+  }
+
+  reset(text) {
+    clear(this.root).append(el("p", { class: "empty" }, text || "No comparison yet: press Compare to run both kernels on the same inputs and compare their outputs, stats and lowered IR."));
+  }
+
+  /** render shows a POST /api/compare answer; labels names the sides. */
+  render(res, labels) {
+    clear(this.root);
+    const eq = res.verdict === "equal";
+    this.root.append(
+      el("div", { class: `verdict ${eq ? "ok" : "bad"}`, "data-test": "verdict", "data-verdict": res.verdict },
+        el("strong", null, eq ? "✓ Equal outputs" : "✗ Different outputs"),
+        ` at ${res.ranks} ranks: `, labels.a, " vs ", labels.b,
+      ),
+    );
+    const outs = res.outputs || [];
+    if (outs.length) {
+      this.root.append(el("h4", null, "Outputs"),
+        el("table", { class: "cmp-table" },
+          el("thead", null, el("tr", null, ["output (A / B)", "verdict", "max |diff|", "first difference", "note"].map((h) => el("th", { scope: "col" }, h)))),
+          el("tbody", null, outs.map((o) => el("tr", { "data-equal": String(o.equal) },
+            el("td", { class: "mono" }, o.name_b && o.name_b !== o.name ? `${o.name} / ${o.name_b}` : o.name),
+            el("td", null, el("span", { class: o.equal ? "pass" : "fail" }, o.equal ? "✓ equal" : "✗ differs")),
+            el("td", { class: "num" }, fmtNum(o.max_abs_diff || 0)),
+            el("td", { class: "mono" }, !o.equal && o.first_diff && o.first_diff.length && o.first_diff.every((i) => i >= 0) ? `[${o.first_diff.join(", ")}]` : "–"),
+            el("td", null, o.note || ""),
+          ))),
+        ));
+    }
+    const sa = (res.a && res.a.stats) || {};
+    const sb = (res.b && res.b.stats) || {};
+    const row = (label, key, fmt) => {
+      const a = sa[key] || 0;
+      const b = sb[key] || 0;
+      const d = b - a;
+      return el("tr", null, el("th", { scope: "row" }, label), el("td", { class: "num" }, fmt(a)), el("td", { class: "num" }, fmt(b)),
+        el("td", { class: "num muted" }, d === 0 ? "same" : `${d > 0 ? "+" : "−"}${fmt(Math.abs(d))}${a ? ` (${d > 0 ? "+" : "−"}${Math.round((Math.abs(d) / a) * 100)}%)` : ""}`));
+    };
+    const n = (v) => String(v);
+    this.root.append(el("h4", null, "Stats"),
+      el("table", { class: "cmp-table stats", "data-test": "compare-stats" },
+        el("thead", null, el("tr", null, el("th", { scope: "col" }, ""), el("th", { scope: "col" }, "A"), el("th", { scope: "col" }, "B"), el("th", { scope: "col" }, "B − A"))),
+        el("tbody", null,
+          el("tr", null, el("th", { scope: "row" }, "status"), el("td", null, (res.a && res.a.status) || ""), el("td", null, (res.b && res.b.status) || ""), el("td", null, "")),
+          row("events", "events", n), row("notifies", "notifies", n), row("waits", "waits", n),
+          row("remote bytes", "remote_bytes", fmtBytes), row("local bytes", "local_bytes", fmtBytes),
+          row("simulated time", "sim_time_ns", fmtNs), row("statements", "steps", n),
+        ),
+      ));
+    this.root.append(el("h4", null, "Lowered IR: A → B"), diffView(res.kernel_diff));
+    if (res.ir_a || res.ir_b) {
+      this.root.append(el("details", { class: "ir-sides" }, el("summary", null, "Both lowered IRs in full"),
+        el("div", { class: "ir-pair" },
+          el("div", null, el("h5", null, "A"), el("pre", { class: "ir" }, res.ir_a || "")),
+          el("div", null, el("h5", null, "B"), el("pre", { class: "ir" }, res.ir_b || "")),
+        )));
+    }
+  }
+}
+
+/** diffView colours a unified diff by its +, − and @@ lines. */
+export function diffView(text) {
+  const pre = el("pre", { class: "diff", "data-test": "ir-diff" });
+  if (!text) {
+    pre.append(el("span", { class: "muted" }, "The two lowered kernels are identical."));
+    return pre;
+  }
+  for (const line of text.split("\n")) {
+    const c = line.startsWith("+++") || line.startsWith("---") ? "d-file" : line.startsWith("+") ? "d-add" : line.startsWith("-") ? "d-del" : line.startsWith("@@") ? "d-hunk" : "";
+    pre.append(el("span", { class: `d-line ${c}` }, line || " "));
+  }
+  return pre;
+}

@@ -1,0 +1,85 @@
+// The outputs view: per output tensor, one row per rank (the tensor's
+// leading dimension) with the step check's verdict, the largest absolute
+// difference from the golden and the first few values; then the run's
+// overall verdict from done.check.
+
+import { el, clear, fmtNum } from "../util.js";
+
+const SHOW = 6;
+
+export class Outputs {
+  constructor() {
+    this.list = el("div", { class: "outputs-list" });
+    this.verdict = el("div", { class: "verdict-slot" });
+    this.root = el("div", { class: "outputs", "data-test": "outputs" }, this.verdict, this.list);
+    this.reset();
+  }
+
+  reset(text) {
+    clear(this.list);
+    clear(this.verdict);
+    this.count = 0;
+    this.list.append(el("p", { class: "empty" }, text || "No outputs yet. They appear here when the run ends."));
+  }
+
+  /** add renders one `output` message. */
+  add(msg) {
+    if (this.count++ === 0) clear(this.list);
+    const t = msg.tensor || { shape: [], data: [] };
+    const shape = t.shape || [];
+    const data = t.data || [];
+    const rows = shape.length > 1 ? shape[0] : 1;
+    const per = rows ? Math.max(1, Math.floor(data.length / rows)) : data.length;
+    const check = msg.check;
+    const byRank = new Map(((check && check.ranks) || []).map((r) => [r.rank, r]));
+    const head = el("div", { class: "out-head" },
+      el("strong", { class: "mono" }, msg.name),
+      el("span", { class: "muted" }, ` ${t.dtype || ""} [${shape.join(", ")}]`),
+      check ? passText(check.pass, "all ranks match the golden", "some ranks differ from the golden") : el("span", { class: "muted" }, " · not checked (no golden for this run)"),
+    );
+    const table = el("table", { class: "out-table" },
+      el("thead", null, el("tr", null,
+        el("th", { scope: "col" }, shape.length > 1 ? "rank" : ""),
+        check ? el("th", { scope: "col" }, "check") : null,
+        check ? el("th", { scope: "col" }, "max |diff|") : null,
+        el("th", { scope: "col" }, `values (${per} per rank)`),
+      )),
+    );
+    const body = el("tbody");
+    for (let r = 0; r < rows; r++) {
+      const vals = data.slice(r * per, r * per + per);
+      const rc = byRank.get(r);
+      const cells = [el("th", { scope: "row" }, shape.length > 1 ? String(r) : "")];
+      if (check) {
+        cells.push(el("td", null, rc ? passText(rc.pass, "pass", "fail") : el("span", { class: "muted" }, "–")));
+        cells.push(el("td", { class: "num" }, rc ? fmtNum(rc.max_abs_diff) + (rc.first_bad && rc.first_bad.length ? ` at [${rc.first_bad.join(", ")}]` : "") : ""));
+      }
+      cells.push(el("td", { class: "mono vals" }, vals.slice(0, SHOW).map(fmtNum).join("  ") + (vals.length > SHOW ? "  …" : "")));
+      body.append(el("tr", rc ? { "data-test": "rank-check", "data-rank": r, "data-pass": String(!!rc.pass) } : null, cells));
+    }
+    table.append(body);
+    this.list.append(el("section", { class: "out" }, head, table));
+  }
+
+  /** setDone shows the overall verdict from done.check. */
+  setDone(done) {
+    clear(this.verdict);
+    if (this.count === 0) {
+      clear(this.list);
+      this.list.append(el("p", { class: "empty" }, done.status === "ok" ? "The run wrote no output tensors." : `The run ended with ${done.status.replace("_", " ")} before writing outputs; see Explain.`));
+    }
+    const c = done.check;
+    if (!c) return;
+    this.verdict.append(
+      el("div", { class: `verdict ${c.pass ? "ok" : "bad"}`, "data-test": "check-verdict", "data-pass": String(!!c.pass) },
+        el("strong", null, c.pass ? "✓ Check passed" : "✗ Check failed"),
+        c.reason ? el("span", null, ` — ${c.reason}`) : null,
+      ),
+    );
+  }
+}
+
+/** passText renders a verdict with a symbol and a word, never colour alone. */
+export function passText(pass, yes, no) {
+  return el("span", { class: pass ? "pass" : "fail" }, pass ? `✓ ${yes}` : `✗ ${no}`);
+}

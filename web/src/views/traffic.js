@@ -1,0 +1,89 @@
+// The traffic view: a rank × rank heatmap of the bytes the run moved
+// between ranks. put and remote_store move bytes from the rank to its
+// peer; get and remote_load move them from the peer to the rank.
+
+import { el, clear, fmtBytes } from "../util.js";
+
+export class Traffic {
+  constructor() {
+    this.body = el("div", { class: "traffic-body" });
+    this.root = el("div", { class: "traffic", "data-test": "traffic" }, this.body);
+    this.reset(0);
+  }
+
+  reset(ranks) {
+    this.ranks = ranks || 0;
+    this.m = new Map();
+    this.total = 0;
+    this.maxRank = -1;
+    this.dirty = true;
+    clear(this.body).append(el("p", { class: "empty" }, "No traffic yet. After a run, this shows how many bytes each rank sent to each other rank."));
+  }
+
+  setRanks(p) {
+    this.ranks = p || 0;
+  }
+
+  add(ev) {
+    if (!ev.bytes || ev.peer === undefined || ev.peer === null || ev.rank < 0) return;
+    let src;
+    let dst;
+    if (/\.put$|remote_store$/.test(ev.op)) [src, dst] = [ev.rank, ev.peer];
+    else if (/\.get$|remote_load$/.test(ev.op)) [src, dst] = [ev.peer, ev.rank];
+    else return;
+    const k = src * 65536 + dst;
+    this.m.set(k, (this.m.get(k) || 0) + ev.bytes);
+    this.total += ev.bytes;
+    this.maxRank = Math.max(this.maxRank, src, dst);
+    this.dirty = true;
+  }
+
+  /** render draws the table; called when the tab is shown or the run ends. */
+  render() {
+    if (!this.dirty) return;
+    this.dirty = false;
+    const n = Math.max(this.ranks, this.maxRank + 1);
+    clear(this.body);
+    if (!this.total) {
+      this.body.append(el("p", { class: "empty" }, n ? "This run moved no bytes between ranks (no put, get, remote_load or remote_store with a peer)." : "No traffic yet. After a run, this shows how many bytes each rank sent to each other rank."));
+      return;
+    }
+    let max = 0;
+    const rowSum = new Array(n).fill(0);
+    const colSum = new Array(n).fill(0);
+    for (const [k, v] of this.m) {
+      const s = Math.floor(k / 65536);
+      const d = k % 65536;
+      rowSum[s] += v;
+      colSum[d] += v;
+      if (v > max) max = v;
+    }
+    const small = n > 16;
+    const head = el("tr", null, el("th", { scope: "col", class: "corner" }, "from ↓ to →"));
+    for (let d = 0; d < n; d++) head.append(el("th", { scope: "col" }, String(d)));
+    head.append(el("th", { scope: "col" }, "sent"));
+    const rows = [];
+    for (let s = 0; s < n; s++) {
+      const tr = el("tr", null, el("th", { scope: "row" }, String(s)));
+      for (let d = 0; d < n; d++) {
+        const v = this.m.get(s * 65536 + d) || 0;
+        const a = v ? 0.12 + 0.88 * (v / max) : 0;
+        tr.append(el("td", {
+          class: v ? "hot" : "cold",
+          style: v ? `background:rgba(224,122,31,${a.toFixed(3)});color:${a > 0.6 ? "#fff" : "#1f2430"}` : null,
+          title: `rank ${s} → rank ${d}: ${fmtBytes(v)}`,
+        }, small ? "" : v ? fmtBytes(v) : "·"));
+      }
+      tr.append(el("td", { class: "sum" }, fmtBytes(rowSum[s])));
+      rows.push(tr);
+    }
+    const foot = el("tr", null, el("th", { scope: "row" }, "received"));
+    for (let d = 0; d < n; d++) foot.append(el("td", { class: "sum", title: `rank ${d} received ${fmtBytes(colSum[d])}` }, small ? "" : fmtBytes(colSum[d])));
+    foot.append(el("td", { class: "sum total" }, fmtBytes(this.total)));
+    this.body.append(
+      el("p", { class: "traffic-total" }, `${fmtBytes(this.total)} moved between ranks. Rows send, columns receive: a put or remote_store sends from the rank that issues it, a get or remote_load from the peer that owns the data.`),
+      el("div", { class: "legend heat-legend" }, "0 B ", el("i", { class: "heat-scale" }), ` ${fmtBytes(max)} per pair`),
+      el("div", { class: "heat-wrap" }, el("table", { class: `heat${small ? " small" : ""}` }, el("thead", null, head), el("tbody", null, rows, foot))),
+    );
+  }
+}
