@@ -8,7 +8,8 @@ import (
 
 // TestCompareView runs step 12's compare cell (the hand-rolled broadcast
 // against the builtin one) and checks the compare view: the verdict says
-// the outputs are equal and the IR diff is shown.
+// the outputs are equal, both sides' timelines are replayed one above the
+// other, and the IR diff is shown.
 func TestCompareView(t *testing.T) {
 	s, tb := newSession(t)
 	tb.navigate(s.base + "/step/12")
@@ -29,9 +30,32 @@ func TestCompareView(t *testing.T) {
 	} else {
 		t.Logf("IR diff: %d characters, begins %q", len(diff), firstLines(diff, 2))
 	}
-	// The view from its tab bar down: verdict, outputs, stats and the start
-	// of the IR diff.
+	// Both sides' timelines, replayed from their stored runs, stacked on
+	// one time axis.
+	ranks := 0
+	for _, side := range []string{"a", "b"} {
+		sel := "[data-test=compare-lanes-" + side + "]"
+		waitFor[bool](tb, "events in "+sel,
+			fmt.Sprintf(`(() => { const l = %s; return !!l && +l.dataset.events > 0; })()`, c.q(sel)),
+			c.q("[data-test=compare]")+"?.innerText.slice(0, 600)")
+		events := c.intAttr(sel, "data-events")
+		p := c.intAttr(sel, "data-ranks")
+		if p <= 0 {
+			t.Errorf("%s data-ranks=%d, want the run's rank count", sel, p)
+		}
+		if ranks != 0 && p != ranks {
+			t.Errorf("%s data-ranks=%d, side a has %d: both sides run at the same rank count", sel, p, ranks)
+		}
+		ranks = p
+		t.Logf("%s: %d ranks, %d events", sel, p, events)
+	}
+	if !eval[bool](tb, "lane a above lane b", fmt.Sprintf(`%s.getBoundingClientRect().bottom <= %s.getBoundingClientRect().top`,
+		c.q("[data-test=compare-lanes-a]"), c.q("[data-test=compare-lanes-b]"))) {
+		t.Errorf("[data-test=compare-lanes-a] is not stacked above [data-test=compare-lanes-b]")
+	}
+	// The view from its top: the verdict and the two timelines (outputs,
+	// stats and the IR diff follow below the fold).
 	eval[bool](tb, "scroll to the compare view",
-		fmt.Sprintf(`(%s.scrollIntoView({block: 'start'}), window.scrollBy(0, -150), true)`, c.q("[data-test=compare]")))
+		fmt.Sprintf(`(%s.scrollIntoView({block: 'start'}), window.scrollBy(0, -56), true)`, c.q("[data-test=compare]")))
 	tb.viewportShot(shotDir(t), "compare.png")
 }

@@ -169,11 +169,19 @@ type compareResponse struct {
 	KernelDiff string          `json:"kernel_diff"`
 	IRA        string          `json:"ir_a"`
 	IRB        string          `json:"ir_b"`
+	// RunA and RunB are the ids of each side run on its own as an
+	// ordinary run (POST /api/runs with the side's code and the
+	// comparison's settings): /ws/runs/{id} streams or replays its events,
+	// /r/{id} shares it.
+	RunA string `json:"run_a"`
+	RunB string `json:"run_b"`
 }
 
 // postCompare answers POST /api/compare: both programs on the same
 // inputs. It takes a run slot like any run, so comparisons cannot crowd
-// out the emulator.
+// out the emulator. Once compared, each side is started (or found stored)
+// as an ordinary run through startRun, whose events the page replays as
+// that side's swimlanes.
 func (s *Server) postCompare(c *fiber.Ctx) error {
 	var req compareRequest
 	if err := decode(c, &req); err != nil {
@@ -218,17 +226,10 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(s.base, 2*s.opts.RunTimeout)
-	defer cancel()
-	select {
-	case s.sem <- struct{}{}:
-	case <-ctx.Done():
-		return errorf(fiber.StatusServiceUnavailable, "try again in a moment", "the emulator is busy")
+	cr, err := s.compare(a, b, st)
+	if err != nil {
+		return err
 	}
-	defer func() { <-s.sem }()
-	fill, _ := engine.ParseFill(st.Fill)
-	cr := engine.Compare(ctx, a, b, engine.RunOptions{Options: engine.Options{Ranks: st.Ranks, Platform: st.Platform},
-		Fill: fill, Seed: st.Seed, Schedule: st.Schedule, Timeout: s.opts.RunTimeout})
 	out := compareResponse{Verdict: cr.Verdict, Ranks: cr.Ranks, A: wireRun(cr.A), B: wireRun(cr.B),
 		Outputs: []outputVerdict{}, KernelDiff: cr.KernelDiff, IRA: printIR(cr.A), IRB: printIR(cr.B)}
 	for _, o := range cr.Outputs {
@@ -238,7 +239,37 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 	if cr.A.Status == emu.StatusCanceled || cr.B.Status == emu.StatusCanceled {
 		return errorf(fiber.StatusServiceUnavailable, "the server is shutting down", "comparison cancelled")
 	}
+	// Each side as the run POST /api/runs would make of its code and
+	// these settings: same id, so the page's replay of a side and a later
+	// post of the same code share one stored run.
+	seed := st.Seed
+	side := func(code, entry string) (string, error) {
+		pr, err := s.startRun(c.UserContext(), &runRequest{Code: code, Ranks: req.Ranks, Entry: entry, Fill: st.Fill,
+			Seed: &seed, Schedule: st.Schedule, Platform: st.Platform})
+		return pr.ID, err
+	}
+	if out.RunA, err = side(req.A.Code, req.A.Entry); err != nil {
+		return err
+	}
+	if out.RunB, err = side(string(b.Src), entryB); err != nil {
+		return err
+	}
 	return c.JSON(out)
+}
+
+// compare runs engine.Compare in a run slot.
+func (s *Server) compare(a, b engine.Side, st Settings) (*engine.CompareResult, error) {
+	ctx, cancel := context.WithTimeout(s.base, 2*s.opts.RunTimeout)
+	defer cancel()
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, errorf(fiber.StatusServiceUnavailable, "try again in a moment", "the emulator is busy")
+	}
+	defer func() { <-s.sem }()
+	fill, _ := engine.ParseFill(st.Fill)
+	return engine.Compare(ctx, a, b, engine.RunOptions{Options: engine.Options{Ranks: st.Ranks, Platform: st.Platform},
+		Fill: fill, Seed: st.Seed, Schedule: st.Schedule, Timeout: s.opts.RunTimeout}), nil
 }
 
 // sideEntry picks a side's entry: the given one ({P} expanded), else the

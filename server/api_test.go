@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"pldworkbench/engine"
+	"pldworkbench/kernels"
 )
 
 // call sends a request through app.Test (no socket needed).
@@ -316,4 +317,74 @@ func TestCompare(t *testing.T) {
 
 type emuStatsT struct {
 	Notifies int64 `json:"notifies"`
+}
+
+// TestCompareRuns checks that a comparison stores both sides as ordinary
+// runs: run_a and run_b are the ids POST /api/runs gives for the same code
+// and settings, their websockets stream each side's events to done, and a
+// second identical comparison executes no run again.
+func TestCompareRuns(t *testing.T) {
+	ts := start(t, "")
+	hand := kernelSource(t, "12_broadcast_hand")
+	body := map[string]any{
+		"a":     map[string]any{"code": hand},
+		"b":     map[string]any{"kernel": "12_broadcast_builtin"},
+		"ranks": 4,
+	}
+	code, b := ts.do(t, "POST", "/api/compare", body)
+	if code != 200 {
+		t.Fatalf("POST /api/compare: %d %s", code, b)
+	}
+	var cr struct {
+		Verdict string `json:"verdict"`
+		RunA    string `json:"run_a"`
+		RunB    string `json:"run_b"`
+	}
+	if err := json.Unmarshal(b, &cr); err != nil {
+		t.Fatal(err)
+	}
+	if cr.Verdict != "equal" || cr.RunA == "" || cr.RunB == "" || cr.RunA == cr.RunB {
+		t.Fatalf("verdict %q run_a %q run_b %q, want equal and two run ids", cr.Verdict, cr.RunA, cr.RunB)
+	}
+	for _, side := range []struct {
+		name, id string
+		post     map[string]any
+	}{
+		{"a", cr.RunA, map[string]any{"code": hand, "ranks": 4}},
+		{"b", cr.RunB, map[string]any{"code": kernelSource(t, "12_broadcast_builtin"), "ranks": 4,
+			"entry": mustKernel(t, "12_broadcast_builtin").EntriesAt(4)[0]}},
+	} {
+		ms := readAll(t, ts.dial(t, side.id))
+		done := ms[len(ms)-1]
+		events := len(ofType(ms, "event"))
+		if done.Status != "ok" || events == 0 || done.Share != "/r/"+side.id {
+			t.Errorf("run_%s %s: done %s with %d events, share %q; want ok, events, /r/%s", side.name, side.id, done.Status, events, done.Share, side.id)
+		}
+		pr := ts.post(t, side.post)
+		if pr.ID != side.id || !pr.Cached {
+			t.Errorf("POST /api/runs of side %s: id %s cached %v, want %s cached (the compare stored it)", side.name, pr.ID, pr.Cached, side.id)
+		}
+		t.Logf("run_%s %s: %d events, done %s", side.name, side.id, events, done.Status)
+	}
+	before := ts.Executions()
+	code, b2 := ts.do(t, "POST", "/api/compare", body)
+	var cr2 struct {
+		RunA string `json:"run_a"`
+		RunB string `json:"run_b"`
+	}
+	if code != 200 || json.Unmarshal(b2, &cr2) != nil || cr2.RunA != cr.RunA || cr2.RunB != cr.RunB {
+		t.Errorf("second compare: %d %.300s, want the same run ids", code, b2)
+	}
+	if n := ts.Executions() - before; n != 0 {
+		t.Errorf("the second identical compare executed %d runs, want 0 (both stored)", n)
+	}
+}
+
+func mustKernel(t *testing.T, name string) kernels.Kernel {
+	t.Helper()
+	k, ok := kernels.Get(name)
+	if !ok {
+		t.Fatalf("no kernel %s", name)
+	}
+	return k
 }

@@ -29,6 +29,7 @@ func (s *Server) routes() {
 	// Lessons and kernels.
 	app.Get("/api/steps", s.getSteps)
 	app.Get("/api/steps/:n", s.getStep)
+	app.Post("/api/steps/:n/check", s.postStepCheck)
 	app.Get("/api/kernels/:name", s.getKernel)
 
 	// Checking, lowering, comparing.

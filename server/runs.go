@@ -68,36 +68,48 @@ func (s *Server) postRun(c *fiber.Ctx) error {
 	if err := decode(c, &req); err != nil {
 		return err
 	}
-	if err := checkCode("code", req.Code); err != nil {
-		return err
-	}
-	st, sc, err := normalize(&req)
+	pr, err := s.startRun(c.UserContext(), &req)
 	if err != nil {
 		return err
 	}
+	return c.JSON(pr)
+}
+
+// startRun is POST /api/runs after decoding (POST /api/compare starts its
+// two sides through it too): it validates and normalizes req, hashes it
+// into the run's id, and finds the run stored, joins it executing, or
+// starts it on its own goroutine.
+func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, error) {
+	if err := checkCode("code", req.Code); err != nil {
+		return postResponse{}, err
+	}
+	st, sc, err := normalize(req)
+	if err != nil {
+		return postResponse{}, err
+	}
 	id := runID(req.Code, st)
 	if s.closing.Load() {
-		return errorf(fiber.StatusServiceUnavailable, "the server is shutting down", "not accepting runs")
+		return postResponse{}, errorf(fiber.StatusServiceUnavailable, "the server is shutting down", "not accepting runs")
 	}
 	// The store is asked under s.mu: a run leaves the live map only after
 	// its store write, so a post sees it in one place or the other.
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.live[id]; ok {
-		return c.JSON(postResponse{ID: id, Settings: st})
+		return postResponse{ID: id, Settings: st}, nil
 	}
-	stored, err := hasRun(c.UserContext(), s.db, id)
+	stored, err := hasRun(ctx, s.db, id)
 	if err != nil {
-		return err
+		return postResponse{}, err
 	}
 	if stored {
-		return c.JSON(postResponse{ID: id, Cached: true, Settings: st})
+		return postResponse{ID: id, Cached: true, Settings: st}, nil
 	}
 	r := newRun(s.base, id, req.Code, st, sc)
 	s.live[id] = r
 	s.runs.Add(1)
 	go s.execute(r)
-	return c.JSON(postResponse{ID: id, Settings: st})
+	return postResponse{ID: id, Settings: st}, nil
 }
 
 // execute runs r on the engine and stores it.

@@ -7,9 +7,13 @@ import { el, clear, plural, parseArgs, hashText, timeOfDay } from "./util.js";
 import { api, openRun } from "./api.js";
 import { createEditor, functionExcerpt } from "./editor.js";
 import { RunView } from "./runview.js";
+import { StepCheck } from "./views/stepcheck.js";
 import * as store from "./storage.js";
 
 const RUNS = new Set(["run", "check", "bug", "starter"]);
+// The cells that also run the step's full check (POST /api/steps/{n}/check),
+// as `workbench step N --check` does: every rank count, both schedules.
+const FULL_CHECK = new Set(["check", "bug", "starter"]);
 const LABEL = { run: "Run", check: "Check", bug: "Bug", starter: "Your turn", ir: "IR", compare: "Compare", show: "Code" };
 const SCHEDULES = ["fair", "adversarial", "random:1", "random:2", "random:3", "random:4", "random:5", "random:6", "random:7", "random:8"];
 
@@ -231,7 +235,12 @@ export class Cell {
         this.rv.lanes.setLine(e.line);
       },
     });
-    clear(this.outWrap).append(this.rv.root);
+    clear(this.outWrap);
+    if (this.fullCheckStep()) {
+      this.sc = new StepCheck();
+      this.outWrap.append(this.sc.root);
+    }
+    this.outWrap.append(this.rv.root);
     return this.rv;
   }
 
@@ -300,7 +309,49 @@ export class Cell {
     }
   }
 
+  /** fullCheckStep is the step whose full check this cell runs, 0 for none. */
+  fullCheckStep() {
+    if (!FULL_CHECK.has(this.action) || this.spec.shared) return 0;
+    return (this.spec.kernel && this.spec.kernel.step) || (this.spec.step && this.spec.step.number) || 0;
+  }
+
+  /**
+   * runFullCheck posts the step check of code and shows its verdict table;
+   * it resolves to the answer's ok (false when it could not run). A starter
+   * cell is checked as the step's own kernel (what `workbench step N
+   * --check FILE` does with the learner's finished starter); a check or bug
+   * cell as the variant its "check as" select names, standing in for the
+   * cell's own kernel when that is a kernel of that variant.
+   */
+  async runFullCheck(stepNo, code) {
+    let variant = this.variantSel ? this.variantSel.select.value : this.defaultVariant();
+    if (variant === "starter") variant = undefined;
+    const k = this.spec.kernel;
+    const body = { code, variant };
+    if (variant && k && k.variant === variant) body.kernel = k.name;
+    this.sc.pending();
+    let res;
+    try {
+      res = await api.stepCheck(stepNo, body);
+    } catch (e) {
+      this.sc.fail(e.message, e.hint);
+      return false;
+    }
+    this.sc.render(res, stepNo);
+    if (res.ok && (res.variant === "solution" || res.variant === "builtin")) this.ctx.markDone(stepNo);
+    return !!res.ok;
+  }
+
   async runTrace(code) {
+    const full = this.fullCheckStep();
+    if (!full) return this.runOnce(code);
+    const [runOK, checkOK] = await Promise.all([this.runOnce(code), this.runFullCheck(full, code)]);
+    // A bug cell's run fails by design: its state follows the run, as
+    // before; a check or starter cell is done only when the full check is.
+    return this.action === "bug" ? runOK : runOK && checkOK;
+  }
+
+  async runOnce(code) {
     const st = this.settings();
     const body = { code, ranks: st.ranks, fill: st.fill, schedule: st.schedule, platform: st.platform };
     const stepNo = (this.spec.kernel && this.spec.kernel.step) || (this.spec.step && this.spec.step.number) || (this.spec.shared && this.spec.shared.settings && this.spec.shared.settings.step);
@@ -318,11 +369,11 @@ export class Cell {
       this.rv.fail(e.message, e.hint);
       return false;
     }
-    return this.watch(res.id, res.cached ? "Cached: replaying the stored run…" : "Starting…", body.variant, stepNo);
+    return this.watch(res.id, res.cached ? "Cached: replaying the stored run…" : "Starting…");
   }
 
   /** watch follows run id over the websocket; resolves true when it ended ok. */
-  watch(id, text, variant, stepNo) {
+  watch(id, text) {
     this.ensureView();
     this.rv.begin(text);
     this.runId = id;
@@ -346,7 +397,6 @@ export class Cell {
           } else if (m.type === "done") {
             done = m;
             if (m.error) this.editor.mark("error", [m.error.line]);
-            if (m.check && m.check.pass && variant !== "bug" && stepNo) this.ctx.markDone(stepNo);
           }
         },
         (sawDone, reason) => {

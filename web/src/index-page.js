@@ -1,5 +1,5 @@
 // The lesson index: the 20 steps in order, which ones this browser has
-// finished (a check of the step passed here), and where to continue.
+// finished (the step's full check passed here), and where to continue.
 
 import { el, clear } from "./util.js";
 import { api } from "./api.js";
@@ -62,7 +62,7 @@ export async function renderIndex(main, page) {
           el("i", { style: `width:${steps.length ? (100 * nDone) / steps.length : 0}%` })),
       ),
       list,
-      el("p", { class: "muted small" }, "↑/↓ move between steps, Enter opens one. A step counts as done when one of its checks passes in this browser."),
+      el("p", { class: "muted small" }, "↑/↓ move between steps, Enter opens one. A step counts as done when its full check (every rank count, under the fair and the adversarial schedule) passes in this browser."),
     ),
   );
 }

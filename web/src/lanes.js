@@ -42,8 +42,21 @@ const AXIS = 24;
 const PAD_R = 12;
 const NARROW = 3;
 
+/**
+ * linkAxis puts several Lanes on one time axis: the same extent (the
+ * longest run's end), and zooming or panning one moves the others, so
+ * stacked timelines compare durations at a glance.
+ */
+export function linkAxis(...lanes) {
+  for (const l of lanes) l.group = lanes;
+}
+
 export class Lanes {
-  /** opts.onSliceClick(event) runs when a slice is clicked. */
+  /**
+   * opts.onSliceClick(event) runs when a slice is clicked; opts.test is the
+   * root's data-test (default "lanes"); opts.legend and opts.help (default
+   * true) show the colour legend and the usage line.
+   */
   constructor(opts = {}) {
     this.opts = opts;
     this.canvas = el("canvas", {
@@ -56,14 +69,14 @@ export class Lanes {
     this.wrap = el("div", { class: "lanes-canvas" }, this.canvas, this.tip);
     this.root = el(
       "div",
-      { class: "lanes", "data-test": "lanes", "data-ranks": "0", "data-events": "0", "data-arrows": "0" },
-      el("div", { class: "legend", "aria-label": "Colours of the ops" },
+      { class: "lanes", "data-test": opts.test || "lanes", "data-ranks": "0", "data-events": "0", "data-arrows": "0" },
+      opts.legend === false ? null : el("div", { class: "legend", "aria-label": "Colours of the ops" },
         KINDS.map((k) => el("span", { class: "legend-item" }, el("i", { style: `background:${k.color}` }), k.label)),
         el("span", { class: "legend-item" }, el("i", { class: "legend-arrow" }), "notify → wait"),
       ),
       this.empty,
       this.wrap,
-      el("p", { class: "lanes-help" }, "Wheel or +/− zooms, drag or ←/→ pans, 0 or double-click fits. Click a slice to find its line; put the cursor on a line to see its slices."),
+      opts.help === false ? null : el("p", { class: "lanes-help" }, "Wheel or +/− zooms, drag or ←/→ pans, 0 or double-click fits. Click a slice to find its line; put the cursor on a line to see its slices."),
     );
     this.reset(0);
     this.bind();
@@ -120,7 +133,10 @@ export class Lanes {
     if (n && ev.start_ns < lane.evs[n - 1].start_ns) lane.sorted = false;
     lane.evs.push(ev);
     this.count++;
-    if (ev.end_ns > this.maxEnd) this.maxEnd = ev.end_ns;
+    if (ev.end_ns > this.maxEnd) {
+      this.maxEnd = ev.end_ns;
+      if (this.group) for (const o of this.group) if (o !== this) o.schedule();
+    }
     const k = `${ev.rank}:${ev.seq}`;
     this.byKey.set(k, ev);
     const waiting = this.pending.get(k);
@@ -141,6 +157,7 @@ export class Lanes {
   setDeadlock(d) {
     this.deadlock = d;
     this.schedule();
+    if (this.group) for (const o of this.group) if (o !== this) o.schedule();
   }
 
   /** setRaceMarks outlines the slices of [{rank, line}] in red. */
@@ -190,8 +207,25 @@ export class Lanes {
     return Math.max(10, this.canvas.clientWidth - GUTTER - PAD_R);
   }
 
-  extent() {
+  ownExtent() {
     return Math.max(1, this.maxEnd * (this.deadlock ? 1.12 : 1.02));
+  }
+
+  /** extent is the time the axis spans: the run's end, or the group's longest. */
+  extent() {
+    return this.group ? Math.max(...this.group.map((l) => l.ownExtent())) : this.ownExtent();
+  }
+
+  /** syncView hands this view's zoom and pan to the lanes on the same axis. */
+  syncView() {
+    if (!this.group) return;
+    for (const o of this.group) {
+      if (o === this) continue;
+      o.t0 = this.t0;
+      o.nsPerPx = this.nsPerPx;
+      o.follow = this.follow;
+      o.schedule(true);
+    }
   }
 
   fit() {
@@ -459,6 +493,7 @@ export class Lanes {
           this.t0 = drag.t0 - dx * this.nsPerPx;
           this.tip.hidden = true;
           this.schedule(true);
+          this.syncView();
           return;
         }
       }
@@ -468,6 +503,7 @@ export class Lanes {
     c.addEventListener("dblclick", () => {
       this.follow = true;
       this.schedule(true);
+      this.syncView();
     });
     c.addEventListener(
       "wheel",
@@ -492,6 +528,7 @@ export class Lanes {
       else if (e.key === "0" || e.key === "Home") {
         this.follow = true;
         this.schedule(true);
+        this.syncView();
       } else return;
       e.preventDefault();
     });
@@ -505,6 +542,7 @@ export class Lanes {
     this.follow = false;
     this.clampView();
     this.schedule(true);
+    this.syncView();
   }
 
   pan(dt) {
@@ -512,6 +550,7 @@ export class Lanes {
     this.follow = false;
     this.clampView();
     this.schedule(true);
+    this.syncView();
   }
 
   clampView() {

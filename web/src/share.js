@@ -55,6 +55,6 @@ export async function renderShare(main, id, page) {
     ),
   );
   cell.countEl.textContent = "[r]";
-  cell.watch(id, "Replaying the stored run…", s.variant, 0).then((ok) => cell.setState(ok ? "done" : "failed"));
+  cell.watch(id, "Replaying the stored run…").then((ok) => cell.setState(ok ? "done" : "failed"));
   return [cell];
 }

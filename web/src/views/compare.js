@@ -1,20 +1,33 @@
 // The compare view: the verdict of running two kernels on the same inputs,
-// per-output differences, their stats side by side and the lowered-IR diff.
+// both timelines stacked on one time axis (each side's own run, replayed
+// over the websocket), per-output differences, their stats side by side and
+// the lowered-IR diff.
 
-import { el, clear, fmtNum, fmtNs, fmtBytes } from "../util.js";
+import { el, clear, fmtNum, fmtNs, fmtBytes, plural } from "../util.js";
+import { openRun } from "../api.js";
+import { Lanes, linkAxis } from "../lanes.js";
 
 export class Compare {
   constructor() {
     this.root = el("div", { class: "compare", "data-test": "compare" });
+    this.socks = [];
     this.reset();
   }
 
+  /** close stops the replays of a previous comparison. */
+  close() {
+    for (const s of this.socks) s.close();
+    this.socks = [];
+  }
+
   reset(text) {
+    this.close();
     clear(this.root).append(el("p", { class: "empty" }, text || "No comparison yet: press Compare to run both kernels on the same inputs and compare their outputs, stats and lowered IR."));
   }
 
   /** render shows a POST /api/compare answer; labels names the sides. */
   render(res, labels) {
+    this.close();
     clear(this.root);
     const eq = res.verdict === "equal";
     this.root.append(
@@ -23,6 +36,7 @@ export class Compare {
         ` at ${res.ranks} ranks: `, labels.a, " vs ", labels.b,
       ),
     );
+    if (res.run_a && res.run_b) this.root.append(timelines(res, labels, this.socks));
     const outs = res.outputs || [];
     if (outs.length) {
       this.root.append(el("h4", null, "Outputs"),
@@ -66,6 +80,56 @@ export class Compare {
         )));
     }
   }
+}
+
+/**
+ * replay feeds a stored (or still running) run's events into lanes over
+ * /ws/runs/{id}; onDone(done message) runs at its end.
+ */
+function replay(lanes, id, onDone) {
+  lanes.reset(0, "Loading the run's events…");
+  return openRun(
+    id,
+    (m) => {
+      if (m.type === "status" && m.ranks) lanes.setRanks(m.ranks);
+      else if (m.type === "event") lanes.add(m.event);
+      else if (m.type === "deadlock") lanes.setDeadlock(m.deadlock);
+      else if (m.type === "done") {
+        if (!lanes.count) lanes.setEmpty(m.status === "compile_error" ? "No events: this side did not compile." : "This run produced no events.");
+        onDone(m);
+      }
+    },
+    (sawDone, reason) => {
+      if (!sawDone && !lanes.count) lanes.setEmpty(`The run's events could not be loaded${reason ? `: ${reason}` : ""}.`);
+    },
+  );
+}
+
+/**
+ * timelines stacks both sides' swimlanes, A above B, on one time axis, each
+ * labelled with its kernel and simulated time; the replays' sockets go into
+ * socks.
+ */
+function timelines(res, labels, socks) {
+  const a = new Lanes({ test: "compare-lanes-a", help: false });
+  const b = new Lanes({ test: "compare-lanes-b", legend: false });
+  linkAxis(a, b);
+  const side = (key, name, lanes, id, stats) => {
+    const info = el("span", { class: "muted" });
+    const show = (s, status) => {
+      info.textContent = ` · ${fmtNs((s && s.sim_time_ns) || 0)} simulated${s && s.events ? ` · ${plural(s.events, "event")}` : ""}${status && status !== "ok" ? ` · ${status.replace("_", " ")}` : ""}`;
+    };
+    show(stats, "");
+    socks.push(replay(lanes, id, (m) => show(m.stats || stats, m.status)));
+    return el("div", { class: "cmp-side" },
+      el("h5", null, `${key} · `, el("span", { class: "mono" }, name), info,
+        el("a", { class: "cmp-share", href: `/r/${encodeURIComponent(id)}`, title: "this side's run on its own share page" }, "share")),
+      lanes.root);
+  };
+  return el("section", { class: "cmp-lanes", "aria-label": "Both timelines on one time axis" },
+    el("h4", null, "Timelines on one time axis"),
+    side("A", labels.a, a, res.run_a, res.a && res.a.stats),
+    side("B", labels.b, b, res.run_b, res.b && res.b.stats));
 }
 
 /** diffView colours a unified diff by its +, − and @@ lines. */
