@@ -169,7 +169,7 @@ func plural(n int, word string) string {
 // host mesh_allreduce -> orchestration per_rank -> incore reduce_step".
 func summary(file string, res *engine.Result, ff frontFlags) string {
 	if len(res.Units) == 0 {
-		return fmt.Sprintf("%s: ok, but it defines no DSL function to check", file)
+		return noUnits(file, res)
 	}
 	var lines []string
 	n := 0
@@ -187,6 +187,26 @@ func summary(file string, res *engine.Result, ff frontFlags) string {
 		}
 	}
 	return fmt.Sprintf("%s: ok, %s checked\n%s", file, plural(n, "function"), strings.Join(lines, "\n"))
+}
+
+// noUnits says why nothing was checked: either the file has no DSL code
+// at all, or its DSL functions are made by factories that need more than a
+// rank count, which check cannot call without an --entry saying how.
+func noUnits(file string, res *engine.Result) string {
+	var calls, names []string
+	if res.Module != nil {
+		for _, f := range res.Module.Factories() {
+			if len(f.Params) > 1 {
+				calls = append(calls, fmt.Sprintf("%s(%s)", f.Name, strings.Join(f.Params, ", ")))
+				names = append(names, f.Name)
+			}
+		}
+	}
+	if len(calls) == 0 {
+		return fmt.Sprintf("%s: ok, but it defines no DSL function to check", file)
+	}
+	return fmt.Sprintf("%s: ok, but nothing was checked: its DSL functions come from factories that need more than a rank count: %s\n"+
+		"  hint: name one with --entry, e.g. --entry '%s(...).FUNCTION' with the arguments filled in", file, strings.Join(calls, ", "), names[0])
 }
 
 func levelWord(l ir.Level) string {

@@ -39,6 +39,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"check", bad + "two_phase_guard.py", "--entry", "build_two_phase_allreduce(3).two_phase_sum"}, 1, "got 3"},
 		{[]string{"ir", prog + "10_allreduce_ring.py", "--entry", "build_ring_allreduce(4).ring_sum"}, 0, "pld.system.notify"},
 		{[]string{"ir", prog + "04_barrier.py"}, 2, "--entry"},
+		{[]string{"check", "../../kernels/sweep/allgather.py"}, 0, "hint: name one with --entry, e.g. --entry 'build_allgather(...)"},
 	}
 	for _, tt := range tests {
 		code, out, errs := runCLI(tt.args...)
