@@ -75,7 +75,15 @@ type site struct {
 // registered first, and tests start the site before the browser).
 func startSite(t *testing.T, dir string) *site {
 	t.Helper()
-	srv, err := server.New(server.Options{DataDir: dir})
+	return startSiteWith(t, server.Options{DataDir: dir})
+}
+
+// startSiteWith is startSite with the server's options spelled out
+// (opts.DataDir is the data dir).
+func startSiteWith(t *testing.T, opts server.Options) *site {
+	t.Helper()
+	dir := opts.DataDir
+	srv, err := server.New(opts)
 	if err != nil {
 		t.Fatalf("server.New(%s): %v", dir, err)
 	}

@@ -17,6 +17,7 @@ import (
 // routes registers every route of the workbench (API.md has the contract).
 func (s *Server) routes() {
 	app := s.app
+	app.Use(markUsed)      // see trackListener: Shutdown closes connections that never carried a request
 	app.Use(recover.New()) // a panicking handler answers 500 JSON through errorHandler
 
 	// The page: one index.html for every client-side route.

@@ -146,9 +146,10 @@ func (s *Server) Serve(ln net.Listener) error {
 		ln.Close()
 		return nil
 	}
-	s.ln = ln
+	tl := newTrackListener(ln)
+	s.ln = tl
 	s.mu.Unlock()
-	err := s.app.Listener(ln)
+	err := s.app.Listener(tl)
 	if s.closing.Load() {
 		return nil
 	}
@@ -166,12 +167,17 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		ln := s.ln
 		s.mu.Unlock()
 		s.cancelBase()
-		err := s.app.ShutdownWithContext(ctx)
 		if ln != nil {
-			// fasthttp closes only the listeners it has started serving;
-			// a Serve that has not got that far stops here.
+			// Stop accepting first (fasthttp closes only the listeners it
+			// has started serving; a Serve that has not got that far stops
+			// here), then drop the connections that never sent a request,
+			// which fasthttp's shutdown would otherwise wait for.
 			ln.Close()
+			if tl, ok := ln.(*trackListener); ok {
+				tl.closeUnused()
+			}
 		}
+		err := s.app.ShutdownWithContext(ctx)
 		if werr := waitCtx(ctx, &s.runs); err == nil {
 			err = werr
 		}

@@ -87,7 +87,7 @@ func (s *Server) wsRun(c *websocket.Conn) {
 		case <-gone:
 			return
 		case <-s.quit:
-			s.wsClose(c, websocket.CloseGoingAway, "server shutting down", gone)
+			s.wsDrainClose(c, r, cursor, gone)
 			return
 		}
 		for {
@@ -106,17 +106,40 @@ func (s *Server) wsRun(c *websocket.Conn) {
 				break
 			}
 		}
-		// Let events accumulate into the next batch.
+		// Let events accumulate into the next batch, unless the run has
+		// ended: then its last messages go out at once.
 		pace.Reset(batchEvery)
 		select {
 		case <-pace.C:
+		case <-r.done:
 		case <-gone:
 			return
 		case <-s.quit:
-			s.wsClose(c, websocket.CloseGoingAway, "server shutting down", gone)
+			s.wsDrainClose(c, r, cursor, gone)
 			return
 		}
 	}
+}
+
+// wsDrainClose is the shutdown path: Shutdown has cancelled the runs and
+// waited for them, so the log ends with done (status cancelled, or the
+// run's own status when it had finished); the client gets everything it
+// has not seen yet, then a going-away close.
+func (s *Server) wsDrainClose(c *websocket.Conn, r *run, cursor int, gone chan struct{}) {
+	for {
+		msgs, end := r.read(cursor, batchMax)
+		if len(msgs) == 0 {
+			break
+		}
+		if err := writeFrame(c, msgs); err != nil {
+			return
+		}
+		cursor += len(msgs)
+		if end {
+			break
+		}
+	}
+	s.wsClose(c, websocket.CloseGoingAway, "server shutting down", gone)
 }
 
 // wsRead reads what the client sends until the connection ends: pongs

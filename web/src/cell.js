@@ -378,6 +378,7 @@ export class Cell {
     this.rv.begin(text);
     this.runId = id;
     const races = [];
+    this.stopping = false;
     return new Promise((resolve) => {
       let done = null;
       this.sock = openRun(
@@ -401,6 +402,14 @@ export class Cell {
         },
         (sawDone, reason) => {
           this.sock = null;
+          if (!sawDone && this.stopping) {
+            // Stop closes the socket a second after asking the server to
+            // cancel, before a client that is behind the stream reaches
+            // done: the run was stopped, not lost.
+            this.rv.stopped();
+            resolve(false);
+            return;
+          }
           if (!sawDone) {
             this.rv.fail("the connection closed before the run finished", reason ? `${reason}; run it again` : "is the server still running? Run it again");
             resolve(false);
@@ -414,7 +423,9 @@ export class Cell {
   }
 
   stop() {
-    if (this.sock) this.sock.stop();
+    if (!this.sock) return;
+    this.stopping = true;
+    this.sock.stop();
   }
 
   dispose() {

@@ -140,7 +140,12 @@ export class RunView {
 
   finish(m) {
     this.done = m;
-    if (m.error && this.explain) this.explain.setError(m.error);
+    // A deadlock also comes with an error (E0513) that repeats the deadlock
+    // report in one sentence: show the deadlock once, with the error's hint.
+    if (m.error && this.explain) {
+      if (m.status === "deadlock" && m.error.code === "E0513" && this.explain.hasDeadlock) this.explain.addDeadlockHint(m.error.hint);
+      else this.explain.setError(m.error);
+    }
     this.explain && this.explain.setDone(m);
     this.outputs && this.outputs.setDone(m);
     if (this.traffic) {
@@ -162,6 +167,11 @@ export class RunView {
       this.download.hidden = false;
     }
     if (this.explain && this.explain.count && m.status !== "ok") this.select("explain");
+  }
+
+  /** stopped reports a run stopped from the page whose done did not arrive. */
+  stopped() {
+    this.finish({ type: "done", status: "cancelled" });
   }
 
   /** fail reports a run that could not be started or watched to its end. */

@@ -19,6 +19,7 @@ export class Explain {
 
   reset(text) {
     clear(this.items);
+    this.deadlockEl = null;
     this.n = 0;
     this.races = 0;
     this.summary.textContent = text || "Nothing to explain yet. After a run, compile errors, races, deadlocks and run-time errors are described here.";
@@ -60,11 +61,16 @@ export class Explain {
     this.items.append(item);
   }
 
+  /** hasDeadlock reports whether a deadlock report is shown. */
+  get hasDeadlock() {
+    return !!this.deadlockEl;
+  }
+
   setDeadlock(d) {
     this.n++;
     const ranks = (d && d.ranks) || [];
     this.items.append(
-      el("div", { class: "item deadlock", "data-test": "deadlock" },
+      this.deadlockEl = el("div", { class: "item deadlock", "data-test": "deadlock" },
         el("span", { class: "tag" }, "✗ deadlock"),
         ` ${plural(ranks.length, "rank")} wait for a signal that no rank will send: every rank still running is blocked.`,
         el("ul", null, ranks.map((b) =>
@@ -78,6 +84,12 @@ export class Explain {
         )),
       ),
     );
+  }
+
+  /** addDeadlockHint adds the deadlock error's hint to the deadlock report (once). */
+  addDeadlockHint(hint) {
+    if (!hint || !this.deadlockEl || this.deadlockEl.querySelector(".hint")) return;
+    this.deadlockEl.append(el("div", { class: "hint" }, "Hint: ", hint));
   }
 
   setError(err) {
