@@ -358,6 +358,11 @@ export class Cell {
     if (stepNo) {
       body.step = stepNo;
       body.variant = this.variantSel ? this.variantSel.select.value : (this.spec.shared && this.spec.shared.settings && this.spec.shared.settings.variant) || this.defaultVariant();
+      // Check against this cell's own kernel when it is one of that
+      // variant's (step 20 has several solutions and bugs).
+      const k = this.spec.kernel;
+      if (k && k.step === stepNo && k.variant === body.variant) body.kernel = k.name;
+      else if (this.spec.shared && this.spec.shared.settings && this.spec.shared.settings.kernel) body.kernel = this.spec.shared.settings.kernel;
     }
     const entry = this.entry(st.ranks);
     if (entry) body.entry = entry;
@@ -415,7 +420,7 @@ export class Cell {
             resolve(false);
             return;
           }
-          resolve(done.status === "ok" && !(done.check && !done.check.pass));
+          resolve(done.status === "ok" && !(done.check && !done.check.pass && done.check.status !== "no_golden"));
         },
       );
       this.setState("queued");

@@ -156,7 +156,7 @@ export class RunView {
     const s = m.stats || {};
     const words = { ok: "✓ finished", race: "✗ race", deadlock: "✗ deadlock", runtime_error: "✗ run-time error", compile_error: "✗ compile error", timeout: "✗ timed out", cancelled: "■ stopped" };
     let text = words[m.status] || m.status;
-    if (m.check) text += m.check.pass ? " · check passed" : " · check failed";
+    if (m.check) text += m.check.pass ? " · check passed" : m.check.status === "no_golden" ? " · not checked (no golden for this entry)" : " · check failed";
     if (s.events) text += ` · ${plural(s.events, "event")} · ${fmtBytes(s.remote_bytes || 0)} remote · ${fmtNs(s.sim_time_ns || 0)} simulated`;
     this.status.textContent = text;
     if (m.share) {

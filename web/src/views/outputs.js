@@ -70,6 +70,10 @@ export class Outputs {
     }
     const c = done.check;
     if (!c) return;
+    if (c.status === "no_golden") {
+      this.verdict.append(el("p", { class: "muted", "data-test": "check-verdict", "data-pass": "none" }, `Not checked: ${c.reason || "no golden for this entry"}.`));
+      return;
+    }
     this.verdict.append(
       el("div", { class: `verdict ${c.pass ? "ok" : "bad"}`, "data-test": "check-verdict", "data-pass": String(!!c.pass) },
         el("strong", null, c.pass ? "✓ Check passed" : "✗ Check failed"),
