@@ -21,7 +21,9 @@ func TestRunStep8(t *testing.T) {
 		pr.Settings.Fill != "randn" || pr.Settings.Seed != 1 || pr.Settings.Schedule != "fair" || pr.Settings.Platform != "910B" {
 		t.Errorf("post = %+v", pr)
 	}
-	if ms[0].Type != "status" || ms[0].Status != "running" || ms[0].Ranks != 4 {
+	// The run starts on the post, so on a busy machine it may be over and
+	// stored before the socket opens: then the client gets its replay.
+	if ms[0].Type != "status" || (ms[0].Status != "running" && ms[0].Status != "replay") || ms[0].Ranks != 4 {
 		t.Errorf("first message %s", ms[0].raw)
 	}
 	ranks := map[int]bool{}
