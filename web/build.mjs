@@ -4,7 +4,7 @@
 // no absolute paths, no source maps, no content hashes in names), so CI can
 // rebuild and compare it with the committed dist/.
 import * as esbuild from "esbuild";
-import { copyFileSync, mkdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -25,8 +25,10 @@ const common = {
   charset: "utf8",
 };
 
-await esbuild.build({
+const js = await esbuild.build({
   ...common,
+  metafile: true,
+  banner: { js: "/* PLD Workbench. Third-party code in this bundle and its licences: /assets/THIRD_PARTY_LICENSES.txt */" },
   entryPoints: ["src/main.js"],
   outfile: "dist/assets/app.js",
   format: "esm",
@@ -40,3 +42,21 @@ await esbuild.build({
 });
 
 copyFileSync(join(root, "src", "index.html"), join(dist, "index.html"));
+
+// The bundle carries third-party code (CodeMirror, Lezer and their small
+// helpers, all MIT): their licence texts go beside it, one per package
+// whose files went into app.js, in name order so the file is stable.
+const pkgs = new Set();
+for (const input of Object.keys(js.metafile.inputs)) {
+  const m = input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)\//);
+  if (m) pkgs.add(m[1]);
+}
+const notices = [];
+for (const name of [...pkgs].sort()) {
+  const dir = join(root, "node_modules", name);
+  const { version, license } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  const file = ["LICENSE", "LICENSE.md", "LICENSE.txt"].map((f) => join(dir, f)).find((f) => existsSync(f));
+  if (!file) throw new Error(`${name}: no LICENSE file to ship with the bundle`);
+  notices.push(`${name} ${version} (${license})\n\n${readFileSync(file, "utf8").trim()}\n`);
+}
+writeFileSync(join(assets, "THIRD_PARTY_LICENSES.txt"), notices.join("\n" + "-".repeat(72) + "\n\n"));
