@@ -85,11 +85,13 @@ type RunResult struct {
 	InputOrder, OutputOrder []string `json:"-"`
 }
 
-// TensorJSON is a tensor on the wire: data flat, row-major.
+// TensorJSON is a tensor on the wire: data flat, row-major, NaN and the
+// infinities as strings (Floats), so a program that makes them still has
+// its run encoded.
 type TensorJSON struct {
-	DType string    `json:"dtype"`
-	Shape []int     `json:"shape"`
-	Data  []float64 `json:"data"`
+	DType string `json:"dtype"`
+	Shape []int  `json:"shape"`
+	Data  Floats `json:"data"`
 }
 
 func tensorJSON(t *emu.Tensor) *TensorJSON {
@@ -97,7 +99,11 @@ func tensorJSON(t *emu.Tensor) *TensorJSON {
 	if data == nil {
 		data = []float64{}
 	}
-	return &TensorJSON{DType: t.DType.String(), Shape: t.Shape, Data: data}
+	shape := t.Shape
+	if shape == nil {
+		shape = []int{}
+	}
+	return &TensorJSON{DType: t.DType.String(), Shape: shape, Data: data}
 }
 
 // DefaultEntry picks the module's only host orchestrator, or says which

@@ -163,8 +163,8 @@ type outputVerdict struct {
 type compareResponse struct {
 	Verdict    string          `json:"verdict"`
 	Ranks      int             `json:"ranks"`
-	A          *runJSON        `json:"a"`
-	B          *runJSON        `json:"b"`
+	A          *engine.RunResult        `json:"a"`
+	B          *engine.RunResult        `json:"b"`
 	Outputs    []outputVerdict `json:"outputs"`
 	KernelDiff string          `json:"kernel_diff"`
 	IRA        string          `json:"ir_a"`
@@ -230,7 +230,7 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := compareResponse{Verdict: cr.Verdict, Ranks: cr.Ranks, A: wireRun(cr.A), B: wireRun(cr.B),
+	out := compareResponse{Verdict: cr.Verdict, Ranks: cr.Ranks, A: cr.A, B: cr.B,
 		Outputs: []outputVerdict{}, KernelDiff: cr.KernelDiff, IRA: printIR(cr.A), IRB: printIR(cr.B)}
 	for _, o := range cr.Outputs {
 		out.Outputs = append(out.Outputs, outputVerdict{Name: o.Name, NameB: o.NameB, Equal: o.Equal,

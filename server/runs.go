@@ -21,25 +21,25 @@ import (
 // record is a run as GET /api/runs/{id} answers it and as the store keeps
 // it (the result column holds it without the code, which has its own).
 type record struct {
-	ID              string                       `json:"id"`
-	Code            string                       `json:"code"`
-	Settings        Settings                     `json:"settings"`
-	Status          string                       `json:"status"`
-	Ranks           int                          `json:"ranks"`
-	Entry           string                       `json:"entry"`
-	Outputs         map[string]*tensor           `json:"outputs"`
-	OutputOrder     []string                     `json:"output_order"`
-	OutputChecks    map[string]check.OutputCheck `json:"output_checks,omitempty"`
-	Races           []emu.Race                   `json:"races"`
-	RacesOmitted    int                          `json:"races_omitted,omitempty"`
-	Deadlock        *emu.Deadlock                `json:"deadlock,omitempty"`
-	Error           *emu.RunError                `json:"error,omitempty"`
-	Diagnostics     []diag.JSON                  `json:"diagnostics"`
-	Stats           emu.Stats                    `json:"stats"`
-	Check           *verdict                     `json:"check,omitempty"`
-	Events          int                          `json:"events"`
-	EventsTruncated bool                         `json:"events_truncated,omitempty"`
-	Created         string                       `json:"created"`
+	ID              string                        `json:"id"`
+	Code            string                        `json:"code"`
+	Settings        Settings                      `json:"settings"`
+	Status          string                        `json:"status"`
+	Ranks           int                           `json:"ranks"`
+	Entry           string                        `json:"entry"`
+	Outputs         map[string]*engine.TensorJSON `json:"outputs"`
+	OutputOrder     []string                      `json:"output_order"`
+	OutputChecks    map[string]check.OutputCheck  `json:"output_checks,omitempty"`
+	Races           []emu.Race                    `json:"races"`
+	RacesOmitted    int                           `json:"races_omitted,omitempty"`
+	Deadlock        *emu.Deadlock                 `json:"deadlock,omitempty"`
+	Error           *emu.RunError                 `json:"error,omitempty"`
+	Diagnostics     []diag.JSON                   `json:"diagnostics"`
+	Stats           emu.Stats                     `json:"stats"`
+	Check           *verdict                      `json:"check,omitempty"`
+	Events          int                           `json:"events"`
+	EventsTruncated bool                          `json:"events_truncated,omitempty"`
+	Created         string                        `json:"created"`
 }
 
 // verdict is a step run's check: pass, a status (ok, the run's failure
@@ -157,7 +157,7 @@ func (s *Server) execute(r *run) {
 // status, diagnostics and events to its log as they come.
 func (s *Server) runEngine(r *run) *record {
 	st := r.settings
-	rec := &record{ID: r.id, Settings: st, Ranks: st.Ranks, Entry: st.Entry, Outputs: map[string]*tensor{},
+	rec := &record{ID: r.id, Settings: st, Ranks: st.Ranks, Entry: st.Entry, Outputs: map[string]*engine.TensorJSON{},
 		OutputOrder: []string{}, Races: []emu.Race{}, Diagnostics: []diag.JSON{}}
 	name := "main.py"
 	if r.step != nil {
@@ -215,7 +215,7 @@ func (s *Server) runEngine(r *run) *record {
 	rec.Races, rec.RacesOmitted = res.Races, res.RacesOmitted
 	for _, n := range res.OutputOrder {
 		rec.OutputOrder = append(rec.OutputOrder, n)
-		rec.Outputs[n] = wireTensor(res.Outputs[n])
+		rec.Outputs[n] = res.Outputs[n]
 	}
 	r.mu.Lock()
 	rec.Events, rec.EventsTruncated = r.events, r.truncated
@@ -353,7 +353,7 @@ func (s *Server) getRunJSON(c *fiber.Ctx) error {
 		finished := r.finished
 		rec := record{ID: r.id, Code: r.code, Settings: r.settings, Status: r.status, Ranks: r.ranks, Entry: r.entry,
 			Events: r.events, EventsTruncated: r.truncated, Created: r.created.Format(time.RFC3339Nano),
-			Outputs: map[string]*tensor{}, OutputOrder: []string{}, Races: []emu.Race{}, Diagnostics: []diag.JSON{}}
+			Outputs: map[string]*engine.TensorJSON{}, OutputOrder: []string{}, Races: []emu.Race{}, Diagnostics: []diag.JSON{}}
 		r.mu.Unlock()
 		if !finished {
 			return c.JSON(rec)

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/trace"
@@ -203,7 +204,7 @@ type diagMsg struct {
 type outputMsg struct {
 	Type   string             `json:"type"`
 	Name   string             `json:"name"`
-	Tensor *tensor            `json:"tensor"`
+	Tensor *engine.TensorJSON `json:"tensor"`
 	Check  *check.OutputCheck `json:"check,omitempty"`
 }
 
@@ -232,7 +233,7 @@ type doneMsg struct {
 func mustJSON(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
-		panic(err) // every message type is plain data; tensors use floats
+		panic(err) // every message type is plain data; tensors use engine.Floats
 	}
 	return b
 }

@@ -1,0 +1,88 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Floats is tensor data on the wire. JSON has no NaN or infinity, and a
+// learner's program can make both, so those elements are written as the
+// strings "NaN", "Infinity" and "-Infinity"; every finite element is a
+// number, written as encoding/json writes a float64.
+type Floats []float64
+
+// MarshalJSON writes the elements.
+func (f Floats) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 2+len(f)*8)
+	b = append(b, '[')
+	for i, v := range f {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		switch {
+		case math.IsNaN(v):
+			b = append(b, `"NaN"`...)
+		case math.IsInf(v, 1):
+			b = append(b, `"Infinity"`...)
+		case math.IsInf(v, -1):
+			b = append(b, `"-Infinity"`...)
+		default:
+			b = appendFloat(b, v)
+		}
+	}
+	return append(b, ']'), nil
+}
+
+// appendFloat formats v the way encoding/json does.
+func appendFloat(b []byte, v float64) []byte {
+	abs := math.Abs(v)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, v, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (f *Floats) UnmarshalJSON(b []byte) error {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	out := make([]float64, len(raw))
+	for i, r := range raw {
+		if len(r) > 0 && r[0] == '"' {
+			var s string
+			if err := json.Unmarshal(r, &s); err != nil {
+				return err
+			}
+			switch s {
+			case "NaN":
+				out[i] = math.NaN()
+			case "Infinity":
+				out[i] = math.Inf(1)
+			case "-Infinity":
+				out[i] = math.Inf(-1)
+			default:
+				return fmt.Errorf("tensor element %q is not a number", s)
+			}
+			continue
+		}
+		if err := json.Unmarshal(r, &out[i]); err != nil {
+			return err
+		}
+	}
+	*f = out
+	return nil
+}
