@@ -83,41 +83,15 @@ func (s *Server) postIR(c *fiber.Ctx) error {
 	if req.After != "" && req.After != "checked" && !slices.Contains(lower.PassNames(), req.After) {
 		return errorf(fiber.StatusBadRequest, "after is checked or one of "+strings.Join(lower.PassNames(), ", "), "no lowering pass %q", req.After)
 	}
-	src := []byte(req.Code)
-	out := irResponse{Diagnostics: []diag.JSON{}}
-	if opts.Entry == "" {
-		entry, err := engine.DefaultEntry(fileName, src, req.Ranks)
-		if err != nil {
-			var l diag.List
-			if errors.As(err, &l) {
-				out.Diagnostics = diagJSON(l)
-			} else {
-				out.Error = err.Error()
-			}
-			return c.JSON(out)
-		}
-		opts.Entry = entry
+	text, diags, err := engine.IRText(fileName, []byte(req.Code), opts, req.After)
+	out := irResponse{Diagnostics: diagJSON(diags)}
+	switch {
+	case diags.HasErrors():
+	case err != nil:
+		out.Error = err.Error()
+	default:
+		out.IR = text
 	}
-	res := engine.Check(fileName, src, opts)
-	out.Diagnostics = diagJSON(res.Diags)
-	if res.Diags.HasErrors() {
-		return c.JSON(out)
-	}
-	var b strings.Builder
-	for _, u := range res.Units {
-		if u.Program == nil {
-			continue
-		}
-		prog := u.Program
-		if req.After != "checked" {
-			if prog, err = lower.Lower(prog, req.After); err != nil {
-				out.Error = err.Error()
-				return c.JSON(out)
-			}
-		}
-		b.WriteString(ir.Print(prog))
-	}
-	out.IR = b.String()
 	return c.JSON(out)
 }
 
@@ -161,14 +135,14 @@ type outputVerdict struct {
 // compareResponse is engine.CompareResult on the wire, plus each side's
 // lowered IR.
 type compareResponse struct {
-	Verdict    string          `json:"verdict"`
-	Ranks      int             `json:"ranks"`
-	A          *engine.RunResult        `json:"a"`
-	B          *engine.RunResult        `json:"b"`
-	Outputs    []outputVerdict `json:"outputs"`
-	KernelDiff string          `json:"kernel_diff"`
-	IRA        string          `json:"ir_a"`
-	IRB        string          `json:"ir_b"`
+	Verdict    string            `json:"verdict"`
+	Ranks      int               `json:"ranks"`
+	A          *engine.RunResult `json:"a"`
+	B          *engine.RunResult `json:"b"`
+	Outputs    []outputVerdict   `json:"outputs"`
+	KernelDiff string            `json:"kernel_diff"`
+	IRA        string            `json:"ir_a"`
+	IRB        string            `json:"ir_b"`
 	// RunA and RunB are the ids of each side run on its own as an
 	// ordinary run (POST /api/runs with the side's code and the
 	// comparison's settings): /ws/runs/{id} streams or replays its events,

@@ -243,38 +243,15 @@ func runIR(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
-	opts := ff.options()
-	if opts.Entry == "" {
-		entry, err := engine.DefaultEntry(file, src, ff.ranks)
-		if err != nil {
-			if l, isDiag := err.(diag.List); isDiag {
-				fmt.Fprint(stderr, diag.RenderAll(l, src))
-				return 1
-			}
-			fmt.Fprintln(stderr, err)
-			return 2
-		}
-		opts.Entry = entry
-	}
-	res := engine.Check(file, src, opts)
-	fmt.Fprint(stderr, diag.RenderAll(res.Diags, src))
-	if res.Diags.HasErrors() {
+	text, diags, err := engine.IRText(file, src, ff.options(), *after)
+	fmt.Fprint(stderr, diag.RenderAll(diags, src))
+	fmt.Fprint(stdout, text)
+	switch {
+	case diags.HasErrors():
 		return 1
-	}
-	for _, u := range res.Units {
-		if u.Program == nil {
-			continue
-		}
-		prog := u.Program
-		if *after != "checked" {
-			lowered, err := lower.Lower(prog, *after)
-			if err != nil {
-				fmt.Fprintf(stderr, "%s: %v\n", file, err)
-				return 2
-			}
-			prog = lowered
-		}
-		fmt.Fprint(stdout, ir.Print(prog))
+	case err != nil:
+		fmt.Fprintln(stderr, err)
+		return 2
 	}
 	return 0
 }
