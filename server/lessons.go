@@ -12,21 +12,9 @@ import (
 	"pldworkbench/tutorials/check"
 )
 
-// stepSummary is one row of GET /api/steps.
-type stepSummary struct {
-	Number       int             `json:"number"`
-	Slug         string          `json:"slug"`
-	Title        string          `json:"title"`
-	Teaches      string          `json:"teaches"`
-	Reveals      string          `json:"reveals,omitempty"`
-	Ranks        []int           `json:"ranks"`
-	DefaultRanks int             `json:"default_ranks"`
-	Variants     []check.Variant `json:"variants"`
-}
-
 // stepDetail is GET /api/steps/{n}.
 type stepDetail struct {
-	stepSummary
+	check.Summary
 	Prev        int               `json:"prev,omitempty"`
 	Next        int               `json:"next,omitempty"`
 	HTML        string            `json:"html"`
@@ -38,7 +26,7 @@ type stepDetail struct {
 // lessons is everything the lesson routes serve, built once by New: the
 // lessons are embedded, so nothing changes while the process runs.
 type lessons struct {
-	list   []stepSummary
+	list   []check.Summary // GET /api/steps
 	detail map[int]*stepDetail
 	css    []byte // chroma.css
 }
@@ -52,28 +40,22 @@ func loadLessons() (*lessons, error) {
 	for _, l := range ls {
 		byNumber[l.Number] = l
 	}
-	out := &lessons{list: []stepSummary{}, detail: map[int]*stepDetail{}}
+	out := &lessons{list: check.Summaries(), detail: map[int]*stepDetail{}}
 	var css bytes.Buffer
 	if err := tutorials.ChromaCSS(&css); err != nil {
 		return nil, err
 	}
 	out.css = css.Bytes()
-	for i, s := range tutorials.Syllabus {
-		c, _ := check.StepOf(s.Number)
-		sum := stepSummary{Number: s.Number, Slug: s.Slug, Title: s.Title, Teaches: s.Teaches, Reveals: s.Reveals,
-			Ranks: c.Ranks(), DefaultRanks: c.DefaultRanks(), Variants: c.Variants()}
-		if sum.Ranks == nil {
-			sum.Ranks = []int{}
-		}
-		out.list = append(out.list, sum)
-		d := &stepDetail{stepSummary: sum, Kernels: map[string]string{}, KernelNames: map[string]string{}, Hints: []string{}}
+	for i, sum := range out.list {
+		c, _ := check.StepOf(sum.Number)
+		d := &stepDetail{Summary: sum, Kernels: map[string]string{}, KernelNames: map[string]string{}, Hints: []string{}}
 		if i > 0 {
-			d.Prev = tutorials.Syllabus[i-1].Number
+			d.Prev = out.list[i-1].Number
 		}
-		if i+1 < len(tutorials.Syllabus) {
-			d.Next = tutorials.Syllabus[i+1].Number
+		if i+1 < len(out.list) {
+			d.Next = out.list[i+1].Number
 		}
-		if l, ok := byNumber[s.Number]; ok {
+		if l, ok := byNumber[sum.Number]; ok {
 			if d.HTML, err = l.HTML(); err != nil {
 				return nil, err
 			}
@@ -89,12 +71,12 @@ func loadLessons() (*lessons, error) {
 			name := c.Kernels(v)[0]
 			k, ok := kernels.Get(name)
 			if !ok {
-				return nil, fmt.Errorf("step %d: kernel %s is not embedded", s.Number, name)
+				return nil, fmt.Errorf("step %d: kernel %s is not embedded", sum.Number, name)
 			}
 			d.Kernels[string(v)] = string(k.Source)
 			d.KernelNames[string(v)] = name
 		}
-		out.detail[s.Number] = d
+		out.detail[sum.Number] = d
 	}
 	return out, nil
 }

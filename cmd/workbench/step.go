@@ -10,21 +10,14 @@ import (
 	"strconv"
 	"strings"
 
-	"pldworkbench/tutorials"
 	"pldworkbench/tutorials/check"
 )
 
-// stepJSON is one row of `workbench steps --json`.
+// stepJSON is one row of `workbench steps --json`: the step's summary
+// and its kernels.
 type stepJSON struct {
-	Number       int             `json:"number"`
-	Slug         string          `json:"slug"`
-	Title        string          `json:"title"`
-	Teaches      string          `json:"teaches"`
-	Reveals      string          `json:"reveals,omitempty"`
-	Ranks        []int           `json:"ranks"`
-	DefaultRanks int             `json:"default_ranks"`
-	Variants     []check.Variant `json:"variants"`
-	Kernels      []string        `json:"kernels"`
+	check.Summary
+	Kernels []string `json:"kernels"`
 }
 
 // runSteps lists the ladder: the syllabus joined with each step's check.
@@ -40,10 +33,9 @@ func runSteps(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	var rows []stepJSON
-	for _, s := range tutorials.Syllabus {
-		c, _ := check.StepOf(s.Number)
-		row := stepJSON{Number: s.Number, Slug: s.Slug, Title: s.Title, Teaches: s.Teaches, Reveals: s.Reveals,
-			Ranks: c.Ranks(), DefaultRanks: c.DefaultRanks(), Variants: c.Variants()}
+	for _, sum := range check.Summaries() {
+		c, _ := check.StepOf(sum.Number)
+		row := stepJSON{Summary: sum}
 		for _, v := range c.Variants() {
 			row.Kernels = append(row.Kernels, c.Kernels(v)...)
 		}
