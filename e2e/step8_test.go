@@ -138,6 +138,21 @@ func removeBarrier(code string) (string, int) {
 	return strings.Join(out, "\n"), removed
 }
 
+// withoutBarrier is removeBarrier for a test: the mesh kernel's barrier is
+// its two signal loops, a notify loop and a wait loop, and nothing of
+// pld.system may remain once they are gone.
+func withoutBarrier(t *testing.T, code string) string {
+	t.Helper()
+	edited, loops := removeBarrier(code)
+	if loops != 2 {
+		t.Fatalf("removed %d barrier loops from the mesh kernel, want 2 (notify and wait)", loops)
+	}
+	if strings.Contains(edited, "pld.system.") {
+		t.Fatal("edited code still calls pld.system")
+	}
+	return edited
+}
+
 // lineOf returns the 1-based number of the only line of code containing
 // sub, or fails the test.
 func lineOf(t *testing.T, code, sub string) int {
@@ -171,13 +186,7 @@ func TestRaceExplained(t *testing.T) {
 	if !strings.Contains(code, "pld.system.wait(") {
 		t.Fatalf("getCode(%d) has no pld.system.wait; is it the mesh kernel? It begins %q", c.i, firstLines(code, 3))
 	}
-	edited, loops := removeBarrier(code)
-	if loops != 2 {
-		t.Fatalf("removed %d barrier loops from the mesh kernel, want 2 (notify and wait)", loops)
-	}
-	if strings.Contains(edited, "pld.system.") {
-		t.Fatalf("edited code still has a signal call")
-	}
+	edited := withoutBarrier(t, code)
 	storeLine := lineOf(t, edited, "part = pl.store(")
 	loadLine := lineOf(t, edited, "pld.tile.remote_load(")
 	c.setCode(edited)

@@ -58,11 +58,7 @@ func TestStepCheckCell(t *testing.T) {
 	c.showView("lanes")
 	waitFor[bool](tb, "lanes with events", fmt.Sprintf(`+%s.dataset.events > 0`, c.q("[data-test=lanes]")), c.state())
 
-	edited, loops := removeBarrier(c.getCode())
-	if loops != 2 {
-		t.Fatalf("removed %d barrier loops, want 2", loops)
-	}
-	c.setCode(edited)
+	c.setCode(withoutBarrier(t, c.getCode()))
 	if st := c.run(); st != "failed" {
 		t.Errorf("check cell without the barrier: data-state=%s, want failed", st)
 	}
