@@ -49,6 +49,12 @@ type CompareResult struct {
 // |a-b| <= atol + rtol*|b| with rtol = atol = 1e-5.
 const Tolerance = 1e-5
 
+// Close reports whether got is within Tolerance of want, torch.allclose's
+// test |got-want| <= atol + rtol*|want|. NaN is close to nothing.
+func Close(got, want float64) bool {
+	return math.Abs(got-want) <= Tolerance+Tolerance*math.Abs(want)
+}
+
 // Compare runs a and b on identical inputs (made once, from a's entry, and
 // handed to b by parameter name, else by position) and compares outputs.
 func Compare(ctx context.Context, a, b Side, opts RunOptions) *CompareResult {
@@ -129,7 +135,7 @@ func compareTensors(name, nameB string, a, b *TensorJSON) OutputVerdict {
 			if d > v.MaxAbsDiff || math.IsNaN(d) {
 				v.MaxAbsDiff = d
 			}
-			if !(d <= Tolerance+Tolerance*math.Abs(y)) && first < 0 {
+			if !Close(x, y) && first < 0 {
 				first = j
 			}
 		}

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"pldworkbench/engine/emu"
 )
@@ -67,7 +66,7 @@ func firstDifference(a, b *RunResult) string {
 			return fmt.Sprintf("output %s missing or reshaped", name)
 		}
 		for i := range x.Data {
-			if d := math.Abs(x.Data[i] - y.Data[i]); !(d <= Tolerance+Tolerance*math.Abs(x.Data[i])) {
+			if !Close(y.Data[i], x.Data[i]) {
 				return fmt.Sprintf("%s differs from the fair schedule at flat index %d: %g, fair gives %g", name, i, y.Data[i], x.Data[i])
 			}
 		}

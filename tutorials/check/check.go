@@ -24,7 +24,6 @@ package check
 import (
 	"context"
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -211,7 +210,7 @@ func sameValues(name string, got, want *emu.Tensor, exact bool) error {
 		g := got.Data[i]
 		ok := g == w
 		if !exact {
-			ok = math.Abs(g-w) <= engine.Tolerance+engine.Tolerance*math.Abs(w)
+			ok = engine.Close(g, w)
 		}
 		if !ok {
 			n++

@@ -127,7 +127,7 @@ func rankCheck(name string, got, want *emu.Tensor, exact bool) OutputCheck {
 			}
 			good := g == w
 			if !exact {
-				good = d <= engine.Tolerance+engine.Tolerance*math.Abs(w)
+				good = engine.Close(g, w)
 			}
 			if !good && rc.Pass {
 				rc.Pass, rc.FirstBad = false, i
