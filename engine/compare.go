@@ -25,7 +25,8 @@ type OutputVerdict struct {
 	NameB string `json:"name_b"`
 	Equal bool   `json:"equal"`
 	// MaxAbsDiff is the largest |a-b| over all elements.
-	MaxAbsDiff float64 `json:"max_abs_diff"`
+	// NaN or an infinity (a NaN output, an overflow) is written as null.
+	MaxAbsDiff Float `json:"max_abs_diff"`
 	// FirstDiff lists, per leading-dimension row (per rank for per-rank
 	// tensors), the first flat index within the row that differs beyond
 	// tolerance, or -1 when the row agrees.
@@ -132,8 +133,8 @@ func compareTensors(name, nameB string, a, b *TensorJSON) OutputVerdict {
 		for j := 0; j < per; j++ {
 			x, y := a.Data[r*per+j], b.Data[r*per+j]
 			d := math.Abs(x - y)
-			if d > v.MaxAbsDiff || math.IsNaN(d) {
-				v.MaxAbsDiff = d
+			if Float(d) > v.MaxAbsDiff || math.IsNaN(d) {
+				v.MaxAbsDiff = Float(d)
 			}
 			if !Close(x, y) && first < 0 {
 				first = j

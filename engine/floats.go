@@ -86,3 +86,31 @@ func (f *Floats) UnmarshalJSON(b []byte) error {
 	*f = out
 	return nil
 }
+
+// Float is a float64 that JSON writes as null when it is NaN or an
+// infinity (JSON has neither), and reads null back as NaN: a maximum
+// difference that a NaN output made NaN still encodes.
+type Float float64
+
+// MarshalJSON writes f as encoding/json writes a float64, or null.
+func (f Float) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (f *Float) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*f = Float(math.NaN())
+		return nil
+	}
+	var v float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*f = Float(v)
+	return nil
+}

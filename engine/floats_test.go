@@ -39,3 +39,24 @@ func TestFloatsJSON(t *testing.T) {
 		t.Error(`["nope"] read without an error`)
 	}
 }
+
+// TestFloatJSON: a finite Float is written as encoding/json writes a
+// float64, NaN and the infinities as null, and null reads back as NaN.
+func TestFloatJSON(t *testing.T) {
+	for _, v := range []float64{0, 2.5e-7, 1e21, -3} {
+		got, _ := json.Marshal(Float(v))
+		want, _ := json.Marshal(v)
+		if string(got) != string(want) {
+			t.Errorf("Float(%v) = %s, want %s", v, got, want)
+		}
+	}
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		if got, _ := json.Marshal(Float(v)); string(got) != "null" {
+			t.Errorf("Float(%v) = %s, want null", v, got)
+		}
+	}
+	var f Float
+	if err := json.Unmarshal([]byte("null"), &f); err != nil || !math.IsNaN(float64(f)) {
+		t.Errorf("null read as %v, %v", f, err)
+	}
+}

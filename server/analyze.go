@@ -121,28 +121,17 @@ type compareRequest struct {
 	Platform string      `json:"platform"`
 }
 
-// outputVerdict is engine.OutputVerdict with a max difference that
-// survives NaN.
-type outputVerdict struct {
-	Name       string `json:"name"`
-	NameB      string `json:"name_b"`
-	Equal      bool   `json:"equal"`
-	MaxAbsDiff jfloat `json:"max_abs_diff"`
-	FirstDiff  []int  `json:"first_diff"`
-	Note       string `json:"note,omitempty"`
-}
-
 // compareResponse is engine.CompareResult on the wire, plus each side's
 // lowered IR.
 type compareResponse struct {
-	Verdict    string            `json:"verdict"`
-	Ranks      int               `json:"ranks"`
-	A          *engine.RunResult `json:"a"`
-	B          *engine.RunResult `json:"b"`
-	Outputs    []outputVerdict   `json:"outputs"`
-	KernelDiff string            `json:"kernel_diff"`
-	IRA        string            `json:"ir_a"`
-	IRB        string            `json:"ir_b"`
+	Verdict    string                 `json:"verdict"`
+	Ranks      int                    `json:"ranks"`
+	A          *engine.RunResult      `json:"a"`
+	B          *engine.RunResult      `json:"b"`
+	Outputs    []engine.OutputVerdict `json:"outputs"`
+	KernelDiff string                 `json:"kernel_diff"`
+	IRA        string                 `json:"ir_a"`
+	IRB        string                 `json:"ir_b"`
 	// RunA and RunB are the ids of each side run on its own as an
 	// ordinary run (POST /api/runs with the side's code and the
 	// comparison's settings): /ws/runs/{id} streams or replays its events,
@@ -205,11 +194,7 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 		return err
 	}
 	out := compareResponse{Verdict: cr.Verdict, Ranks: cr.Ranks, A: cr.A, B: cr.B,
-		Outputs: []outputVerdict{}, KernelDiff: cr.KernelDiff, IRA: printIR(cr.A), IRB: printIR(cr.B)}
-	for _, o := range cr.Outputs {
-		out.Outputs = append(out.Outputs, outputVerdict{Name: o.Name, NameB: o.NameB, Equal: o.Equal,
-			MaxAbsDiff: jfloat(o.MaxAbsDiff), FirstDiff: o.FirstDiff, Note: o.Note})
-	}
+		Outputs: cr.Outputs, KernelDiff: cr.KernelDiff, IRA: printIR(cr.A), IRB: printIR(cr.B)}
 	if cr.A.Status == emu.StatusCanceled || cr.B.Status == emu.StatusCanceled {
 		return errorf(fiber.StatusServiceUnavailable, "the server is shutting down", "comparison cancelled")
 	}

@@ -1,7 +1,6 @@
 package check
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -17,40 +16,10 @@ type RankCheck struct {
 	Pass bool `json:"pass"`
 	// MaxAbsDiff is the largest |got - want| in the row; NaN or an
 	// infinity (a NaN output, an overflow) is written as null in JSON.
-	MaxAbsDiff float64 `json:"max_abs_diff"`
+	MaxAbsDiff engine.Float `json:"max_abs_diff"`
 	// FirstBad is the flat index within the row of the first element
 	// outside the tolerance, -1 when the row passes.
 	FirstBad int `json:"first_bad"`
-}
-
-// MarshalJSON writes a non-finite MaxAbsDiff as null: JSON has no NaN.
-func (r RankCheck) MarshalJSON() ([]byte, error) {
-	type plain RankCheck
-	if math.IsNaN(r.MaxAbsDiff) || math.IsInf(r.MaxAbsDiff, 0) {
-		return json.Marshal(struct {
-			plain
-			MaxAbsDiff *float64 `json:"max_abs_diff"`
-		}{plain: plain(r)})
-	}
-	return json.Marshal(plain(r))
-}
-
-// UnmarshalJSON reads what MarshalJSON writes; null comes back as NaN.
-func (r *RankCheck) UnmarshalJSON(b []byte) error {
-	type plain RankCheck
-	var v struct {
-		plain
-		MaxAbsDiff *float64 `json:"max_abs_diff"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	*r = RankCheck(v.plain)
-	r.MaxAbsDiff = math.NaN()
-	if v.MaxAbsDiff != nil {
-		r.MaxAbsDiff = *v.MaxAbsDiff
-	}
-	return nil
 }
 
 // OutputCheck is one output's per-rank check.
@@ -122,8 +91,8 @@ func rankCheck(name string, got, want *emu.Tensor, exact bool) OutputCheck {
 		for i := 0; i < width; i++ {
 			g, w := got.Data[r*width+i], want.Data[r*width+i]
 			d := math.Abs(g - w)
-			if math.IsNaN(d) || d > rc.MaxAbsDiff {
-				rc.MaxAbsDiff = d // NaN sticks: NaN > x is false
+			if math.IsNaN(d) || engine.Float(d) > rc.MaxAbsDiff {
+				rc.MaxAbsDiff = engine.Float(d) // NaN sticks: NaN > x is false
 			}
 			good := g == w
 			if !exact {

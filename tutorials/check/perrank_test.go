@@ -51,12 +51,12 @@ func TestRankChecks(t *testing.T) {
 }
 
 func TestRankCheckJSON(t *testing.T) {
-	b, err := json.Marshal(RankCheck{Rank: 1, MaxAbsDiff: math.NaN(), FirstBad: 3})
-	if err != nil || string(b) != `{"rank":1,"pass":false,"first_bad":3,"max_abs_diff":null}` {
+	b, err := json.Marshal(RankCheck{Rank: 1, MaxAbsDiff: engine.Float(math.NaN()), FirstBad: 3})
+	if err != nil || string(b) != `{"rank":1,"pass":false,"max_abs_diff":null,"first_bad":3}` {
 		t.Fatalf("%s %v", b, err)
 	}
 	var rc RankCheck
-	if err := json.Unmarshal(b, &rc); err != nil || !math.IsNaN(rc.MaxAbsDiff) || rc.FirstBad != 3 {
+	if err := json.Unmarshal(b, &rc); err != nil || !math.IsNaN(float64(rc.MaxAbsDiff)) || rc.FirstBad != 3 {
 		t.Errorf("%+v %v", rc, err)
 	}
 }
