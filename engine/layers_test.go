@@ -11,13 +11,14 @@ import (
 // web import nothing of the project).
 var allowed = map[string][]string{
 	"pldworkbench/engine/diag":   {},
+	"pldworkbench/engine/limits": {},
 	"pldworkbench/engine/ir":     {},
 	"pldworkbench/engine/syntax": {"engine/diag"},
-	"pldworkbench/engine/meta":   {"engine/diag", "engine/syntax"},
-	"pldworkbench/engine/check":  {"engine/diag", "engine/syntax", "engine/meta", "engine/ir"},
-	"pldworkbench/engine/lower":  {"engine/diag", "engine/syntax", "engine/meta", "engine/check", "engine/ir"},
+	"pldworkbench/engine/meta":   {"engine/diag", "engine/syntax", "engine/limits"},
+	"pldworkbench/engine/check":  {"engine/diag", "engine/syntax", "engine/meta", "engine/ir", "engine/limits"},
+	"pldworkbench/engine/lower":  {"engine/diag", "engine/syntax", "engine/meta", "engine/check", "engine/ir", "engine/limits"},
 	"pldworkbench/engine/trace":  {},
-	"pldworkbench/engine/emu":    {"engine/ir", "engine/trace"},
+	"pldworkbench/engine/emu":    {"engine/ir", "engine/trace", "engine/limits"},
 	"pldworkbench/kernels":       {},
 	"pldworkbench/tutorials":     {},
 	"pldworkbench/web":           {},
