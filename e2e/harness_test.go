@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -197,6 +198,10 @@ func openTab(t *testing.T, parent context.Context, opts ...chromedp.ContextOptio
 				tb.exceptions = append(tb.exceptions, fmt.Sprintf("%s (%s:%d:%d)", m.Text, m.URL, m.Line+1, m.Column+1))
 				tb.mu.Unlock()
 				t.Logf("browser: uncaught %s at %s:%d", m.Text, m.URL, m.Line+1)
+			case strings.Contains(m.Text, "Content Security Policy"):
+				// The page must live within its own CSP (server/guard.go):
+				// a violation is something the page needed and did not get.
+				t.Errorf("browser: the page broke its Content-Security-Policy: %s %s", m.Text, m.URL)
 			case m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleWarning:
 				t.Logf("browser console %s: %s %s", m.Type, m.Text, m.URL)
 			}

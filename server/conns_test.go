@@ -25,7 +25,7 @@ func TestShutdownWithSilentConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer kept.Close()
-	if _, err := kept.Write([]byte("GET /api/steps HTTP/1.1\r\nHost: x\r\n\r\n")); err != nil {
+	if _, err := kept.Write([]byte("GET /api/steps HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")); err != nil {
 		t.Fatal(err)
 	}
 	buf := make([]byte, 64)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"path"
@@ -19,6 +20,7 @@ func (s *Server) routes() {
 	app := s.app
 	app.Use(markUsed)      // see trackListener: Shutdown closes connections that never carried a request
 	app.Use(recover.New()) // a panicking handler answers 500 JSON through errorHandler
+	app.Use(s.guard)       // only the learner's own pages: token or loopback Host, Origin, JSON POSTs, CSP
 
 	// The page: one index.html for every client-side route.
 	app.Get("/", s.page)
@@ -57,6 +59,12 @@ func (s *Server) index(c *fiber.Ctx, status int) error {
 	if err != nil {
 		return err
 	}
+	// Each page gets a fresh nonce: its CSP admits the <style> elements
+	// that carry it (CodeMirror's generated theme) and no others.
+	nonce := newNonce()
+	c.Set("Content-Security-Policy", pagePolicy(nonce))
+	b = bytes.Replace(b, []byte(`<meta charset="utf-8">`),
+		[]byte(`<meta charset="utf-8">`+"\n"+`<meta name="csp-nonce" content="`+nonce+`">`), 1)
 	c.Set(fiber.HeaderCacheControl, "no-cache")
 	c.Type("html", "utf-8")
 	return c.Status(status).Send(b)

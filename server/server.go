@@ -42,6 +42,9 @@ type Options struct {
 	Logger            io.Writer     // request/run log; nil = discard
 	MaxConcurrentRuns int           // 0 = 2
 	RunTimeout        time.Duration // 0 = 10s
+	// Token, when set, is required on every request (guard.go): the
+	// command line sets it when it binds a non-loopback address.
+	Token string
 }
 
 // Limits of the server, in one place.

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,9 +25,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (loopback by default; a port of 0 picks a free one)")
+	token := fs.String("token", "", "access token required on every request when --addr is not loopback (default: a random one, printed in the URL)")
 	data := fs.String("data", "", "data directory for the run store runs.db (default: $XDG_DATA_HOME/pld-workbench or ~/.local/share/pld-workbench)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench [serve] [--addr HOST:PORT] [--data DIR]")
+		fmt.Fprintln(stderr, "usage: workbench [serve] [--addr HOST:PORT] [--data DIR] [--token T]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -52,13 +55,27 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		}
 		return 1
 	}
-	srv, err := server.New(server.Options{DataDir: dir, Logger: stderr})
+	// On loopback the server answers only loopback Host names; beyond it,
+	// other machines can reach it, so every request needs the token, as
+	// Jupyter does.
+	tok := ""
+	if !isLoopback(ln.Addr()) {
+		if tok = *token; tok == "" {
+			tok = randomToken()
+		}
+	}
+	srv, err := server.New(server.Options{DataDir: dir, Logger: stderr, Token: tok})
 	if err != nil {
 		ln.Close()
 		fmt.Fprintf(stderr, "workbench: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "PLD Workbench: http://%s/\n", ln.Addr())
+	if tok == "" {
+		fmt.Fprintf(stdout, "PLD Workbench: http://%s/\n", ln.Addr())
+	} else {
+		fmt.Fprintf(stdout, "PLD Workbench: http://%s/?token=%s\n", ln.Addr(), tok)
+		fmt.Fprintln(stdout, "  (bound beyond loopback: every request needs this token; open the URL once and the page keeps it)")
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -81,6 +98,22 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		code = 1
 	}
 	return code
+}
+
+// isLoopback reports whether a listener's address is on the loopback
+// interface only (0.0.0.0 and :: are every interface, so not).
+func isLoopback(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
+}
+
+// randomToken makes a 128-bit access token.
+func randomToken() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on Linux
+	}
+	return hex.EncodeToString(b)
 }
 
 // shutdown stops the server, giving runs and connections 10 seconds.

@@ -81,3 +81,52 @@ func TestServePortInUse(t *testing.T) {
 		t.Errorf("extra argument: exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestServeBeyondLoopback: bound to every interface, the server prints a
+// URL with a token and answers nothing without it. (The test reaches it on
+// 127.0.0.1 only, and for about a second.)
+func TestServeBeyondLoopback(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "workbench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "serve", "--addr", "0.0.0.0:0", "--data", filepath.Join(dir, "data"))
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tok, ok := strings.Cut(strings.TrimSpace(line), "/?token=")
+	if !ok || len(tok) != 32 {
+		t.Fatalf("printed %q, want a URL with a 32-digit token", line)
+	}
+	port := line[strings.LastIndex(line[:strings.Index(line, "/?token=")], ":")+1 : strings.Index(line, "/?token=")]
+	base := "http://127.0.0.1:" + port
+	resp, err := http.Get(base + "/api/steps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 {
+		t.Errorf("without the token: %d, want 401", resp.StatusCode)
+	}
+	resp, err = http.Get(base + "/api/steps?token=" + tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("with the token: %d, want 200", resp.StatusCode)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	go io.Copy(io.Discard, stdout)
+	cmd.Wait()
+}

@@ -21,7 +21,9 @@ async function request(method, path, body) {
   try {
     res = await fetch(path, {
       method,
-      headers: body ? { "Content-Type": "application/json" } : undefined,
+      // The server refuses a POST that is not application/json (a foreign
+      // page cannot send that type without a preflight), body or not.
+      headers: method === "POST" ? { "Content-Type": "application/json" } : undefined,
       body: body ? JSON.stringify(body) : undefined,
     });
   } catch {

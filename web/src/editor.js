@@ -97,6 +97,10 @@ export function createEditor(parent, opts) {
   if (opts.lint) {
     exts.push(lintGutter(), linter(lintSource(opts.lint), { delay: 400 }));
   }
+  // The page's Content-Security-Policy admits <style> elements only with
+  // the nonce the server put in this page; CodeMirror's generated theme is one.
+  const nonce = document.querySelector('meta[name="csp-nonce"]')?.content;
+  if (nonce) exts.push(EditorView.cspNonce.of(nonce));
   let lastLine = 0;
   exts.push(
     EditorView.updateListener.of((u) => {

@@ -15,6 +15,9 @@ export function el(tag, attrs, ...children) {
         node.addEventListener(k.slice(2), v);
       } else if (k === "text") {
         node.textContent = v;
+      } else if (k === "style") {
+        // Through the CSSOM: the page's CSP refuses style attributes.
+        node.style.cssText = String(v);
       } else {
         node.setAttribute(k, v === true ? "" : String(v));
       }
