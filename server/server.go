@@ -34,6 +34,8 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	"pldworkbench/engine/limits"
 )
 
 // Options configure a Server.
@@ -47,18 +49,18 @@ type Options struct {
 	Token string
 }
 
-// Limits of the server, in one place.
+// Limits of the server: the values live in engine/limits's table.
 const (
 	// MaxCode is the largest program accepted, in bytes (API.md: 413 above).
-	MaxCode = 256 << 10
+	MaxCode = limits.MaxCode
 	// bodyLimit bounds a request body: the code JSON-escaped (six bytes
 	// for a control character written \u00XX) plus the settings, with
 	// room to spare, so an oversized program reaches the handler and gets
 	// its JSON 413 rather than a connection reset; fasthttp refuses a body
 	// past this limit before reading it.
-	bodyLimit = 8 << 20
+	bodyLimit = limits.BodySize
 	// MaxRanks is the largest rank count a request may ask for.
-	MaxRanks = 64
+	MaxRanks = limits.MaxRanks
 	// maxEvents is how many events a run keeps for its live stream and its
 	// stored record (about 150 bytes each in memory); a run with more still
 	// counts them in its stats, and its record says events_truncated.
@@ -101,10 +103,10 @@ func New(opts Options) (*Server, error) {
 		opts.Logger = io.Discard
 	}
 	if opts.MaxConcurrentRuns <= 0 {
-		opts.MaxConcurrentRuns = 2
+		opts.MaxConcurrentRuns = limits.MaxRuns
 	}
 	if opts.RunTimeout <= 0 {
-		opts.RunTimeout = 10 * time.Second
+		opts.RunTimeout = limits.RunTimeout
 	}
 	if err := os.MkdirAll(opts.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("server: data directory: %w", err)

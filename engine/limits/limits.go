@@ -14,7 +14,11 @@
 // The package imports nothing of the project, so every layer may use it.
 package limits
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // Budget bounds one piece of work. Zero fields take the defaults of the
 // caller (ServerBudget or CLIBudget).
@@ -51,7 +55,7 @@ const (
 // Table lists every limit. Keep it in the order API.md shows it.
 var Table = []Limit{
 	{Name: "code-size", What: "program text in one request", Server: "256 KiB", CLI: "—", Flag: "—",
-		Error: "413 `code is N bytes; the limit is 262144`"},
+		Error: "413 `code is N bytes, more than the 262144 allowed`"},
 	{Name: "body-size", What: "one request body", Server: "8 MiB", CLI: "—", Flag: "—",
 		Error: "the connection is closed before the body is read"},
 	{Name: "ranks", What: "rank count of one run, however it was derived (request, pinned by the host's tensors, factory)", Server: "64", CLI: "—", Flag: "—",
@@ -61,3 +65,21 @@ var Table = []Limit{
 	{Name: "run-timeout", What: "wall clock of one run", Server: "10 s", CLI: "10 s", Flag: "—",
 		Error: "status `timeout`, E0505"},
 }
+
+// Markdown renders Table as the Markdown table that server/API.md and the
+// README carry between the markers BeginMarker and EndMarker.
+func Markdown() string {
+	var b strings.Builder
+	b.WriteString("| limit | what it bounds | server default | CLI default | flag | past it |\n")
+	b.WriteString("|---|---|---|---|---|---|\n")
+	for _, l := range Table {
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", l.Name, l.What, l.Server, l.CLI, l.Flag, l.Error)
+	}
+	return b.String()
+}
+
+// The markers around the generated table in the docs.
+const (
+	BeginMarker = "<!-- limits table: generated from engine/limits; go test ./engine/limits -update -->"
+	EndMarker   = "<!-- end of limits table -->"
+)
