@@ -19,19 +19,23 @@ func (s *Server) routes() {
 	app := s.app
 	app.Use(markUsed)      // see trackListener: Shutdown closes connections that never carried a request
 	app.Use(recover.New()) // a panicking handler answers 500 JSON through errorHandler
+	app.Use(s.notFound)    // a page address no route takes gets the HTML page, 404
 
 	// The page: one index.html for every client-side route.
 	app.Get("/", s.page)
 	app.Get("/step/:n", s.stepPage)
 	app.Get("/r/:id", s.sharePage)
+	app.Get("/lessons/README", s.page)
 	app.Get("/assets/chroma.css", s.chromaCSS)
 	app.Get("/assets/*", s.asset)
 
 	// Lessons and kernels.
 	app.Get("/api/steps", s.getSteps)
+	app.Get("/api/lessons/readme", s.getLessonsReadme)
 	app.Get("/api/steps/:n", s.getStep)
 	app.Post("/api/steps/:n/check", s.postStepCheck)
 	app.Get("/api/kernels/:name", s.getKernel)
+	app.Get("/api/kernels/:name/bug", s.getKernelBug)
 
 	// Checking, lowering, comparing.
 	app.Post("/api/check", s.postCheck)
