@@ -30,7 +30,9 @@ export async function renderShare(main, id, page) {
   const ctx = {
     nextCount: () => ++page.counter,
     focusNext: () => {},
-    markDone: () => {},
+    markPassed: () => {},
+    markStarted: () => {},
+    outKey: "",
   };
   const cell = new Cell({ index: 0, action: "run", name: s.step ? `step ${s.step}` : "", args: "", kernel: null, step: null, code: run.code || "", key: "", shared: run }, ctx);
   const facts = [

@@ -120,3 +120,10 @@ export function timeOfDay(ms) {
   const d = new Date(ms);
   return [d.getHours(), d.getMinutes(), d.getSeconds()].map((x) => String(x).padStart(2, "0")).join(":");
 }
+
+/** humanTime renders a timestamp (ms or an ISO string) as "1 Dec 2026, 14:03 UTC" style local text. */
+export function humanTime(t) {
+  const d = new Date(t);
+  if (Number.isNaN(d.getTime())) return String(t);
+  return d.toLocaleString(undefined, { day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", timeZoneName: "short" });
+}
