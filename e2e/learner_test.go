@@ -245,8 +245,9 @@ func TestBugCells(t *testing.T) {
 		}
 		t.Logf("%s: %s", tc.kernel, res.Summary)
 		if tc.step == 4 {
+			c.showView("explain")
 			c.scrollTo()
-			tb.viewportShot(shotDir(t), "bug-reproduced.png")
+			tb.elementShot(shotDir(t), "bug-reproduced.png", c.q(".cell-out"))
 		}
 	}
 }

@@ -197,11 +197,13 @@ export function docstringRange(text) {
 
 /**
  * splitHeader cuts the `#!` metadata lines that open a kernel file off its
- * text: {header, body}, header with its line ends ("" when none). The
+ * text: {header, body}, header with its line ends and the blank lines
+ * after it ("" when none). The
  * engine reads the header; the learner edits the body.
  */
 export function splitHeader(text) {
-  const m = /^(?:#![^\n]*\n)+/.exec(text || "");
+  // The blank lines after the header go with it: the editor opens on code.
+  const m = /^(?:#![^\n]*\n)+(?:[ \t]*\n)*/.exec(text || "");
   if (!m) return { header: "", body: text || "" };
   return { header: m[0], body: text.slice(m[0].length) };
 }

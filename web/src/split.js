@@ -76,6 +76,8 @@ export class SplitView {
       this.stubs.get(c).classList.add("on");
       this.active = c;
       c.editor.view.requestMeasure();
+      // Moving the editor resets its scroll: a starter opens on its TODO again.
+      if (!c.editor.view.hasFocus) c.reveal();
       if (c.rv && c.rv.lanes) c.rv.lanes.schedule(true);
     }
     if (focus) c.editor.focus();
