@@ -162,7 +162,11 @@ func TestOutputsAndLayout(t *testing.T) {
 	if w := eval[int](tb, "page width", `document.documentElement.scrollWidth`); w > 390 {
 		t.Errorf("at 390 px the page is %d px wide: %s", w, eval[string](tb, "wide", `[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > 392 && !e.closest('.cm-scroller, .tabs, .out-scroll, .heat-wrap, pre')).slice(0, 8).map(e => e.tagName + '.' + e.className + ':' + Math.round(e.getBoundingClientRect().right)).join(' ')`))
 	}
-	tb.viewportShot(shotDir(t), "narrow.png")
+	if right := eval[float64](tb, "tabs' right edge", c.q("[data-test=tab]")+".closest('.tabs').getBoundingClientRect().right"); right > 390 {
+		t.Errorf("at 390 px the tab bar ends at %.0f px", right)
+	}
+	c.scrollTo()
+	tb.elementShot(shotDir(t), "narrow.png", c.q(".runview"))
 	tb.do("widen the window", chromedp.EmulateViewport(1280, 900))
 
 	tb.do("switch to the split view", chromedp.Click(chromedp.JSPath(`document.querySelector('[data-test=layout]')`)))
