@@ -455,10 +455,19 @@ export class Cell {
     this.timeEl.textContent += " · restored";
     const changed = saved.code && saved.code !== hashText(this.getCode());
     if (changed) this.note.textContent = "This output is from an earlier version of the code; run again to see the current one.";
-    this.pending = this.watch(saved.id, "Restoring the last output…").then((ok) => {
-      this.finalState(ok);
-      return { state: this.state, summary: this.summary() };
-    });
+    // A run this server's store does not have (another data folder) is
+    // forgotten quietly, not shown as a failed connection.
+    this.pending = api.run(saved.id).then(
+      () => this.watch(saved.id, "Restoring the last output…").then((ok) => {
+        this.finalState(ok);
+        return { state: this.state, summary: this.summary() };
+      }),
+      (e) => {
+        if (e.status === 404) this.clearOutput();
+        else this.rv.fail(`the last output could not be restored: ${e.message}`, e.hint);
+        return { state: this.state, summary: this.summary() };
+      },
+    );
     return this.pending;
   }
 
