@@ -183,3 +183,32 @@ func TestOutputsAndLayout(t *testing.T) {
 		t.Errorf("the single-column toggle left the split view")
 	}
 }
+
+// TestEntriesAndSolution: step 11's kernel has four entries and every
+// working-copy cell offers them all; the solution is hidden until the
+// learner asks, then shown read-only without its header.
+func TestEntriesAndSolution(t *testing.T) {
+	s, tb := newSession(t)
+	tb.navigate(s.base + "/step/11")
+	c := findCell(tb, 11, "run", "11_allreduce_reveal")
+	waitFor[bool](tb, "the editor", "!!"+c.q(".cm-editor"), c.state())
+	opts := eval[[]string](tb, "the entry options", fmt.Sprintf(`[...(%s?.options ?? [])].map(o => o.value)`, c.q("[data-test=entry]")))
+	if len(opts) != 4 {
+		t.Errorf("step 11's run cell offers entries %q, want the kernel's four", opts)
+	}
+	if got := eval[string](tb, "selected entry", c.q("[data-test=entry]")+".value"); got != `build_allreduce_reveal({P}, "ring", "sum").allreduce` {
+		t.Errorf("the run cell's entry is %q, want the lesson's ring/sum entry", got)
+	}
+	if eval[bool](tb, "solution shown", `!!document.querySelector('[data-test=solution] .cm-editor')`) {
+		t.Errorf("the solution is shown before the learner asked")
+	}
+	eval[bool](tb, "accept the confirm", `(window.confirm = () => true, true)`)
+	tb.do("show the solution", chromedp.Click(chromedp.JSPath(`document.querySelector('[data-test=show-solution]')`)))
+	text := waitFor[string](tb, "the solution", `document.querySelector('[data-test=solution] .cm-content')?.textContent ?? ''`, summary)
+	if strings.Contains(text, "#!") || !strings.Contains(text, "allreduce") {
+		t.Errorf("the solution shows %.120q", text)
+	}
+	if ed := eval[string](tb, "editable", `document.querySelector('[data-test=solution] .cm-content').getAttribute('contenteditable')`); ed != "false" {
+		t.Errorf("the solution's editor is editable (contenteditable=%q)", ed)
+	}
+}
