@@ -152,3 +152,17 @@ func (c cell) scrollTo() {
 	c.tb.t.Helper()
 	eval[bool](c.tb, "scroll to the cell", fmt.Sprintf(`(%s.scrollIntoView({block: 'start'}), window.scrollBy(0, -60), true)`, c.js()))
 }
+
+// pasteKernel puts the shipped source of kernel name into the cell, as a
+// learner who copies a file in would: on a working-copy cell it becomes the
+// working copy every such cell shares.
+func (c cell) pasteKernel(s *site, name string) {
+	c.tb.t.Helper()
+	var k struct {
+		Source string `json:"source"`
+	}
+	if err := s.getJSON("/api/kernels/"+name, &k); err != nil || k.Source == "" {
+		c.tb.t.Fatalf("GET /api/kernels/%s: %v (source %d bytes)", name, err, len(k.Source))
+	}
+	c.setCode(k.Source)
+}

@@ -14,6 +14,9 @@ func TestCompareView(t *testing.T) {
 	s, tb := newSession(t)
 	tb.navigate(s.base + "/step/12")
 	c := findCell(tb, 12, "compare", "12_broadcast_hand")
+	// Side A is the learner's working copy (the starter until filled in).
+	waitFor[bool](tb, "the compare cell's editor", "!!"+c.q(".cm-editor"), c.state())
+	c.pasteKernel(s, "12_broadcast_hand")
 	if st := c.run(); st != "done" {
 		t.Fatalf("compare cell: data-state=%s, want done; %s", st, eval[string](tb, "state", c.state()))
 	}

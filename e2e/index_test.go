@@ -17,8 +17,8 @@ func stepDoneJS(n int) string {
 }
 
 // TestIndex checks the lesson index: 20 step links, and step 8 marked done
-// once its full step check passes in the same browser profile (not before,
-// and not after a single passing run).
+// once the learner's working copy passes its full step check in the same
+// browser profile (not before, and not after a single passing run).
 func TestIndex(t *testing.T) {
 	s, tb := newSession(t)
 	tb.navigate(s.base + "/")
@@ -50,9 +50,15 @@ func TestIndex(t *testing.T) {
 		t.Errorf("step 8 shows done after a single passing run, before its full check passed")
 	}
 
-	// The check cell's full check (every rank count, both schedules) is.
+	// The check cell's full check (every rank count, both schedules) of
+	// the working copy (runMesh pasted the finished kernel into it, and the
+	// browser kept it) is.
 	tb.navigate(s.base + "/step/8")
 	c := findCell(tb, 8, "check", meshKernel)
+	waitFor[bool](tb, "the check cell's editor", "!!"+c.q(".cm-editor"), c.state())
+	if code := c.getCode(); !strings.Contains(code, "pld.system.wait(") {
+		t.Fatalf("the check cell does not hold the kept working copy: %q", firstLines(code, 3))
+	}
 	if st := c.run(); st != "done" {
 		t.Fatalf("check cell: data-state=%s, want done; %s", st, eval[string](tb, "state", c.state()))
 	}

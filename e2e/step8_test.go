@@ -21,6 +21,9 @@ func runMesh(t *testing.T, s *site, tb *tab, ranks int, shots string) cell {
 	tb.navigate(s.base + "/step/8")
 	c := findCell(tb, 8, "run", meshKernel)
 	waitFor[bool](tb, "the run cell's editor", "!!"+c.q(".cm-editor"), c.state())
+	// The run cell acts on the learner's working copy, which starts as the
+	// starter: put the finished kernel in, as a learner who solved it.
+	c.pasteKernel(s, meshKernel)
 	if shots != "" {
 		tb.viewportShot(shots, "step-page.png")
 	}
@@ -181,6 +184,7 @@ func TestRaceExplained(t *testing.T) {
 	tb.navigate(s.base + "/step/8")
 	c := findCell(tb, 8, "run", meshKernel)
 	waitFor[bool](tb, "the run cell's editor", "!!"+c.q(".cm-editor"), c.state())
+	c.pasteKernel(s, meshKernel)
 
 	code := c.getCode()
 	if !strings.Contains(code, "pld.system.wait(") {

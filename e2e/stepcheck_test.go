@@ -36,6 +36,7 @@ func TestStepCheckCell(t *testing.T) {
 	tb.navigate(s.base + "/step/8")
 	c := findCell(tb, 8, "check", meshKernel)
 	waitFor[bool](tb, "the check cell's editor", "!!"+c.q(".cm-editor"), c.state())
+	c.pasteKernel(s, meshKernel) // the learner's kernel, finished
 	if st := c.run(); st != "done" {
 		t.Fatalf("check cell: data-state=%s, want done; %s", st, eval[string](tb, "state", c.state()))
 	}

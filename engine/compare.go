@@ -75,12 +75,15 @@ func Compare(ctx context.Context, a, b Side, opts RunOptions) *CompareResult {
 		return cr
 	}
 	equal := len(cr.A.OutputOrder) == len(cr.B.OutputOrder)
-	for i, name := range cr.A.OutputOrder {
-		nameB := name
-		if _, ok := cr.B.Outputs[name]; !ok && i < len(cr.B.OutputOrder) {
-			nameB = cr.B.OutputOrder[i]
+	for _, pr := range pairOutputs(cr.A.OutputOrder, cr.B.OutputOrder) {
+		v := compareTensors(pr[0], pr[1], cr.A.Outputs[pr[0]], cr.B.Outputs[pr[1]])
+		if pr[0] == "" || pr[1] == "" {
+			v.Name, v.NameB = pr[0], pr[1]
+			if v.Name == "" {
+				v.Name = pr[1]
+			}
+			v.Note = "only in " + map[bool]string{true: "A", false: "B"}[pr[1] == ""]
 		}
-		v := compareTensors(name, nameB, cr.A.Outputs[name], cr.B.Outputs[nameB])
 		equal = equal && v.Equal
 		cr.Outputs = append(cr.Outputs, v)
 	}
@@ -170,4 +173,51 @@ func kernelDiff(a, b Side, pa, pb *ir.Program) string {
 	}
 	s, _ := difflib.GetUnifiedDiffString(d)
 	return s
+}
+
+// pairOutputs pairs A's outputs with B's: by name first; the outputs left
+// without a namesake pair by position among themselves only when both sides
+// have the same number of them (a renamed output); any other is paired with
+// "" (only one side has it). Pairing y with tally because they sit at the
+// same position would compare unrelated tensors.
+func pairOutputs(a, b []string) [][2]string {
+	inB := map[string]bool{}
+	for _, n := range b {
+		inB[n] = true
+	}
+	inA := map[string]bool{}
+	for _, n := range a {
+		inA[n] = true
+	}
+	var restA, restB []string
+	for _, n := range a {
+		if !inB[n] {
+			restA = append(restA, n)
+		}
+	}
+	for _, n := range b {
+		if !inA[n] {
+			restB = append(restB, n)
+		}
+	}
+	byPos := len(restA) == len(restB)
+	var out [][2]string
+	k := 0
+	for _, n := range a {
+		switch {
+		case inB[n]:
+			out = append(out, [2]string{n, n})
+		case byPos:
+			out = append(out, [2]string{n, restB[k]})
+			k++
+		default:
+			out = append(out, [2]string{n, ""})
+		}
+	}
+	if !byPos {
+		for _, n := range restB {
+			out = append(out, [2]string{"", n})
+		}
+	}
+	return out
 }

@@ -29,6 +29,7 @@ type lessons struct {
 	list   []check.Summary // GET /api/steps
 	detail map[int]*stepDetail
 	css    []byte // chroma.css
+	bugs   *bugCache
 }
 
 func loadLessons() (*lessons, error) {
@@ -40,7 +41,7 @@ func loadLessons() (*lessons, error) {
 	for _, l := range ls {
 		byNumber[l.Number] = l
 	}
-	out := &lessons{list: check.Summaries(), detail: map[int]*stepDetail{}}
+	out := &lessons{list: check.Summaries(), detail: map[int]*stepDetail{}, bugs: &bugCache{m: map[string]bugJSON{}}}
 	var css bytes.Buffer
 	if err := tutorials.ChromaCSS(&css); err != nil {
 		return nil, err

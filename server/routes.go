@@ -21,19 +21,23 @@ func (s *Server) routes() {
 	app.Use(markUsed)      // see trackListener: Shutdown closes connections that never carried a request
 	app.Use(recover.New()) // a panicking handler answers 500 JSON through errorHandler
 	app.Use(s.guard)       // only the learner's own pages: token or loopback Host, Origin, JSON POSTs, CSP
+	app.Use(s.notFound)    // a page address no route takes gets the HTML page, 404
 
 	// The page: one index.html for every client-side route.
 	app.Get("/", s.page)
 	app.Get("/step/:n", s.stepPage)
 	app.Get("/r/:id", s.sharePage)
+	app.Get("/lessons/README", s.page)
 	app.Get("/assets/chroma.css", s.chromaCSS)
 	app.Get("/assets/*", s.asset)
 
 	// Lessons and kernels.
 	app.Get("/api/steps", s.getSteps)
+	app.Get("/api/lessons/readme", s.getLessonsReadme)
 	app.Get("/api/steps/:n", s.getStep)
 	app.Post("/api/steps/:n/check", s.postStepCheck)
 	app.Get("/api/kernels/:name", s.getKernel)
+	app.Get("/api/kernels/:name/bug", s.getKernelBug)
 
 	// Checking, lowering, comparing.
 	app.Post("/api/check", s.postCheck)

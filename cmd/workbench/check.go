@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -57,29 +58,52 @@ func (f *frontFlags) validate(stderr io.Writer) bool {
 // parseFileArgs parses flags that may come before or after the one FILE
 // argument (workbench check prog.py --entry x and workbench check --entry x
 // prog.py both work).
-func parseFileArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (string, bool) {
-	var file string
+func parseFileArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (string, int) {
+	return parseOneArg(fs, args, stderr, "FILE")
+}
+
+// parseOneArg parses fs's flags around one positional argument, named
+// what in its messages. exit is -1 when parsing succeeded, else the exit
+// status: 0 after -h/--help (the usage was asked for), 2 for bad usage.
+func parseOneArg(fs *flag.FlagSet, args []string, stderr io.Writer, what string) (arg string, exit int) {
 	for {
 		if err := fs.Parse(args); err != nil {
-			return "", false
+			return "", parseExit(err)
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
 			break
 		}
-		if file != "" {
-			fmt.Fprintf(stderr, "%s: want one FILE, got %q and %q\n", fs.Name(), file, rest[0])
-			return "", false
+		if arg != "" {
+			fmt.Fprintf(stderr, "%s: want one %s, got %q and %q\n", fs.Name(), what, arg, rest[0])
+			return "", 2
 		}
-		file = rest[0]
+		arg = rest[0]
 		args = rest[1:]
 	}
-	if file == "" {
-		fmt.Fprintf(stderr, "%s: missing FILE\n", fs.Name())
+	if arg == "" {
+		fmt.Fprintf(stderr, "%s: missing %s\n", fs.Name(), what)
 		fs.Usage()
-		return "", false
+		return "", 2
 	}
-	return file, true
+	return arg, -1
+}
+
+// parseExit is the exit status for a flag parse error: 0 for -h/--help,
+// whose usage the flag package has printed, 2 for anything else.
+func parseExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
+}
+
+// ranksText renders a rank count: "1 rank", "4 ranks".
+func ranksText(n int) string {
+	if n == 1 {
+		return "1 rank"
+	}
+	return fmt.Sprintf("%d ranks", n)
 }
 
 func flagGiven(fs *flag.FlagSet, name string) bool {
@@ -111,9 +135,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: workbench check FILE [--entry EXPR] [--ranks P] [--platform 910B|950] [--json]")
 		fs.PrintDefaults()
 	}
-	file, ok := parseFileArgs(fs, args, stderr)
+	file, exit := parseFileArgs(fs, args, stderr)
 	ff.explicitRanks = flagGiven(fs, "ranks")
-	if !ok || !ff.validate(stderr) {
+	if exit >= 0 {
+		return exit
+	}
+	if !ff.validate(stderr) {
 		return 2
 	}
 	src, ok := readSource(file, stderr)
@@ -180,7 +207,7 @@ func summary(file string, res *engine.Result, ff frontFlags) string {
 				names = append(names, levelWord(f.Level)+" "+f.Name)
 			}
 			n += len(u.Program.Funcs)
-			lines = append(lines, fmt.Sprintf("  %s at %d ranks: %s", u.Label, u.Program.Ranks, strings.Join(names, " -> ")))
+			lines = append(lines, fmt.Sprintf("  %s at %s: %s", u.Label, ranksText(u.Program.Ranks), strings.Join(names, " -> ")))
 		} else {
 			n++
 			lines = append(lines, fmt.Sprintf("  %s: %s %s (on its own)", u.Label, levelWord(u.Func.Level), u.Func.Name))
@@ -234,9 +261,12 @@ func runIR(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	file, ok := parseFileArgs(fs, args, stderr)
+	file, exit := parseFileArgs(fs, args, stderr)
 	ff.explicitRanks = flagGiven(fs, "ranks")
-	if !ok || !ff.validate(stderr) {
+	if exit >= 0 {
+		return exit
+	}
+	if !ff.validate(stderr) {
 		return 2
 	}
 	src, ok := readSource(file, stderr)

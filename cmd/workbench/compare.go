@@ -37,7 +37,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	var files []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return 2
+			return parseExit(err)
 		}
 		if fs.NArg() == 0 {
 			break
@@ -124,10 +124,10 @@ func printCompare(w io.Writer, sides [2]engine.Side, cr *engine.CompareResult) {
 			fmt.Fprintf(w, "   %s, line %d: %s\n", where, e.Line, e.Message)
 		}
 	}
-	fmt.Fprintf(w, "\nverdict: %s at %d ranks\n", cr.Verdict, cr.Ranks)
+	fmt.Fprintf(w, "\nverdict: %s at %s\n", cr.Verdict, ranksText(cr.Ranks))
 	for _, o := range cr.Outputs {
 		name := o.Name
-		if o.NameB != o.Name {
+		if o.NameB != o.Name && o.NameB != "" {
 			name += " vs " + o.NameB
 		}
 		switch {

@@ -52,9 +52,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: workbench run FILE [--entry EXPR] [--ranks P] [--fill index|randn|ones|zeros] [--seed N] [--arg name=value]...\n       [--schedule fair|random:SEED|adversarial] [--schedules N] [--no-races] [--json] [--trace FILE]")
 		fs.PrintDefaults()
 	}
-	file, ok := parseFileArgs(fs, args, stderr)
+	file, exit := parseFileArgs(fs, args, stderr)
 	ff.explicitRanks = flagGiven(fs, "ranks")
-	if !ok || !ff.validate(stderr) {
+	if exit >= 0 {
+		return exit
+	}
+	if !ff.validate(stderr) {
 		return 2
 	}
 	f, err := engine.ParseFill(*fill)
@@ -173,7 +176,7 @@ func printRun(w io.Writer, file string, src []byte, res *engine.RunResult) {
 	fmt.Fprint(w, diag.RenderAll(res.Diags, src))
 	fmt.Fprintf(w, "%s: %s", file, res.Status)
 	if res.Ranks > 0 {
-		fmt.Fprintf(w, " (%s at %d ranks)", res.Entry, res.Ranks)
+		fmt.Fprintf(w, " (%s at %s)", res.Entry, ranksText(res.Ranks))
 	}
 	fmt.Fprintln(w)
 	if e := res.Error; e != nil && res.Deadlock == nil {

@@ -25,8 +25,13 @@ func runSteps(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("steps", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the steps as JSON")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: workbench steps [--json]")
+		fmt.Fprintln(stderr, "\nLists the 20 lessons: number, title, what each teaches.")
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "steps takes no arguments, got %s\n", strings.Join(fs.Args(), " "))
@@ -77,9 +82,9 @@ func runStep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: workbench step N [--kernel starter|solution|builtin|bug] [--ranks P] [--check FILE] [--json]")
 		fs.PrintDefaults()
 	}
-	arg, ok := parseFileArgs(fs, args, stderr)
-	if !ok {
-		return 2
+	arg, exit := parseOneArg(fs, args, stderr, "N (a step number)")
+	if exit >= 0 {
+		return exit
 	}
 	n, err := strconv.Atoi(arg)
 	s, found := check.StepOf(n)
@@ -195,8 +200,13 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print every kernel's verdicts as JSON")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: workbench verify [--json]")
+		fmt.Fprintln(stderr, "\nChecks every step: solutions and builtins pass, bugs fail as documented, starters run.")
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "verify takes no arguments, got %s\n", strings.Join(fs.Args(), " "))

@@ -75,7 +75,12 @@ func TestStepCommand(t *testing.T) {
 		{[]string{"step", "4", "--kernel", "starter", "--ranks", "2"}, 1, "starter: fill in the gaps marked TODO, then run `workbench step 4 --check FILE`"},
 		{[]string{"step", "7", "--kernel", "starter", "--ranks", "3"}, 1, "P=3 across_by_get: fail (fair schedule), wrong_data"},
 		{[]string{"step", "4", "--check", "../../kernels/04_barrier_starter.py", "--ranks", "2"}, 1, "wrong_data: tally: 2 of 4 elements wrong"},
-		{[]string{"step"}, 2, "missing FILE"},
+		{[]string{"step"}, 2, "step: missing N (a step number)"},
+		{[]string{"step", "--help"}, 0, "usage: workbench step N"},
+		{[]string{"steps", "--help"}, 0, "usage: workbench steps [--json]"},
+		{[]string{"verify", "-h"}, 0, "usage: workbench verify [--json]"},
+		{[]string{"check", "--help"}, 0, "usage: workbench check FILE"},
+		{[]string{"run", "--help"}, 0, "usage: workbench run FILE"},
 		{[]string{"verify", "x"}, 2, "no arguments"},
 	}
 	for _, tt := range tests {
@@ -106,5 +111,15 @@ func TestStepsJSON(t *testing.T) {
 	// Starters are found by file name: step 4 lists one first, with its kernel.
 	if s4 := rows[3]; s4.Variants[0] != "starter" || !slices.Contains(s4.Kernels, "04_barrier_starter") {
 		t.Errorf("step 4 = %+v", s4)
+	}
+}
+
+// TestRanksText checks the rank count is spelled right at one rank, where
+// "at 1 ranks" used to come out.
+func TestRanksText(t *testing.T) {
+	for n, want := range map[int]string{1: "1 rank", 2: "2 ranks", 8: "8 ranks"} {
+		if got := ranksText(n); got != want {
+			t.Errorf("ranksText(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

@@ -52,9 +52,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: workbench sweep FILE|STEP [--entry NAME=TEMPLATE]... [--ranks 2,4,8] [--sizes 1K:16M] [--platform 910B|950] [--op COLLECTIVE] [--csv|--json]")
 		fs.PrintDefaults()
 	}
-	file, ok := parseFileArgs(fs, args, stderr)
-	if !ok {
-		return 2
+	file, exit := parseFileArgs(fs, args, stderr)
+	if exit >= 0 {
+		return exit
 	}
 	if *asJSON && *asCSV {
 		fmt.Fprintln(stderr, "sweep: --json and --csv exclude each other")

@@ -29,6 +29,10 @@ type OutputCheck struct {
 	// Reason says why the output as a whole cannot be compared row by row
 	// (missing, reshaped); empty otherwise.
 	Reason string `json:"reason,omitempty"`
+	// Want is the golden's tensor, laid out as the output's data, so the
+	// page can show the expected value beside each one; absent when the
+	// shapes differ.
+	Want engine.Floats `json:"want,omitempty"`
 }
 
 // RankChecks compares each output of one run of kernel's entry (as written
@@ -81,6 +85,7 @@ func rankCheck(name string, got, want *emu.Tensor, exact bool) OutputCheck {
 		return oc
 	}
 	exact = exact || got.DType.IsInt()
+	oc.Want = engine.Floats(want.Data)
 	rows, width := 1, len(want.Data)
 	if len(want.Shape) > 0 && want.Shape[0] > 0 {
 		rows, width = want.Shape[0], len(want.Data)/want.Shape[0]

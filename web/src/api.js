@@ -21,10 +21,10 @@ async function request(method, path, body) {
   try {
     res = await fetch(path, {
       method,
-      // The server refuses a POST that is not application/json (a foreign
-      // page cannot send that type without a preflight), body or not.
-      headers: method === "POST" ? { "Content-Type": "application/json" } : undefined,
-      body: body ? JSON.stringify(body) : undefined,
+      // Every POST says it is JSON, with or without a body: the server
+      // refuses other POSTs (a form from another site cannot send this).
+      headers: method === "POST" || body ? { "Content-Type": "application/json" } : undefined,
+      body: body ? JSON.stringify(body) : method === "POST" ? "{}" : undefined,
     });
   } catch {
     throw unreachable();
@@ -45,8 +45,10 @@ async function request(method, path, body) {
 
 export const api = {
   steps: () => request("GET", "/api/steps"),
+  readme: () => request("GET", "/api/lessons/readme"),
   step: (n) => request("GET", `/api/steps/${encodeURIComponent(n)}`),
   kernel: (name) => request("GET", `/api/kernels/${encodeURIComponent(name)}`),
+  kernelBug: (name, ranks) => request("GET", `/api/kernels/${encodeURIComponent(name)}/bug?ranks=${encodeURIComponent(ranks)}`),
   check: (body) => request("POST", "/api/check", body),
   ir: (body) => request("POST", "/api/ir", body),
   compare: (body) => request("POST", "/api/compare", body),

@@ -1,11 +1,14 @@
 // A notebook cell: the kernel in an editor, the controls for its action
 // (run, check, bug, starter, ir, compare; show is read-only) and the run
-// views. It keeps the learner's edits and a version history in
-// localStorage, and drives one run at a time over the websocket.
+// views. A cell either acts on the learner's working copy of the step
+// (workcopy.js: one text shared by every such cell) or shows a reference
+// kernel (the solution, the builtin, a bug), read-only until the learner
+// asks for an editable copy. It keeps its last run's id, so the output
+// comes back on reload, and drives one run at a time over the websocket.
 
-import { el, clear, plural, parseArgs, hashText, timeOfDay } from "./util.js";
+import { el, clear, plural, parseArgs, hashText, timeOfDay, humanTime, fmtBytes, fmtNs } from "./util.js";
 import { api, openRun } from "./api.js";
-import { createEditor, functionExcerpt } from "./editor.js";
+import { createEditor, functionExcerpt, splitHeader, firstTodo } from "./editor.js";
 import { RunView } from "./runview.js";
 import { StepCheck } from "./views/stepcheck.js";
 import * as store from "./storage.js";
@@ -15,14 +18,19 @@ const RUNS = new Set(["run", "check", "bug", "starter"]);
 // as `workbench step N --check` does: every rank count, both schedules.
 const FULL_CHECK = new Set(["check", "bug", "starter"]);
 const LABEL = { run: "Run", check: "Check", bug: "Bug", starter: "Your turn", ir: "IR", compare: "Compare", show: "Code" };
+// A bug's documented failure, by its status, in words.
+const BUG_WORDS = { race: "a race", deadlock: "a deadlock", runtime_error: "a run-time error", wrong_data: "wrong data", compile_error: "a compile error" };
 const SCHEDULES = ["fair", "adversarial", "random:1", "random:2", "random:3", "random:4", "random:5", "random:6", "random:7", "random:8"];
 
 /**
  * Cell builds one cell. spec: {index, action, name, args, kernel (GET
  * /api/kernels answer or null), step (GET /api/steps/{n} answer or null),
  * code (the source to start from), key (storage key, "" for none), shared
- * (the stored run on a share page)}. ctx: {nextCount(), focusNext(cell),
- * markDone(n)}.
+ * (the stored run on a share page), wc (the step's WorkingCopy when the
+ * cell acts on it), variant (the reference variant a cell's kernel is:
+ * solution, builtin, bug, starter, or "")}. ctx: {nextCount(),
+ * focusNext(cell), markPassed(n, hash), markStarted(n), outKey (the
+ * storage key prefix of last outputs, "" for none)}.
  */
 export class Cell {
   constructor(spec, ctx) {
@@ -45,64 +53,123 @@ export class Cell {
       class: `nb-cell act-${this.action}`, "data-test": "cell", "data-action": this.action, "data-kernel": s.name,
       "data-index": s.index, "aria-label": `${LABEL[this.action] || this.action} cell: ${s.name || "shared run"}`,
     });
+    this.wc = s.wc || null;
+    this.entrySpan = el("span", { class: "muted cell-entry", "data-test": "cell-entry" });
+    const role = this.wc ? el("span", { class: "role yours", "data-test": "role", title: "this cell runs the kernel you edit; every cell marked so shares it" }, "your kernel")
+      : this.action === "show" ? (s.variant ? el("span", { class: "role ref", "data-test": "role" }, `reference · ${s.variant}`) : null)
+        : s.name && !s.shared ? el("span", { class: "role ref", "data-test": "role", title: "a kernel shipped with the lesson: read-only until you ask for your own copy" }, `reference${s.variant ? ` · ${s.variant}` : ""}`) : null;
     const title = el("div", { class: "cell-title" },
       this.runnable ? this.countEl : null,
-      el("span", { class: "cell-kind" }, LABEL[this.action] || this.action),
-      el("span", { class: "mono cell-file" }, s.name ? `${s.name}.py` : ""),
+      el("span", { class: "cell-kind" }, this.wc && this.action === "starter" ? "Your kernel" : LABEL[this.action] || this.action),
+      role,
+      el("span", { class: "mono cell-file" }, this.wc ? "" : s.name ? `${s.name}.py` : ""),
       this.action === "compare" ? el("span", { class: "mono cell-file" }, ` vs ${this.otherName()}.py`) : null,
       this.flags.function ? el("span", { class: "muted" }, ` · def ${this.flags.function[0]}`) : null,
+      this.runnable ? this.entrySpan : null,
       this.runnable ? this.badge : null,
     );
     this.root.append(el("div", { class: "cell-head" }, title));
+    this.root.dataset.workingCopy = String(!!this.wc);
     this.setState("idle");
 
-    this.original = s.code || "";
-    let doc = this.original;
-    let firstLine = 1;
-    let readOnly = this.action === "show" || !s.code;
+    // The `#!` header is the engine's, not the learner's: it stays out of
+    // the editor and goes back in front of what the server gets.
+    const split = splitHeader(s.code || "");
+    this.header = split.header;
+    this.original = split.body;
+    let doc = this.wc ? this.wc.body : this.original;
+    let firstLine = this.wc ? this.wc.firstLine() : this.header.split("\n").length;
+    this.readOnly = this.action === "show" || !s.code || (!this.wc && !s.shared);
     if (this.action === "show" && this.flags.function) {
-      const ex = functionExcerpt(doc, this.flags.function[0]);
+      const ex = functionExcerpt(s.code || "", this.flags.function[0]);
       if (ex) {
         doc = ex.text;
         firstLine = ex.firstLine;
+        this.header = "";
       }
     }
     this.note = el("div", { class: "cell-note", role: "status", "aria-live": "polite" });
-    if (this.action !== "show" && s.key) {
+    this.timeEl = el("span", { class: "run-time", "data-test": "run-time" });
+    if (this.wc) {
+      if (this.wc.stale) this.note.textContent = "The lesson's starter changed since you edited your kernel: you see your version; Reset loads the new one (yours stays in History).";
+      else if (this.wc.edited) this.note.textContent = "Your kernel, as you left it (kept in this browser). Reset brings back the starter.";
+    } else if (this.action !== "show" && s.key && !s.shared) {
       const saved = store.loadCode(s.key);
       if (saved && typeof saved.code === "string" && saved.code !== this.original) {
         doc = saved.code;
-        this.note.textContent = "Your edited version (kept in this browser). Reset brings back the lesson's code.";
-        if (saved.orig && saved.orig !== hashText(this.original)) {
-          this.note.textContent = "The lesson's code changed since you edited this cell: you see your version; Reset loads the new one (yours stays in History).";
-        }
+        this.readOnly = false;
+        this.note.textContent = "Your editable copy of this reference (kept in this browser). Reset brings back the lesson's code.";
       }
     }
     if (this.runnable) this.root.append(this.controls());
     const edWrap = el("div", { class: "cell-editor" });
     this.root.append(edWrap);
     this.lintNote = el("span", { class: "lint-note" });
-    this.root.append(el("div", { class: "cell-foot" }, this.lintNote, this.note));
+    this.root.append(el("div", { class: "cell-foot" }, this.lintNote, this.note, el("span", { class: "spacer" }), this.timeEl));
     let saveTimer = 0;
     this.editor = createEditor(edWrap, {
       doc,
-      readOnly,
+      readOnly: this.readOnly,
       firstLine,
-      label: `${s.name || "kernel"} source`,
+      label: `${this.wc ? "your kernel" : s.name || "kernel"} source`,
       onRun: () => this.runnable && this.run({ advance: true }),
       onRunHere: () => this.runnable && this.run({}),
+      onEdit: (changes) => {
+        if (this.wc) this.wc.onEdit(this.editor, changes, this.editor.getCode());
+      },
       onChange: (text) => {
-        if (!s.key || readOnly) return;
+        if (this.wc || !s.key || this.readOnly || s.shared) return;
         clearTimeout(saveTimer);
         saveTimer = setTimeout(() => store.saveCode(s.key, text, hashText(this.original)), 300);
       },
       onCursorLine: (line) => this.rv && this.rv.lanes && this.rv.lanes.setLine(line),
-      lint: readOnly ? null : (text) => this.lint(text),
+      lint: this.runnable ? (text) => this.lint(this.header + text) : null,
     });
+    if (this.wc) this.wc.attach(this, this.editor);
+    if (this.action !== "show" || !this.flags.function) this.editor.foldDocstring();
+    // A starter opens on the first gap the learner fills (scrolled once
+    // the cell is on the page: see reveal).
+    this.todoLine = firstTodo(doc) ? firstTodo(doc) + firstLine - 1 : 0;
     if (this.runnable) {
       this.outWrap = el("div", { class: "cell-out" }, el("p", { class: "cell-hint" }, this.idleHint()));
       this.root.append(this.outWrap);
     }
+    this.updateHead();
+  }
+
+  /** reveal scrolls the editor, once it is on the page, to the first TODO(you) of a starter. */
+  reveal() {
+    if (this.todoLine) this.editor.scrollNear(this.todoLine);
+  }
+
+  /** shownEntry is the entry the cell runs at p ranks, for its header: the kernel's first when none is named. */
+  shownEntry(p) {
+    const e = this.action === "compare" ? this.entry(p, 0) : this.entry(p);
+    if (e) return e;
+    const k = this.wc ? this.wc.reference : this.spec.kernel;
+    return k && k.entries && k.entries.length ? k.entries[0].replaceAll("{P}", String(p)) : "";
+  }
+
+  /** code is the whole file the server gets: the header and this editor's text (a working copy's every editor holds the same). */
+  code() {
+    return (this.wc ? this.wc.header : this.header) + this.editor.getCode();
+  }
+
+  /** updateHead names the entry and the rank count in the cell's header. */
+  updateHead() {
+    if (!this.runnable || !this.ranksSel) return;
+    const p = Number(this.ranksSel.select.value);
+    const e = this.shownEntry(p);
+    this.entrySpan.textContent = `${e ? `entry ${e} · ` : ""}${plural(p, "rank")}`;
+  }
+
+  /** editCopy makes a reference cell editable: the learner's own copy of it. */
+  editCopy() {
+    this.readOnly = false;
+    this.editor.setReadOnly(false);
+    if (this.copyBtn) this.copyBtn.hidden = true;
+    this.note.textContent = "This is now your editable copy of the reference (kept in this browser); Reset brings back the lesson's code.";
+    this.editor.focus();
   }
 
   idleHint() {
@@ -132,17 +199,25 @@ export class Cell {
     // A run cell is `workbench run`, whose inputs default to index (element
     // i = i, the numbers the lessons quote); a check uses the step check's
     // random inputs.
-    const fill = (shared && shared.fill) || (this.flags.fill && this.flags.fill[0]) || (this.action === "check" ? "randn" : "index");
+    // A bug cell uses them too: its schedule comes from where the bug's
+    // documented failure shows under the check (GET /api/kernels/{name}/bug).
+    const fill = (shared && shared.fill) || (this.flags.fill && this.flags.fill[0]) || (this.action === "check" || this.action === "bug" ? "randn" : "index");
     this.fillSel = select("fill", "Inputs", ["index", "randn", "ones", "zeros"].map((v) => [v, v]), fill);
     this.fillSel.label.title = "index: element i is i; randn: seeded random; ones; zeros";
     const runLabel = this.action === "ir" ? "Lower" : this.action === "compare" ? "Compare" : this.action === "check" ? "Check" : "Run";
     this.runBtn = el("button", { type: "button", class: "btn primary", "data-test": "run", onclick: () => this.run({}), title: `${runLabel} (Ctrl/Cmd-Enter in the editor)` }, `▶ ${runLabel}`);
     this.stopBtn = el("button", { type: "button", class: "btn", "data-test": "stop", disabled: true, onclick: () => this.stop(), "aria-label": "Stop the run" }, "■ Stop");
-    const bits = [this.runBtn, this.stopBtn, this.ranksSel.label];
+    this.entrySel = this.entryPicker();
+    const bits = [this.runBtn, this.stopBtn, this.entrySel ? this.entrySel.label : null, this.ranksSel.label];
+    this.ranksSel.select.addEventListener("change", () => {
+      this.updateHead();
+      if (this.action === "bug") this.loadBug();
+    });
+    this.schedSel.select.addEventListener("change", () => (this.schedPicked = true));
     if (this.action !== "ir") bits.push(this.schedSel.label);
     if (RUNS.has(this.action) || this.action === "compare") bits.push(this.fillSel.label);
     bits.push(this.platSel.label);
-    if (RUNS.has(this.action) && s.step && (s.step.variants || []).length) {
+    if (RUNS.has(this.action) && !this.wc && s.step && (s.step.variants || []).length) {
       const v = (shared && shared.variant) || this.defaultVariant();
       this.variantSel = select("variant", "Check as", [...new Set([...s.step.variants, v])].map((x) => [x, x]), v);
       this.variantSel.label.title = "which of the step's kernels the outputs are checked against";
@@ -156,8 +231,52 @@ export class Cell {
     this.histSel = el("select", { class: "hist", "aria-label": "Restore an earlier version", "data-test": "history", onfocus: () => this.fillHistory(), onmousedown: () => this.fillHistory(), onchange: () => this.restoreVersion() });
     this.fillHistory();
     this.undoBtn = el("button", { type: "button", class: "btn small", hidden: true, onclick: () => this.undoReset(), "data-test": "undo-reset" }, "Undo reset");
-    const right = [this.histSel, el("button", { type: "button", class: "btn small", "data-test": "reset", onclick: () => this.reset() }, "Reset"), this.undoBtn];
-    return el("div", { class: "cell-controls" }, bits, el("span", { class: "spacer" }), s.key ? right : null);
+    this.clearBtn = el("button", { type: "button", class: "btn small", "data-test": "clear-output", onclick: () => this.clearOutput(), title: "clear this cell's output" }, "Clear output");
+    if (this.readOnly && !s.shared) {
+      this.copyBtn = el("button", { type: "button", class: "btn small", "data-test": "edit-copy", onclick: () => this.editCopy(), title: "make an editable copy of this reference kernel" }, "Edit a copy");
+    }
+    const right = [this.copyBtn || null, this.histSel, el("button", { type: "button", class: "btn small", "data-test": "reset", onclick: () => this.reset() }, "Reset"), this.undoBtn];
+    if (this.action === "bug") this.loadBug();
+    return el("div", { class: "cell-controls" }, bits, el("span", { class: "spacer" }), this.clearBtn, s.key || this.wc ? right : null);
+  }
+
+  /**
+   * entryPicker offers the kernel's entries when it has several: a
+   * working-copy cell those of the kernel that judges it. The lesson's
+   * --entry (its rank count written as {P}) is the default.
+   */
+  entryPicker() {
+    const s = this.spec;
+    const k = this.wc ? this.wc.reference : s.kernel;
+    const list = (k && k.entries) || [];
+    if (list.length < 2 || s.shared) return null;
+    const norm = (e) => e.replace(/\s+/g, "");
+    const flag = this.flags.entry && this.flags.entry[0];
+    let def = list[0];
+    if (flag) {
+      const templ = this.argRanks ? flag.replace(new RegExp(`^(\\w+)\\(${this.argRanks}(?=[,)])`), "$1({P}") : flag;
+      def = list.find((e) => norm(e) === norm(templ)) || list.find((e) => norm(e) === norm(flag)) || templ;
+    }
+    const opts = [...new Set([...list, def])].map((e) => [e, e.replaceAll("{P}", "P")]);
+    const sel = select("entry", "Entry", opts, def);
+    sel.label.title = "which host orchestrator of the kernel runs";
+    sel.select.addEventListener("change", () => this.updateHead());
+    return sel;
+  }
+
+  /** loadBug asks where this bug cell's documented failure shows and picks that schedule. */
+  loadBug() {
+    const k = this.spec.kernel;
+    if (!k || !k.bug) return Promise.resolve(null);
+    const p = Number(this.ranksSel.select.value);
+    this.bugInfo = null;
+    this.bugPending = api.kernelBug(k.name, p).then((b) => {
+      this.bugInfo = b;
+      if (!this.schedPicked && !this.flags.schedule && b.reproduced) this.schedSel.select.value = b.schedule;
+      this.schedSel.label.title = b.reproduced ? `the ${b.schedule} schedule shows this bug at ${plural(p, "rank")}` : "";
+      return b;
+    }, () => null);
+    return this.bugPending;
   }
 
   defaultVariant() {
@@ -181,16 +300,26 @@ export class Cell {
     if (this.stopBtn) this.stopBtn.disabled = !busy || !this.sock;
   }
 
+  /** getCode is the whole file this cell runs (an excerpt shows only its function). */
   getCode() {
-    return this.editor.getCode();
+    return this.code();
   }
 
+  /** setCode replaces the whole file: its `#!` header (if any) stays out of the editor, the rest goes in. */
   setCode(text) {
-    this.editor.setCode(text);
+    if (this.wc) {
+      this.wc.set(text);
+      return;
+    }
+    const { header, body } = splitHeader(text);
+    this.header = header;
+    this.editor.setFirstLine(header.split("\n").length);
+    this.editor.setCode(body);
   }
 
   /** entry returns the host orchestrator for rank count p: the i-th --entry with the lesson's rank count swapped for p. */
   entry(p, i = 0) {
+    if (i === 0 && this.entrySel) return this.entrySel.select.value.replaceAll("{P}", String(p));
     const list = (this.spec.shared && this.spec.shared.settings && this.spec.shared.settings.entry) ? [this.spec.shared.settings.entry] : this.flags.entry || [];
     let e = list[i] !== undefined ? list[i] : list[0];
     if (!e) return undefined;
@@ -256,16 +385,110 @@ export class Cell {
     if (advance) this.ctx.focusNext(this);
     const code = this.getCode();
     const n = this.ctx.nextCount();
-    if (this.spec.key) store.snapshot(this.spec.key, code, `run [${n}]`);
+    const histKey = this.wc ? this.wc.key : this.spec.key;
+    if (histKey) store.snapshot(histKey, code, `run [${n}]`);
+    if (this.spec.step && this.ctx.markStarted) this.ctx.markStarted(this.spec.step.number);
     this.countEl.textContent = "[*]";
     this.setState("queued");
     this.ensureView();
+    this.timeEl.textContent = "";
+    this.lastCheck = null;
     for (const k of ["race", "error", "blocked", "focus"]) this.editor.mark(k, []);
+    const t0 = performance.now();
+    const started = Date.now();
     this.pending = (this.action === "ir" ? this.runIR(code) : this.action === "compare" ? this.runCompare(code) : this.runTrace(code)).then((ok) => {
+      const ms = performance.now() - t0;
       this.countEl.textContent = `[${n}]`;
-      this.setState(ok ? "done" : "failed");
+      this.finalState(ok);
+      this.showTime(started, ms);
+      const key = this.outKey();
+      if (key && this.runId && this.action !== "ir" && this.action !== "compare") {
+        store.saveOutput(key, { id: this.runId, t: started, ms: Math.round(ms), n, check: this.lastCheck, code: hashText(code) });
+      }
+      return { state: this.state, summary: this.summary() };
     });
     return this.pending;
+  }
+
+  /** finalState sets done or failed; a bug cell also says whether its bug showed. */
+  finalState(ok) {
+    this.setState(ok ? "done" : "failed");
+    if (this.action !== "bug") return;
+    const r = this.bugVerdict;
+    this.root.dataset.bug = r ? (r.reproduced ? "reproduced" : "not-reproduced") : "";
+    if (r) {
+      this.badge.textContent = r.reproduced ? "✗ bug reproduced" : "bug not reproduced";
+      this.badge.className = `badge ${r.reproduced ? "st-bug" : "st-idle"}`;
+    }
+  }
+
+  /** summary is the cell's last result in words: the run's status line and the step check's headline. */
+  summary() {
+    const parts = [];
+    if (this.rv) parts.push(this.rv.status.textContent);
+    if (this.sc && this.sc.headline) parts.push(this.sc.headline);
+    return parts.filter(Boolean).join(" · ");
+  }
+
+  showTime(t, ms) {
+    this.timeEl.textContent = `ran ${timeOfDay(t)} · took ${ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`}`;
+    this.timeEl.title = humanTime(t);
+  }
+
+  /** outKey is where this cell's last output is kept, "" for none. */
+  outKey() {
+    return this.ctx.outKey ? `${this.ctx.outKey}:${this.spec.index}:${this.spec.name}` : "";
+  }
+
+  /** restore shows the last output kept for this cell (after a reload), replayed from the run store. */
+  restore() {
+    const key = this.outKey();
+    const saved = key && store.lastOutput(key);
+    if (!saved || !saved.id || !this.runnable || this.action === "ir" || this.action === "compare") return null;
+    this.ensureView();
+    if (this.sc && saved.check) {
+      this.sc.render(saved.check, saved.check.step || this.fullCheckStep(), this.action === "bug");
+      this.lastCheck = saved.check;
+    }
+    this.countEl.textContent = `[${saved.n || " "}]`;
+    this.showTime(saved.t, saved.ms || 0);
+    this.timeEl.textContent += " · restored";
+    const changed = saved.code && saved.code !== hashText(this.getCode());
+    if (changed) this.note.textContent = "This output is from an earlier version of the code; run again to see the current one.";
+    // A run this server's store does not have (another data folder) is
+    // forgotten quietly, not shown as a failed connection.
+    this.pending = api.run(saved.id).then(
+      () => this.watch(saved.id, "Restoring the last output…").then((ok) => {
+        this.finalState(ok);
+        return { state: this.state, summary: this.summary() };
+      }),
+      (e) => {
+        if (e.status === 404) this.clearOutput();
+        else this.rv.fail(`the last output could not be restored: ${e.message}`, e.hint);
+        return { state: this.state, summary: this.summary() };
+      },
+    );
+    return this.pending;
+  }
+
+  /** clearOutput removes the cell's output, here and in the browser's memory. */
+  clearOutput() {
+    if (this.state === "queued" || this.state === "running") return;
+    if (this.sock) this.sock.close();
+    this.sock = null;
+    const key = this.outKey();
+    if (key) store.clearOutput(key);
+    if (this.rv && this.rv.compare) this.rv.compare.close();
+    this.rv = null;
+    this.sc = null;
+    this.runId = "";
+    this.bugVerdict = null;
+    delete this.root.dataset.bug;
+    if (this.outWrap) clear(this.outWrap).append(el("p", { class: "cell-hint" }, this.idleHint()));
+    this.countEl.textContent = "[ ]";
+    this.timeEl.textContent = "";
+    for (const k of ["race", "error", "blocked", "focus"]) this.editor.mark(k, []);
+    this.setState("idle");
   }
 
   async runIR(code) {
@@ -328,7 +551,10 @@ export class Cell {
     if (variant === "starter") variant = undefined;
     const k = this.spec.kernel;
     const body = { code, variant };
-    if (variant && k && k.variant === variant) body.kernel = k.name;
+    if (this.wc) {
+      body.variant = this.wc.variant;
+      body.kernel = this.wc.reference.name;
+    } else if (variant && k && k.variant === variant) body.kernel = k.name;
     this.sc.pending();
     let res;
     try {
@@ -337,8 +563,11 @@ export class Cell {
       this.sc.fail(e.message, e.hint);
       return false;
     }
-    this.sc.render(res, stepNo);
-    if (res.ok && (res.variant === "solution" || res.variant === "builtin")) this.ctx.markDone(stepNo);
+    this.sc.render(res, stepNo, this.action === "bug");
+    this.lastCheck = { ...res, step: stepNo };
+    // Done means the learner's own kernel passed: a reference kernel (the
+    // solution, the builtin) passing its own check says nothing of them.
+    if (this.wc && res.ok && (res.variant === "solution" || res.variant === "builtin")) this.ctx.markPassed(stepNo, hashText(code));
     return !!res.ok;
   }
 
@@ -346,12 +575,14 @@ export class Cell {
     const full = this.fullCheckStep();
     if (!full) return this.runOnce(code);
     const [runOK, checkOK] = await Promise.all([this.runOnce(code), this.runFullCheck(full, code)]);
-    // A bug cell's run fails by design: its state follows the run, as
-    // before; a check or starter cell is done only when the full check is.
-    return this.action === "bug" ? runOK : runOK && checkOK;
+    // A bug cell's run fails by design: it is done when the bug showed
+    // (finalState says so in words); a check or starter cell is done only
+    // when the full check is.
+    return this.action === "bug" ? !!(this.bugVerdict && this.bugVerdict.reproduced) : runOK && checkOK;
   }
 
   async runOnce(code) {
+    if (this.action === "bug" && this.bugPending) await this.bugPending;
     const st = this.settings();
     const body = { code, ranks: st.ranks, fill: st.fill, schedule: st.schedule, platform: st.platform };
     const stepNo = (this.spec.kernel && this.spec.kernel.step) || (this.spec.step && this.spec.step.number) || (this.spec.shared && this.spec.shared.settings && this.spec.shared.settings.step);
@@ -361,7 +592,10 @@ export class Cell {
       // Check against this cell's own kernel when it is one of that
       // variant's (step 20 has several solutions and bugs).
       const k = this.spec.kernel;
-      if (k && k.step === stepNo && k.variant === body.variant) body.kernel = k.name;
+      if (this.wc) {
+        body.variant = this.wc.variant;
+        body.kernel = this.wc.reference.name;
+      } else if (k && k.step === stepNo && k.variant === body.variant) body.kernel = k.name;
       else if (this.spec.shared && this.spec.shared.settings && this.spec.shared.settings.kernel) body.kernel = this.spec.shared.settings.kernel;
     }
     const entry = this.entry(st.ranks);
@@ -420,11 +654,33 @@ export class Cell {
             resolve(false);
             return;
           }
+          if (this.action === "bug") this.judgeBug(done);
           resolve(done.status === "ok" && !(done.check && !done.check.pass && done.check.status !== "no_golden"));
         },
       );
       this.setState("queued");
     });
+  }
+
+  /**
+   * judgeBug says whether this bug cell's run showed the documented
+   * failure: the run's verdict has the status the `#! bug:` header names
+   * (its regexp stays on the server). The words are the engine's.
+   */
+  judgeBug(done) {
+    const kind = (this.bugInfo && this.bugInfo.kind) || ((this.spec.kernel && this.spec.kernel.bug) || "").split(" ")[0];
+    const c = done.check;
+    const reproduced = !!(kind && c && !c.pass && c.status === kind);
+    const sched = this.schedSel.select.value;
+    this.bugVerdict = { reproduced, kind, schedule: sched, words: reproduced ? `${BUG_WORDS[kind] || kind}: ${c.reason || done.status}` : "" };
+    const s = done.stats || {};
+    const stats = s.events ? ` · ${plural(s.events, "event")} · ${fmtBytes(s.remote_bytes || 0)} remote · ${fmtNs(s.sim_time_ns || 0)} simulated` : "";
+    this.rv.status.textContent = reproduced
+      ? `bug reproduced: ${this.bugVerdict.words}`
+      : `bug not reproduced under this schedule (${sched})${this.bugInfo && this.bugInfo.reproduced && this.bugInfo.schedule !== sched ? `; it shows under ${this.bugInfo.schedule}` : ""}${stats}`;
+    this.rv.status.dataset.bug = reproduced ? "reproduced" : "not-reproduced";
+    this.rv.status.classList.toggle("bug-shown", reproduced);
+    if (reproduced && this.rv.outputs && c.status === "wrong_data") this.rv.select("outputs");
   }
 
   stop() {
@@ -437,8 +693,14 @@ export class Cell {
     if (this.sock) this.sock.close();
   }
 
+  /** histKey is where this cell's versions are kept: the working copy's, or its own. */
+  histKey() {
+    return this.wc ? this.wc.key : this.spec.key;
+  }
+
   fillHistory() {
-    const h = this.spec.key ? store.history(this.spec.key) : [];
+    const key = this.histKey();
+    const h = key ? store.history(key) : [];
     clear(this.histSel).append(el("option", { value: "" }, h.length ? `History (${h.length})` : "History (empty)"));
     h.forEach((v, i) => this.histSel.append(el("option", { value: String(i) }, `${timeOfDay(v.t)} · ${v.label} · ${v.code.split("\n").length} lines`)));
   }
@@ -446,27 +708,35 @@ export class Cell {
   restoreVersion() {
     const i = this.histSel.value;
     if (i === "") return;
-    const h = store.history(this.spec.key);
+    const key = this.histKey();
+    const h = store.history(key);
     const v = h[Number(i)];
     this.histSel.value = "";
     if (!v) return;
-    store.snapshot(this.spec.key, this.getCode(), "before restore");
+    store.snapshot(key, this.getCode(), "before restore");
     this.setCode(v.code);
     this.note.textContent = `Restored the version from ${timeOfDay(v.t)} (${v.label}). Ctrl/Cmd-Z undoes it.`;
   }
 
+  /** pristine is the text Reset returns to: the starter for the working copy, else the lesson's kernel. */
+  pristine() {
+    return this.wc ? this.wc.starter.source : this.header + this.original;
+  }
+
   reset() {
     const cur = this.getCode();
-    if (cur === this.original) {
-      this.note.textContent = "This cell already holds the lesson's code.";
+    const to = this.pristine();
+    if (cur === to) {
+      this.note.textContent = this.wc ? "Your kernel already is the starter." : "This cell already holds the lesson's code.";
       return;
     }
-    if (!window.confirm("Reset this cell to the lesson's code? Your current text is kept in History, and Undo reset brings it back.")) return;
-    store.snapshot(this.spec.key, cur, "before reset");
+    const what = this.wc ? "your kernel to the step's starter (every cell that uses your kernel follows)" : "this cell to the lesson's code";
+    if (!window.confirm(`Reset ${what}? Your current text is kept in History, and Undo reset brings it back.`)) return;
+    store.snapshot(this.histKey(), cur, "before reset");
     this.preReset = cur;
-    this.setCode(this.original);
+    this.setCode(to);
     this.undoBtn.hidden = false;
-    this.note.textContent = "Reset to the lesson's code.";
+    this.note.textContent = this.wc ? "Reset to the starter." : "Reset to the lesson's code.";
   }
 
   undoReset() {

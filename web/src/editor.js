@@ -3,7 +3,7 @@
 // decorations the run views drive (raced lines, the line of a clicked
 // slice, run-time error lines).
 
-import { EditorState, StateEffect, StateField, Prec, RangeSetBuilder } from "@codemirror/state";
+import { EditorState, StateEffect, StateField, Prec, RangeSetBuilder, Annotation, Compartment, Transaction } from "@codemirror/state";
 import {
   EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter,
   drawSelection, Decoration,
@@ -11,10 +11,16 @@ import {
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import {
   indentOnInput, bracketMatching, syntaxHighlighting, defaultHighlightStyle, indentUnit,
+  codeFolding, foldGutter, foldEffect, foldKeymap,
 } from "@codemirror/language";
 import { searchKeymap, highlightSelectionMatches } from "@codemirror/search";
 import { linter, lintGutter, lintKeymap } from "@codemirror/lint";
 import { python } from "@codemirror/lang-python";
+
+// synced marks a transaction that copies another editor's edit of the
+// same working copy: it is not the learner's edit here, so it is neither
+// echoed back nor put on this editor's undo history.
+const synced = Annotation.define();
 
 // Line marks: kind → set of 1-based line numbers.
 const setMarks = StateEffect.define();
@@ -60,15 +66,22 @@ const theme = EditorView.theme({
 
 /**
  * createEditor mounts an editor in parent. Options: doc, readOnly,
- * firstLine (the number shown for line 1, for a function excerpt), onRun
- * (Shift-Enter), onRunHere (Mod-Enter), onChange(text), onCursorLine(line),
- * lint (async (text) => [{line, col, end_line, end_col, severity, message,
- * hint, code}]) and label (the aria-label of the editing area).
+ * firstLine (the number shown for line 1: a function excerpt, or a file
+ * whose `#!` header is kept out of the editor), onRun (Shift-Enter),
+ * onRunHere (Mod-Enter), onChange(text), onEdit(changes) (the learner's
+ * own edits, for the other editors of the same working copy),
+ * onCursorLine(line), lint (async (text) => [{line, col, end_line,
+ * end_col, severity, message, hint, code}], lines numbered in the whole
+ * file) and label (the aria-label of the editing area).
  */
 export function createEditor(parent, opts) {
-  const offset = (opts.firstLine || 1) - 1;
+  let offset = (opts.firstLine || 1) - 1;
+  const ro = new Compartment();
+  const roExt = (on) => (on ? [EditorState.readOnly.of(true), EditorView.editable.of(false)] : [highlightActiveLine()]);
   const exts = [
     lineNumbers({ formatNumber: (n) => String(n + offset) }),
+    foldGutter(),
+    codeFolding({ placeholderText: "…" }),
     highlightActiveLineGutter(),
     drawSelection(),
     history(),
@@ -87,15 +100,11 @@ export function createEditor(parent, opts) {
         { key: "Mod-Enter", run: () => (opts.onRunHere ? (opts.onRunHere(), true) : false) },
       ]),
     ),
-    keymap.of([...defaultKeymap, ...historyKeymap, ...searchKeymap, ...lintKeymap, indentWithTab]),
+    keymap.of([...defaultKeymap, ...historyKeymap, ...searchKeymap, ...lintKeymap, ...foldKeymap, indentWithTab]),
+    ro.of(roExt(!!opts.readOnly)),
   ];
-  if (opts.readOnly) {
-    exts.push(EditorState.readOnly.of(true), EditorView.editable.of(false));
-  } else {
-    exts.push(highlightActiveLine());
-  }
   if (opts.lint) {
-    exts.push(lintGutter(), linter(lintSource(opts.lint), { delay: 400 }));
+    exts.push(lintGutter(), linter(lintSource(opts.lint, () => offset), { delay: 400 }));
   }
   // The page's Content-Security-Policy admits <style> elements only with
   // the nonce the server put in this page; CodeMirror's generated theme is one.
@@ -105,6 +114,7 @@ export function createEditor(parent, opts) {
   exts.push(
     EditorView.updateListener.of((u) => {
       if (u.docChanged && opts.onChange) opts.onChange(u.state.doc.toString());
+      if (u.docChanged && opts.onEdit && !u.transactions.some((tr) => tr.annotation(synced))) opts.onEdit(u.changes);
       if ((u.selectionSet || u.docChanged) && opts.onCursorLine && u.view.hasFocus) {
         const line = u.state.doc.lineAt(u.state.selection.main.head).number + offset;
         if (line !== lastLine) {
@@ -123,6 +133,34 @@ export function createEditor(parent, opts) {
     getCode: () => view.state.doc.toString(),
     setCode(text) {
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+    },
+    /** setFirstLine changes the number shown for line 1 (a new header's length). */
+    setFirstLine(n) {
+      offset = (n || 1) - 1;
+    },
+    /** applyEdit applies another editor's edit of the same text. */
+    applyEdit(changes) {
+      view.dispatch({ changes, annotations: [synced.of(true), Transaction.addToHistory.of(false)] });
+    },
+    setReadOnly(on) {
+      view.dispatch({ effects: ro.reconfigure(roExt(on)) });
+    },
+    /** foldDocstring folds a module docstring that opens the text (or follows its comments and imports' blank lines). */
+    foldDocstring() {
+      const r = docstringRange(view.state.doc.toString());
+      if (r) view.dispatch({ effects: foldEffect.of(r) });
+    },
+    /** scrollTop scrolls the editor's own scroller so that line (file numbering) is near its top; the page stays still. */
+    scrollNear(line) {
+      const l = line - offset;
+      if (l < 1 || l > view.state.doc.lines) return;
+      const pos = view.state.doc.line(l).from;
+      view.requestMeasure({
+        read: () => view.lineBlockAt(pos).top,
+        write: (top) => {
+          view.scrollDOM.scrollTop = Math.max(0, top - 2 * view.defaultLineHeight);
+        },
+      });
     },
     mark(kind, lines) {
       view.dispatch({ effects: setMarks.of({ [kind]: local(lines) }) });
@@ -145,9 +183,45 @@ export function createEditor(parent, opts) {
   };
 }
 
+/**
+ * docstringRange finds the module docstring (the first statement, a
+ * triple-quoted string) and returns the range to fold, from the end of its
+ * first line to the end of its closing quotes, or null.
+ */
+export function docstringRange(text) {
+  const m = /^(?:[ \t]*(?:#[^\n]*)?\n)*[ \t]*[rRuU]?("""|\'\'\')/.exec(text);
+  if (!m) return null;
+  const open = m.index + m[0].length;
+  const close = text.indexOf(m[1], open);
+  if (close < 0) return null;
+  const firstEnd = text.indexOf("\n", open);
+  if (firstEnd < 0 || firstEnd >= close) return null;
+  return { from: firstEnd, to: close + 3 };
+}
+
+/**
+ * splitHeader cuts the `#!` metadata lines that open a kernel file off its
+ * text: {header, body}, header with its line ends and the blank lines
+ * after it ("" when none). The
+ * engine reads the header; the learner edits the body.
+ */
+export function splitHeader(text) {
+  // The blank lines after the header go with it: the editor opens on code.
+  const m = /^(?:#![^\n]*\n)+(?:[ \t]*\n)*/.exec(text || "");
+  if (!m) return { header: "", body: text || "" };
+  return { header: m[0], body: text.slice(m[0].length) };
+}
+
+/** firstTodo returns the 1-based line of the first `TODO(you)` comment in text, or 0. */
+export function firstTodo(text) {
+  const lines = text.split("\n");
+  const i = lines.findIndex((l) => /#.*TODO\(you\)/.test(l));
+  return i + 1;
+}
+
 // lintSource adapts the server's diagnostics (1-based line and byte column,
 // the end exclusive) to CodeMirror positions.
-function lintSource(fetchDiags) {
+function lintSource(fetchDiags, offset) {
   return async (view) => {
     const doc = view.state.doc;
     const text = doc.toString();
@@ -158,7 +232,9 @@ function lintSource(fetchDiags) {
       return [];
     }
     if (view.state.doc.toString() !== text) return [];
+    const off = offset();
     const pos = (line, col) => {
+      line -= off;
       if (!line || line < 1) return 0;
       const l = doc.line(Math.min(line, doc.lines));
       return Math.min(l.from + Math.max(0, (col || 1) - 1), l.to);

@@ -1,7 +1,8 @@
-// The lesson index: the 20 steps in order, which ones this browser has
-// finished (the step's full check passed here), and where to continue.
+// The lesson index: the 20 steps in order, which ones the learner passed
+// (their own kernel passed the step's full check in this browser), started
+// or left untouched, and where to continue.
 
-import { el, clear } from "./util.js";
+import { el, clear, humanTime } from "./util.js";
 import { api } from "./api.js";
 import * as store from "./storage.js";
 import { errorPage } from "./pages.js";
@@ -17,12 +18,14 @@ export async function renderIndex(main, page) {
   document.title = "PLD Workbench";
   page.crumbs([["Lessons", null]]);
   const steps = data.steps || [];
-  const done = store.doneSteps();
+  const prog = store.progress();
+  const done = new Set(steps.filter((s) => prog[s.number] && prog[s.number].done).map((s) => s.number));
+  const started = new Set(steps.filter((s) => prog[s.number] && prog[s.number].started && !done.has(s.number)).map((s) => s.number));
   const last = store.lastStep();
   const nDone = steps.filter((s) => done.has(s.number)).length;
   const links = [];
   const list = el("ol", { class: "step-list" }, steps.map((s) => {
-    const a = el("a", { href: `/step/${s.number}`, class: "step-link", "data-test": "step-link", "data-step": s.number },
+    const a = el("a", { href: `/step/${s.number}`, class: "step-link", "data-test": "step-link", "data-step": s.number, "data-progress": done.has(s.number) ? "passed" : started.has(s.number) ? "started" : "untouched" },
       el("span", { class: "step-num" }, String(s.number).padStart(2, "0")),
       el("span", { class: "step-main" },
         el("span", { class: "step-title" }, s.title),
@@ -30,7 +33,8 @@ export async function renderIndex(main, page) {
       ),
       el("span", { class: "step-meta" },
         s.reveals ? el("span", { class: "pill" }, `reveals ${s.reveals}`) : null,
-        done.has(s.number) ? el("span", { class: "done-mark", "data-test": "step-done" }, "✓ done") : null,
+        done.has(s.number) ? el("span", { class: "done-mark", "data-test": "step-done", title: `passed ${humanTime(prog[s.number].passed_at)}` }, "✓ passed")
+          : started.has(s.number) ? el("span", { class: "started-mark", "data-test": "step-started" }, "started") : null,
       ),
     );
     links.push(a);
@@ -57,12 +61,12 @@ export async function renderIndex(main, page) {
       el("p", { class: "lead" }, "Twenty lessons on window buffers, notify/wait signals, remote loads and stores, put/get and the collectives built from them. Every kernel runs here on an emulator of P ranks: you see each rank's timeline, the checks, races and deadlocks as they happen."),
       el("div", { class: "progress-row" },
         cont,
-        el("span", { class: "progress-text" }, `${nDone} of ${steps.length} steps done in this browser`),
+        el("span", { class: "progress-text", "data-test": "progress-text" }, `${nDone} of ${steps.length} steps passed, ${started.size} started, in this browser`),
         el("span", { class: "progress", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": String(steps.length), "aria-valuenow": String(nDone), "aria-label": "Steps done" },
           el("i", { style: `width:${steps.length ? (100 * nDone) / steps.length : 0}%` })),
       ),
       list,
-      el("p", { class: "muted small" }, "↑/↓ move between steps, Enter opens one. A step counts as done when its full check (every rank count, under the fair and the adversarial schedule) passes in this browser."),
+      el("p", { class: "muted small" }, "↑/↓ move between steps, Enter opens one. A step counts as passed when your own kernel (the working copy every “your kernel” cell shares) passes its full check: every rank count, under the fair and the adversarial schedule."),
     ),
   );
 }

@@ -6,7 +6,8 @@ import { el, clear } from "./util.js";
 import { renderIndex } from "./index-page.js";
 import { renderNotebook } from "./notebook.js";
 import { renderShare } from "./share.js";
-import { errorPage } from "./pages.js";
+import { errorPage, renderReadme } from "./pages.js";
+import * as store from "./storage.js";
 
 const page = {
   cells: [],
@@ -33,6 +34,8 @@ async function route() {
     await renderIndex(main, page);
   } else if ((m = /^\/step\/(\d+)\/?$/.exec(path))) {
     page.cells = await renderNotebook(main, Number(m[1]), page);
+  } else if (path === "/lessons/README") {
+    await renderReadme(main, page);
   } else if ((m = /^\/r\/([\w-]+)\/?$/.exec(path))) {
     page.cells = await renderShare(main, m[1], page);
   } else {
@@ -52,7 +55,7 @@ document.addEventListener("click", (e) => {
   const a = e.target.closest("a[href]");
   if (!a || a.target || a.hasAttribute("download")) return;
   const url = new URL(a.href, location.href);
-  if (url.origin !== location.origin || !/^\/($|step\/|r\/)/.test(url.pathname)) return;
+  if (url.origin !== location.origin || !/^\/($|step\/|r\/|lessons\/README$)/.test(url.pathname)) return;
   if (url.pathname === location.pathname && url.hash) return;
   e.preventDefault();
   history.pushState(null, "", url.pathname + url.hash);
@@ -67,12 +70,23 @@ const cellAt = (i) => {
 };
 
 window.pldWorkbench = {
-  /** setCode replaces the text of cell i (0-based, in page order). */
+  /** setCode replaces the text of cell i (0-based, in page order); on a working-copy cell, of the working copy. */
   setCode: (i, text) => cellAt(i).setCode(text),
-  /** getCode returns the text of cell i. */
+  /** getCode returns the whole file cell i runs (its `#!` header included). */
   getCode: (i) => cellAt(i).getCode(),
-  /** cells lists the page's cells: {index, action, kernel, state}. */
-  cells: () => page.cells.map((c, i) => ({ index: i, action: c.action, kernel: c.spec.name, state: c.state })),
+  /** cells lists the page's cells: {index, action, kernel, entry, state, working_copy}. */
+  cells: () => page.cells.map((c, i) => ({
+    index: i, action: c.action, kernel: c.spec.name, state: c.state, working_copy: !!c.wc,
+    entry: c.runnable && c.ranksSel ? c.shownEntry(Number(c.ranksSel.select.value)) : "",
+  })),
+  /** run runs cell i; the promise resolves to {state, summary} when it has ended. */
+  run: async (i) => {
+    const c = cellAt(i);
+    if (!c.runnable) throw new Error(`cell ${i} (${c.action}) does not run`);
+    return await c.run({});
+  },
+  /** progress is every step's record in this browser: {"8": {done, passed_at, code_hash, started}}. */
+  progress: () => store.progress(),
 };
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", route);

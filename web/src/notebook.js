@@ -1,12 +1,20 @@
 // The step page: the lesson's prose with every cell placeholder turned into
-// a live cell, the hints revealed one at a time, Run all, and the links to
-// the previous and next steps.
+// a live cell, the learner's working copy those cells share, the step's
+// progress, the hints revealed one at a time, Run all, Clear outputs, the
+// split layout, and the links to the previous and next steps.
 
-import { el, clear, kernelName } from "./util.js";
+import { el, clear, kernelName, humanTime } from "./util.js";
 import { api } from "./api.js";
 import { Cell } from "./cell.js";
+import { WorkingCopy } from "./workcopy.js";
+import { createEditor, splitHeader } from "./editor.js";
 import * as store from "./storage.js";
 import { errorPage } from "./pages.js";
+import { SplitView } from "./split.js";
+
+// The cells that act on "your kernel" when their kernel is the step's
+// starter or the kernel that judges it.
+const ON_COPY = new Set(["run", "check", "ir", "compare", "starter"]);
 
 /** renderNotebook fills main with step n; it returns the page's cells. */
 export async function renderNotebook(main, n, page) {
@@ -27,10 +35,14 @@ export async function renderNotebook(main, n, page) {
   for (const a of lesson.querySelectorAll("a[href]")) {
     const m = /^(?:\.\/)?(\d{2})-[\w-]+\.md(#.*)?$/.exec(a.getAttribute("href"));
     if (m) a.setAttribute("href", `/step/${Number(m[1])}`);
+    else if (/^(?:\.\/)?README\.md(#.*)?$/.test(a.getAttribute("href"))) a.setAttribute("href", "/lessons/README");
   }
 
   const holders = [...lesson.querySelectorAll("div.cell")];
-  const names = [...new Set(holders.map((h) => kernelName(h.dataset.kernel || "")))];
+  const kn = step.kernel_names || {};
+  const refVariant = kn.solution ? "solution" : kn.builtin ? "builtin" : "";
+  const refName = kn[refVariant];
+  const names = [...new Set([...holders.map((h) => kernelName(h.dataset.kernel || "")), kn.starter, refName].filter(Boolean))];
   const kernels = new Map();
   await Promise.all(names.map(async (name) => {
     try {
@@ -40,30 +52,46 @@ export async function renderNotebook(main, n, page) {
     }
   }));
 
+  const ks = kernels.get(kn.starter);
+  const kr = kernels.get(refName);
+  const wc = ks && !ks.error && kr && !kr.error ? new WorkingCopy(step, ks, kr, refVariant) : null;
+
   const cells = [];
+  const split = new SplitView();
+  const layoutBtn = split.button;
   const ctx = {
+    outKey: `${step.number}`,
+    markStarted: (k) => {
+      store.markStarted(k);
+      showProgress();
+    },
+    markPassed: (k, hash) => {
+      store.markPassed(k, hash);
+      showProgress();
+    },
     nextCount: () => ++page.counter,
     focusNext: (cell) => {
       const i = cells.indexOf(cell);
       const next = cells.slice(i + 1).find((c) => c.action !== "show") || cells[i + 1];
-      if (next) {
+      if (next && split.mode === "split") split.activate(next, true);
+      else if (next) {
         next.root.scrollIntoView({ block: "start", behavior: "smooth" });
         next.editor.focus();
       }
-    },
-    markDone: (k) => {
-      store.markDone(k);
-      if (k === step.number) doneMark.hidden = false;
     },
   };
   holders.forEach((h, i) => {
     const name = kernelName(h.dataset.kernel || "");
     const k = kernels.get(name);
+    const action = h.dataset.action || "show";
+    const mine = wc && ON_COPY.has(action) && wc.names.has(name);
     const spec = {
-      index: i, action: h.dataset.action || "show", name, args: h.dataset.args || "",
+      index: i, action, name, args: h.dataset.args || "",
       kernel: k && !k.error ? k : null, step,
-      code: k && !k.error ? k.source : "",
+      code: mine ? wc.text() : k && !k.error ? k.source : "",
       key: `${step.number}:${i}:${name}`,
+      wc: mine ? wc : null,
+      variant: k && !k.error ? k.variant : "",
     };
     const cell = new Cell(spec, ctx);
     if (k && k.error) {
@@ -82,7 +110,20 @@ export async function renderNotebook(main, n, page) {
       runAllBtn.disabled = false;
     }
   };
-  const doneMark = el("span", { class: "done-mark", "data-test": "step-done", hidden: !store.doneSteps().has(step.number) }, "✓ done");
+  const clearAllBtn = el("button", { type: "button", class: "btn", "data-test": "clear-all", onclick: () => cells.forEach((c) => c.runnable && c.clearOutput()) }, "Clear outputs");
+  const doneMark = el("span", { class: "done-mark", "data-test": "step-done", hidden: true }, "✓ done");
+  const progressEl = el("p", { class: "step-progress", "data-test": "step-progress", role: "status" });
+  const showProgress = () => {
+    const p = store.stepProgress(step.number);
+    doneMark.hidden = !p.done;
+    doneMark.title = p.done ? `your kernel passed the step's full check on ${humanTime(p.passed_at)}` : "";
+    const ran = cells.filter((c) => c.runnable && c.state !== "idle").length;
+    const runnable = cells.filter((c) => c.runnable).length;
+    progressEl.dataset.done = String(!!p.done);
+    progressEl.textContent = p.done
+      ? `✓ Your kernel passed this step's full check (${humanTime(p.passed_at)}). ${ran} of ${runnable} cells ran on this visit.`
+      : `${p.started ? "Started" : "Not started"}: this step is done when your kernel passes its full check (a Check or Your-kernel cell). ${ran} of ${runnable} cells ran on this visit.`;
+  };
   const nav = () => el("nav", { class: "step-nav", "aria-label": "Steps" },
     step.prev ? el("a", { href: `/step/${step.prev}`, rel: "prev", "data-test": "prev" }, `← Step ${step.prev}`) : el("span"),
     el("a", { href: "/" }, "All lessons"),
@@ -91,12 +132,44 @@ export async function renderNotebook(main, n, page) {
   const head = el("header", { class: "step-head" },
     el("div", { class: "eyebrow" }, `Step ${step.number} of 20`, doneMark),
     step.teaches ? el("p", { class: "teaches" }, "Teaches: ", step.teaches, step.reveals ? ` · reveals ${step.reveals}` : "") : null,
-    el("div", { class: "step-tools" }, runAllBtn, el("span", { class: "muted" }, "Shift-Enter runs a cell and moves on; Ctrl/Cmd-Enter runs it in place.")),
+    el("div", { class: "step-tools" }, runAllBtn, clearAllBtn, layoutBtn, el("span", { class: "muted" }, "Shift-Enter runs a cell and moves on; Ctrl/Cmd-Enter runs it in place.")),
+    progressEl,
   );
   const article = el("article", { class: "notebook", "data-test": "notebook", "data-step": step.number },
-    nav(), head, lesson, hintsBox(step.hints || []), nav());
+    nav(), head, lesson, solutionBox(wc), hintsBox(step.hints || []), nav());
   clear(main).append(article);
+  for (const c of cells) c.reveal();
+  for (const c of cells) {
+    const p = c.restore();
+    if (p) p.then(showProgress);
+  }
+  showProgress();
+  split.attach(article, lesson, cells);
   return cells;
+}
+
+/**
+ * solutionBox reveals the kernel that judges the learner's, on purpose
+ * (as the Go tour and exercism do): hidden until asked for, read-only.
+ */
+function solutionBox(wc) {
+  if (!wc) return null;
+  const body = el("div", { class: "solution-body" });
+  let shown = false;
+  const btn = el("button", { type: "button", class: "btn", "data-test": "show-solution" }, "Show solution");
+  btn.addEventListener("click", () => {
+    if (!shown && !window.confirm("Show the step's solution? Try the hints first; you can still solve it yourself afterwards.")) return;
+    shown = !shown;
+    btn.textContent = shown ? "Hide solution" : "Show solution";
+    body.hidden = !shown;
+    if (shown && !body.firstChild) {
+      const { header, body: text } = splitHeader(wc.reference.source);
+      createEditor(body, { doc: text, readOnly: true, firstLine: header.split("\n").length, label: "the step's solution (read-only)" }).foldDocstring();
+    }
+  });
+  return el("section", { class: "solution", "aria-label": "Solution", "data-test": "solution" },
+    el("h2", null, "Solution"),
+    el("p", { class: "muted" }, `The reference kernel that judges yours (${wc.reference.name}.py), read-only.`), btn, body);
 }
 
 // stripHints removes the lesson's "Hints" section from the prose when the

@@ -94,6 +94,7 @@ export class RunView {
     this.shareBtn.hidden = true;
     this.shareBtn.removeAttribute("data-url");
     this.download.hidden = true;
+    for (const v of ["lanes", "traffic"]) if (this.tabs[v]) this.tabs[v].hidden = false;
     this.status.textContent = text || "Starting…";
     if (this.lanes) this.lanes.reset(0, "Waiting for the first events…");
     if (this.outputs) this.outputs.reset();
@@ -159,7 +160,12 @@ export class RunView {
     if (m.check) text += m.check.pass ? " · check passed" : m.check.status === "no_golden" ? " · not checked (no golden for this entry)" : " · check failed";
     if (s.events) text += ` · ${plural(s.events, "event")} · ${fmtBytes(s.remote_bytes || 0)} remote · ${fmtNs(s.sim_time_ns || 0)} simulated`;
     this.status.textContent = text;
-    if (m.share) {
+    // A program that did not compile ran nothing: no timeline, no traffic,
+    // no trace to share or download; Explain says why.
+    const compiled = m.status !== "compile_error";
+    for (const v of ["lanes", "traffic"]) if (this.tabs[v]) this.tabs[v].hidden = !compiled;
+    if (!compiled && this.views.explain) this.select("explain");
+    if (m.share && compiled) {
       this.shareBtn.hidden = false;
       this.shareBtn.dataset.url = shareURL(m.share);
       const id = m.share.replace(/^.*\//, "");

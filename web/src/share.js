@@ -2,7 +2,8 @@
 // copy, and the stored run replayed over the websocket into the same views
 // a live run fills.
 
-import { el, clear, fmtNs } from "./util.js";
+import { el, clear, fmtNs, humanTime, lineDiff } from "./util.js";
+import { diffView } from "./views/compare.js";
 import { api } from "./api.js";
 import { Cell } from "./cell.js";
 import { errorPage } from "./pages.js";
@@ -30,7 +31,9 @@ export async function renderShare(main, id, page) {
   const ctx = {
     nextCount: () => ++page.counter,
     focusNext: () => {},
-    markDone: () => {},
+    markPassed: () => {},
+    markStarted: () => {},
+    outKey: "",
   };
   const cell = new Cell({ index: 0, action: "run", name: s.step ? `step ${s.step}` : "", args: "", kernel: null, step: null, code: run.code || "", key: "", shared: run }, ctx);
   const facts = [
@@ -41,8 +44,9 @@ export async function renderShare(main, id, page) {
     ["platform", s.platform],
     s.step ? ["step", `${s.step}${s.variant ? ` (checked as ${s.variant})` : ""}`] : null,
     run.stats && run.stats.sim_time_ns ? ["simulated time", fmtNs(run.stats.sim_time_ns)] : null,
-    run.created ? ["stored", String(run.created)] : null,
+    run.created ? ["stored", humanTime(run.created)] : null,
   ].filter((f) => f && f[1] !== undefined && f[1] !== "");
+  const changes = el("section", { class: "share-changes", "data-test": "share-changes" });
   clear(main).append(
     el("article", { class: "shared", "data-test": "shared-run", "data-id": id, "data-replay": "true" },
       el("header", { class: "step-head" },
@@ -51,10 +55,34 @@ export async function renderShare(main, id, page) {
         el("dl", { class: "facts" }, facts.map(([k, v]) => [el("dt", null, k), el("dd", { class: "mono" }, String(v))])),
         el("p", { class: "muted" }, "This is the stored run replayed exactly as it happened. The code below is your copy: edit it and Run to make a new run (and a new link)."),
       ),
+      changes,
       cell.root,
     ),
   );
+  showChanges(changes, run);
   cell.countEl.textContent = "[r]";
   cell.watch(id, "Replaying the stored run…").then((ok) => cell.setState(ok ? "done" : "failed"));
   return [cell];
+}
+
+/**
+ * showChanges shows what the shared code changed from the lesson's kernel
+ * it stands for (the step's kernel of its variant), as a line diff.
+ */
+async function showChanges(box, run) {
+  const s = run.settings || {};
+  if (!s.step) return;
+  let name = s.kernel;
+  try {
+    if (!name) name = ((await api.step(s.step)).kernel_names || {})[s.variant || "solution"];
+    if (!name) return;
+    const k = await api.kernel(name);
+    const d = lineDiff(k.source, run.code || "", `${name}.py (the lesson's)`, "this run's code");
+    box.append(el("h2", null, "What changed from the lesson's kernel"),
+      d ? diffView(d) : el("p", { class: "muted", "data-test": "share-unchanged" }, `The code is ${name}.py as the lesson ships it, unchanged.`));
+    box.dataset.kernel = name;
+    box.dataset.changed = String(!!d);
+  } catch {
+    /* the diff is a help, not the page: leave it out */
+  }
 }

@@ -1,5 +1,6 @@
 // Everything the page remembers lives in localStorage, per browser:
-// finished steps, each cell's edits and its version history. A failing
+// each step's progress, its working copy and version history, the cells'
+// last runs and the layout. A failing
 // storage (private mode, quota) never breaks the page: reads fall back to
 // nothing, writes are dropped.
 
@@ -23,18 +24,53 @@ function write(key, value) {
   }
 }
 
-/** doneSteps returns the set of step numbers whose check passed here. */
-export function doneSteps() {
-  return new Set(read("done", []));
+/**
+ * progress returns every step's record, keyed by step number:
+ * {"8": {done, passed_at, code_hash, started}}. A step is done only when
+ * the learner's working copy passed the step's full check; the record
+ * keeps when (ISO time) and the hash of the code that passed. Older
+ * browsers kept a bare "done" list that a shipped kernel could fill: it
+ * is not read.
+ */
+export function progress() {
+  const p = read("progress", {});
+  return p && typeof p === "object" ? p : {};
 }
 
-/** markDone records that a check of step n passed. */
-export function markDone(n) {
-  const s = doneSteps();
-  if (s.has(n)) return;
-  s.add(n);
-  write("done", [...s].sort((a, b) => a - b));
+/** stepProgress is progress()[n] or an untouched record. */
+export const stepProgress = (n) => progress()[n] || { done: false, started: false };
+
+function updateProgress(n, f) {
+  const p = progress();
+  p[n] = f({ done: false, started: false, ...(p[n] || {}) });
+  write("progress", p);
 }
+
+/** markStarted records that the learner ran a cell of step n or edited its working copy. */
+export function markStarted(n) {
+  if (stepProgress(n).started) return;
+  updateProgress(n, (r) => ({ ...r, started: true }));
+}
+
+/** markPassed records that the working copy of step n (hash codeHash) passed its full check. */
+export function markPassed(n, codeHash) {
+  updateProgress(n, (r) => ({ ...r, started: true, done: true, passed_at: new Date().toISOString(), code_hash: codeHash }));
+}
+
+/** lastOutput / saveOutput / clearOutput keep a cell's last run: {id, t, ms, check}. */
+export const lastOutput = (key) => read(`out:${key}`, null);
+export const saveOutput = (key, v) => write(`out:${key}`, v);
+export function clearOutput(key) {
+  try {
+    localStorage.removeItem(PREFIX + `out:${key}`);
+  } catch {
+    /* nothing kept */
+  }
+}
+
+/** layout / setLayout remember the notebook layout: "column" or "split". */
+export const layout = () => read("layout", "column");
+export const setLayout = (v) => write("layout", v);
 
 /** lastStep / setLastStep remember the step opened last, for "continue". */
 export const lastStep = () => read("last", 0);

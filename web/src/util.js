@@ -123,3 +123,40 @@ export function timeOfDay(ms) {
   const d = new Date(ms);
   return [d.getHours(), d.getMinutes(), d.getSeconds()].map((x) => String(x).padStart(2, "0")).join(":");
 }
+
+/**
+ * lineDiff is a unified diff of two texts by lines (longest common
+ * subsequence), with three lines of context, "" when they are equal.
+ */
+export function lineDiff(a, b, nameA, nameB) {
+  const x = a.split("\n");
+  const y = b.split("\n");
+  const n = x.length;
+  const m = y.length;
+  const L = Array.from({ length: n + 1 }, () => new Int32Array(m + 1));
+  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) L[i][j] = x[i] === y[j] ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1]);
+  const ops = [];
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && x[i] === y[j]) ops.push([" ", x[i++], i, j++ + 1]);
+    else if (j < m && (i >= n || L[i][j + 1] >= L[i + 1][j])) ops.push(["+", y[j++], i, j]);
+    else ops.push(["-", x[i++], i, j]);
+  }
+  if (!ops.some((o) => o[0] !== " ")) return "";
+  const out = [`--- ${nameA}`, `+++ ${nameB}`];
+  const keep = ops.map((o, k) => ops.slice(Math.max(0, k - 3), k + 4).some((p) => p[0] !== " "));
+  for (let k = 0; k < ops.length; k++) {
+    if (!keep[k]) continue;
+    if (k === 0 || !keep[k - 1]) out.push(`@@ line ${ops[k][0] === "+" ? ops[k][3] : ops[k][2]} @@`);
+    out.push(ops[k][0] + ops[k][1]);
+  }
+  return out.join("\n");
+}
+
+/** humanTime renders a timestamp (ms or an ISO string) as "1 Dec 2026, 14:03 UTC" style local text. */
+export function humanTime(t) {
+  const d = new Date(t);
+  if (Number.isNaN(d.getTime())) return String(t);
+  return d.toLocaleString(undefined, { day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", timeZoneName: "short" });
+}

@@ -1,7 +1,8 @@
 // The outputs view: per output tensor, one row per rank (the tensor's
 // leading dimension) with the step check's verdict, the largest absolute
-// difference from the golden and the first few values; then the run's
-// overall verdict from done.check.
+// difference from the golden, the first few values and the golden's
+// expected values beside them (mismatches highlighted), expandable to every
+// value; then the run's overall verdict from done.check.
 
 import { el, clear, fmtNum } from "../util.js";
 
@@ -37,28 +38,64 @@ export class Outputs {
       el("span", { class: "muted" }, ` ${t.dtype || ""} [${shape.join(", ")}]`),
       check ? passText(check.pass, "all ranks match the golden", "some ranks differ from the golden") : el("span", { class: "muted" }, " · not checked (no golden for this run)"),
     );
+    const want = check && check.want && check.want.length === data.length ? check.want : null;
+    const exact = /INT|BOOL/i.test(t.dtype || "");
     const table = el("table", { class: "out-table" },
       el("thead", null, el("tr", null,
         el("th", { scope: "col" }, shape.length > 1 ? "rank" : ""),
         check ? el("th", { scope: "col" }, "check") : null,
         check ? el("th", { scope: "col" }, "max |diff|") : null,
         el("th", { scope: "col" }, `values (${per} per rank)`),
+        want ? el("th", { scope: "col" }, "expected") : null,
       )),
     );
     const body = el("tbody");
+    const valCells = [];
+    const render = (all) => {
+      for (const { td, wd, r } of valCells) {
+        const n = all ? per : Math.min(per, SHOW);
+        clear(td);
+        if (wd) clear(wd);
+        for (let j = 0; j < n; j++) {
+          const g = data[r * per + j];
+          const w = want ? want[r * per + j] : undefined;
+          const bad = want && !close(g, w, exact);
+          td.append(j ? "  " : "", el("span", bad ? { class: "bad-val", "data-test": "bad-val", title: `element ${j}: got ${fmtNum(g)}, want ${fmtNum(w)}` } : null, fmtNum(g)));
+          if (wd) wd.append(j ? "  " : "", el("span", { class: bad ? "want bad-want" : "want" }, fmtNum(w)));
+        }
+        if (n < per) {
+          td.append("  …");
+          if (wd) wd.append("  …");
+        }
+      }
+    };
     for (let r = 0; r < rows; r++) {
-      const vals = data.slice(r * per, r * per + per);
       const rc = byRank.get(r);
       const cells = [el("th", { scope: "row" }, shape.length > 1 ? String(r) : "")];
       if (check) {
         cells.push(el("td", null, rc ? passText(rc.pass, "pass", "fail") : el("span", { class: "muted" }, "–")));
-        cells.push(el("td", { class: "num" }, rc ? fmtNum(rc.max_abs_diff) + (rc.first_bad && rc.first_bad.length ? ` at [${rc.first_bad.join(", ")}]` : "") : ""));
+        cells.push(el("td", { class: "num" }, rc ? fmtNum(rc.max_abs_diff) + (rc.first_bad >= 0 ? ` at ${rc.first_bad}` : "") : ""));
       }
-      cells.push(el("td", { class: "mono vals" }, vals.slice(0, SHOW).map(fmtNum).join("  ") + (vals.length > SHOW ? "  …" : "")));
+      const td = el("td", { class: "mono vals", "data-test": "vals" });
+      const wd = want ? el("td", { class: "mono vals", "data-test": "want" }) : null;
+      cells.push(td, wd);
+      valCells.push({ td, wd, r });
       body.append(el("tr", rc ? { "data-test": "rank-check", "data-rank": r, "data-pass": String(!!rc.pass) } : null, cells));
     }
+    render(false);
     table.append(body);
-    this.list.append(el("section", { class: "out" }, head, table));
+    let all = false;
+    const more = per > SHOW ? el("button", { type: "button", class: "btn small out-more", "data-test": "out-expand", "aria-expanded": "false" }, `Show all ${per} values per rank`) : null;
+    if (more) {
+      more.addEventListener("click", () => {
+        all = !all;
+        render(all);
+        more.textContent = all ? `Show the first ${SHOW}` : `Show all ${per} values per rank`;
+        more.setAttribute("aria-expanded", String(all));
+      });
+      head.append(more);
+    }
+    this.list.append(el("section", { class: "out", "data-test": "output", "data-name": msg.name }, head, el("div", { class: "out-scroll" }, table)));
   }
 
   /** setDone shows the overall verdict from done.check. */
@@ -81,6 +118,14 @@ export class Outputs {
       ),
     );
   }
+}
+
+// close is the check's tolerance (engine.Close): exact for integers, else
+// |got - want| <= 1e-5 + 1e-5·|want|.
+function close(g, w, exact) {
+  if (exact) return g === w;
+  if (Number.isNaN(g) || Number.isNaN(w)) return false;
+  return g === w || Math.abs(g - w) <= 1e-5 + 1e-5 * Math.abs(w);
 }
 
 /** passText renders a verdict with a symbol and a word, never colour alone. */

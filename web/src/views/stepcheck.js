@@ -23,6 +23,7 @@ export class StepCheck {
 
   /** render shows a POST /api/steps/{n}/check answer. */
   render(res, stepNo) {
+    this.headline = "";
     const vs = res.verdicts || [];
     const byP = new Map();
     for (const v of vs) (byP.get(v.ranks) || byP.set(v.ranks, []).get(v.ranks)).push(v);
@@ -31,7 +32,7 @@ export class StepCheck {
     const bug = res.variant === "bug";
     let head;
     if (res.error) head = `✗ Step check could not run: ${res.error}`;
-    else if (bug) head = res.ok ? "✓ Fails as documented at every rank count" : "✗ Does not fail as documented";
+    else if (bug) head = res.ok ? "Bug reproduced at every rank count: it fails the way the lesson says" : "✗ Does not fail the way the lesson says (the bug is not reproduced)";
     else if (res.variant === "starter") head = res.ok ? "✓ Runs to completion at every rank count (the outputs stay wrong until the gaps are filled)" : "✗ Does not run to completion";
     else head = res.ok ? `✓ Step ${stepNo} check passed at ${plural(counts.length, "rank count")}` : `✗ Step ${stepNo} check failed at P=${failedAt.join(", ") || "?"}`;
     const rows = counts.map((p) => {
@@ -39,7 +40,7 @@ export class StepCheck {
       const bad = list.find((v) => !v.pass);
       const pass = !bad;
       const what = pass
-        ? "fair+adversarial"
+        ? bug ? "does not fail" : "fair+adversarial"
         : `${bad.schedule || "?"}: ${bad.status.replace("_", " ")}${bad.reason ? `: ${bad.reason}` : ""}`;
       const entries = [...new Set(list.map((v) => v.entry))];
       return el("tr", { "data-test": "step-check-row", "data-ranks": p, "data-pass": String(pass) },
@@ -49,12 +50,14 @@ export class StepCheck {
         el("td", { class: "mono muted sc-entry" }, entries.join(", ")),
       );
     });
+    this.headline = head;
+    // A bug that did its damage is not a success to celebrate in green.
+    const tone = bug ? (res.ok ? "bugshown" : "bad") : res.ok ? "ok" : "bad";
     clear(this.root).append(
       el("div", { class: "step-check-box", "data-test": "step-check", "data-pass": String(!!res.ok), "data-variant": res.variant || "" },
-        el("div", { class: `verdict ${res.ok ? "ok" : "bad"}` },
+        el("div", { class: `verdict ${tone}` },
           el("strong", null, head),
           el("span", { class: "muted" }, ` · workbench step ${stepNo} --check${res.variant && res.variant !== "solution" ? ` (as ${res.variant} ${res.kernel})` : ""}`),
-          bug && res.bug ? el("div", { class: "small mono" }, `#! bug: ${res.bug}`) : null,
         ),
         rows.length ? el("table", { class: "sc-table" }, el("tbody", null, rows)) : null,
       ),

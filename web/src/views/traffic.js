@@ -31,6 +31,9 @@ export class Traffic {
     if (/\.put$|remote_store$/.test(ev.op)) [src, dst] = [ev.rank, ev.peer];
     else if (/\.get$|remote_load$/.test(ev.op)) [src, dst] = [ev.peer, ev.rank];
     else return;
+    // A put to oneself moves nothing between ranks, and the run's summary
+    // leaves it out of the remote bytes: so does the heatmap.
+    if (src === dst) return;
     const k = src * 65536 + dst;
     this.m.set(k, (this.m.get(k) || 0) + ev.bytes);
     this.total += ev.bytes;
