@@ -52,7 +52,12 @@ func (s *Server) postCheck(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	b, err := engine.CheckJSON(engine.Check(fileName, []byte(req.Code), opts))
+	var b []byte
+	if err := s.withSlot("check", func() {
+		b, err = engine.CheckJSON(engine.Check(fileName, []byte(req.Code), opts))
+	}); err != nil {
+		return err
+	}
 	if err != nil {
 		return err
 	}
@@ -83,7 +88,13 @@ func (s *Server) postIR(c *fiber.Ctx) error {
 	if req.After != "" && req.After != "checked" && !slices.Contains(lower.PassNames(), req.After) {
 		return errorf(fiber.StatusBadRequest, "after is checked or one of "+strings.Join(lower.PassNames(), ", "), "no lowering pass %q", req.After)
 	}
-	text, diags, err := engine.IRText(fileName, []byte(req.Code), opts, req.After)
+	var text string
+	var diags diag.List
+	if err := s.withSlot("ir", func() {
+		text, diags, err = engine.IRText(fileName, []byte(req.Code), opts, req.After)
+	}); err != nil {
+		return err
+	}
 	out := irResponse{Diagnostics: diagJSON(diags)}
 	switch {
 	case diags.HasErrors():
@@ -216,19 +227,18 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-// compare runs engine.Compare in a run slot.
+// compare runs engine.Compare in a worker slot; its deadline (two runs'
+// worth) starts when it has the slot.
 func (s *Server) compare(a, b engine.Side, st Settings) (*engine.CompareResult, error) {
-	ctx, cancel := context.WithTimeout(s.base, 2*s.opts.RunTimeout)
-	defer cancel()
-	select {
-	case s.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, errorf(fiber.StatusServiceUnavailable, "try again in a moment", "the emulator is busy")
-	}
-	defer func() { <-s.sem }()
-	fill, _ := engine.ParseFill(st.Fill)
-	return engine.Compare(ctx, a, b, engine.RunOptions{Options: engine.Options{Ranks: st.Ranks, Platform: st.Platform},
-		Fill: fill, Seed: st.Seed, Schedule: st.Schedule, Timeout: s.opts.RunTimeout}), nil
+	var cr *engine.CompareResult
+	err := s.withSlot("compare", func() {
+		ctx, cancel := context.WithTimeout(s.base, 2*s.opts.RunTimeout)
+		defer cancel()
+		fill, _ := engine.ParseFill(st.Fill)
+		cr = engine.Compare(ctx, a, b, engine.RunOptions{Options: engine.Options{Ranks: st.Ranks, Platform: st.Platform},
+			Fill: fill, Seed: st.Seed, Schedule: st.Schedule, Timeout: s.opts.RunTimeout})
+	})
+	return cr, err
 }
 
 // sideEntry picks a side's entry: the given one ({P} expanded), else the

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"path"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -17,8 +18,13 @@ import (
 // routes registers every route of the workbench (API.md has the contract).
 func (s *Server) routes() {
 	app := s.app
-	app.Use(markUsed)      // see trackListener: Shutdown closes connections that never carried a request
-	app.Use(recover.New()) // a panicking handler answers 500 JSON through errorHandler
+	app.Use(markUsed) // see trackListener: Shutdown closes connections that never carried a request
+	// A panicking handler answers 500 JSON through errorHandler, its stack
+	// in the log (the user work itself runs under guard, which does the
+	// same closer to the cause).
+	app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: func(c *fiber.Ctx, e any) {
+		s.logf("panic in %s %s: %v\n%s", c.Method(), c.Path(), e, debug.Stack())
+	}}))
 
 	// The page: one index.html for every client-side route.
 	app.Get("/", s.page)

@@ -34,28 +34,35 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	"pldworkbench/engine/limits"
 )
 
 // Options configure a Server.
+// Zero fields take their defaults from engine/limits.
 type Options struct {
 	DataDir           string        // where runs.db lives; created if missing
 	Logger            io.Writer     // request/run log; nil = discard
-	MaxConcurrentRuns int           // 0 = 2
-	RunTimeout        time.Duration // 0 = 10s
+	MaxConcurrentRuns int           // worker slots; 0 = limits.MaxRuns
+	MaxQueue          int           // runs waiting for a slot; 0 = limits.MaxQueue
+	RunTimeout        time.Duration // one run, from when it has a slot; 0 = limits.RunTimeout
+	UnwatchedGrace    time.Duration // 0 = limits.UnwatchedGrace
+	SlotWait          time.Duration // a request's wait for a slot; 0 = limits.SlotWait
+	StoreBudget       int64         // bytes; 0 = limits.StoreBudget
 }
 
 // Limits of the server, in one place.
 const (
 	// MaxCode is the largest program accepted, in bytes (API.md: 413 above).
-	MaxCode = 256 << 10
+	MaxCode = limits.MaxCode
 	// bodyLimit bounds a request body: the code JSON-escaped (six bytes
 	// for a control character written \u00XX) plus the settings, with
 	// room to spare, so an oversized program reaches the handler and gets
 	// its JSON 413 rather than a connection reset; fasthttp refuses a body
 	// past this limit before reading it.
-	bodyLimit = 8 << 20
+	bodyLimit = limits.BodySize
 	// MaxRanks is the largest rank count a request may ask for.
-	MaxRanks = 64
+	MaxRanks = limits.MaxRanks
 	// maxEvents is how many events a run keeps for its live stream and its
 	// stored record (about 150 bytes each in memory); a run with more still
 	// counts them in its stats, and its record says events_truncated.
@@ -68,8 +75,12 @@ type Server struct {
 	app     *fiber.App
 	db      *sql.DB
 	lessons *lessons
-	sem     chan struct{} // one token per executing run
+	slots   *slots
 	logMu   sync.Mutex
+
+	// testHook, when set, is called at the start of every guarded piece of
+	// work with its name: the tests inject panics through it.
+	testHook atomic.Pointer[func(string)]
 
 	// base is cancelled by Shutdown: every run and comparison derives its
 	// context from it.
@@ -98,10 +109,22 @@ func New(opts Options) (*Server, error) {
 		opts.Logger = io.Discard
 	}
 	if opts.MaxConcurrentRuns <= 0 {
-		opts.MaxConcurrentRuns = 2
+		opts.MaxConcurrentRuns = limits.MaxRuns
+	}
+	if opts.MaxQueue <= 0 {
+		opts.MaxQueue = limits.MaxQueue
 	}
 	if opts.RunTimeout <= 0 {
-		opts.RunTimeout = 10 * time.Second
+		opts.RunTimeout = limits.RunTimeout
+	}
+	if opts.UnwatchedGrace <= 0 {
+		opts.UnwatchedGrace = limits.UnwatchedGrace
+	}
+	if opts.SlotWait <= 0 {
+		opts.SlotWait = limits.SlotWait
+	}
+	if opts.StoreBudget <= 0 {
+		opts.StoreBudget = limits.StoreBudget
 	}
 	if err := os.MkdirAll(opts.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("server: data directory: %w", err)
@@ -118,7 +141,7 @@ func New(opts Options) (*Server, error) {
 		opts:    opts,
 		db:      db,
 		lessons: ls,
-		sem:     make(chan struct{}, opts.MaxConcurrentRuns),
+		slots:   newSlots(opts.MaxConcurrentRuns, opts.MaxQueue),
 		quit:    make(chan struct{}),
 		live:    map[string]*run{},
 	}

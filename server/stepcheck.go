@@ -71,19 +71,15 @@ func (s *Server) postStepCheck(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if s.closing.Load() {
-		return errorf(fiber.StatusServiceUnavailable, "the server is shutting down", "not accepting checks")
-	}
-	ctx, cancel := context.WithTimeout(s.base, stepCheckTimeout)
-	defer cancel()
-	select {
-	case s.sem <- struct{}{}:
-	case <-ctx.Done():
-		return errorf(fiber.StatusServiceUnavailable, "try again in a moment", "the emulator is busy")
-	}
-	defer func() { <-s.sem }()
 	start := time.Now()
-	kr := stepVerdicts(ctx, st, v, k, []byte(req.Code))
+	var kr check.KernelResult
+	if err := s.withSlot(fmt.Sprintf("step check %d", n), func() {
+		ctx, cancel := context.WithTimeout(s.base, stepCheckTimeout)
+		defer cancel()
+		kr = stepVerdicts(ctx, st, v, k, []byte(req.Code))
+	}); err != nil {
+		return err
+	}
 	if errors.Is(s.base.Err(), context.Canceled) {
 		return errorf(fiber.StatusServiceUnavailable, "the server is shutting down", "check cancelled")
 	}
