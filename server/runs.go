@@ -97,8 +97,15 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 	// its store write, so a post sees it in one place or the other.
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.live[id]; ok {
-		return postResponse{ID: id, Settings: st}, nil
+	if lr, ok := s.live[id]; ok {
+		lr.mu.Lock()
+		over := lr.finished
+		lr.mu.Unlock()
+		if !over {
+			return postResponse{ID: id, Settings: st}, nil
+		}
+		// finished and not stored (its store write, if any, comes
+		// before it leaves the map): run it again
 	}
 	stored, err := hasRun(ctx, s.db, id)
 	if err != nil {
@@ -145,9 +152,24 @@ func (s *Server) execute(r *run, w *waiter, grace *time.Timer) {
 	defer s.runs.Done()
 	defer grace.Stop()
 	start := time.Now()
+	stored := false
 	defer func() {
+		// A stored run is found in the store from now on. One that was
+		// not (cut short, or a crash) lingers a grace in the live map, so
+		// a client that connects late still gets its done; a post of the
+		// same content replaces it (startRun).
 		s.mu.Lock()
-		delete(s.live, r.id)
+		if stored {
+			delete(s.live, r.id)
+		} else {
+			time.AfterFunc(s.opts.UnwatchedGrace, func() {
+				s.mu.Lock()
+				if s.live[r.id] == r {
+					delete(s.live, r.id)
+				}
+				s.mu.Unlock()
+			})
+		}
 		s.mu.Unlock()
 		r.mu.Lock()
 		status := r.status
@@ -182,7 +204,10 @@ func (s *Server) execute(r *run, w *waiter, grace *time.Timer) {
 	if err := s.store(r, rec); err != nil {
 		s.logf("run %s: storing: %v", r.id, err)
 	} else {
-		share = "/r/" + r.id
+		share, stored = "/r/"+r.id, true
+		r.mu.Lock()
+		r.shared = true
+		r.mu.Unlock()
 	}
 	r.finish(rec.Status, doneMessage(rec, share))
 }
@@ -332,13 +357,14 @@ func failure(rec *record) string {
 
 // store writes a finished run: its record and its event pages, in one
 // transaction, then evicts the oldest unpinned runs past the store budget.
-// A run stored while a client watches it is pinned: that client is shown
-// its share link in the done message that follows.
+// A run a client has watched is stored pinned: that client is shown its
+// share link in the done message that follows (a client that gets done
+// later pins it then: Server.pin).
 func (s *Server) store(r *run, rec *record) error {
 	rec.Created = r.created.Format(time.RFC3339Nano)
 	r.mu.Lock()
 	items := r.items[:len(r.items):len(r.items)] // the log only grows: this prefix never changes
-	pinned := len(r.subs) > 0
+	pinned := r.watched
 	r.mu.Unlock()
 	code := rec.Code
 	rec.Code = ""
@@ -373,7 +399,7 @@ func (s *Server) store(r *run, rec *record) error {
 		Result: string(result), EventCount: rec.Events, Created: rec.Created, Pinned: pinned}, next); err != nil {
 		return err
 	}
-	if n, err := evict(ctx, s.db, s.opts.StoreBudget); err != nil {
+	if n, err := evict(ctx, s.db, s.opts.StoreBudget, r.id); err != nil {
 		s.logf("store: evicting: %v", err)
 	} else if n > 0 {
 		s.logf("store: evicted %d unpinned runs past the %d-byte budget", n, s.opts.StoreBudget)
@@ -540,5 +566,17 @@ func (s *Server) replayOf(ctx context.Context, id string) (*run, error) {
 	head := [][]byte{statusMessage("replay", id, rec.Settings, rec.Ranks, rec.Entry)}
 	head = append(head, diagMessages(rec.Diagnostics)...)
 	tail := append(resultMessages(rec), doneMessage(rec, "/r/"+id))
-	return newReplay(id, &replayLog{db: s.db, sr: sr, head: head, tail: tail, logf: s.logf}), nil
+	r := newReplay(id, &replayLog{db: s.db, sr: sr, head: head, tail: tail, logf: s.logf})
+	r.shared = true
+	return r, nil
+}
+
+// pin records that a client was sent a run's done with its share link:
+// the run is kept however full the store gets (API.md).
+func (s *Server) pin(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := s.db.ExecContext(ctx, `UPDATE runs SET pinned = 1 WHERE id = ? AND pinned = 0`, id); err != nil {
+		s.logf("run %s: pinning: %v", id, err)
+	}
 }

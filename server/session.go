@@ -76,6 +76,7 @@ type run struct {
 	queueSent int        // the position the last queue message said
 	onWatch   func()     // called (without r.mu) when the first client subscribes
 	replayed  *replayLog // a stored run's log, read page by page (replays only)
+	shared    bool       // stored: its done carries the share link
 }
 
 // isWatched reports whether a client watches r now.

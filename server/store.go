@@ -183,9 +183,10 @@ func putRun(ctx context.Context, db *sql.DB, r *storedRun, next func() (page, er
 	return tx.Commit()
 }
 
-// evict deletes the oldest unpinned runs while the store is over budget
+// evict deletes the oldest unpinned runs, other than keep (the run just
+// written, whose link is about to be sent), while the store is over budget
 // bytes; it returns how many it deleted.
-func evict(ctx context.Context, db *sql.DB, budget int64) (int, error) {
+func evict(ctx context.Context, db *sql.DB, budget int64, keep string) (int, error) {
 	var total sql.NullInt64
 	if err := db.QueryRowContext(ctx, `SELECT sum(size) FROM runs`).Scan(&total); err != nil {
 		return 0, err
@@ -194,7 +195,7 @@ func evict(ctx context.Context, db *sql.DB, budget int64) (int, error) {
 	if over <= 0 {
 		return 0, nil
 	}
-	rows, err := db.QueryContext(ctx, `SELECT id, size FROM runs WHERE pinned = 0 ORDER BY rowid`)
+	rows, err := db.QueryContext(ctx, `SELECT id, size FROM runs WHERE pinned = 0 AND id != ? ORDER BY rowid`, keep)
 	if err != nil {
 		return 0, err
 	}
