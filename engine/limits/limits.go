@@ -43,7 +43,7 @@ const (
 	MaxRuns  = 2         // worker slots: runs, checks, IR, compares and step checks executing at once
 	// MaxQueue is how many runs may wait for a slot; a post beyond it is
 	// refused with 503 and Retry-After rather than queued without bound.
-	MaxQueue = 32
+	MaxQueue = 128
 	// UnwatchedGrace is how long a posted run may go without a websocket
 	// client before it is dropped (queued or executing): a page opens its
 	// socket within milliseconds of its post, so 5 s is generous, and a
@@ -80,8 +80,8 @@ var Table = []Limit{
 		Error: "400 `ranks N out of range: want 1..64`"},
 	{Name: "concurrent-runs", What: "worker slots shared by runs, checks, IR, compares and step checks", Server: "2", CLI: "—", Flag: "--runs",
 		Error: "a run waits with status `queued` and `queue` messages; a check, IR, compare or step check waits up to 20 s, then 503 with `Retry-After`"},
-	{Name: "queue", What: "runs waiting for a slot", Server: "32", CLI: "—", Flag: "--queue",
-		Error: "503 `the run queue is full (32 waiting)` with `Retry-After`"},
+	{Name: "queue", What: "runs waiting for a slot", Server: "128", CLI: "—", Flag: "--queue",
+		Error: "503 `the run queue is full (128 waiting)` with `Retry-After`"},
 	{Name: "unwatched-grace", What: "time a posted run may go without a websocket client", Server: "5 s", CLI: "—", Flag: "—",
 		Error: "the run is dropped (done status `cancelled`, not stored)"},
 	{Name: "run-timeout", What: "wall clock of one run, from when it gets a slot (time queued is not charged)", Server: "10 s", CLI: "10 s", Flag: "--timeout",
