@@ -494,7 +494,9 @@ func (s *Server) eachPage(ctx context.Context, sr *storedRun, f func([][]byte) e
 // getEvents answers GET /api/runs/{id}/events: the events as JSON lines,
 // streamed a page at a time.
 func (s *Server) getEvents(c *fiber.Ctx) error {
-	id := c.Params("id")
+	// A copy: Fiber's Params point into the request buffer, reused once
+	// the handler returns, and the body is streamed after that.
+	id := strings.Clone(c.Params("id"))
 	sr, err := s.storedRunOf(c.UserContext(), id)
 	if err != nil {
 		return err
@@ -555,6 +557,7 @@ func (s *Server) getTrace(c *fiber.Ctx) error {
 // live run sent, from the store, with status "replay", its events read a
 // page at a time as the viewer's socket takes them.
 func (s *Server) replayOf(ctx context.Context, id string) (*run, error) {
+	id = strings.Clone(id) // the replay outlives the request whose Params id came from
 	sr, err := s.storedRunOf(ctx, id)
 	if err != nil {
 		return nil, err
