@@ -176,7 +176,7 @@ func (s *Server) runEngine(r *run) *record {
 		return rec
 	}
 	if rec.Entry == "" {
-		entry, err := engine.DefaultEntry(name, src, st.Ranks)
+		entry, err := engine.DefaultEntry(r.ctx, name, src, engine.Options{Ranks: st.Ranks, Budget: s.budget()})
 		if err != nil {
 			var l diag.List
 			if errors.As(err, &l) {
@@ -186,8 +186,8 @@ func (s *Server) runEngine(r *run) *record {
 		}
 		rec.Entry = entry
 	}
-	opts := engine.Options{Entry: rec.Entry, Ranks: st.Ranks, Platform: st.Platform}
-	pre := engine.Check(name, src, opts)
+	opts := engine.Options{Entry: rec.Entry, Ranks: st.Ranks, Platform: st.Platform, Budget: s.budget()}
+	pre := engine.Check(r.ctx, name, src, opts)
 	if len(pre.Units) == 1 && pre.Units[0].Program != nil {
 		rec.Ranks = pre.Units[0].Program.Ranks
 	}
@@ -201,7 +201,7 @@ func (s *Server) runEngine(r *run) *record {
 	fill, _ := engine.ParseFill(st.Fill) // validated by normalize
 	res := engine.Run(r.ctx, name, src, engine.RunOptions{
 		Options: opts, Fill: fill, Seed: st.Seed, Args: st.Args, Schedule: st.Schedule,
-		Timeout: s.opts.RunTimeout, OnEvent: r.event,
+		OnEvent: r.event,
 	})
 	rec.Status = string(res.Status)
 	if res.Status == emu.StatusCanceled {

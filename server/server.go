@@ -34,6 +34,8 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	"pldworkbench/engine/limits"
 )
 
 // Options configure a Server.
@@ -61,6 +63,15 @@ const (
 	// counts them in its stats, and its record says events_truncated.
 	maxEvents = 500_000
 )
+
+// budget is what one piece of work in the server may spend: the engine's
+// server budget (limits.ServerBudget: 1 GiB, the 64-rank cap) with the
+// configured run timeout.
+func (s *Server) budget() limits.Budget {
+	b := limits.ServerBudget()
+	b.Timeout = s.opts.RunTimeout
+	return b
+}
 
 // Server is the workbench's HTTP server and run store.
 type Server struct {
