@@ -223,7 +223,7 @@ func run(meter *limits.Meter, name string, src []byte, opts RunOptions) *RunResu
 	if !meter.Reserve(inBytes) {
 		res.Status = emu.StatusRuntimeError
 		res.Error = &emu.RunError{Rank: -1, Line: prog.Entry.Span.Line, Code: emu.CodeMemory,
-			Message: fmt.Sprintf("the host tensors want %s; the limit is %s", limits.Bytes(inBytes), limits.Bytes(meter.Budget.Memory)),
+			Message: fmt.Sprintf("the host tensors' inputs want %s (two float64 copies of every element); the limit is %s", limits.Bytes(inBytes), limits.Bytes(meter.Budget.Memory)),
 			Hint:    "use smaller host tensors, or raise the limit (workbench --mem-limit)"}
 		return res
 	}

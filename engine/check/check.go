@@ -176,6 +176,11 @@ func (c *checker) stopped(span diag.Span) bool {
 		return false
 	}
 	c.halted = true
+	for _, d := range c.diags {
+		if d.Code == meta.CodeTimeout || d.Code == meta.CodeCanceled {
+			return true // module evaluation already said so
+		}
+	}
 	code, msg := meta.CodeCanceled, "checking canceled: the caller gave up"
 	if limits.IsTimeout(err) {
 		code, msg = meta.CodeTimeout, fmt.Sprintf("checking did not finish within the wall-clock limit of %v", c.mod.Meter().Budget.Timeout)

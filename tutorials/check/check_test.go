@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/limits"
 	"pldworkbench/kernels"
 	"pldworkbench/tutorials"
@@ -130,5 +132,31 @@ func TestStarters(t *testing.T) {
 	k, _ := kernels.Get("04_barrier_starter")
 	if kr := check.CheckFile(context.Background(), limits.Budget{}, s4, k.File, k.Source, []int{2}); kr.OK || len(kr.Verdicts) != 1 || kr.Verdicts[0].Status != check.WrongData {
 		t.Errorf("04 starter checked as a learner's file: %+v", kr)
+	}
+}
+
+// TestStepCheckDeadline: a step check respects its deadline, front end
+// included: a learner's file whose module code never ends stops every
+// verdict within the deadline plus a second (issue 11: one took 234 s
+// against 90).
+func TestStepCheckDeadline(t *testing.T) {
+	s, _ := check.StepOf(8)
+	src := []byte("import pypto.language as pl\n\nx = 0\nwhile True:\n    x = x + 1\n")
+	const deadline = time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	start := time.Now()
+	// The step budget out of the way: only the clock can stop it.
+	kr := check.CheckFile(ctx, limits.Budget{Steps: 1 << 60, Timeout: time.Hour}, s, "spin.py", src, nil)
+	if took := time.Since(start); took > deadline+time.Second {
+		t.Errorf("the check ended after %v, want within %v", took, deadline+time.Second)
+	}
+	if kr.OK || len(kr.Verdicts) == 0 {
+		t.Fatalf("ok %v with %d verdicts, want failing verdicts", kr.OK, len(kr.Verdicts))
+	}
+	for _, v := range kr.Verdicts {
+		if v.Status != string(emu.StatusTimeout) {
+			t.Errorf("%s: status %s (%s), want timeout", v, v.Status, v.Reason)
+		}
 	}
 }
