@@ -52,9 +52,11 @@ func (s *Server) postCheck(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	opts.Budget = s.budget()
 	var b []byte
 	if err := s.withSlot("check", func() {
-		b, err = engine.CheckJSON(engine.Check(fileName, []byte(req.Code), opts))
+		// The budget's clock starts here, once the slot is had.
+		b, err = engine.CheckJSON(engine.Check(s.base, fileName, []byte(req.Code), opts))
 	}); err != nil {
 		return err
 	}
@@ -88,10 +90,11 @@ func (s *Server) postIR(c *fiber.Ctx) error {
 	if req.After != "" && req.After != "checked" && !slices.Contains(lower.PassNames(), req.After) {
 		return errorf(fiber.StatusBadRequest, "after is checked or one of "+strings.Join(lower.PassNames(), ", "), "no lowering pass %q", req.After)
 	}
+	opts.Budget = s.budget()
 	var text string
 	var diags diag.List
 	if err := s.withSlot("ir", func() {
-		text, diags, err = engine.IRText(fileName, []byte(req.Code), opts, req.After)
+		text, diags, err = engine.IRText(s.base, fileName, []byte(req.Code), opts, req.After)
 	}); err != nil {
 		return err
 	}
@@ -192,11 +195,11 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	a.Entry, err = sideEntry(a, req.A.Entry, st.Ranks)
+	a.Entry, err = s.sideEntry(a, req.A.Entry, st.Ranks)
 	if err != nil {
 		return err
 	}
-	b.Entry, err = sideEntry(b, entryB, st.Ranks)
+	b.Entry, err = s.sideEntry(b, entryB, st.Ranks)
 	if err != nil {
 		return err
 	}
@@ -235,8 +238,8 @@ func (s *Server) compare(a, b engine.Side, st Settings) (*engine.CompareResult, 
 		ctx, cancel := context.WithTimeout(s.base, 2*s.opts.RunTimeout)
 		defer cancel()
 		fill, _ := engine.ParseFill(st.Fill)
-		cr = engine.Compare(ctx, a, b, engine.RunOptions{Options: engine.Options{Ranks: st.Ranks, Platform: st.Platform},
-			Fill: fill, Seed: st.Seed, Schedule: st.Schedule, Timeout: s.opts.RunTimeout})
+		cr = engine.Compare(ctx, a, b, engine.RunOptions{Options: engine.Options{Ranks: st.Ranks, Platform: st.Platform, Budget: s.budget()},
+			Fill: fill, Seed: st.Seed, Schedule: st.Schedule})
 	})
 	return cr, err
 }
@@ -244,11 +247,11 @@ func (s *Server) compare(a, b engine.Side, st Settings) (*engine.CompareResult, 
 // sideEntry picks a side's entry: the given one ({P} expanded), else the
 // module's only host orchestrator. A module with several is a 400 that
 // lists them.
-func sideEntry(side engine.Side, entry string, ranks int) (string, error) {
+func (s *Server) sideEntry(side engine.Side, entry string, ranks int) (string, error) {
 	if entry = strings.TrimSpace(entry); entry != "" {
 		return expandP(entry, ranks), nil
 	}
-	e, err := engine.DefaultEntry(side.Name, side.Src, ranks)
+	e, err := engine.DefaultEntry(s.base, side.Name, side.Src, engine.Options{Ranks: ranks, Budget: s.budget()})
 	if err != nil {
 		var l diag.List
 		if errors.As(err, &l) {

@@ -153,7 +153,7 @@ func TestCheck(t *testing.T) {
 	}
 	// Byte for byte what `workbench check --json` prints (its own
 	// file name aside): both call engine.CheckJSON.
-	want, err := engine.CheckJSON(engine.Check(fileName, []byte(src), engine.Options{Platform: "910B"}))
+	want, err := engine.CheckJSON(engine.Check(context.Background(), fileName, []byte(src), engine.Options{Platform: "910B"}))
 	if err != nil || !bytes.Equal(b, want) {
 		t.Errorf("the answer differs from engine.CheckJSON:\n%s\n%s", b, want)
 	}

@@ -223,8 +223,20 @@ func (s *Server) runEngine(r *run) *record {
 		name = r.step.File
 	}
 	src := []byte(r.code)
+	// One deadline for the whole pipeline (entry pick, check, run),
+	// started now that the run has its slot: time queued is not charged.
+	ctx, cancel := context.WithTimeoutCause(r.ctx, s.opts.RunTimeout, limits.ErrTimeout)
+	defer cancel()
 	fail := func(ds diag.List, e *emu.RunError) *record {
 		rec.Status, rec.Error = string(engine.StatusCompileError), e
+		// A front end cut short by the deadline or a cancellation is that,
+		// not a compile error of the program (and so it is not stored).
+		switch {
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			rec.Status = string(emu.StatusTimeout)
+		case ctx.Err() != nil:
+			rec.Status = statusCancelled
+		}
 		for _, d := range ds {
 			rec.Diagnostics = append(rec.Diagnostics, diag.ToJSON(d))
 		}
@@ -235,7 +247,7 @@ func (s *Server) runEngine(r *run) *record {
 		return rec
 	}
 	if rec.Entry == "" {
-		entry, err := engine.DefaultEntry(name, src, st.Ranks)
+		entry, err := engine.DefaultEntry(ctx, name, src, engine.Options{Ranks: st.Ranks, Budget: s.budget()})
 		if err != nil {
 			var l diag.List
 			if errors.As(err, &l) {
@@ -245,8 +257,8 @@ func (s *Server) runEngine(r *run) *record {
 		}
 		rec.Entry = entry
 	}
-	opts := engine.Options{Entry: rec.Entry, Ranks: st.Ranks, Platform: st.Platform}
-	pre := engine.Check(name, src, opts)
+	opts := engine.Options{Entry: rec.Entry, Ranks: st.Ranks, Platform: st.Platform, Budget: s.budget()}
+	pre := engine.Check(ctx, name, src, opts)
 	if len(pre.Units) == 1 && pre.Units[0].Program != nil {
 		rec.Ranks = pre.Units[0].Program.Ranks
 	}
@@ -258,9 +270,9 @@ func (s *Server) runEngine(r *run) *record {
 	r.add(diagMessages(rec.Diagnostics)...)
 
 	fill, _ := engine.ParseFill(st.Fill) // validated by normalize
-	res := engine.Run(r.ctx, name, src, engine.RunOptions{
+	res := engine.Run(ctx, name, src, engine.RunOptions{
 		Options: opts, Fill: fill, Seed: st.Seed, Args: st.Args, Schedule: st.Schedule,
-		Timeout: s.opts.RunTimeout, OnEvent: r.event,
+		OnEvent: r.event,
 	})
 	rec.Status = string(res.Status)
 	if res.Status == emu.StatusCanceled {

@@ -45,10 +45,11 @@ type Options struct {
 	Logger            io.Writer     // request/run log; nil = discard
 	MaxConcurrentRuns int           // worker slots; 0 = limits.MaxRuns
 	MaxQueue          int           // runs waiting for a slot; 0 = limits.MaxQueue
-	RunTimeout        time.Duration // one run, from when it has a slot; 0 = limits.RunTimeout
+	RunTimeout        time.Duration // one run, from when it has a slot; 0 = limits.DefaultTimeout
 	UnwatchedGrace    time.Duration // 0 = limits.UnwatchedGrace
 	SlotWait          time.Duration // a request's wait for a slot; 0 = limits.SlotWait
 	StoreBudget       int64         // bytes; 0 = limits.StoreBudget
+	MemoryBudget      int64         // bytes one piece of work may make; 0 = limits.DefaultMemory
 }
 
 // Limits of the server, in one place.
@@ -68,6 +69,18 @@ const (
 	// counts them in its stats, and its record says events_truncated.
 	maxEvents = 500_000
 )
+
+// budget is what one piece of work in the server may spend: the engine's
+// server budget (limits.ServerBudget: 1 GiB, the 64-rank cap) with the
+// configured run timeout.
+func (s *Server) budget() limits.Budget {
+	b := limits.ServerBudget()
+	b.Timeout = s.opts.RunTimeout
+	if s.opts.MemoryBudget > 0 {
+		b.Memory = s.opts.MemoryBudget
+	}
+	return b
+}
 
 // Server is the workbench's HTTP server and run store.
 type Server struct {
@@ -115,7 +128,7 @@ func New(opts Options) (*Server, error) {
 		opts.MaxQueue = limits.MaxQueue
 	}
 	if opts.RunTimeout <= 0 {
-		opts.RunTimeout = limits.RunTimeout
+		opts.RunTimeout = limits.DefaultTimeout
 	}
 	if opts.UnwatchedGrace <= 0 {
 		opts.UnwatchedGrace = limits.UnwatchedGrace

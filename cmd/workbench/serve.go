@@ -10,11 +10,10 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
+	"pldworkbench/engine"
 	"pldworkbench/engine/limits"
 	"pldworkbench/server"
 )
@@ -29,11 +28,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	data := fs.String("data", "", "data directory for the run store runs.db (default: $XDG_DATA_HOME/pld-workbench or ~/.local/share/pld-workbench)")
 	runs := fs.Int("runs", limits.MaxRuns, "worker slots: runs, checks, IR, compares and step checks executing at once")
 	queue := fs.Int("queue", limits.MaxQueue, "runs that may wait for a slot; a post beyond gets 503 with Retry-After")
-	timeout := fs.Duration("timeout", limits.RunTimeout, "wall clock of one run, from when it has a slot")
-	var budget sizeFlag = limits.StoreBudget
-	fs.Var(&budget, "store-budget", "size of the run store beyond which the oldest unpinned runs are evicted (e.g. 512MiB, 2GiB)")
+	timeout := fs.Duration("timeout", limits.DefaultTimeout, "wall clock of one run, from when it has a slot")
+	storeBudget := fs.String("store-budget", limits.Bytes(limits.StoreBudget), "size of the run store beyond which the oldest unpinned runs are evicted: 512MiB, 2GiB, ...")
+	memLimit := fs.String("mem-limit", limits.Bytes(limits.DefaultMemory), "memory one piece of work may make (windows × P, host tensors, tiles, events, compile-time values): 512MiB, 1GiB, 2G, ...")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench [serve] [--addr HOST:PORT] [--data DIR] [--runs N] [--queue N] [--timeout D] [--store-budget SIZE]")
+		fmt.Fprintln(stderr, "usage: workbench [serve] [--addr HOST:PORT] [--data DIR] [--runs N] [--queue N] [--timeout DUR] [--mem-limit SIZE] [--store-budget SIZE]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -43,10 +42,23 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "serve takes no arguments, got %q\n", fs.Args())
 		return 2
 	}
-	if *runs < 1 || *queue < 1 || *timeout <= 0 || budget <= 0 {
-		fmt.Fprintln(stderr, "serve: --runs and --queue must be at least 1, --timeout and --store-budget positive")
+	if *runs < 1 || *queue < 1 || *timeout <= 0 {
+		fmt.Fprintln(stderr, "serve: --runs and --queue must be at least 1, --timeout positive")
 		return 2
 	}
+	budget, err := limits.ParseBytes(*storeBudget)
+	if err != nil {
+		fmt.Fprintf(stderr, "--store-budget: %v\n", err)
+		return 2
+	}
+	mem, err := limits.ParseBytes(*memLimit)
+	if err != nil {
+		fmt.Fprintf(stderr, "--mem-limit: %v\n", err)
+		return 2
+	}
+	// Every slot may hold one piece of work's budget: freed memory goes
+	// back to the system promptly above that (engine.SetSoftMemoryLimit).
+	engine.SetSoftMemoryLimit(mem, *runs)
 	dir := *data
 	if dir == "" {
 		var err error
@@ -65,7 +77,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	srv, err := server.New(server.Options{DataDir: dir, Logger: stderr, MaxConcurrentRuns: *runs, MaxQueue: *queue,
-		RunTimeout: *timeout, StoreBudget: int64(budget)})
+		RunTimeout: *timeout, StoreBudget: budget, MemoryBudget: mem})
 	if err != nil {
 		ln.Close()
 		fmt.Fprintf(stderr, "workbench: %v\n", err)
@@ -117,46 +129,4 @@ func defaultDataDir() (string, error) {
 		return "", fmt.Errorf("no home directory for the run store: %v", err)
 	}
 	return filepath.Join(home, ".local", "share", "pld-workbench"), nil
-}
-
-// sizeFlag is a byte count written as a number with an optional binary
-// unit: 1048576, 512KiB, 64MiB, 2GiB (KB, MB, GB and K, M, G mean the
-// same binary units).
-type sizeFlag int64
-
-func (f *sizeFlag) String() string { return strconv.FormatInt(int64(*f), 10) }
-
-func (f *sizeFlag) Set(v string) error {
-	n, err := parseSize(v)
-	if err != nil {
-		return err
-	}
-	*f = sizeFlag(n)
-	return nil
-}
-
-// parseSize reads a sizeFlag.
-func parseSize(v string) (int64, error) {
-	s := strings.TrimSpace(v)
-	mult := int64(1)
-	for _, u := range []struct {
-		suffix []string
-		mult   int64
-	}{{[]string{"GiB", "GB", "G"}, 1 << 30}, {[]string{"MiB", "MB", "M"}, 1 << 20}, {[]string{"KiB", "KB", "K"}, 1 << 10}, {[]string{"B"}, 1}} {
-		found := false
-		for _, suf := range u.suffix {
-			if rest, ok := strings.CutSuffix(s, suf); ok {
-				s, mult, found = strings.TrimSpace(rest), u.mult, true
-				break
-			}
-		}
-		if found {
-			break
-		}
-	}
-	n, err := strconv.ParseFloat(s, 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("size %q: want a number of bytes, e.g. 512MiB or 2GiB", v)
-	}
-	return int64(n * float64(mult)), nil
 }

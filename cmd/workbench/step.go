@@ -6,10 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
 
+	"pldworkbench/engine/limits"
 	"pldworkbench/tutorials/check"
 )
 
@@ -73,11 +76,17 @@ func runStep(args []string, stdout, stderr io.Writer) int {
 	ranks := fs.Int("ranks", 0, "run at this rank count only (default: every count the kernel lists)")
 	own := fs.String("check", "", "check this file of yours against the step instead of the step's kernel")
 	asJSON := fs.Bool("json", false, "print the verdicts as JSON")
+	var bf budgetFlags
+	bf.register(fs, limits.CLIBudget())
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench step N [--kernel starter|solution|builtin|bug] [--ranks P] [--check FILE] [--json]")
+		fmt.Fprintln(stderr, "usage: workbench step N [--kernel starter|solution|builtin|bug] [--ranks P] [--check FILE] [--mem-limit SIZE] [--timeout DUR] [--json]")
 		fs.PrintDefaults()
 	}
 	arg, ok := parseFileArgs(fs, args, stderr)
+	if !ok {
+		return 2
+	}
+	bud, ok := bf.budget(stderr)
 	if !ok {
 		return 2
 	}
@@ -91,7 +100,8 @@ func runStep(args []string, stdout, stderr io.Writer) int {
 	if *ranks != 0 {
 		only = []int{*ranks}
 	}
-	ctx := context.Background()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	var results []check.KernelResult
 	if *own != "" {
 		if flagGiven(fs, "kernel") {
@@ -102,7 +112,7 @@ func runStep(args []string, stdout, stderr io.Writer) int {
 		if !ok {
 			return 2
 		}
-		results = append(results, check.CheckFile(ctx, s, *own, src, only))
+		results = append(results, check.CheckFile(ctx, bud, s, *own, src, only))
 	} else {
 		v := check.Variant(*kind)
 		if !slices.Contains(check.AllVariants, v) {
@@ -115,7 +125,7 @@ func runStep(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		for _, name := range names {
-			results = append(results, check.CheckKernel(ctx, name, v, only))
+			results = append(results, check.CheckKernel(ctx, bud, name, v, only))
 		}
 	}
 	for _, kr := range results {
@@ -195,14 +205,20 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print every kernel's verdicts as JSON")
+	var bf budgetFlags
+	bf.register(fs, limits.CLIBudget())
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	bud, ok := bf.budget(stderr)
+	if !ok {
 		return 2
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "verify takes no arguments, got %s\n", strings.Join(fs.Args(), " "))
 		return 2
 	}
-	results, ok := check.Verify(context.Background())
+	results, ok := check.Verify(context.Background(), bud)
 	code := 0
 	if !ok {
 		code = 1
