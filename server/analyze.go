@@ -56,7 +56,12 @@ func (s *Server) postCheck(c *fiber.Ctx) error {
 	var b []byte
 	if err := s.withSlot("check", func() {
 		// The budget's clock starts here, once the slot is had.
-		b, err = engine.CheckJSON(engine.Check(s.base, fileName, []byte(req.Code), opts))
+		res := engine.Check(s.base, fileName, []byte(req.Code), opts)
+		if res.Internal != nil {
+			err = internalAPIError(s.engineInternal("check", res.Internal))
+			return
+		}
+		b, err = engine.CheckJSON(res)
 	}); err != nil {
 		return err
 	}
@@ -97,6 +102,9 @@ func (s *Server) postIR(c *fiber.Ctx) error {
 		text, diags, err = engine.IRText(s.base, fileName, []byte(req.Code), opts, req.After)
 	}); err != nil {
 		return err
+	}
+	if ie := (*engine.InternalError)(nil); errors.As(err, &ie) {
+		return internalAPIError(s.engineInternal("ir", ie))
 	}
 	out := irResponse{Diagnostics: diagJSON(diags)}
 	switch {
@@ -206,6 +214,9 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 	cr, err := s.compare(a, b, st)
 	if err != nil {
 		return err
+	}
+	if cr.Internal != nil {
+		return internalAPIError(s.engineInternal("compare", cr.Internal))
 	}
 	out := compareResponse{Verdict: cr.Verdict, Ranks: cr.Ranks, A: cr.A, B: cr.B,
 		Outputs: cr.Outputs, KernelDiff: cr.KernelDiff, IRA: printIR(cr.A), IRB: printIR(cr.B)}

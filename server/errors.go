@@ -10,6 +10,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"pldworkbench/engine"
 	"pldworkbench/engine/emu"
 )
 
@@ -120,4 +121,12 @@ func checkCode(field, code string) error {
 		return errorf(fiber.StatusBadRequest, "paste the program's text into "+field, "%s is empty", field)
 	}
 	return nil
+}
+
+// engineInternal logs a panic the engine recovered itself (an
+// *engine.InternalError) with its stack and returns it as a guarded panic
+// would be: a bug in the workbench, named as one, never stored.
+func (s *Server) engineInternal(what string, ie *engine.InternalError) error {
+	s.logf("panic in %s (recovered by the engine): %v\n%s", what, ie, ie.Stack)
+	return &internalError{what: what, value: ie.Value}
 }

@@ -307,3 +307,67 @@ func TestTimeoutNotStored(t *testing.T) {
 		}
 	}
 }
+
+// crashProgram is issue 11's six-line program: a defaulted, unannotated
+// host parameter once panicked the run goroutine and took the server down.
+const crashProgram = `import pypto.language as pl
+
+
+@pl.jit.host
+def h(x=1):
+    pass
+`
+
+// TestCrashProgram: the program is a diagnostic (E0112) through every
+// route, and the server goes on serving.
+func TestCrashProgram(t *testing.T) {
+	ts := start(t, "")
+	_, ms := ts.watch(t, map[string]any{"code": crashProgram})
+	if d := doneOf(t, ms); d.Status != "compile_error" || d.Share == "" {
+		t.Errorf("run: done %s", ms[len(ms)-1].raw)
+	}
+	diags := ofType(ms, "diagnostic")
+	if len(diags) == 0 || !bytes.Contains(diags[0].Diagnostic, []byte(`"code":"E0112"`)) || !bytes.Contains(diags[0].Diagnostic, []byte(`"line":5`)) {
+		t.Errorf("run diagnostics: %v", diags)
+	}
+	code, b := ts.do(t, "POST", "/api/check", map[string]any{"code": crashProgram})
+	if code != 200 || !bytes.Contains(b, []byte(`"code": "E0112"`)) {
+		t.Errorf("/api/check: %d %s", code, b)
+	}
+	code, b = ts.do(t, "POST", "/api/ir", map[string]any{"code": crashProgram})
+	if code != 200 || !bytes.Contains(b, []byte(`"code":"E0112"`)) {
+		t.Errorf("/api/ir: %d %s", code, b)
+	}
+	if strings.Contains(ts.log.String(), "panic") {
+		t.Errorf("the log has a panic:\n%s", ts.log.String())
+	}
+	if code, _ := ts.do(t, "GET", "/api/steps", nil); code != 200 {
+		t.Errorf("after the program, GET /api/steps: %d", code)
+	}
+}
+
+// TestCPUBoundModule: module code that never ends, in /api/check, /api/ir
+// and a run, ends with an error within the run timeout plus a second (the
+// engine's step budget or its deadline, whichever comes first).
+func TestCPUBoundModule(t *testing.T) {
+	const limit = time.Second
+	ts := startWith(t, Options{RunTimeout: limit})
+	const spin = "import pypto.language as pl\n\nx = 0\nwhile True:\n    x = x + 1\n"
+	for _, path := range []string{"/api/check", "/api/ir"} {
+		begin := time.Now()
+		code, b := ts.do(t, "POST", path, map[string]any{"code": spin})
+		took := time.Since(begin)
+		if code != 200 || !(bytes.Contains(b, []byte("E0310")) || bytes.Contains(b, []byte("E0321"))) || took > limit+time.Second {
+			t.Errorf("%s: %d after %v: %.300s", path, code, took, b)
+		}
+	}
+	begin := time.Now()
+	_, ms := ts.watch(t, map[string]any{"code": spin})
+	d := doneOf(t, ms)
+	if took := time.Since(begin); took > limit+time.Second || (d.Status != "compile_error" && d.Status != "timeout") {
+		t.Errorf("run: %s after %v", ms[len(ms)-1].raw, took)
+	}
+	if d.Status == "timeout" && d.Share != "" {
+		t.Errorf("a timed-out run was stored: %s", ms[len(ms)-1].raw)
+	}
+}

@@ -42,6 +42,8 @@ type record struct {
 	Events          int                          `json:"events"`
 	EventsTruncated bool                         `json:"events_truncated,omitempty"`
 	Created         string                       `json:"created"`
+
+	internal error // the engine panicked: the run is a workbench bug, not stored
 }
 
 // verdict is a step run's check: pass, a status (ok, the run's failure
@@ -187,7 +189,11 @@ func (s *Server) execute(r *run, w *waiter, grace *time.Timer) {
 	r.leaveQueue()
 	s.executions.Add(1)
 	var rec *record
-	if err := s.guard("run "+r.id, func() { rec = s.runEngine(r) }); err != nil {
+	err := s.guard("run "+r.id, func() { rec = s.runEngine(r) })
+	if err == nil && rec.internal != nil {
+		err = rec.internal
+	}
+	if err != nil {
 		r.finish(string(emu.StatusRuntimeError), internalDone(err))
 		return
 	}
@@ -259,6 +265,10 @@ func (s *Server) runEngine(r *run) *record {
 	}
 	opts := engine.Options{Entry: rec.Entry, Ranks: st.Ranks, Platform: st.Platform, Budget: s.budget()}
 	pre := engine.Check(ctx, name, src, opts)
+	if pre.Internal != nil {
+		rec.internal = s.engineInternal("run "+r.id, pre.Internal)
+		return rec
+	}
 	if len(pre.Units) == 1 && pre.Units[0].Program != nil {
 		rec.Ranks = pre.Units[0].Program.Ranks
 	}
@@ -274,6 +284,10 @@ func (s *Server) runEngine(r *run) *record {
 		Options: opts, Fill: fill, Seed: st.Seed, Args: st.Args, Schedule: st.Schedule,
 		OnEvent: r.event,
 	})
+	if res.Internal != nil {
+		rec.internal = s.engineInternal("run "+r.id, res.Internal)
+		return rec
+	}
 	rec.Status = string(res.Status)
 	if res.Status == emu.StatusCanceled {
 		rec.Status = statusCancelled
