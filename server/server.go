@@ -8,16 +8,23 @@
 // A run's life (runs.go, session.go): POST /api/runs normalizes the
 // settings, hashes code and settings into the run's id, and either finds
 // the id in the store (cached: nothing executes), joins the run already
-// executing under that id, or starts a new one on its own goroutine. At
-// most Options.MaxConcurrentRuns (2) execute at once; the others wait,
-// status "queued". The engine hands every event to the run's log, an
-// in-memory list that only grows; each websocket client (ws.go) reads the
-// log from its own cursor, so a slow client never slows the engine, and a
-// client that connects late still sees the whole run. When the engine
-// returns, the run's record and its events (gzip-compressed JSON lines) are
-// written to the store in one transaction (store.go) and only then is
-// `done`, with the share link, appended to the log. A run whose last
-// watching client goes away mid-run is cancelled and not stored.
+// executing under that id, or queues a new one for a worker slot
+// (slots.go: Options.MaxConcurrentRuns slots shared with checks, IR,
+// compares and step checks; watched work first; the queue bounded, a post
+// beyond it 503). A run nobody watches within Options.UnwatchedGrace is
+// dropped. Once it has a slot, its deadline starts and the engine hands
+// every event to the run's log, an in-memory list that only grows; each
+// websocket client (ws.go) reads the log from its own cursor, so a slow
+// client never slows the engine, and a client that connects late still
+// sees the whole run. When the engine returns, the run's record (outputs
+// capped, outputs.go) and its events (pages of gzip-compressed JSON lines)
+// are written to the store in one transaction (store.go) and only then is
+// `done`, with the share link, appended to the log; a replay reads the
+// pages back one at a time (replay.go). A run cut short (timeout,
+// cancelled, a panic) is not stored. A run whose last watching client
+// goes away mid-run is cancelled. Every piece of user work runs under
+// guard (errors.go): a panic is an internal error for its client, a stack
+// in the log, and the server goes on.
 package server
 
 import (
