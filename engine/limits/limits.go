@@ -140,6 +140,9 @@ const (
 	MaxRuns  = 2         // worker slots: runs, checks, IR, compares and step checks executing at once
 	// MaxQueue is how many runs may wait for a slot; a post beyond it is
 	// refused with 503 and Retry-After rather than queued without bound.
+	// A waiting run holds its code (at most MaxCode) and a goroutine, so
+	// 128 of them cost at most 32 MiB, and 100 learners' tabs each waiting
+	// on a run still fit.
 	MaxQueue = 128
 	// UnwatchedGrace is how long a posted run may go without a websocket
 	// client before it is dropped (queued or executing): a page opens its
