@@ -178,9 +178,6 @@ func (s *Server) execute(r *run, w *waiter, grace *time.Timer) {
 		r.mu.Unlock()
 		s.logf("run %s %s %dms", r.id, status, time.Since(start).Milliseconds())
 	}()
-	if !w.granted {
-		r.add(statusMessage("queued", r.id, r.settings, r.settings.Ranks, r.settings.Entry))
-	}
 	if !s.slots.wait(r.ctx, w) {
 		r.finish(statusCancelled, mustJSON(doneMsg{Type: "done", Status: statusCancelled}))
 		return

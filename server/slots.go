@@ -44,11 +44,13 @@ func newSlots(n, maxQueue int) *slots {
 func (w *waiter) watched() bool { return w.r == nil || w.r.isWatched() }
 
 // enqueueRun admits run r: granted at once when a slot is free and
-// nobody waits, else queued; ok is false when the run queue is full.
-func (s *slots) enqueueRun(r *run) (*waiter, bool) {
+// nobody waits, else queued; ok is false when the run queue is full. A
+// queued run is given its "queued" status before anything else can be
+// appended to its log (a queue message, once someone watches).
+func (s *slots) enqueueRun(r *run) (w *waiter, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	w := &waiter{r: r, ready: make(chan struct{})}
+	w = &waiter{r: r, ready: make(chan struct{})}
 	if s.free > 0 && len(s.queue) == 0 {
 		s.free--
 		w.granted = true
@@ -58,6 +60,7 @@ func (s *slots) enqueueRun(r *run) (*waiter, bool) {
 	if s.runs >= s.maxRuns {
 		return nil, false
 	}
+	r.add(statusMessage("queued", r.id, r.settings, r.settings.Ranks, r.settings.Entry))
 	s.queue = append(s.queue, w)
 	s.runs++
 	s.positionsLocked()
