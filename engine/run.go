@@ -75,13 +75,13 @@ type RunResult struct {
 	RacesOmitted int       `json:"races_omitted,omitempty"`
 	Stats        emu.Stats `json:"stats"`
 
-	Diags diag.List `json:"-"`
+	Diags   diag.List              `json:"-"`
+	Program *ir.Program            `json:"-"`
+	In      map[string]*emu.Tensor `json:"-"`
+	Out     map[string]*emu.Tensor `json:"-"`
 	// Internal is set when the engine panicked (Status is runtime_error and
 	// Error carries E0599): the stack is for the caller's log.
-	Internal *InternalError         `json:"-"`
-	Program  *ir.Program            `json:"-"`
-	In       map[string]*emu.Tensor `json:"-"`
-	Out      map[string]*emu.Tensor `json:"-"`
+	Internal *InternalError `json:"-"`
 	// OutputOrder and InputOrder list the host parameters in signature order.
 	InputOrder, OutputOrder []string `json:"-"`
 }

@@ -18,6 +18,9 @@ import (
 //   - window buffers as they are allocated: the padded size × P;
 //   - tiles as they are made, given back when the last slot holding one is
 //     overwritten (unless the tile pool keeps its bytes) or its frame returns;
+//   - signal-cell bookkeeping: a buffer's cell table per rank the first time
+//     a notify or wait touches it there (8 bytes a byte, buffers up to
+//     64 KiB), and cells in slabs of 1024;
 //   - trace events handed to Options.OnEvent, limits.EventBytes each, since
 //     the caller keeps them (the server stores and replays them).
 //
@@ -73,6 +76,17 @@ func (s *sim) reserveRanks() *RunError {
 func (m *machine) reserveTile(n *node, nbytes int) {
 	if !m.s.meter.Reserve(int64(nbytes)) {
 		panic(memFailure{m.memoryFail(n, fmt.Sprintf("a tile wants %s", limits.Bytes(int64(nbytes))))})
+	}
+}
+
+// reserveSignals charges n bytes of signal-cell bookkeeping (a cell table
+// of a buffer used as signals, on one rank, or a slab of cells); it panics
+// with a memFailure past the budget.
+func (s *sim) reserveSignals(n int64) {
+	if !s.meter.Reserve(n) {
+		panic(memFailure{&failure{status: StatusRuntimeError, err: &RunError{Rank: -1, Code: codeMemory,
+			Message: fmt.Sprintf("the signal cells want %s more; the limit is %s (%s already held)", limits.Bytes(n), limits.Bytes(s.meter.Budget.Memory), limits.Bytes(s.meter.Held())),
+			Hint:    "use fewer or smaller buffers as signals, or fewer ranks"}}})
 	}
 }
 
