@@ -199,7 +199,7 @@ func openTab(t *testing.T, parent context.Context, opts ...chromedp.ContextOptio
 				tb.mu.Unlock()
 				t.Logf("browser: uncaught %s at %s:%d", m.Text, m.URL, m.Line+1)
 			case strings.Contains(m.Text, "Content Security Policy"):
-				// The page must live within its own CSP (server/guard.go):
+				// The page must live within its own CSP (server/gate.go):
 				// a violation is something the page needed and did not get.
 				t.Errorf("browser: the page broke its Content-Security-Policy: %s %s", m.Text, m.URL)
 			case m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleWarning:

@@ -24,7 +24,13 @@ func NewCheckReport(res *Result) CheckReport {
 	return r
 }
 
-// CheckJSON encodes the report of res, indented by two spaces.
-func CheckJSON(res *Result) ([]byte, error) {
+// CheckJSON encodes the report of res, indented by two spaces. Like every
+// entry point it never panics: a bug comes back as an *InternalError.
+func CheckJSON(res *Result) (b []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			b, err = nil, recovered(p)
+		}
+	}()
 	return json.MarshalIndent(NewCheckReport(res), "", "  ")
 }

@@ -10,6 +10,7 @@ import (
 
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/limits"
 )
 
 // Side is one program of a comparison.
@@ -44,6 +45,8 @@ type CompareResult struct {
 	// KernelDiff is a unified diff of the two programs' lowered InCore
 	// kernels.
 	KernelDiff string `json:"kernel_diff"`
+	// Internal is set when the engine panicked outside either run.
+	Internal *InternalError `json:"-"`
 }
 
 // Tolerance is torch.allclose's default in the upstream harness:
@@ -58,15 +61,24 @@ func Close(got, want float64) bool {
 
 // Compare runs a and b on identical inputs (made once, from a's entry, and
 // handed to b by parameter name, else by position) and compares outputs.
-func Compare(ctx context.Context, a, b Side, opts RunOptions) *CompareResult {
-	cr := &CompareResult{Verdict: "different", Outputs: []OutputVerdict{}}
+// The comparison is one piece of work: opts.Budget's Timeout covers both
+// runs, and each run has its memory budget. It never panics.
+func Compare(ctx context.Context, a, b Side, opts RunOptions) (cr *CompareResult) {
+	ctx, cancel := context.WithTimeoutCause(ctx, opts.budget().Timeout, limits.ErrTimeout)
+	defer cancel()
+	cr = &CompareResult{Verdict: "different", Outputs: []OutputVerdict{}}
+	defer func() {
+		if p := recover(); p != nil {
+			cr.Verdict, cr.Internal = "different", recovered(p)
+		}
+	}()
 	optsA := opts
 	optsA.Entry = a.Entry
 	cr.A = Run(ctx, a.Name, a.Src, optsA)
 	optsB := opts
 	optsB.Entry = b.Entry
 	if cr.A.In != nil {
-		optsB.inputs = renameInputs(cr.A, b, opts)
+		optsB.inputs = renameInputs(ctx, cr.A, b, opts)
 	}
 	cr.B = Run(ctx, b.Name, b.Src, optsB)
 	cr.Ranks = cr.A.Ranks
@@ -95,8 +107,8 @@ func Compare(ctx context.Context, a, b Side, opts RunOptions) *CompareResult {
 
 // renameInputs maps A's inputs onto B's parameter names: same name first,
 // else the same position among the inputs.
-func renameInputs(ra *RunResult, b Side, opts RunOptions) map[string]*emu.Tensor {
-	checked := Check(b.Name, b.Src, Options{Entry: b.Entry, Ranks: opts.Ranks, Platform: opts.Platform})
+func renameInputs(ctx context.Context, ra *RunResult, b Side, opts RunOptions) map[string]*emu.Tensor {
+	checked := Check(ctx, b.Name, b.Src, Options{Entry: b.Entry, Ranks: opts.Ranks, Platform: opts.Platform, Budget: opts.Budget})
 	if checked.Diags.HasErrors() || len(checked.Units) != 1 || checked.Units[0].Program == nil {
 		return nil
 	}

@@ -12,13 +12,16 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
 
 	"pldworkbench/engine/check"
 	"pldworkbench/engine/diag"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/limits"
 	"pldworkbench/engine/meta"
 	"pldworkbench/engine/syntax"
 )
@@ -32,7 +35,16 @@ type Options struct {
 	Entry    string // Python expression naming a host orchestrator; "" = everything instantiable
 	Ranks    int    // P; 0 means the count the host's annotations pin (PinnedRanks), else DefaultRanks
 	Platform string // "910B" (default) or "950"
+	// Budget bounds the piece of work (a check, an IR dump, a run); zero
+	// fields take limits.CLIBudget's. Its Timeout covers the whole
+	// pipeline, its step budget is shared by module code, factories and
+	// annotations, and its rank cap applies to the rank count the work
+	// really uses, however it was derived.
+	Budget limits.Budget
 }
+
+// budget is o.Budget with the defaults applied: the one place they are.
+func (o Options) budget() limits.Budget { return o.Budget.WithDefaults(limits.CLIBudget()) }
 
 // Unit is one checked function tree: a host orchestrator with everything it
 // dispatches (Program set), or a lone kernel/wrapper (Func set).
@@ -48,15 +60,33 @@ type Result struct {
 	Module *meta.Module
 	Diags  diag.List
 	Units  []Unit
+	// Internal is set when the engine panicked (Diags then holds its E0599
+	// diagnostic): the stack is for the caller's log.
+	Internal *InternalError
 }
 
-// Load parses and evaluates a module.
-func Load(name string, src []byte) (*syntax.File, *meta.Module, diag.List) {
+// Load parses and evaluates a module under opts.Budget.
+func Load(ctx context.Context, name string, src []byte, opts Options) (file *syntax.File, mod *meta.Module, diags diag.List) {
+	meter, cancel := limits.Start(ctx, opts.budget())
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			file, mod, diags = nil, nil, diag.List{recovered(p).Diagnostic(name)}
+		}
+	}()
+	return load(meter, name, src)
+}
+
+// load parses and evaluates a module, charging meter.
+func load(meter *limits.Meter, name string, src []byte) (*syntax.File, *meta.Module, diag.List) {
+	if d := stopDiag(meter, name, "parsing"); d != nil {
+		return nil, nil, diag.List{*d}
+	}
 	file, diags := syntax.ParseFile(name, src)
 	if diags.HasErrors() || file == nil {
 		return file, nil, diags
 	}
-	mod, mdiags := meta.Load(file, meta.Options{})
+	mod, mdiags := meta.Load(file, meta.Options{Meter: meter})
 	diags = append(diags, mdiags...)
 	return file, mod, diags
 }
@@ -70,21 +100,41 @@ func (o Options) checkOptions() check.Options {
 	return check.Options{Ranks: p, Platform: plat}
 }
 
-// Check reads, evaluates and checks a program.
-func Check(name string, src []byte, opts Options) *Result {
+// Check reads, evaluates and checks a program under opts.Budget. It never
+// panics: an engine bug comes back as an E0599 diagnostic with
+// Result.Internal set.
+func Check(ctx context.Context, name string, src []byte, opts Options) (res *Result) {
+	meter, cancel := limits.Start(ctx, opts.budget())
+	defer cancel()
+	defer giveBack(meter)
+	defer func() {
+		if p := recover(); p != nil {
+			ie := recovered(p)
+			res = &Result{Diags: diag.List{ie.Diagnostic(name)}, Internal: ie}
+		}
+	}()
+	return checkWith(meter, name, src, opts)
+}
+
+// checkWith is Check charging meter, which the caller may share with the
+// stages that follow (lowering, the run).
+func checkWith(meter *limits.Meter, name string, src []byte, opts Options) *Result {
 	res := &Result{}
-	res.File, res.Module, res.Diags = Load(name, src)
+	res.File, res.Module, res.Diags = load(meter, name, src)
 	if res.Diags.HasErrors() || res.Module == nil {
 		return res
 	}
 	copts := opts.checkOptions()
+	if opts.Ranks > 0 && !res.ranksFit(meter, opts.Ranks, diag.Span{File: name, Start: diag.Pos{Line: 1, Col: 1}, End: diag.Pos{Line: 1, Col: 1}}) {
+		return res
+	}
 	if opts.Entry != "" {
 		fn, diags := EvalEntry(res.Module, opts.Entry)
 		res.Diags = append(res.Diags, diags...)
 		if fn == nil {
 			return res
 		}
-		res.checkFunc(opts.Entry, fn, copts)
+		res.checkFunc(meter, opts.Entry, fn, copts)
 		return res
 	}
 	cands, diags := Candidates(res.Module, factoryRanks(opts.Ranks))
@@ -97,7 +147,7 @@ func Check(name string, src []byte, opts Options) *Result {
 		if c.Func.Kind != meta.Host {
 			continue
 		}
-		res.checkFunc(c.Label, c.Func, copts)
+		res.checkFunc(meter, c.Label, c.Func, copts)
 		for _, u := range res.Units {
 			if u.Program != nil {
 				for _, f := range u.Program.Funcs {
@@ -108,19 +158,56 @@ func Check(name string, src []byte, opts Options) *Result {
 	}
 	for _, c := range cands {
 		if c.Func.Kind != meta.Host && !reached[funcKey(c.Func.Def.Name, c.Func.Def.NamePos.Start.Line)] {
-			res.checkFunc(c.Label, c.Func, copts)
+			res.checkFunc(meter, c.Label, c.Func, copts)
 		}
+	}
+	if d := stopDiag(meter, name, "checking"); d != nil && !hasCode(res.Diags, d.Code) {
+		res.Diags = append(res.Diags, *d)
 	}
 	res.Diags = dedupe(res.Diags)
 	return res
 }
 
-func (res *Result) checkFunc(label string, fn *meta.DSLFunc, copts check.Options) {
+func hasCode(l diag.List, code string) bool {
+	for _, d := range l {
+		if d.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+// ranksFit reports whether the work may run at p ranks: within the rank
+// cap, and with the per-rank state of a run at p ranks inside the memory
+// budget. It reports why not at span. Both are asked before anything is
+// built for p ranks, so a rank count of 100000, however derived, costs
+// nothing.
+func (res *Result) ranksFit(meter *limits.Meter, p int, span diag.Span) bool {
+	b := meter.Budget
+	if b.MaxRanks > 0 && p > b.MaxRanks {
+		res.Diags = append(res.Diags, diag.Diagnostic{Span: span, Code: emu.CodeRanks, Severity: diag.Error,
+			Msg:  fmt.Sprintf("the program runs at %d ranks; the limit is %d", p, b.MaxRanks),
+			Hint: "run it at fewer ranks: a rank count comes from the request, the host's tensor annotations or a factory's argument"})
+		return false
+	}
+	if want := emu.RankStateBytes(p); b.Memory > 0 && want > b.Memory {
+		res.Diags = append(res.Diags, diag.Diagnostic{Span: span, Code: emu.CodeMemory, Severity: diag.Error,
+			Msg:  fmt.Sprintf("%d ranks want %s of per-rank state; the limit is %s", p, limits.Bytes(want), limits.Bytes(b.Memory)),
+			Hint: "run it at fewer ranks, or raise the limit (workbench --mem-limit)"})
+		return false
+	}
+	return true
+}
+
+func (res *Result) checkFunc(meter *limits.Meter, label string, fn *meta.DSLFunc, copts check.Options) {
 	if copts.Ranks == 0 {
 		copts.Ranks = DefaultRanks
 		if n, ok := PinnedRanks(res.Module, fn); ok {
 			copts.Ranks = n
 		}
+	}
+	if !res.ranksFit(meter, copts.Ranks, fn.Def.NamePos) {
+		return
 	}
 	if fn.Kind == meta.Host {
 		prog, diags := check.Check(res.Module, fn, copts)

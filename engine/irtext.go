@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/limits"
 	"pldworkbench/engine/lower"
 )
 
@@ -18,11 +20,20 @@ import (
 // Diagnostics, of the check or of picking the entry, come back in diags;
 // when they hold an error there is no text. err is a failure that is not
 // a diagnostic, its message naming the file: no single host orchestrator
-// to pick, or a lowering pass that failed (text then holds the units
-// printed before it).
-func IRText(name string, src []byte, opts Options, after string) (text string, diags diag.List, err error) {
+// to pick, a lowering pass that failed (text then holds the units
+// printed before it), or an *InternalError when the engine panicked. The
+// whole of it runs under opts.Budget; past its deadline the diagnostic is
+// E0321.
+func IRText(ctx context.Context, name string, src []byte, opts Options, after string) (text string, diags diag.List, err error) {
+	meter, cancel := limits.Start(ctx, opts.budget())
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			text, diags, err = "", nil, recovered(p)
+		}
+	}()
 	if opts.Entry == "" {
-		entry, err := DefaultEntry(name, src, opts.Ranks)
+		entry, err := defaultEntry(meter, name, src, opts.Ranks)
 		if err != nil {
 			var l diag.List
 			if errors.As(err, &l) {
@@ -32,7 +43,7 @@ func IRText(name string, src []byte, opts Options, after string) (text string, d
 		}
 		opts.Entry = entry
 	}
-	res := Check(name, src, opts)
+	res := checkWith(meter, name, src, opts)
 	if res.Diags.HasErrors() {
 		return "", res.Diags, nil
 	}
@@ -43,7 +54,10 @@ func IRText(name string, src []byte, opts Options, after string) (text string, d
 		}
 		prog := u.Program
 		if after != "checked" {
-			if prog, err = lower.Lower(prog, after); err != nil {
+			if prog, err = lower.LowerContext(meter.Context(), prog, after); err != nil {
+				if d := stopDiag(meter, name, "lowering"); d != nil {
+					return "", diag.List{*d}, nil
+				}
 				return b.String(), res.Diags, fmt.Errorf("%s: %w", name, err)
 			}
 		}

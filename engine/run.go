@@ -7,11 +7,11 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strings"
-	"time"
 
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/limits"
 	"pldworkbench/engine/lower"
 	"pldworkbench/engine/trace"
 )
@@ -48,8 +48,6 @@ type RunOptions struct {
 	Args     map[string]float64 // host scalar parameters by name
 	Schedule string
 	NoRaces  bool // turn the race detector off (it is on by default)
-	Timeout  time.Duration
-	MaxSteps int64
 	OnEvent  trace.Sink
 
 	// inputs, when set, replaces the fill: Compare hands one side's inputs
@@ -81,6 +79,9 @@ type RunResult struct {
 	Program *ir.Program            `json:"-"`
 	In      map[string]*emu.Tensor `json:"-"`
 	Out     map[string]*emu.Tensor `json:"-"`
+	// Internal is set when the engine panicked (Status is runtime_error and
+	// Error carries E0599): the stack is for the caller's log.
+	Internal *InternalError `json:"-"`
 	// OutputOrder and InputOrder list the host parameters in signature order.
 	InputOrder, OutputOrder []string `json:"-"`
 }
@@ -107,13 +108,35 @@ func tensorJSON(t *emu.Tensor) *TensorJSON {
 }
 
 // DefaultEntry picks the module's only host orchestrator, or says which
-// ones there are.
-func DefaultEntry(name string, src []byte, ranks int) (string, error) {
-	_, mod, diags := Load(name, src)
+// ones there are, at opts.Ranks and under opts.Budget. A diagnostic of
+// loading the module comes back as a diag.List error; a panic as an
+// *InternalError.
+func DefaultEntry(ctx context.Context, name string, src []byte, opts Options) (entry string, err error) {
+	meter, cancel := limits.Start(ctx, opts.budget())
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			entry, err = "", recovered(p)
+		}
+	}()
+	return defaultEntry(meter, name, src, opts.Ranks)
+}
+
+func defaultEntry(meter *limits.Meter, name string, src []byte, ranks int) (string, error) {
+	_, mod, diags := load(meter, name, src)
 	if diags.HasErrors() {
 		return "", diags
 	}
+	if ranks > 0 {
+		var r Result
+		if !r.ranksFit(meter, ranks, diag.Span{File: name, Start: diag.Pos{Line: 1, Col: 1}, End: diag.Pos{Line: 1, Col: 1}}) {
+			return "", r.Diags
+		}
+	}
 	hosts, cdiags := hostEntries(mod, ranks)
+	if d := stopDiag(meter, name, "picking the entry"); d != nil {
+		return "", append(cdiags, *d)
+	}
 	if len(hosts) == 0 && cdiags.HasErrors() {
 		// A factory refused this rank count: its own message says why.
 		return "", cdiags
@@ -133,22 +156,59 @@ func DefaultEntry(name string, src []byte, ranks int) (string, error) {
 }
 
 // Run checks a program at one entry and, when it compiles, runs it on the
-// emulator with inputs made by opts.Fill.
-func Run(ctx context.Context, name string, src []byte, opts RunOptions) *RunResult {
-	res := &RunResult{Entry: opts.Entry, Inputs: map[string]*TensorJSON{}, Outputs: map[string]*TensorJSON{}, Diagnostics: []diag.JSON{}, Races: []emu.Race{}}
-	checked := Check(name, src, opts.Options)
+// emulator with inputs made by opts.Fill, the whole pipeline under
+// opts.Budget: a front end stopped by the deadline ends with status
+// timeout. It never panics: an engine bug ends the run with runtime_error,
+// E0599 and RunResult.Internal set.
+func Run(ctx context.Context, name string, src []byte, opts RunOptions) (res *RunResult) {
+	meter, cancel := limits.Start(ctx, opts.budget())
+	defer cancel()
+	defer giveBack(meter)
+	defer func() {
+		if p := recover(); p != nil {
+			ie := recovered(p)
+			if res == nil {
+				res = newRunResult(opts)
+			}
+			res.Status, res.Error, res.Internal = emu.StatusRuntimeError, ie.RunError(), ie
+		}
+	}()
+	return run(meter, name, src, opts)
+}
+
+func newRunResult(opts RunOptions) *RunResult {
+	return &RunResult{Entry: opts.Entry, Inputs: map[string]*TensorJSON{}, Outputs: map[string]*TensorJSON{}, Diagnostics: []diag.JSON{}, Races: []emu.Race{}}
+}
+
+func run(meter *limits.Meter, name string, src []byte, opts RunOptions) *RunResult {
+	res := newRunResult(opts)
+	checked := checkWith(meter, name, src, opts.Options)
 	res.Diags = checked.Diags
 	for _, d := range checked.Diags {
 		res.Diagnostics = append(res.Diagnostics, diag.ToJSON(d))
 	}
+	if checked.Internal != nil {
+		res.Status, res.Error, res.Internal = emu.StatusRuntimeError, checked.Internal.RunError(), checked.Internal
+		return res
+	}
 	if checked.Diags.HasErrors() || len(checked.Units) != 1 || checked.Units[0].Program == nil {
-		res.Status = StatusCompileError
+		var stopped *diag.Diagnostic
+		res.Status, stopped = stoppedStatus(checked.Diags)
+		if stopped != nil {
+			res.Error = &emu.RunError{Rank: -1, Line: stopped.Span.Start.Line, Col: stopped.Span.Start.Col, Code: stopped.Code, Message: stopped.Msg, Hint: stopped.Hint}
+		}
 		if !checked.Diags.HasErrors() {
 			res.Error = &emu.RunError{Rank: -1, Message: "the entry names no host orchestrator to run"}
 		}
 		return res
 	}
-	prog, err := lower.Lower(checked.Units[0].Program, "")
+	prog, err := lower.LowerContext(meter.Context(), checked.Units[0].Program, "")
+	if err != nil && meter.Stopped() != nil {
+		d := stopDiag(meter, name, "lowering")
+		res.Status, _ = stoppedStatus(diag.List{*d})
+		res.Error = &emu.RunError{Rank: -1, Code: d.Code, Message: d.Msg, Hint: d.Hint}
+		return res
+	}
 	if err != nil {
 		// The checker admits only what the passes can lower; reaching here
 		// is an engine bug, reported rather than hidden.
@@ -157,6 +217,17 @@ func Run(ctx context.Context, name string, src []byte, opts RunOptions) *RunResu
 		return res
 	}
 	res.Program, res.Ranks = prog, prog.Ranks
+	// The inputs are made as float64s and copied once for the emulator
+	// (which charges its own bytes): charged before they are made.
+	inBytes := inputBytes(prog)
+	if !meter.Reserve(inBytes) {
+		res.Status = emu.StatusRuntimeError
+		res.Error = &emu.RunError{Rank: -1, Line: prog.Entry.Span.Line, Code: emu.CodeMemory,
+			Message: fmt.Sprintf("the host tensors' inputs want %s (two float64 copies of every element); the limit is %s", limits.Bytes(inBytes), limits.Bytes(meter.Budget.Memory)),
+			Hint:    "use smaller host tensors, or raise the limit (workbench --mem-limit)"}
+		return res
+	}
+	defer meter.Release(inBytes)
 	in, err := MakeInputs(prog, opts.Fill, opts.Seed, opts.Args)
 	if err == nil {
 		// Inputs handed over by a comparison replace the fill's, name by
@@ -179,9 +250,10 @@ func Run(ctx context.Context, name string, src []byte, opts RunOptions) *RunResu
 			res.Inputs[p.Var.Name] = tensorJSON(t)
 		}
 	}
-	r := emu.Run(ctx, prog, emu.Options{
+	r := emu.Run(meter.Context(), prog, emu.Options{
 		Inputs: cloneInputs(in), Scalars: opts.Args, Schedule: opts.Schedule, NoRaces: opts.NoRaces,
-		MaxSteps: opts.MaxSteps, Timeout: opts.Timeout, OnEvent: opts.OnEvent, Platform: opts.Platform,
+		MaxSteps: meter.Budget.RunSteps, Timeout: meter.Budget.Timeout, OnEvent: opts.OnEvent, Platform: opts.Platform,
+		Meter: meter,
 	})
 	res.Status, res.Deadlock, res.Error, res.Stats, res.Out = r.Status, r.Deadlock, r.Error, r.Stats, r.Outputs
 	if r.Races != nil {
@@ -197,6 +269,35 @@ func Run(ctx context.Context, name string, src []byte, opts RunOptions) *RunResu
 		}
 	}
 	return res
+}
+
+// inputBytes is what MakeInputs and the copy handed to the emulator hold:
+// two float64s per element of every input host tensor (saturating, so a
+// shape of absurd size is refused rather than wrapped).
+func inputBytes(prog *ir.Program) int64 {
+	var total int64
+	for _, p := range prog.Entry.Params {
+		t, ok := p.Var.Type.(*ir.Tensor)
+		if !ok || p.Dir == ir.Out {
+			continue
+		}
+		n := int64(16)
+		for _, d := range t.Shape {
+			k := int64(prog.Ranks)
+			if d.IsStatic() {
+				k = d.N
+			}
+			if k < 0 || (k > 0 && n > math.MaxInt64/4/k) {
+				return math.MaxInt64 / 2
+			}
+			n *= k
+		}
+		total += n
+		if total > math.MaxInt64/4 {
+			return math.MaxInt64 / 2
+		}
+	}
+	return total
 }
 
 // MakeInputs builds every host tensor parameter that is not pl.Out: its

@@ -21,15 +21,23 @@ type SeedOutcome struct {
 // Schedules runs a program once under the fair schedule and then under n
 // random schedules (seeds 1..n) on the same inputs, and says which seeds
 // fail: a run that does not end ok (a race report included) or whose
-// outputs differ from the fair schedule's.
-func Schedules(ctx context.Context, name string, src []byte, opts RunOptions, n int) (*RunResult, []SeedOutcome) {
+// outputs differ from the fair schedule's. Each run is a piece of work
+// with its own opts.Budget; ctx bounds them all. It never panics: an
+// engine bug ends fair with runtime_error and fair.Internal set.
+func Schedules(ctx context.Context, name string, src []byte, opts RunOptions, n int) (fair *RunResult, out []SeedOutcome) {
+	defer func() {
+		if p := recover(); p != nil {
+			ie := recovered(p)
+			fair, out = newRunResult(opts), nil
+			fair.Status, fair.Error, fair.Internal = emu.StatusRuntimeError, ie.RunError(), ie
+		}
+	}()
 	base := opts
 	base.Schedule = "fair"
-	fair := Run(ctx, name, src, base)
+	fair = Run(ctx, name, src, base)
 	if fair.Status == StatusCompileError || fair.In == nil {
 		return fair, nil
 	}
-	var out []SeedOutcome
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		if ctx.Err() != nil {
 			break

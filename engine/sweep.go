@@ -11,6 +11,7 @@ import (
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/limits"
 	"pldworkbench/engine/lower"
 )
 
@@ -52,11 +53,11 @@ type SweepOptions struct {
 	Collective string
 	DType      string
 	Platform   string
-	// Timeout and MaxSteps bound each run; zero means 2 minutes and a
-	// billion statements, far more than one run needs (a 16 MiB HOST
-	// all-reduce at P=8 takes about 5 s and 30 million statements here).
-	Timeout  time.Duration
-	MaxSteps int64
+	// Budget bounds each point (its check, lowering and run); a zero
+	// Timeout means 2 minutes and a zero RunSteps a billion statements, far
+	// more than one run needs (a 16 MiB HOST all-reduce at P=8 takes about
+	// 5 s and 30 million statements here); the rest are Options'.
+	Budget limits.Budget
 	// OnRow, when set, receives every row as soon as it is measured.
 	OnRow func(SweepRow)
 }
@@ -230,7 +231,18 @@ func FormatBytes(b int64) string {
 // Sweep runs every variant of a program at every rank count and size. It
 // fails only when the sweep cannot start (no variants, no collective, bad
 // options); a run that fails is a row with its status.
-func Sweep(ctx context.Context, name string, src []byte, opts SweepOptions) (*SweepResult, error) {
+func Sweep(ctx context.Context, name string, src []byte, opts SweepOptions) (res *SweepResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, recovered(p)
+		}
+	}()
+	if opts.Budget.Timeout <= 0 {
+		opts.Budget.Timeout = 2 * time.Minute
+	}
+	if opts.Budget.RunSteps <= 0 {
+		opts.Budget.RunSteps = 1_000_000_000
+	}
 	variants, coll, dt, err := SweepHeader(src)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
@@ -251,7 +263,7 @@ func Sweep(ctx context.Context, name string, src []byte, opts SweepOptions) (*Sw
 		dt = opts.DType
 	}
 	if coll == "" || dt == "" {
-		c, d, err := probeCollective(name, src, variants[0], opts)
+		c, d, err := probeCollective(ctx, name, src, variants[0], opts)
 		if err != nil {
 			return nil, err
 		}
@@ -273,7 +285,7 @@ func Sweep(ctx context.Context, name string, src []byte, opts SweepOptions) (*Sw
 	if !ok {
 		return nil, fmt.Errorf("platform %q has no cost profile", opts.Platform)
 	}
-	res := &SweepResult{Collective: coll, DType: dtype.String(), Platform: prof.Name, LinkGBs: prof.StreamGBs,
+	res = &SweepResult{Collective: coll, DType: dtype.String(), Platform: prof.Name, LinkGBs: prof.StreamGBs,
 		Variants: variants, Rows: []SweepRow{}, Crossovers: []Crossover{}}
 	for _, p := range opts.Ranks {
 		for _, v := range variants {
@@ -302,10 +314,10 @@ func (v SweepVariant) expand(p int, count int64) string {
 // probeCollective checks the first variant at the first rank count and a
 // 4-byte-element guess of the first size, and returns the builtin
 // collective the program calls and its dtype.
-func probeCollective(name string, src []byte, v SweepVariant, opts SweepOptions) (string, string, error) {
+func probeCollective(ctx context.Context, name string, src []byte, v SweepVariant, opts SweepOptions) (string, string, error) {
 	count := max(opts.Sizes[0]/4, 1)
 	entry := v.expand(opts.Ranks[0], count)
-	checked := Check(name, src, Options{Entry: entry, Ranks: opts.Ranks[0], Platform: opts.Platform})
+	checked := Check(ctx, name, src, Options{Entry: entry, Ranks: opts.Ranks[0], Platform: opts.Platform, Budget: opts.Budget})
 	prog, err := checkedProgram(checked)
 	if err != nil {
 		return "", "", fmt.Errorf("%s: variant %s at P=%d, SIZE=%d: %v", name, v.Name, opts.Ranks[0], count, err)
@@ -364,23 +376,28 @@ func sweepPoint(ctx context.Context, name string, src []byte, v SweepVariant, p 
 	if row.Count*int64(dt.Bytes()) != b || row.Count == 0 {
 		return fail(StatusCompileError, "%d bytes is not a whole number of %s elements", b, dt)
 	}
-	checked := Check(name, src, Options{Entry: v.expand(p, row.Count), Ranks: p, Platform: opts.Platform})
+	o := Options{Entry: v.expand(p, row.Count), Ranks: p, Platform: opts.Platform, Budget: opts.Budget}
+	meter, cancel := limits.Start(ctx, o.budget())
+	defer cancel()
+	checked := checkWith(meter, name, src, o)
+	if st, d := stoppedStatus(checked.Diags); d != nil {
+		return fail(st, "%s", d.Msg)
+	}
 	prog, err := checkedProgram(checked)
 	if err != nil {
 		return fail(StatusCompileError, "%v", err)
 	}
-	if prog, err = lower.Lower(prog, ""); err != nil {
+	if prog, err = lower.LowerContext(meter.Context(), prog, ""); err != nil {
 		return fail(StatusCompileError, "lowering failed: %v", err)
 	}
-	timeout, steps := opts.Timeout, opts.MaxSteps
-	if timeout <= 0 {
-		timeout = 2 * time.Minute
+	// zeroInputs are float64s, one per element: charged before they are
+	// made, like Run's.
+	inBytes := inputBytes(prog) / 2
+	if !meter.Reserve(inBytes) {
+		return fail(emu.StatusRuntimeError, "the host tensors want %s; the limit is %s", limits.Bytes(inBytes), limits.Bytes(meter.Budget.Memory))
 	}
-	if steps <= 0 {
-		steps = 1_000_000_000
-	}
-	r := emu.Run(ctx, prog, emu.Options{Inputs: zeroInputs(prog), Platform: opts.Platform, NoRaces: true,
-		Timeout: timeout, MaxSteps: steps})
+	r := emu.Run(meter.Context(), prog, emu.Options{Inputs: zeroInputs(prog), Platform: opts.Platform, NoRaces: true,
+		Timeout: meter.Budget.Timeout, MaxSteps: meter.Budget.RunSteps, Meter: meter})
 	if r.Status != emu.StatusOK {
 		msg := string(r.Status)
 		if r.Error != nil {

@@ -99,7 +99,7 @@ func TestSweepAllgatherLinkRate(t *testing.T) {
 		t.Fatalf("sweep header: %v, %v", vs, err)
 	}
 	entry := strings.NewReplacer("{P}", "8", "{SIZE}", strconv.Itoa(bytes/4)).Replace(vs[0].Entry)
-	checked := engine.Check("allgather.py", src, engine.Options{Entry: entry, Ranks: p})
+	checked := engine.Check(context.Background(), "allgather.py", src, engine.Options{Entry: entry, Ranks: p})
 	if checked.Diags.HasErrors() || len(checked.Units) != 1 {
 		t.Fatalf("check: %v", checked.Diags)
 	}

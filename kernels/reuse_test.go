@@ -1,6 +1,7 @@
 package kernels_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -54,7 +55,7 @@ func TestSignalReuseOnHost(t *testing.T) {
 	for _, p := range k.Ranks {
 		in := instance{k, "build_signal_reuse({P}).twice_on_host", p}
 		t.Run(in.String(), func(t *testing.T) {
-			res := engine.Check(k.File, k.Source, engine.Options{Entry: in.expanded(), Ranks: p})
+			res := engine.Check(context.Background(), k.File, k.Source, engine.Options{Entry: in.expanded(), Ranks: p})
 			if len(res.Diags) != 1 || res.Diags[0].Code != "W0302" || res.Diags[0].Severity != diag.Warning ||
 				res.Diags[0].Span.Start.Line != second || !strings.Contains(res.Diags[0].Msg, fmt.Sprintf("line %d", first)) {
 				t.Fatalf("want one W0302 warning on line %d naming line %d, got:\n%s", second, first, diag.RenderAll(res.Diags, k.Source))

@@ -52,7 +52,19 @@ func (s *Server) postCheck(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	b, err := engine.CheckJSON(engine.Check(fileName, []byte(req.Code), opts))
+	opts.Budget = s.budget()
+	var b []byte
+	if err := s.withSlot("check", func() {
+		// The budget's clock starts here, once the slot is had.
+		res := engine.Check(s.base, fileName, []byte(req.Code), opts)
+		if res.Internal != nil {
+			err = internalAPIError(s.engineInternal("check", res.Internal))
+			return
+		}
+		b, err = engine.CheckJSON(res)
+	}); err != nil {
+		return err
+	}
 	if err != nil {
 		return err
 	}
@@ -83,7 +95,17 @@ func (s *Server) postIR(c *fiber.Ctx) error {
 	if req.After != "" && req.After != "checked" && !slices.Contains(lower.PassNames(), req.After) {
 		return errorf(fiber.StatusBadRequest, "after is checked or one of "+strings.Join(lower.PassNames(), ", "), "no lowering pass %q", req.After)
 	}
-	text, diags, err := engine.IRText(fileName, []byte(req.Code), opts, req.After)
+	opts.Budget = s.budget()
+	var text string
+	var diags diag.List
+	if err := s.withSlot("ir", func() {
+		text, diags, err = engine.IRText(s.base, fileName, []byte(req.Code), opts, req.After)
+	}); err != nil {
+		return err
+	}
+	if ie := (*engine.InternalError)(nil); errors.As(err, &ie) {
+		return internalAPIError(s.engineInternal("ir", ie))
+	}
 	out := irResponse{Diagnostics: diagJSON(diags)}
 	switch {
 	case diags.HasErrors():
@@ -181,17 +203,20 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	a.Entry, err = sideEntry(a, req.A.Entry, st.Ranks)
+	a.Entry, err = s.sideEntry(a, req.A.Entry, st.Ranks)
 	if err != nil {
 		return err
 	}
-	b.Entry, err = sideEntry(b, entryB, st.Ranks)
+	b.Entry, err = s.sideEntry(b, entryB, st.Ranks)
 	if err != nil {
 		return err
 	}
 	cr, err := s.compare(a, b, st)
 	if err != nil {
 		return err
+	}
+	if cr.Internal != nil {
+		return internalAPIError(s.engineInternal("compare", cr.Internal))
 	}
 	out := compareResponse{Verdict: cr.Verdict, Ranks: cr.Ranks, A: cr.A, B: cr.B,
 		Outputs: cr.Outputs, KernelDiff: cr.KernelDiff, IRA: printIR(cr.A), IRB: printIR(cr.B)}
@@ -216,29 +241,28 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-// compare runs engine.Compare in a run slot.
+// compare runs engine.Compare in a worker slot; its deadline (two runs'
+// worth) starts when it has the slot.
 func (s *Server) compare(a, b engine.Side, st Settings) (*engine.CompareResult, error) {
-	ctx, cancel := context.WithTimeout(s.base, 2*s.opts.RunTimeout)
-	defer cancel()
-	select {
-	case s.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, errorf(fiber.StatusServiceUnavailable, "try again in a moment", "the emulator is busy")
-	}
-	defer func() { <-s.sem }()
-	fill, _ := engine.ParseFill(st.Fill)
-	return engine.Compare(ctx, a, b, engine.RunOptions{Options: engine.Options{Ranks: st.Ranks, Platform: st.Platform},
-		Fill: fill, Seed: st.Seed, Schedule: st.Schedule, Timeout: s.opts.RunTimeout}), nil
+	var cr *engine.CompareResult
+	err := s.withSlot("compare", func() {
+		ctx, cancel := context.WithTimeout(s.base, 2*s.opts.RunTimeout)
+		defer cancel()
+		fill, _ := engine.ParseFill(st.Fill)
+		cr = engine.Compare(ctx, a, b, engine.RunOptions{Options: engine.Options{Ranks: st.Ranks, Platform: st.Platform, Budget: s.budget()},
+			Fill: fill, Seed: st.Seed, Schedule: st.Schedule})
+	})
+	return cr, err
 }
 
 // sideEntry picks a side's entry: the given one ({P} expanded), else the
 // module's only host orchestrator. A module with several is a 400 that
 // lists them.
-func sideEntry(side engine.Side, entry string, ranks int) (string, error) {
+func (s *Server) sideEntry(side engine.Side, entry string, ranks int) (string, error) {
 	if entry = strings.TrimSpace(entry); entry != "" {
 		return expandP(entry, ranks), nil
 	}
-	e, err := engine.DefaultEntry(side.Name, side.Src, ranks)
+	e, err := engine.DefaultEntry(s.base, side.Name, side.Src, engine.Options{Ranks: ranks, Budget: s.budget()})
 	if err != nil {
 		var l diag.List
 		if errors.As(err, &l) {

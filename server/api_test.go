@@ -19,7 +19,7 @@ import (
 func call(t *testing.T, s *Server, method, path, body string) (int, []byte) {
 	t.Helper()
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
-	req.Host = "127.0.0.1" // the guard answers loopback names only
+	req.Host = "127.0.0.1" // the gate answers loopback names only
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := s.App().Test(req, 30_000)
 	if err != nil {
@@ -154,7 +154,7 @@ func TestCheck(t *testing.T) {
 	}
 	// Byte for byte what `workbench check --json` prints (its own
 	// file name aside): both call engine.CheckJSON.
-	want, err := engine.CheckJSON(engine.Check(fileName, []byte(src), engine.Options{Platform: "910B"}))
+	want, err := engine.CheckJSON(engine.Check(context.Background(), fileName, []byte(src), engine.Options{Platform: "910B"}))
 	if err != nil || !bytes.Equal(b, want) {
 		t.Errorf("the answer differs from engine.CheckJSON:\n%s\n%s", b, want)
 	}

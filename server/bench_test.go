@@ -62,7 +62,6 @@ func BenchmarkEngineRunDirect(b *testing.B) {
 			Fill:     engine.FillRandn,
 			Seed:     uint64(1000 + i),
 			Schedule: "fair",
-			Timeout:  10 * time.Second,
 			OnEvent:  c.Sink(),
 		})
 		if res.Status != "ok" {

@@ -5,16 +5,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
+	"strconv"
 
 	"github.com/gofiber/fiber/v2"
+
+	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
 )
 
 // apiError is an error with the status and hint the client gets:
 // {"error": "...", "hint": "..."}.
 type apiError struct {
-	Status int    `json:"-"`
-	Msg    string `json:"error"`
-	Hint   string `json:"hint,omitempty"`
+	Status     int    `json:"-"`
+	RetryAfter int    `json:"-"` // seconds, sent as Retry-After when > 0 (503)
+	Msg        string `json:"error"`
+	Hint       string `json:"hint,omitempty"`
 }
 
 func (e *apiError) Error() string { return e.Msg }
@@ -42,7 +48,48 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 			ae = errorf(fiber.StatusInternalServerError, "this is a bug in the workbench; the log has the details", "internal error: %v", err)
 		}
 	}
+	if ae.RetryAfter > 0 {
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(ae.RetryAfter))
+	}
 	return c.Status(ae.Status).JSON(ae)
+}
+
+// internalError is a panic in work the server ran for a client, caught:
+// the client gets it as an internal error, the log gets the stack.
+type internalError struct {
+	what  string
+	value any
+}
+
+func (e *internalError) Error() string {
+	return fmt.Sprintf("internal error in the workbench while running %s: %v", e.what, e.value)
+}
+
+// guard runs f, turning a panic into an *internalError after logging its
+// stack: no program a user posts may take the server down with it.
+func (s *Server) guard(what string, f func()) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.logf("panic in %s: %v\n%s", what, p, debug.Stack())
+			err = &internalError{what: what, value: p}
+		}
+	}()
+	if h := s.testHook.Load(); h != nil {
+		(*h)(what)
+	}
+	f()
+	return nil
+}
+
+// internalAPIError is the 500 answer of a guarded request.
+func internalAPIError(err error) *apiError {
+	return errorf(fiber.StatusInternalServerError, "this is a bug in the workbench, not in your program; the server log has the details", "%v", err)
+}
+
+// internalDone is the done message of a run whose engine panicked.
+func internalDone(err error) []byte {
+	return mustJSON(doneMsg{Type: "done", Status: string(emu.StatusRuntimeError),
+		Error: &emu.RunError{Rank: -1, Message: err.Error(), Hint: "this is a bug in the workbench, not in your program; the server log has the details"}})
 }
 
 // decode reads a JSON request body into v.
@@ -74,4 +121,12 @@ func checkCode(field, code string) error {
 		return errorf(fiber.StatusBadRequest, "paste the program's text into "+field, "%s is empty", field)
 	}
 	return nil
+}
+
+// engineInternal logs a panic the engine recovered itself (an
+// *engine.InternalError) with its stack and returns it as a guarded panic
+// would be: a bug in the workbench, named as one, never stored.
+func (s *Server) engineInternal(what string, ie *engine.InternalError) error {
+	s.logf("panic in %s (recovered by the engine): %v\n%s", what, ie, ie.Stack)
+	return &internalError{what: what, value: ie.Value}
 }

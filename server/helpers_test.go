@@ -56,11 +56,20 @@ func (b *syncBuffer) String() string {
 // and shuts it down when the test ends.
 func start(t *testing.T, dir string) *testServer {
 	t.Helper()
-	if dir == "" {
-		dir = t.TempDir()
+	return startWith(t, Options{DataDir: dir})
+}
+
+// startWith is start with options (DataDir "" = a fresh temporary one;
+// Logger is the test's buffer).
+func startWith(t *testing.T, opts Options) *testServer {
+	t.Helper()
+	if opts.DataDir == "" {
+		opts.DataDir = t.TempDir()
 	}
+	dir := opts.DataDir
 	log := newSyncBuffer()
-	s, err := New(Options{DataDir: dir, Logger: log})
+	opts.Logger = log
+	s, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,16 +68,18 @@ func (s *Server) getKernelBug(c *fiber.Ctx) error {
 	if hit {
 		return c.JSON(out)
 	}
-	ctx, cancel := context.WithTimeout(s.base, stepCheckTimeout)
-	defer cancel()
-	select {
-	case s.sem <- struct{}{}:
-	case <-ctx.Done():
-		return errorf(fiber.StatusServiceUnavailable, "try again in a moment", "the emulator is busy")
+	var v check.Verdict
+	var cut bool
+	if err := s.withSlot("bug schedule "+k.Name, func() {
+		// The deadline starts once the slot is had, as for every piece of work.
+		ctx, cancel := context.WithTimeout(s.base, stepCheckTimeout)
+		defer cancel()
+		v = check.Run(ctx, s.budget(), k.Name, k.Entries[0], k.File, k.Source, p)
+		cut = ctx.Err() != nil
+	}); err != nil {
+		return err
 	}
-	v := check.Run(ctx, k.Name, k.Entries[0], k.File, k.Source, p)
-	<-s.sem
-	if ctx.Err() != nil {
+	if cut {
 		return errorf(fiber.StatusServiceUnavailable, "try again in a moment", "the bug's runs were cut short")
 	}
 	out = bugJSON{Kernel: k.Name, Entry: v.Entry, Ranks: p, Kind: bug.Status, Reproduced: bug.Matches(v),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"path"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -18,10 +19,15 @@ import (
 // routes registers every route of the workbench (API.md has the contract).
 func (s *Server) routes() {
 	app := s.app
-	app.Use(markUsed)      // see trackListener: Shutdown closes connections that never carried a request
-	app.Use(recover.New()) // a panicking handler answers 500 JSON through errorHandler
-	app.Use(s.guard)       // only the learner's own pages: token or loopback Host, Origin, JSON POSTs, CSP
-	app.Use(s.notFound)    // a page address no route takes gets the HTML page, 404
+	app.Use(markUsed) // see trackListener: Shutdown closes connections that never carried a request
+	// A panicking handler answers 500 JSON through errorHandler, its stack
+	// in the log (the user work itself runs under guard, which does the
+	// same closer to the cause).
+	app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: func(c *fiber.Ctx, e any) {
+		s.logf("panic in %s %s: %v\n%s", c.Method(), c.Path(), e, debug.Stack())
+	}}))
+	app.Use(s.gate)     // only the learner's own pages: token or loopback Host, Origin, JSON POSTs, CSP
+	app.Use(s.notFound) // a page address no route takes gets the HTML page, 404
 
 	// The page: one index.html for every client-side route.
 	app.Get("/", s.page)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/limits"
 	"pldworkbench/engine/trace"
 	"pldworkbench/tutorials/check"
 )
@@ -21,25 +23,27 @@ import (
 // record is a run as GET /api/runs/{id} answers it and as the store keeps
 // it (the result column holds it without the code, which has its own).
 type record struct {
-	ID              string                        `json:"id"`
-	Code            string                        `json:"code"`
-	Settings        Settings                      `json:"settings"`
-	Status          string                        `json:"status"`
-	Ranks           int                           `json:"ranks"`
-	Entry           string                        `json:"entry"`
-	Outputs         map[string]*engine.TensorJSON `json:"outputs"`
-	OutputOrder     []string                      `json:"output_order"`
-	OutputChecks    map[string]check.OutputCheck  `json:"output_checks,omitempty"`
-	Races           []emu.Race                    `json:"races"`
-	RacesOmitted    int                           `json:"races_omitted,omitempty"`
-	Deadlock        *emu.Deadlock                 `json:"deadlock,omitempty"`
-	Error           *emu.RunError                 `json:"error,omitempty"`
-	Diagnostics     []diag.JSON                   `json:"diagnostics"`
-	Stats           emu.Stats                     `json:"stats"`
-	Check           *verdict                      `json:"check,omitempty"`
-	Events          int                           `json:"events"`
-	EventsTruncated bool                          `json:"events_truncated,omitempty"`
-	Created         string                        `json:"created"`
+	ID              string                       `json:"id"`
+	Code            string                       `json:"code"`
+	Settings        Settings                     `json:"settings"`
+	Status          string                       `json:"status"`
+	Ranks           int                          `json:"ranks"`
+	Entry           string                       `json:"entry"`
+	Outputs         map[string]*outTensor        `json:"outputs"`
+	OutputOrder     []string                     `json:"output_order"`
+	OutputChecks    map[string]check.OutputCheck `json:"output_checks,omitempty"`
+	Races           []emu.Race                   `json:"races"`
+	RacesOmitted    int                          `json:"races_omitted,omitempty"`
+	Deadlock        *emu.Deadlock                `json:"deadlock,omitempty"`
+	Error           *emu.RunError                `json:"error,omitempty"`
+	Diagnostics     []diag.JSON                  `json:"diagnostics"`
+	Stats           emu.Stats                    `json:"stats"`
+	Check           *verdict                     `json:"check,omitempty"`
+	Events          int                          `json:"events"`
+	EventsTruncated bool                         `json:"events_truncated,omitempty"`
+	Created         string                       `json:"created"`
+
+	internal error // the engine panicked: the run is a workbench bug, not stored
 }
 
 // verdict is a step run's check: pass, a status (ok, the run's failure
@@ -95,8 +99,15 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 	// its store write, so a post sees it in one place or the other.
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.live[id]; ok {
-		return postResponse{ID: id, Settings: st}, nil
+	if lr, ok := s.live[id]; ok {
+		lr.mu.Lock()
+		over := lr.finished
+		lr.mu.Unlock()
+		if !over {
+			return postResponse{ID: id, Settings: st}, nil
+		}
+		// finished and not stored (its store write, if any, comes
+		// before it leaves the map): run it again
 	}
 	stored, err := hasRun(ctx, s.db, id)
 	if err != nil {
@@ -106,41 +117,89 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 		return postResponse{ID: id, Cached: true, Settings: st}, nil
 	}
 	r := newRun(s.base, id, req.Code, st, sc)
+	w, ok := s.slots.enqueueRun(r)
+	if !ok {
+		r.cancel()
+		return postResponse{}, &apiError{Status: fiber.StatusServiceUnavailable, RetryAfter: s.retryAfter(),
+			Msg:  fmt.Sprintf("the run queue is full (%d waiting)", s.opts.MaxQueue),
+			Hint: "try again after Retry-After seconds; `workbench serve --queue N` allows more"}
+	}
+	r.onWatch = s.slots.reorder
 	s.live[id] = r
 	s.runs.Add(1)
-	go s.execute(r)
+	// A run nobody watches within the grace is dropped, queued or
+	// executing: it must not hold a slot or a place in the queue.
+	grace := time.AfterFunc(s.opts.UnwatchedGrace, func() {
+		r.mu.Lock()
+		watched := r.watched
+		r.mu.Unlock()
+		if !watched {
+			r.drop()
+		}
+	})
+	go s.execute(r, w, grace)
 	return postResponse{ID: id, Settings: st}, nil
 }
 
-// execute runs r on the engine and stores it.
-func (s *Server) execute(r *run) {
+// retryAfter is the Retry-After a refused post gets, in seconds: about
+// when the queue has moved, the unwatched grace or a run's timeout,
+// whichever is shorter.
+func (s *Server) retryAfter() int {
+	d := min(s.opts.UnwatchedGrace, s.opts.RunTimeout)
+	return max(1, int((d+time.Second-1)/time.Second))
+}
+
+// execute waits for a slot for r, runs it on the engine and stores it.
+func (s *Server) execute(r *run, w *waiter, grace *time.Timer) {
 	defer s.runs.Done()
+	defer grace.Stop()
 	start := time.Now()
+	stored := false
 	defer func() {
+		// A stored run is found in the store from now on. One that was
+		// not (cut short, or a crash) lingers a grace in the live map, so
+		// a client that connects late still gets its done; a post of the
+		// same content replaces it (startRun).
 		s.mu.Lock()
-		delete(s.live, r.id)
+		if stored {
+			delete(s.live, r.id)
+		} else {
+			time.AfterFunc(s.opts.UnwatchedGrace, func() {
+				s.mu.Lock()
+				if s.live[r.id] == r {
+					delete(s.live, r.id)
+				}
+				s.mu.Unlock()
+			})
+		}
 		s.mu.Unlock()
 		r.mu.Lock()
 		status := r.status
 		r.mu.Unlock()
 		s.logf("run %s %s %dms", r.id, status, time.Since(start).Milliseconds())
 	}()
-	select {
-	case s.sem <- struct{}{}:
-	default:
-		r.add(statusMessage("queued", r.id, r.settings, r.settings.Ranks, r.settings.Entry))
-		select {
-		case s.sem <- struct{}{}:
-		case <-r.ctx.Done():
-			r.finish(statusCancelled, mustJSON(doneMsg{Type: "done", Status: statusCancelled}))
-			return
-		}
+	if !s.slots.wait(r.ctx, w) {
+		r.finish(statusCancelled, mustJSON(doneMsg{Type: "done", Status: statusCancelled}))
+		return
 	}
-	defer func() { <-s.sem }()
+	defer s.slots.release()
+	r.leaveQueue()
 	s.executions.Add(1)
-	rec := s.runEngine(r)
-	if rec.Status == statusCancelled {
-		r.finish(statusCancelled, doneMessage(rec, ""))
+	var rec *record
+	err := s.guard("run "+r.id, func() { rec = s.runEngine(r) })
+	if err == nil && rec.internal != nil {
+		err = rec.internal
+	}
+	if err != nil {
+		r.finish(string(emu.StatusRuntimeError), internalDone(err))
+		return
+	}
+	// A run cut short (cancelled, or out of time, which on a busy machine
+	// says more about the machine than the program) is not its content's
+	// result: it is not stored, and a re-post runs it again.
+	if rec.Status == statusCancelled || rec.Status == string(emu.StatusTimeout) {
+		r.add(resultMessages(rec)...)
+		r.finish(rec.Status, doneMessage(rec, ""))
 		return
 	}
 	r.add(resultMessages(rec)...)
@@ -148,7 +207,10 @@ func (s *Server) execute(r *run) {
 	if err := s.store(r, rec); err != nil {
 		s.logf("run %s: storing: %v", r.id, err)
 	} else {
-		share = "/r/" + r.id
+		share, stored = "/r/"+r.id, true
+		r.mu.Lock()
+		r.shared = true
+		r.mu.Unlock()
 	}
 	r.finish(rec.Status, doneMessage(rec, share))
 }
@@ -157,15 +219,27 @@ func (s *Server) execute(r *run) {
 // status, diagnostics and events to its log as they come.
 func (s *Server) runEngine(r *run) *record {
 	st := r.settings
-	rec := &record{ID: r.id, Settings: st, Ranks: st.Ranks, Entry: st.Entry, Outputs: map[string]*engine.TensorJSON{},
+	rec := &record{ID: r.id, Settings: st, Ranks: st.Ranks, Entry: st.Entry, Outputs: map[string]*outTensor{},
 		OutputOrder: []string{}, Races: []emu.Race{}, Diagnostics: []diag.JSON{}}
 	name := "main.py"
 	if r.step != nil {
 		name = r.step.File
 	}
 	src := []byte(r.code)
+	// One deadline for the whole pipeline (entry pick, check, run),
+	// started now that the run has its slot: time queued is not charged.
+	ctx, cancel := context.WithTimeoutCause(r.ctx, s.opts.RunTimeout, limits.ErrTimeout)
+	defer cancel()
 	fail := func(ds diag.List, e *emu.RunError) *record {
 		rec.Status, rec.Error = string(engine.StatusCompileError), e
+		// A front end cut short by the deadline or a cancellation is that,
+		// not a compile error of the program (and so it is not stored).
+		switch {
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			rec.Status = string(emu.StatusTimeout)
+		case ctx.Err() != nil:
+			rec.Status = statusCancelled
+		}
 		for _, d := range ds {
 			rec.Diagnostics = append(rec.Diagnostics, diag.ToJSON(d))
 		}
@@ -176,7 +250,7 @@ func (s *Server) runEngine(r *run) *record {
 		return rec
 	}
 	if rec.Entry == "" {
-		entry, err := engine.DefaultEntry(name, src, st.Ranks)
+		entry, err := engine.DefaultEntry(ctx, name, src, engine.Options{Ranks: st.Ranks, Budget: s.budget()})
 		if err != nil {
 			var l diag.List
 			if errors.As(err, &l) {
@@ -186,8 +260,12 @@ func (s *Server) runEngine(r *run) *record {
 		}
 		rec.Entry = entry
 	}
-	opts := engine.Options{Entry: rec.Entry, Ranks: st.Ranks, Platform: st.Platform}
-	pre := engine.Check(name, src, opts)
+	opts := engine.Options{Entry: rec.Entry, Ranks: st.Ranks, Platform: st.Platform, Budget: s.budget()}
+	pre := engine.Check(ctx, name, src, opts)
+	if pre.Internal != nil {
+		rec.internal = s.engineInternal("run "+r.id, pre.Internal)
+		return rec
+	}
 	if len(pre.Units) == 1 && pre.Units[0].Program != nil {
 		rec.Ranks = pre.Units[0].Program.Ranks
 	}
@@ -199,10 +277,14 @@ func (s *Server) runEngine(r *run) *record {
 	r.add(diagMessages(rec.Diagnostics)...)
 
 	fill, _ := engine.ParseFill(st.Fill) // validated by normalize
-	res := engine.Run(r.ctx, name, src, engine.RunOptions{
+	res := engine.Run(ctx, name, src, engine.RunOptions{
 		Options: opts, Fill: fill, Seed: st.Seed, Args: st.Args, Schedule: st.Schedule,
-		Timeout: s.opts.RunTimeout, OnEvent: r.event,
+		OnEvent: r.event,
 	})
+	if res.Internal != nil {
+		rec.internal = s.engineInternal("run "+r.id, res.Internal)
+		return rec
+	}
 	rec.Status = string(res.Status)
 	if res.Status == emu.StatusCanceled {
 		rec.Status = statusCancelled
@@ -213,10 +295,8 @@ func (s *Server) runEngine(r *run) *record {
 	}
 	rec.Deadlock, rec.Error, rec.Stats = res.Deadlock, res.Error, res.Stats
 	rec.Races, rec.RacesOmitted = res.Races, res.RacesOmitted
-	for _, n := range res.OutputOrder {
-		rec.OutputOrder = append(rec.OutputOrder, n)
-		rec.Outputs[n] = res.Outputs[n]
-	}
+	rec.OutputOrder = append(rec.OutputOrder, res.OutputOrder...)
+	rec.Outputs = defaultCap(res.OutputOrder, res.Outputs)
 	r.mu.Lock()
 	rec.Events, rec.EventsTruncated = r.events, r.truncated
 	r.mu.Unlock()
@@ -298,23 +378,17 @@ func failure(rec *record) string {
 	return "the run ended with status " + rec.Status
 }
 
-// store writes a finished run: its record and its events, in one
-// transaction.
+// store writes a finished run: its record and its event pages, in one
+// transaction, then evicts the oldest unpinned runs past the store budget.
+// A run a client has watched is stored pinned: that client is shown its
+// share link in the done message that follows (a client that gets done
+// later pins it then: Server.pin).
 func (s *Server) store(r *run, rec *record) error {
 	rec.Created = r.created.Format(time.RFC3339Nano)
 	r.mu.Lock()
-	lines := make([][]byte, 0, r.events)
-	for i := range r.items {
-		if r.items[i].isEvent {
-			b, _ := json.Marshal(r.items[i].ev)
-			lines = append(lines, b)
-		}
-	}
+	items := r.items[:len(r.items):len(r.items)] // the log only grows: this prefix never changes
+	pinned := r.watched
 	r.mu.Unlock()
-	blob, err := gzipLines(lines)
-	if err != nil {
-		return err
-	}
 	code := rec.Code
 	rec.Code = ""
 	result, err := json.Marshal(rec)
@@ -323,22 +397,61 @@ func (s *Server) store(r *run, rec *record) error {
 		return err
 	}
 	settings, _ := json.Marshal(rec.Settings)
+	i := 0
+	next := func() (page, error) {
+		var lines [][]byte
+		n := 0
+		for ; i < len(items) && n < limits.EventPage; i++ {
+			if items[i].isEvent {
+				b, _ := json.Marshal(items[i].ev)
+				lines = append(lines, b)
+				n++
+			}
+		}
+		if n == 0 {
+			return page{}, nil
+		}
+		blob, err := gzipLines(lines)
+		return page{count: n, data: blob}, err
+	}
 	// The write must land even when Shutdown cancelled the base context
 	// after the run ended: give it its own deadline.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return putRun(ctx, s.db, &storedRun{ID: r.id, Code: r.code, Settings: string(settings), Status: rec.Status,
-		Result: string(result), Events: blob, EventCount: len(lines), Created: rec.Created})
+	if err := putRun(ctx, s.db, &storedRun{ID: r.id, Code: r.code, Settings: string(settings), Status: rec.Status,
+		Result: string(result), EventCount: rec.Events, Created: rec.Created, Pinned: pinned}, next); err != nil {
+		return err
+	}
+	if n, err := evict(ctx, s.db, s.opts.StoreBudget, r.id); err != nil {
+		s.logf("store: evicting: %v", err)
+	} else if n > 0 {
+		s.logf("store: evicted %d unpinned runs past the %d-byte budget", n, s.opts.StoreBudget)
+	}
+	return nil
 }
 
-// loadRecord reads a stored run's record.
+// loadRecord reads a stored run's record. Rows written before outputs were
+// capped are capped here, so every reader gets the same shape.
 func loadRecord(sr *storedRun) (*record, error) {
 	var rec record
 	if err := json.Unmarshal([]byte(sr.Result), &rec); err != nil {
 		return nil, fmt.Errorf("run %s: stored result: %w", sr.ID, err)
 	}
 	rec.Code = sr.Code
+	if rec.Outputs == nil {
+		rec.Outputs = map[string]*outTensor{}
+	}
+	for name, t := range rec.Outputs {
+		if !t.Truncated && len(t.Data) > limits.OutputFull {
+			rec.Outputs[name] = capOutputs([]string{name}, map[string]*engine.TensorJSON{name: &t.TensorJSON}, 0, limits.OutputPrefix)[name]
+		}
+	}
 	return &rec, nil
+}
+
+// notStored is the 404 of an id the store does not have.
+func notStored(id string) error {
+	return errorf(fiber.StatusNotFound, "runs are stored when they finish; a cancelled or timed-out run is not, and unpinned runs are evicted past the store budget", "no run %s", id)
 }
 
 // getRunJSON answers GET /api/runs/{id}: the stored record, or what is
@@ -353,18 +466,18 @@ func (s *Server) getRunJSON(c *fiber.Ctx) error {
 		finished := r.finished
 		rec := record{ID: r.id, Code: r.code, Settings: r.settings, Status: r.status, Ranks: r.ranks, Entry: r.entry,
 			Events: r.events, EventsTruncated: r.truncated, Created: r.created.Format(time.RFC3339Nano),
-			Outputs: map[string]*engine.TensorJSON{}, OutputOrder: []string{}, Races: []emu.Race{}, Diagnostics: []diag.JSON{}}
+			Outputs: map[string]*outTensor{}, OutputOrder: []string{}, Races: []emu.Race{}, Diagnostics: []diag.JSON{}}
 		r.mu.Unlock()
 		if !finished {
 			return c.JSON(rec)
 		}
 	}
-	sr, ok, err := getRun(c.UserContext(), s.db, id, false)
+	sr, ok, err := getRun(c.UserContext(), s.db, id)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return errorf(fiber.StatusNotFound, "runs are stored when they finish; a cancelled run is not", "no run %s", id)
+		return notStored(id)
 	}
 	rec, err := loadRecord(sr)
 	if err != nil {
@@ -373,41 +486,69 @@ func (s *Server) getRunJSON(c *fiber.Ctx) error {
 	return c.JSON(rec)
 }
 
-// storedEvents reads a stored run's events as JSON lines.
-func (s *Server) storedEvents(ctx context.Context, id string) (*storedRun, [][]byte, error) {
-	sr, ok, err := getRun(ctx, s.db, id, true)
+// storedRunOf reads a stored run's row, 404 when it is not stored.
+func (s *Server) storedRunOf(ctx context.Context, id string) (*storedRun, error) {
+	sr, ok, err := getRun(ctx, s.db, id)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if !ok {
-		return nil, nil, errorf(fiber.StatusNotFound, "runs are stored when they finish; a cancelled run is not", "no run %s", id)
+		return nil, notStored(id)
 	}
-	raw, err := gunzip(sr.Events)
-	if err != nil {
-		return nil, nil, fmt.Errorf("run %s: stored events: %w", id, err)
-	}
-	return sr, splitLines(raw), nil
+	return sr, nil
 }
 
-// getEvents answers GET /api/runs/{id}/events: the events as JSON lines.
+// eachPage calls f with every stored page of sr's events, in order.
+func (s *Server) eachPage(ctx context.Context, sr *storedRun, f func([][]byte) error) error {
+	for n := 0; ; n++ {
+		if (sr.Pages == 0 && n > 0) || (sr.Pages > 0 && n >= sr.Pages) {
+			return nil
+		}
+		lines, err := getPage(ctx, s.db, sr, n)
+		if err != nil {
+			return err
+		}
+		if err := f(lines); err != nil {
+			return err
+		}
+	}
+}
+
+// getEvents answers GET /api/runs/{id}/events: the events as JSON lines,
+// streamed a page at a time.
 func (s *Server) getEvents(c *fiber.Ctx) error {
-	_, lines, err := s.storedEvents(c.UserContext(), c.Params("id"))
+	// A copy: Fiber's Params point into the request buffer, reused once
+	// the handler returns, and the body is streamed after that.
+	id := strings.Clone(c.Params("id"))
+	sr, err := s.storedRunOf(c.UserContext(), id)
 	if err != nil {
 		return err
 	}
 	c.Set(fiber.HeaderContentType, "application/x-ndjson")
-	var out []byte
-	for _, l := range lines {
-		out = append(append(out, l...), '\n')
-	}
-	return c.Send(out)
+	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		err := s.eachPage(ctx, sr, func(lines [][]byte) error {
+			for _, l := range lines {
+				w.Write(l)
+				w.WriteByte('\n')
+			}
+			return w.Flush()
+		})
+		if err != nil {
+			s.logf("events %s: %v", id, err)
+		}
+	})
+	return nil
 }
 
 // getTrace answers GET /api/runs/{id}/trace.json: the Perfetto export, as
-// `workbench run --trace out.json` writes it.
+// `workbench run --trace out.json` writes it. The export needs every event
+// at once (flows pair events across the run), so this one reader holds the
+// run's events: at most maxEvents.
 func (s *Server) getTrace(c *fiber.Ctx) error {
 	id := c.Params("id")
-	sr, lines, err := s.storedEvents(c.UserContext(), id)
+	sr, err := s.storedRunOf(c.UserContext(), id)
 	if err != nil {
 		return err
 	}
@@ -415,13 +556,19 @@ func (s *Server) getTrace(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	events := make([]trace.Event, 0, len(lines))
-	for _, l := range lines {
-		var e trace.Event
-		if err := json.Unmarshal(l, &e); err != nil {
-			return fmt.Errorf("run %s: stored event: %w", id, err)
+	events := make([]trace.Event, 0, sr.EventCount)
+	err = s.eachPage(c.UserContext(), sr, func(lines [][]byte) error {
+		for _, l := range lines {
+			var e trace.Event
+			if err := json.Unmarshal(l, &e); err != nil {
+				return fmt.Errorf("run %s: stored event: %w", id, err)
+			}
+			events = append(events, e)
 		}
-		events = append(events, e)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 	c.Set(fiber.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="pld-%s.json"`, id))
@@ -429,10 +576,12 @@ func (s *Server) getTrace(c *fiber.Ctx) error {
 	return trace.WritePerfetto(c.Response().BodyWriter(), events, trace.PerfettoOptions{Title: title})
 }
 
-// replayOf builds the message log of a stored run: the same messages the
-// live run sent, from the store, with status "replay".
+// replayOf makes the message log of a stored run: the same messages the
+// live run sent, from the store, with status "replay", its events read a
+// page at a time as the viewer's socket takes them.
 func (s *Server) replayOf(ctx context.Context, id string) (*run, error) {
-	sr, lines, err := s.storedEvents(ctx, id)
+	id = strings.Clone(id) // the replay outlives the request whose Params id came from
+	sr, err := s.storedRunOf(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -440,16 +589,20 @@ func (s *Server) replayOf(ctx context.Context, id string) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	items := []item{{raw: statusMessage("replay", id, rec.Settings, rec.Ranks, rec.Entry)}}
-	for _, m := range diagMessages(rec.Diagnostics) {
-		items = append(items, item{raw: m})
+	head := [][]byte{statusMessage("replay", id, rec.Settings, rec.Ranks, rec.Entry)}
+	head = append(head, diagMessages(rec.Diagnostics)...)
+	tail := append(resultMessages(rec), doneMessage(rec, "/r/"+id))
+	r := newReplay(id, &replayLog{db: s.db, sr: sr, head: head, tail: tail, logf: s.logf})
+	r.shared = true
+	return r, nil
+}
+
+// pin records that a client was sent a run's done with its share link:
+// the run is kept however full the store gets (API.md).
+func (s *Server) pin(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := s.db.ExecContext(ctx, `UPDATE runs SET pinned = 1 WHERE id = ? AND pinned = 0`, id); err != nil {
+		s.logf("run %s: pinning: %v", id, err)
 	}
-	for _, l := range lines {
-		items = append(items, item{raw: eventMessage(l)})
-	}
-	for _, m := range resultMessages(rec) {
-		items = append(items, item{raw: m})
-	}
-	items = append(items, item{raw: doneMessage(rec, "/r/"+id)})
-	return newReplay(id, items), nil
 }

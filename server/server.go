@@ -8,16 +8,23 @@
 // A run's life (runs.go, session.go): POST /api/runs normalizes the
 // settings, hashes code and settings into the run's id, and either finds
 // the id in the store (cached: nothing executes), joins the run already
-// executing under that id, or starts a new one on its own goroutine. At
-// most Options.MaxConcurrentRuns (2) execute at once; the others wait,
-// status "queued". The engine hands every event to the run's log, an
-// in-memory list that only grows; each websocket client (ws.go) reads the
-// log from its own cursor, so a slow client never slows the engine, and a
-// client that connects late still sees the whole run. When the engine
-// returns, the run's record and its events (gzip-compressed JSON lines) are
-// written to the store in one transaction (store.go) and only then is
-// `done`, with the share link, appended to the log. A run whose last
-// watching client goes away mid-run is cancelled and not stored.
+// executing under that id, or queues a new one for a worker slot
+// (slots.go: Options.MaxConcurrentRuns slots shared with checks, IR,
+// compares and step checks; watched work first; the queue bounded, a post
+// beyond it 503). A run nobody watches within Options.UnwatchedGrace is
+// dropped. Once it has a slot, its deadline starts and the engine hands
+// every event to the run's log, an in-memory list that only grows; each
+// websocket client (ws.go) reads the log from its own cursor, so a slow
+// client never slows the engine, and a client that connects late still
+// sees the whole run. When the engine returns, the run's record (outputs
+// capped, outputs.go) and its events (pages of gzip-compressed JSON lines)
+// are written to the store in one transaction (store.go) and only then is
+// `done`, with the share link, appended to the log; a replay reads the
+// pages back one at a time (replay.go). A run cut short (timeout,
+// cancelled, a panic) is not stored. A run whose last watching client
+// goes away mid-run is cancelled. Every piece of user work runs under
+// guard (errors.go): a panic is an internal error for its client, a stack
+// in the log, and the server goes on.
 package server
 
 import (
@@ -39,12 +46,18 @@ import (
 )
 
 // Options configure a Server.
+// Zero fields take their defaults from engine/limits.
 type Options struct {
 	DataDir           string        // where runs.db lives; created if missing
 	Logger            io.Writer     // request/run log; nil = discard
-	MaxConcurrentRuns int           // 0 = 2
-	RunTimeout        time.Duration // 0 = 10s
-	// Token, when set, is required on every request (guard.go): the
+	MaxConcurrentRuns int           // worker slots; 0 = limits.MaxRuns
+	MaxQueue          int           // runs waiting for a slot; 0 = limits.MaxQueue
+	RunTimeout        time.Duration // one run, from when it has a slot; 0 = limits.DefaultTimeout
+	UnwatchedGrace    time.Duration // 0 = limits.UnwatchedGrace
+	SlotWait          time.Duration // a request's wait for a slot; 0 = limits.SlotWait
+	StoreBudget       int64         // bytes; 0 = limits.StoreBudget
+	MemoryBudget      int64         // bytes one piece of work may make; 0 = limits.DefaultMemory
+	// Token, when set, is required on every request (gate.go): the
 	// command line sets it when it binds a non-loopback address.
 	Token string
 }
@@ -67,14 +80,30 @@ const (
 	maxEvents = 500_000
 )
 
+// budget is what one piece of work in the server may spend: the engine's
+// server budget (limits.ServerBudget: 1 GiB, the 64-rank cap) with the
+// configured run timeout.
+func (s *Server) budget() limits.Budget {
+	b := limits.ServerBudget()
+	b.Timeout = s.opts.RunTimeout
+	if s.opts.MemoryBudget > 0 {
+		b.Memory = s.opts.MemoryBudget
+	}
+	return b
+}
+
 // Server is the workbench's HTTP server and run store.
 type Server struct {
 	opts    Options
 	app     *fiber.App
 	db      *sql.DB
 	lessons *lessons
-	sem     chan struct{} // one token per executing run
+	slots   *slots
 	logMu   sync.Mutex
+
+	// testHook, when set, is called at the start of every guarded piece of
+	// work with its name: the tests inject panics through it.
+	testHook atomic.Pointer[func(string)]
 
 	// base is cancelled by Shutdown: every run and comparison derives its
 	// context from it.
@@ -105,8 +134,20 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxConcurrentRuns <= 0 {
 		opts.MaxConcurrentRuns = limits.MaxRuns
 	}
+	if opts.MaxQueue <= 0 {
+		opts.MaxQueue = limits.MaxQueue
+	}
 	if opts.RunTimeout <= 0 {
-		opts.RunTimeout = limits.RunTimeout
+		opts.RunTimeout = limits.DefaultTimeout
+	}
+	if opts.UnwatchedGrace <= 0 {
+		opts.UnwatchedGrace = limits.UnwatchedGrace
+	}
+	if opts.SlotWait <= 0 {
+		opts.SlotWait = limits.SlotWait
+	}
+	if opts.StoreBudget <= 0 {
+		opts.StoreBudget = limits.StoreBudget
 	}
 	if err := os.MkdirAll(opts.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("server: data directory: %w", err)
@@ -123,7 +164,7 @@ func New(opts Options) (*Server, error) {
 		opts:    opts,
 		db:      db,
 		lessons: ls,
-		sem:     make(chan struct{}, opts.MaxConcurrentRuns),
+		slots:   newSlots(opts.MaxConcurrentRuns, opts.MaxQueue),
 		quit:    make(chan struct{}),
 		live:    map[string]*run{},
 	}

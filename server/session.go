@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/trace"
@@ -71,6 +70,40 @@ type run struct {
 	events    int // events in the log
 	truncated bool
 	subs      map[*subscriber]struct{}
+	watched   bool // a client has subscribed at some point
+	queuePos  int  // position in the slot queue (1 = next), 0 when not queued
+	queueLen  int
+	queueSent int        // the position the last queue message said
+	onWatch   func()     // called (without r.mu) when the first client subscribes
+	replayed  *replayLog // a stored run's log, read page by page (replays only)
+	shared    bool       // stored: its done carries the share link
+}
+
+// isWatched reports whether a client watches r now.
+func (r *run) isWatched() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.subs) > 0
+}
+
+// setQueuePos records r's place in the slot queue and, when someone
+// watches and it changed, tells them (a queue message).
+func (r *run) setQueuePos(pos, of int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.queuePos, r.queueLen = pos, of
+	if len(r.subs) > 0 && pos != r.queueSent && !r.finished {
+		r.queueSent = pos
+		r.items = append(r.items, item{raw: queueMessage(pos, of)})
+		r.wakeLocked()
+	}
+}
+
+// leaveQueue says r has a slot: no more queue messages.
+func (r *run) leaveQueue() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.queuePos = 0
 }
 
 func newRun(parent context.Context, id, code string, st Settings, sc *stepCheck) *run {
@@ -80,9 +113,12 @@ func newRun(parent context.Context, id, code string, st Settings, sc *stepCheck)
 	return r
 }
 
+// drop cancels a run nobody watched within the grace.
+func (r *run) drop() { r.cancel() }
+
 // newReplay makes a finished run from a stored log.
-func newReplay(id string, items []item) *run {
-	r := &run{id: id, replay: true, items: items, finished: true, done: make(chan struct{}), subs: map[*subscriber]struct{}{}}
+func newReplay(id string, l *replayLog) *run {
+	r := &run{id: id, replay: true, replayed: l, finished: true, done: make(chan struct{}), subs: map[*subscriber]struct{}{}}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	close(r.done)
 	return r
@@ -149,7 +185,17 @@ func (r *run) subscribe() *subscriber {
 	s.wake <- struct{}{} // read what is already there
 	r.mu.Lock()
 	r.subs[s] = struct{}{}
+	first := !r.watched
+	r.watched = true
+	if r.queuePos > 0 && r.queuePos != r.queueSent && !r.finished {
+		r.queueSent = r.queuePos
+		r.items = append(r.items, item{raw: queueMessage(r.queuePos, r.queueLen)})
+	}
+	onWatch := r.onWatch
 	r.mu.Unlock()
+	if first && onWatch != nil {
+		onWatch() // a watched run goes ahead of the unwatched ones
+	}
 	return s
 }
 
@@ -169,6 +215,9 @@ func (r *run) unsubscribe(s *subscriber) {
 // read returns up to max messages from cursor on, and whether the log is
 // complete and the cursor reached its end.
 func (r *run) read(cursor, max int) (msgs [][]byte, end bool) {
+	if r.replayed != nil {
+		return r.replayed.read(cursor, max)
+	}
 	r.mu.Lock()
 	n := len(r.items) - cursor
 	if n > max {
@@ -196,6 +245,18 @@ type statusMsg struct {
 	Entry    string   `json:"entry,omitempty"`
 }
 
+// queueMsg tells a queued run's client where it stands: position 1 runs
+// next; of is how much work waits in all.
+type queueMsg struct {
+	Type     string `json:"type"`
+	Position int    `json:"position"`
+	Of       int    `json:"of"`
+}
+
+func queueMessage(pos, of int) []byte {
+	return mustJSON(queueMsg{Type: "queue", Position: pos, Of: of})
+}
+
 type diagMsg struct {
 	Type       string    `json:"type"`
 	Diagnostic diag.JSON `json:"diagnostic"`
@@ -204,7 +265,7 @@ type diagMsg struct {
 type outputMsg struct {
 	Type   string             `json:"type"`
 	Name   string             `json:"name"`
-	Tensor *engine.TensorJSON `json:"tensor"`
+	Tensor *outTensor         `json:"tensor"`
 	Check  *check.OutputCheck `json:"check,omitempty"`
 }
 

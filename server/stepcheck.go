@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/limits"
 	"pldworkbench/kernels"
 	"pldworkbench/tutorials/check"
 )
@@ -71,19 +72,15 @@ func (s *Server) postStepCheck(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if s.closing.Load() {
-		return errorf(fiber.StatusServiceUnavailable, "the server is shutting down", "not accepting checks")
-	}
-	ctx, cancel := context.WithTimeout(s.base, stepCheckTimeout)
-	defer cancel()
-	select {
-	case s.sem <- struct{}{}:
-	case <-ctx.Done():
-		return errorf(fiber.StatusServiceUnavailable, "try again in a moment", "the emulator is busy")
-	}
-	defer func() { <-s.sem }()
 	start := time.Now()
-	kr := stepVerdicts(ctx, st, v, k, []byte(req.Code))
+	var kr check.KernelResult
+	if err := s.withSlot(fmt.Sprintf("step check %d", n), func() {
+		ctx, cancel := context.WithTimeout(s.base, stepCheckTimeout)
+		defer cancel()
+		kr = stepVerdicts(ctx, s.budget(), st, v, k, []byte(req.Code))
+	}); err != nil {
+		return err
+	}
 	if errors.Is(s.base.Err(), context.Canceled) {
 		return errorf(fiber.StatusServiceUnavailable, "the server is shutting down", "check cancelled")
 	}
@@ -155,10 +152,10 @@ func checkTarget(st check.Step, variant, kernel string) (check.Variant, kernels.
 // header documents (so an edited bug that no longer fails is reported as
 // not failing as documented); a starter is run in the place of the step's
 // reference kernel and must check clean and run to completion.
-func stepVerdicts(ctx context.Context, st check.Step, v check.Variant, k kernels.Kernel, src []byte) check.KernelResult {
+func stepVerdicts(ctx context.Context, b limits.Budget, st check.Step, v check.Variant, k kernels.Kernel, src []byte) check.KernelResult {
 	ref, hasRef := st.Reference()
 	if v == check.Solution && hasRef && ref.Name == k.Name {
-		kr := check.CheckFile(ctx, st, k.File, src, nil)
+		kr := check.CheckFile(ctx, b, st, k.File, src, nil)
 		kr.Kernel = ref.Name
 		return kr
 	}
@@ -180,7 +177,7 @@ func stepVerdicts(ctx context.Context, st check.Step, v check.Variant, k kernels
 	}
 	for _, p := range golden.Ranks {
 		for _, e := range golden.Entries {
-			kr.Verdicts = append(kr.Verdicts, check.Run(ctx, golden.Name, e, k.File, src, p))
+			kr.Verdicts = append(kr.Verdicts, check.Run(ctx, b, golden.Name, e, k.File, src, p))
 		}
 	}
 	kr.OK = len(kr.Verdicts) > 0

@@ -14,17 +14,23 @@ import (
 )
 
 // schemaVersion is the store's schema; a file with a newer one is refused
-// rather than misread.
-const schemaVersion = 1
+// rather than misread. Version 1 kept a run's events in one blob; version
+// 2 keeps them in pages (run_events) and records each run's size and
+// whether it is pinned; migrate upgrades a version 1 file in place.
+const schemaVersion = 2
 
-// schema creates the tables. A run is keyed by its content hash (the id),
-// so a second post of the same code and settings finds it; the result is
-// the record's JSON (record in runs.go) and the events are the run's JSON
-// lines, gzip-compressed (a 4-rank all-reduce's few thousand events shrink
-// about tenfold).
+// schema creates the tables of a new store. A run is keyed by its content
+// hash (the id), so a second post of the same code and settings finds it;
+// the result is the record's JSON (record in runs.go, outputs capped) and
+// the events are pages of limits.EventPage JSON lines, each page
+// gzip-compressed (a 4-rank all-reduce's few thousand events shrink about
+// tenfold), so a reader holds one page at a time. runs.events is the
+// version 1 blob, empty in rows written since. size is what the row and
+// its pages take, for the store budget; pinned runs (their link was shown)
+// are never evicted.
 const schema = `
-CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS runs (
+CREATE TABLE schema_version (version INTEGER NOT NULL);
+CREATE TABLE runs (
 	id          TEXT PRIMARY KEY,
 	code        TEXT NOT NULL,
 	settings    TEXT NOT NULL,
@@ -32,8 +38,36 @@ CREATE TABLE IF NOT EXISTS runs (
 	result      TEXT NOT NULL,
 	events      BLOB NOT NULL,
 	event_count INTEGER NOT NULL,
-	created     TEXT NOT NULL
+	created     TEXT NOT NULL,
+	size        INTEGER NOT NULL DEFAULT 0,
+	pinned      INTEGER NOT NULL DEFAULT 0,
+	pages       INTEGER NOT NULL DEFAULT 0
 );
+CREATE TABLE run_events (
+	run_id TEXT NOT NULL,
+	page   INTEGER NOT NULL,
+	count  INTEGER NOT NULL,
+	data   BLOB NOT NULL,
+	PRIMARY KEY (run_id, page)
+) WITHOUT ROWID;
+`
+
+// migrateV1 upgrades a version 1 store: its runs keep their one-blob
+// events (read as one page) and are pinned, since nothing recorded which
+// of their links were shown.
+const migrateV1 = `
+ALTER TABLE runs ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN pages INTEGER NOT NULL DEFAULT 0;
+UPDATE runs SET size = length(code) + length(result) + length(events), pinned = 1;
+CREATE TABLE run_events (
+	run_id TEXT NOT NULL,
+	page   INTEGER NOT NULL,
+	count  INTEGER NOT NULL,
+	data   BLOB NOT NULL,
+	PRIMARY KEY (run_id, page)
+) WITHOUT ROWID;
+UPDATE schema_version SET version = 2;
 `
 
 // openStore opens path (creating it) in WAL mode, so readers (GET, replays)
@@ -56,56 +90,152 @@ func openStore(path string) (*sql.DB, error) {
 	return db, nil
 }
 
+// migrate creates a new store's tables or upgrades an old one, in one
+// transaction either way.
 func migrate(db *sql.DB) error {
-	if _, err := db.Exec(schema); err != nil {
+	tx, err := db.Begin()
+	if err != nil {
 		return err
 	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'`).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		if _, err := tx.Exec(schema); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`INSERT INTO schema_version (version) VALUES (?)`, schemaVersion); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}
 	var v int
-	err := db.QueryRow(`SELECT version FROM schema_version`).Scan(&v)
+	err = tx.QueryRow(`SELECT version FROM schema_version`).Scan(&v)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		_, err = db.Exec(`INSERT INTO schema_version (version) VALUES (?)`, schemaVersion)
-		return err
+		return errors.New("the run store has no schema version: use another --data directory")
 	case err != nil:
 		return err
 	case v > schemaVersion:
 		return fmt.Errorf("the run store has schema version %d, this workbench knows %d: use a newer workbench or another --data directory", v, schemaVersion)
+	case v == 1:
+		if _, err := tx.Exec(migrateV1); err != nil {
+			return fmt.Errorf("upgrading the run store from version 1: %w", err)
+		}
 	}
-	return nil
+	return tx.Commit()
 }
 
 // storedRun is one row of the runs table.
 type storedRun struct {
 	ID, Code, Settings, Status, Result, Created string
-	Events                                      []byte // gzip-compressed JSON lines
-	EventCount                                  int
+	Legacy                                      []byte // a version 1 row's events blob (gzip-compressed JSON lines)
+	EventCount, Pages                           int
+	Pinned                                      bool
 }
 
-// put writes a run in one transaction. A row already there (two servers,
+// page is one stored page of events: its count and its gzip-compressed
+// JSON lines.
+type page struct {
+	count int
+	data  []byte
+}
+
+// putRun writes a run and its pages in one transaction; next yields the
+// pages in order (nil data: no more). A row already there (two servers,
 // or a race the live map did not catch) is kept: same id, same content.
-func putRun(ctx context.Context, db *sql.DB, r *storedRun) error {
+func putRun(ctx context.Context, db *sql.DB, r *storedRun, next func() (page, error)) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	_, err = tx.ExecContext(ctx, `INSERT OR IGNORE INTO runs (id, code, settings, status, result, events, event_count, created)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, r.ID, r.Code, r.Settings, r.Status, r.Result, r.Events, r.EventCount, r.Created)
+	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO runs (id, code, settings, status, result, events, event_count, created, pinned)
+		VALUES (?, ?, ?, ?, ?, x'', ?, ?, ?)`, r.ID, r.Code, r.Settings, r.Status, r.Result, r.EventCount, r.Created, r.Pinned)
 	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil
+	}
+	size := int64(len(r.Code) + len(r.Settings) + len(r.Result))
+	pages := 0
+	for {
+		p, err := next()
+		if err != nil {
+			return err
+		}
+		if p.data == nil {
+			break
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO run_events (run_id, page, count, data) VALUES (?, ?, ?, ?)`,
+			r.ID, pages, p.count, p.data); err != nil {
+			return err
+		}
+		size += int64(len(p.data))
+		pages++
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE runs SET size = ?, pages = ? WHERE id = ?`, size, pages, r.ID); err != nil {
 		return err
 	}
 	return tx.Commit()
 }
 
-// getRun reads a run; ok is false when the id is not stored.
-func getRun(ctx context.Context, db *sql.DB, id string, withEvents bool) (*storedRun, bool, error) {
-	r := &storedRun{ID: id}
-	cols := `code, settings, status, result, event_count, created, x''`
-	if withEvents {
-		cols = `code, settings, status, result, event_count, created, events`
+// evict deletes the oldest unpinned runs, other than keep (the run just
+// written, whose link is about to be sent), while the store is over budget
+// bytes; it returns how many it deleted.
+func evict(ctx context.Context, db *sql.DB, budget int64, keep string) (int, error) {
+	var total sql.NullInt64
+	if err := db.QueryRowContext(ctx, `SELECT sum(size) FROM runs`).Scan(&total); err != nil {
+		return 0, err
 	}
-	err := db.QueryRowContext(ctx, `SELECT `+cols+` FROM runs WHERE id = ?`, id).
-		Scan(&r.Code, &r.Settings, &r.Status, &r.Result, &r.EventCount, &r.Created, &r.Events)
+	over := total.Int64 - budget
+	if over <= 0 {
+		return 0, nil
+	}
+	rows, err := db.QueryContext(ctx, `SELECT id, size FROM runs WHERE pinned = 0 AND id != ? ORDER BY rowid`, keep)
+	if err != nil {
+		return 0, err
+	}
+	var ids []string
+	for rows.Next() && over > 0 {
+		var id string
+		var size int64
+		if err := rows.Scan(&id, &size); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		ids = append(ids, id)
+		over -= size
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	for _, id := range ids {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM run_events WHERE run_id = ?`, id); err != nil {
+			return 0, err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE id = ?`, id); err != nil {
+			return 0, err
+		}
+	}
+	return len(ids), tx.Commit()
+}
+
+// getRun reads a run without its events; ok is false when the id is not
+// stored.
+func getRun(ctx context.Context, db *sql.DB, id string) (*storedRun, bool, error) {
+	r := &storedRun{ID: id}
+	err := db.QueryRowContext(ctx, `SELECT code, settings, status, result, event_count, created, pages, pinned FROM runs WHERE id = ?`, id).
+		Scan(&r.Code, &r.Settings, &r.Status, &r.Result, &r.EventCount, &r.Created, &r.Pages, &r.Pinned)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
 	}
@@ -113,6 +243,32 @@ func getRun(ctx context.Context, db *sql.DB, id string, withEvents bool) (*store
 		return nil, false, err
 	}
 	return r, true, nil
+}
+
+// getPage reads page n of a run's events as JSON lines. A version 1 row
+// (no pages) has its whole blob as page 0.
+func getPage(ctx context.Context, db *sql.DB, sr *storedRun, n int) ([][]byte, error) {
+	var blob []byte
+	if sr.Pages == 0 {
+		if n > 0 {
+			return nil, nil
+		}
+		if err := db.QueryRowContext(ctx, `SELECT events FROM runs WHERE id = ?`, sr.ID).Scan(&blob); err != nil {
+			return nil, fmt.Errorf("run %s: stored events: %w", sr.ID, err)
+		}
+	} else {
+		if n >= sr.Pages {
+			return nil, nil
+		}
+		if err := db.QueryRowContext(ctx, `SELECT data FROM run_events WHERE run_id = ? AND page = ?`, sr.ID, n).Scan(&blob); err != nil {
+			return nil, fmt.Errorf("run %s: stored events page %d: %w", sr.ID, n, err)
+		}
+	}
+	raw, err := gunzip(blob)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: stored events page %d: %w", sr.ID, n, err)
+	}
+	return splitLines(raw), nil
 }
 
 // hasRun reports whether id is stored.

@@ -99,6 +99,12 @@ func (s *Server) wsRun(c *websocket.Conn) {
 				cursor += len(msgs)
 			}
 			if end {
+				r.mu.Lock()
+				shared := r.shared
+				r.mu.Unlock()
+				if shared {
+					s.pin(r.id) // this client was shown the link
+				}
 				s.wsClose(c, websocket.CloseNormalClosure, "done", gone)
 				return
 			}

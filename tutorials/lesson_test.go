@@ -13,6 +13,7 @@ import (
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/limits"
 	"pldworkbench/kernels"
 	"pldworkbench/tutorials"
 	"pldworkbench/tutorials/check"
@@ -115,11 +116,11 @@ func testCell(t *testing.T, l tutorials.Lesson, c tutorials.Cell) {
 			only = []int{ranks}
 		}
 		step, _ := check.StepOf(l.Number)
-		if kr := check.CheckFile(ctx, step, k.File, k.Source, only); !kr.OK || kr.Err != "" {
+		if kr := check.CheckFile(ctx, limits.Budget{}, step, k.File, k.Source, only); !kr.OK || kr.Err != "" {
 			t.Errorf("the step's check fails on %s: %+v", k.File, kr)
 		}
 	case "ir":
-		if res := engine.Check(k.File, k.Source, engine.Options{Entry: entry, Ranks: ranks}); res.Diags.HasErrors() {
+		if res := engine.Check(context.Background(), k.File, k.Source, engine.Options{Entry: entry, Ranks: ranks}); res.Diags.HasErrors() {
 			t.Errorf("%s does not check: %v", k.File, res.Diags)
 		}
 	case "compare":

@@ -1,36 +1,42 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/limits"
 	"pldworkbench/engine/lower"
 )
 
-// frontFlags are the flags check and ir share.
+// frontFlags are the flags check, ir and run share.
 type frontFlags struct {
 	entry         string
 	ranks         int
 	explicitRanks bool // --ranks was given
 	platform      string
+	limits        budgetFlags
+	bud           limits.Budget // set by validate
 }
 
 func (f *frontFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.entry, "entry", "", "Python expression naming the host orchestrator, e.g. build_ring_allreduce(4).ring_allreduce")
 	fs.IntVar(&f.ranks, "ranks", 0, "number of ranks P (default: the count the host tensors pin, else 4)")
 	fs.StringVar(&f.platform, "platform", "910B", "platform profile: 910B or 950")
+	f.limits.register(fs, limits.CLIBudget())
 }
 
 func (f *frontFlags) options() engine.Options {
-	return engine.Options{Entry: expandP(f.entry, f.ranks), Ranks: f.ranks, Platform: f.platform}
+	return engine.Options{Entry: expandP(f.entry, f.ranks), Ranks: f.ranks, Platform: f.platform, Budget: f.bud}
 }
 
 // expandP replaces {P} in an entry with the rank count, so the entry lines
@@ -43,11 +49,18 @@ func expandP(entry string, ranks int) string {
 	return strings.ReplaceAll(entry, "{P}", strconv.Itoa(ranks))
 }
 
+// validate checks the flags and reads the budget. The command line has no
+// rank cap: a rank count is bounded by the memory it needs (--mem-limit).
 func (f *frontFlags) validate(stderr io.Writer) bool {
-	if f.ranks < 0 || f.ranks > 64 || f.ranks == 0 && f.explicitRanks {
-		fmt.Fprintf(stderr, "--ranks %d out of range: want 1..64\n", f.ranks)
+	if f.ranks < 0 || f.ranks == 0 && f.explicitRanks {
+		fmt.Fprintf(stderr, "--ranks %d out of range: want 1 or more\n", f.ranks)
 		return false
 	}
+	bud, ok := f.limits.budget(stderr)
+	if !ok {
+		return false
+	}
+	f.bud = bud
 	if f.platform != "910B" && f.platform != "950" {
 		fmt.Fprintf(stderr, "--platform %q unknown: want 910B or 950\n", f.platform)
 		return false
@@ -132,7 +145,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	ff.register(fs)
 	asJSON := fs.Bool("json", false, `print {"ok": bool, "diagnostics": [...]} as JSON`)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench check FILE [--entry EXPR] [--ranks P] [--platform 910B|950] [--json]")
+		fmt.Fprintln(stderr, "usage: workbench check FILE [--entry EXPR] [--ranks P] [--platform 910B|950] [--mem-limit SIZE] [--timeout DUR] [--json]")
 		fs.PrintDefaults()
 	}
 	file, exit := parseFileArgs(fs, args, stderr)
@@ -147,7 +160,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
-	res := engine.Check(file, src, ff.options())
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res := engine.Check(ctx, file, src, ff.options())
 	if *asJSON {
 		out, err := engine.CheckJSON(res)
 		if err != nil {
@@ -248,7 +263,7 @@ func runIR(args []string, stdout, stderr io.Writer) int {
 	after := fs.String("after", "", "print the program after this lowering pass (default: fully lowered; \"checked\" = before any pass)")
 	passes := fs.Bool("passes", false, "list the lowering passes and exit")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench ir FILE [--entry EXPR] [--ranks P] [--platform 910B|950] [--after PASS] | workbench ir --passes")
+		fmt.Fprintln(stderr, "usage: workbench ir FILE [--entry EXPR] [--ranks P] [--platform 910B|950] [--mem-limit SIZE] [--timeout DUR] [--after PASS] | workbench ir --passes")
 		fs.PrintDefaults()
 	}
 	if len(args) == 1 && (args[0] == "--passes" || args[0] == "-passes") {
@@ -273,7 +288,9 @@ func runIR(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
-	text, diags, err := engine.IRText(file, src, ff.options(), *after)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	text, diags, err := engine.IRText(ctx, file, src, ff.options(), *after)
 	fmt.Fprint(stderr, diag.RenderAll(diags, src))
 	fmt.Fprint(stdout, text)
 	switch {

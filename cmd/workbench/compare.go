@@ -12,6 +12,7 @@ import (
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
+	"pldworkbench/engine/limits"
 )
 
 // entryFlags collects repeated --entry flags.
@@ -30,8 +31,10 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fill := fs.String("fill", "index", "inputs: index, randn, ones or zeros")
 	seed := fs.Uint64("seed", 1, "seed for --fill randn")
 	asJSON := fs.Bool("json", false, "print one JSON object and nothing else on stdout")
+	var bf budgetFlags
+	bf.register(fs, limits.CLIBudget())
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench compare A [B] --entry EXPR_A [--entry EXPR_B] [--ranks P] [--fill index|randn|ones|zeros] [--seed N] [--json]")
+		fmt.Fprintln(stderr, "usage: workbench compare A [B] --entry EXPR_A [--entry EXPR_B] [--ranks P] [--fill index|randn|ones|zeros] [--seed N] [--mem-limit SIZE] [--timeout DUR] [--json]")
 		fs.PrintDefaults()
 	}
 	var files []string
@@ -45,7 +48,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		files = append(files, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-	ff := frontFlags{ranks: *ranks, platform: *platform, explicitRanks: flagGiven(fs, "ranks")}
+	ff := frontFlags{ranks: *ranks, platform: *platform, explicitRanks: flagGiven(fs, "ranks"), limits: bf}
 	if !ff.validate(stderr) {
 		return 2
 	}
@@ -82,7 +85,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		case len(entries) == 1:
 			sides[i].Entry = expandP(entries[0], *ranks) // one --entry names both files' orchestrator
 		default:
-			entry, err := engine.DefaultEntry(files[i], src, *ranks)
+			entry, err := engine.DefaultEntry(context.Background(), files[i], src, engine.Options{Ranks: *ranks, Budget: ff.bud})
 			if err != nil {
 				fmt.Fprintln(stderr, err)
 				return 2
@@ -92,7 +95,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	opts := engine.RunOptions{Options: engine.Options{Ranks: *ranks, Platform: *platform}, Fill: f, Seed: *seed}
+	opts := engine.RunOptions{Options: engine.Options{Ranks: *ranks, Platform: *platform, Budget: ff.bud}, Fill: f, Seed: *seed}
 	cr := engine.Compare(ctx, sides[0], sides[1], opts)
 	if *asJSON {
 		b, err := json.Marshal(cr)

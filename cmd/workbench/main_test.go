@@ -40,6 +40,14 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"ir", prog + "10_allreduce_ring.py", "--entry", "build_ring_allreduce(4).ring_sum"}, 0, "pld.system.notify"},
 		{[]string{"ir", prog + "04_barrier.py"}, 2, "--entry"},
 		{[]string{"check", "../../kernels/sweep/allgather.py"}, 0, "hint: name one with --entry, e.g. --entry 'build_allgather(...)"},
+		// The six-line crash (issue 11): a diagnostic and exit 1, never a panic.
+		{[]string{"check", bad + "host_param_default.py"}, 1, "E0112: parameter x has a default"},
+		{[]string{"run", bad + "host_param_default.py"}, 1, "E0112: parameter x has a default"},
+		{[]string{"ir", bad + "host_param_default.py"}, 1, "E0112: parameter x has a default"},
+		{[]string{"check", prog + "08_allreduce_mesh.py", "--mem-limit", "lots"}, 2, "--mem-limit"},
+		{[]string{"check", prog + "08_allreduce_mesh.py", "--timeout", "-1s"}, 2, "--timeout"},
+		{[]string{"run", prog + "08_allreduce_mesh.py", "--mem-limit", "1KiB"}, 1, "E0516"},
+		{[]string{"step", "8", "--mem-limit", "512MiB", "--timeout", "20s"}, 0, "pass"},
 	}
 	for _, tt := range tests {
 		code, out, errs := runCLI(tt.args...)

@@ -49,7 +49,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON object and nothing else on stdout")
 	traceFile := fs.String("trace", "", "write every event to FILE: a Chrome trace for Perfetto if FILE ends in .json, JSON lines otherwise")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench run FILE [--entry EXPR] [--ranks P] [--fill index|randn|ones|zeros] [--seed N] [--arg name=value]...\n       [--schedule fair|random:SEED|adversarial] [--schedules N] [--no-races] [--json] [--trace FILE]")
+		fmt.Fprintln(stderr, "usage: workbench run FILE [--entry EXPR] [--ranks P] [--fill index|randn|ones|zeros] [--seed N] [--arg name=value]...\n       [--schedule fair|random:SEED|adversarial] [--schedules N] [--no-races] [--mem-limit SIZE] [--timeout DUR] [--json] [--trace FILE]")
 		fs.PrintDefaults()
 	}
 	file, exit := parseFileArgs(fs, args, stderr)
@@ -79,7 +79,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	opts := engine.RunOptions{Options: ff.options(), Fill: f, Seed: *seed, Args: scalars, Schedule: *schedule, NoRaces: *noRaces}
 	if opts.Entry == "" {
-		entry, err := engine.DefaultEntry(file, src, ff.ranks)
+		entry, err := engine.DefaultEntry(context.Background(), file, src, opts.Options)
 		if err != nil {
 			if l, isDiag := err.(diag.List); isDiag {
 				fmt.Fprint(stderr, diag.RenderAll(l, src))

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"pldworkbench/engine"
+	"pldworkbench/engine/limits"
 	"pldworkbench/server"
 )
 
@@ -27,8 +29,13 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (loopback by default; a port of 0 picks a free one)")
 	token := fs.String("token", "", "access token required on every request when --addr is not loopback (default: a random one, printed in the URL)")
 	data := fs.String("data", "", "data directory for the run store runs.db (default: $XDG_DATA_HOME/pld-workbench or ~/.local/share/pld-workbench)")
+	runs := fs.Int("runs", limits.MaxRuns, "worker slots: runs, checks, IR, compares and step checks executing at once")
+	queue := fs.Int("queue", limits.MaxQueue, "runs that may wait for a slot; a post beyond gets 503 with Retry-After")
+	timeout := fs.Duration("timeout", limits.DefaultTimeout, "wall clock of one run, from when it has a slot")
+	storeBudget := fs.String("store-budget", limits.Bytes(limits.StoreBudget), "size of the run store beyond which the oldest unpinned runs are evicted: 512MiB, 2GiB, ...")
+	memLimit := fs.String("mem-limit", limits.Bytes(limits.DefaultMemory), "memory one piece of work may make (windows × P, host tensors, tiles, events, compile-time values): 512MiB, 1GiB, 2G, ...")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench [serve] [--addr HOST:PORT] [--data DIR] [--token T]")
+		fmt.Fprintln(stderr, "usage: workbench [serve] [--addr HOST:PORT] [--data DIR] [--token T] [--runs N] [--queue N] [--timeout DUR] [--mem-limit SIZE] [--store-budget SIZE]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -38,6 +45,23 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "serve takes no arguments, got %q\n", fs.Args())
 		return 2
 	}
+	if *runs < 1 || *queue < 1 || *timeout <= 0 {
+		fmt.Fprintln(stderr, "serve: --runs and --queue must be at least 1, --timeout positive")
+		return 2
+	}
+	budget, err := limits.ParseBytes(*storeBudget)
+	if err != nil {
+		fmt.Fprintf(stderr, "--store-budget: %v\n", err)
+		return 2
+	}
+	mem, err := limits.ParseBytes(*memLimit)
+	if err != nil {
+		fmt.Fprintf(stderr, "--mem-limit: %v\n", err)
+		return 2
+	}
+	// Every slot may hold one piece of work's budget: freed memory goes
+	// back to the system promptly above that (engine.SetSoftMemoryLimit).
+	engine.SetSoftMemoryLimit(mem, *runs)
 	dir := *data
 	if dir == "" {
 		var err error
@@ -64,7 +88,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			tok = randomToken()
 		}
 	}
-	srv, err := server.New(server.Options{DataDir: dir, Logger: stderr, Token: tok})
+	srv, err := server.New(server.Options{DataDir: dir, Logger: stderr, Token: tok, MaxConcurrentRuns: *runs, MaxQueue: *queue,
+		RunTimeout: *timeout, StoreBudget: budget, MemoryBudget: mem})
 	if err != nil {
 		ln.Close()
 		fmt.Fprintf(stderr, "workbench: %v\n", err)

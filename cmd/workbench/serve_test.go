@@ -130,3 +130,23 @@ func TestServeBeyondLoopback(t *testing.T) {
 	go io.Copy(io.Discard, stdout)
 	cmd.Wait()
 }
+
+// TestServeLimitFlags: the limit flags refuse bad values with exit 2 and
+// a message naming the flag.
+func TestServeLimitFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--store-budget", "lots"}, "--store-budget"},
+		{[]string{"--mem-limit", "-1G"}, "--mem-limit"},
+		{[]string{"--queue", "0"}, "--queue"},
+		{[]string{"--runs", "0"}, "--runs"},
+		{[]string{"--timeout", "0s"}, "--timeout"},
+	} {
+		code, _, errs := runCLI(append([]string{"serve", "--addr", "127.0.0.1:0", "--data", t.TempDir()}, c.args...)...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q", c.args, code, errs)
+		}
+	}
+}

@@ -6,10 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
 
+	"pldworkbench/engine/limits"
 	"pldworkbench/tutorials/check"
 )
 
@@ -78,13 +81,19 @@ func runStep(args []string, stdout, stderr io.Writer) int {
 	ranks := fs.Int("ranks", 0, "run at this rank count only (default: every count the kernel lists)")
 	own := fs.String("check", "", "check this file of yours against the step instead of the step's kernel")
 	asJSON := fs.Bool("json", false, "print the verdicts as JSON")
+	var bf budgetFlags
+	bf.register(fs, limits.CLIBudget())
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench step N [--kernel starter|solution|builtin|bug] [--ranks P] [--check FILE] [--json]")
+		fmt.Fprintln(stderr, "usage: workbench step N [--kernel starter|solution|builtin|bug] [--ranks P] [--check FILE] [--mem-limit SIZE] [--timeout DUR] [--json]")
 		fs.PrintDefaults()
 	}
 	arg, exit := parseOneArg(fs, args, stderr, "N (a step number)")
 	if exit >= 0 {
 		return exit
+	}
+	bud, ok := bf.budget(stderr)
+	if !ok {
+		return 2
 	}
 	n, err := strconv.Atoi(arg)
 	s, found := check.StepOf(n)
@@ -96,7 +105,8 @@ func runStep(args []string, stdout, stderr io.Writer) int {
 	if *ranks != 0 {
 		only = []int{*ranks}
 	}
-	ctx := context.Background()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	var results []check.KernelResult
 	if *own != "" {
 		if flagGiven(fs, "kernel") {
@@ -107,7 +117,7 @@ func runStep(args []string, stdout, stderr io.Writer) int {
 		if !ok {
 			return 2
 		}
-		results = append(results, check.CheckFile(ctx, s, *own, src, only))
+		results = append(results, check.CheckFile(ctx, bud, s, *own, src, only))
 	} else {
 		v := check.Variant(*kind)
 		if !slices.Contains(check.AllVariants, v) {
@@ -120,7 +130,7 @@ func runStep(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		for _, name := range names {
-			results = append(results, check.CheckKernel(ctx, name, v, only))
+			results = append(results, check.CheckKernel(ctx, bud, name, v, only))
 		}
 	}
 	for _, kr := range results {
@@ -200,6 +210,8 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print every kernel's verdicts as JSON")
+	var bf budgetFlags
+	bf.register(fs, limits.CLIBudget())
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: workbench verify [--json]")
 		fmt.Fprintln(stderr, "\nChecks every step: solutions and builtins pass, bugs fail as documented, starters run.")
@@ -208,11 +220,15 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
+	bud, ok := bf.budget(stderr)
+	if !ok {
+		return 2
+	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "verify takes no arguments, got %s\n", strings.Join(fs.Args(), " "))
 		return 2
 	}
-	results, ok := check.Verify(context.Background())
+	results, ok := check.Verify(context.Background(), bud)
 	code := 0
 	if !ok {
 		code = 1

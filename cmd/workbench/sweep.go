@@ -12,8 +12,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/limits"
 	"pldworkbench/kernels"
 )
 
@@ -48,8 +50,14 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	op := fs.String("op", "", "collective for the bus-bandwidth factor: allreduce, allgather, reduce_scatter, all_to_all, broadcast (default: the builtin the program calls)")
 	asJSON := fs.Bool("json", false, "print one JSON object: rows and crossovers")
 	asCSV := fs.Bool("csv", false, "print the rows as CSV (crossovers go to stderr)")
+	// A sweep point runs up to 16 MiB per rank: it gets minutes, not the
+	// 10 s of an interactive run.
+	sweepBudget := limits.CLIBudget()
+	sweepBudget.Timeout = 2 * time.Minute
+	var bf budgetFlags
+	bf.register(fs, sweepBudget)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench sweep FILE|STEP [--entry NAME=TEMPLATE]... [--ranks 2,4,8] [--sizes 1K:16M] [--platform 910B|950] [--op COLLECTIVE] [--csv|--json]")
+		fmt.Fprintln(stderr, "usage: workbench sweep FILE|STEP [--entry NAME=TEMPLATE]... [--ranks 2,4,8] [--sizes 1K:16M] [--platform 910B|950] [--op COLLECTIVE] [--mem-limit SIZE] [--timeout DUR] [--csv|--json]")
 		fs.PrintDefaults()
 	}
 	file, exit := parseFileArgs(fs, args, stderr)
@@ -60,7 +68,11 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "sweep: --json and --csv exclude each other")
 		return 2
 	}
-	opts := engine.SweepOptions{Variants: variants, Platform: *platform, Collective: *op}
+	bud, ok := bf.budget(stderr)
+	if !ok {
+		return 2
+	}
+	opts := engine.SweepOptions{Variants: variants, Platform: *platform, Collective: *op, Budget: bud}
 	var err error
 	if opts.Ranks, err = parseRanks(*ranks); err != nil {
 		fmt.Fprintf(stderr, "--ranks: %v\n", err)

@@ -46,6 +46,7 @@ import (
 
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/limits"
 	"pldworkbench/engine/meta"
 	"pldworkbench/engine/syntax"
 )
@@ -158,6 +159,35 @@ type checker struct {
 	irNames  map[string]int
 	allocs   []*alloc
 	allocIDs map[string]*alloc
+	// halted is set once the work's deadline passed or its caller gave up
+	// (the module's meter): the checker then skips every statement left.
+	halted bool
+}
+
+// stopped reports whether checking must stop, reporting why at span the
+// first time: the work's deadline, shared with module evaluation, covers
+// checking too.
+func (c *checker) stopped(span diag.Span) bool {
+	if c.halted {
+		return true
+	}
+	err := c.mod.Meter().Stopped()
+	if err == nil {
+		return false
+	}
+	c.halted = true
+	for _, d := range c.diags {
+		if d.Code == meta.CodeTimeout || d.Code == meta.CodeCanceled {
+			return true // module evaluation already said so
+		}
+	}
+	code, msg := meta.CodeCanceled, "checking canceled: the caller gave up"
+	if limits.IsTimeout(err) {
+		code, msg = meta.CodeTimeout, fmt.Sprintf("checking did not finish within the wall-clock limit of %v", c.mod.Meter().Budget.Timeout)
+	}
+	c.report(diag.Diagnostic{Span: span, Code: code, Severity: diag.Error, Msg: msg,
+		Hint: "the program is larger or its loops longer than one check can take; look for a bound far larger than meant"})
+	return true
 }
 
 // funcInfo is one instantiated DSL function.
@@ -311,8 +341,18 @@ func (c *checker) signature(fi *funcInfo) {
 			fi.sigOK = false
 			continue
 		case p.Default != nil:
-			c.errorf(p.Pos, ErrParam, "pass every argument explicitly", "parameter %s has a default; DSL parameters cannot", p.Name)
+			hint := "pass every argument explicitly"
+			if p.Annotation == nil {
+				hint = "remove the default and annotate the parameter instead, e.g. " + p.Name + ": pl.Tensor[[N], pl.FP32]; pass every argument explicitly"
+			}
+			c.errorf(p.Pos, ErrParam, hint, "parameter %s has a default; DSL parameters cannot", p.Name)
 			fi.sigOK = false
+			if p.Annotation == nil {
+				// PyPTO rejects the default; the missing annotation is a
+				// follow-on of the same mistake, so one diagnostic says it.
+				fi.fn.Params = append(fi.fn.Params, &ir.Param{Var: &ir.Var{Name: p.Name, Type: &ir.Invalid{}}})
+				continue
+			}
 		case p.Annotation == nil:
 			c.errorf(p.NamePos, ErrParam, "", "parameter %s has no type annotation", p.Name)
 			fi.sigOK = false

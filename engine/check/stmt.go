@@ -31,6 +31,9 @@ func (fc *funcChecker) suite(stmts []syntax.Stmt) {
 }
 
 func (fc *funcChecker) stmt(s syntax.Stmt) {
+	if fc.c.stopped(s.Span()) {
+		return
+	}
 	switch s := s.(type) {
 	case *syntax.ExprStmt:
 		fc.exprStmt(s)

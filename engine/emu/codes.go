@@ -19,5 +19,16 @@ const (
 	codeDeadlock    = "E0513" // every unfinished rank is blocked in a wait
 	codeRange       = "E0514" // a loop step of 0
 	codeSignal      = "E0515" // a signal cell that is not an integer window element
+	codeMemory      = "E0516" // the run would pass its memory budget
+	codeRanks       = "E0517" // the run's rank count passes the rank cap
 	codeInternal    = "E0599" // a bug in the emulator
+)
+
+// The codes the engine reports for the run's budget outside a run: the
+// rank count's memory before checking, a front-end panic.
+const (
+	CodeMemory   = codeMemory
+	CodeRanks    = codeRanks
+	CodeTimeout  = codeTimeout
+	CodeInternal = codeInternal
 )

@@ -112,6 +112,7 @@ import (
 	"time"
 
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/limits"
 	"pldworkbench/engine/trace"
 )
 
@@ -144,6 +145,10 @@ type Options struct {
 	OnEvent trace.Sink
 	// Platform selects the cost-model profile: "910B" (default) or "950".
 	Platform string
+	// Meter is the account of the piece of work the run belongs to: the run
+	// reserves what it allocates there first (budget.go) and refuses a rank
+	// count above its Budget.MaxRanks. nil means no memory limit.
+	Meter *limits.Meter
 }
 
 // Defaults for Options.
@@ -250,8 +255,13 @@ func Run(ctx context.Context, prog *ir.Program, opts Options) (res *Result) {
 	}
 	stop := s.watch(ctx)
 	defer stop()
+	defer s.giveBack()
 	defer func() {
 		if p := recover(); p != nil {
+			if mf, ok := p.(memFailure); ok {
+				res = s.result(mf.f)
+				return
+			}
 			res = s.result(s.internalError(p))
 		}
 	}()

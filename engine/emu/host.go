@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/limits"
 	"pldworkbench/engine/trace"
 )
 
@@ -122,6 +123,14 @@ func (s *sim) bindInputs(opts Options) *RunError {
 				}
 				shape = append(shape, int(n))
 			}
+		}
+		elems, okSize := checkedElems(shape)
+		// The tensor's bytes and the float64 copy the result hands back.
+		want := elems * int64(t.DType.Bytes()+8)
+		if !okSize || !s.meter.Reserve(want) {
+			return &RunError{Rank: -1, Line: entry.Span.Line, Code: codeMemory,
+				Message: fmt.Sprintf("host tensor %s %v wants %s; the limit is %s", name, dims(shape), limits.Bytes(want), limits.Bytes(s.meter.Budget.Memory)),
+				Hint:    "use smaller host tensors, or raise the limit (workbench --mem-limit)"}
 		}
 		ht := &hostTensor{name: name, dt: t.DType, shape: shape, data: make([]byte, numElems(shape)*t.DType.Bytes())}
 		if in != nil && p.Dir != ir.Out {
@@ -251,6 +260,9 @@ func (m *machine) alloc(n *node) *failure {
 		name = n.irop.Result.Name
 	}
 	padded := (int(size) + windowAlign - 1) / windowAlign * windowAlign
+	if want := int64(padded) * int64(m.s.P); !m.s.meter.Reserve(want) {
+		return m.memoryFail(n, fmt.Sprintf("alloc_window_buffer wants %s across %d ranks", limits.Bytes(want), m.s.P))
+	}
 	b := &bufDesc{name: name, off: len(m.s.windows[0]), size: int(size)}
 	for r, w := range m.s.windows {
 		w = slices.Grow(w, padded)[:len(w)+padded]

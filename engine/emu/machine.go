@@ -156,6 +156,7 @@ func (m *machine) pushFrame(fn *cfunc, args []val, syms map[string]int64, ret in
 func (m *machine) popFrame(v val) {
 	fr := m.top()
 	m.frames = m.frames[:len(m.frames)-1]
+	m.releaseFrame(fr, v)
 	if len(m.frames) > 0 && fr.ret >= 0 {
 		m.top().env[fr.ret] = v
 	}

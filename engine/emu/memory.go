@@ -92,6 +92,10 @@ type tile struct {
 	data  []byte
 	// pinned tiles are never recycled (one passed to a call).
 	pinned bool
+	// charged is the bytes the tile holds against the memory budget, owner
+	// the frame that made it (budget.go).
+	charged int
+	owner   *frame
 }
 
 func newTile(dt ir.DType, shape, valid []int) *tile {
@@ -109,19 +113,26 @@ func newTile(dt ir.DType, shape, valid []int) *tile {
 // tilePoolDepth bounds the buffers kept per size.
 const tilePoolDepth = 4
 
-// makeTile returns a tile from the pool or a new one. Its bytes are zero
-// only when zero is set; callers that overwrite every byte pass false.
-func (m *machine) makeTile(dt ir.DType, shape, valid []int, zero bool) *tile {
-	n := numElems(shape) * dt.Bytes()
-	if bufs := m.pool[n]; len(bufs) > 0 {
+// makeTile returns a tile from the pool or a new one, made at n. Its bytes
+// are zero only when zero is set; callers that overwrite every byte pass
+// false. A new tile is charged to the memory budget first; pooled bytes
+// were charged when they were made and stay charged while pooled.
+func (m *machine) makeTile(n *node, dt ir.DType, shape, valid []int, zero bool) *tile {
+	size := numElems(shape) * dt.Bytes()
+	var owner *frame
+	if len(m.frames) > 0 {
+		owner = m.top()
+	}
+	if bufs := m.pool[size]; len(bufs) > 0 {
 		b := bufs[len(bufs)-1]
-		m.pool[n] = bufs[:len(bufs)-1]
+		m.pool[size] = bufs[:len(bufs)-1]
 		if zero {
 			clear(b)
 		}
-		return &tile{dt: dt, shape: shape, valid: valid, data: b}
+		return &tile{dt: dt, shape: shape, valid: valid, data: b, charged: size, owner: owner}
 	}
-	return &tile{dt: dt, shape: shape, valid: valid, data: make([]byte, n)}
+	m.reserveTile(n, size)
+	return &tile{dt: dt, shape: shape, valid: valid, data: make([]byte, size), charged: size, owner: owner}
 }
 
 // setSlot puts v in slot of the current frame, recycling the tile it
@@ -137,8 +148,11 @@ func (m *machine) setSlot(slot int, v val) {
 	if m.pool == nil {
 		m.pool = map[int][][]byte{}
 	}
-	if len(m.pool[n]) < tilePoolDepth {
+	if len(m.pool[n]) < tilePoolDepth && old.charged == n {
 		m.pool[n] = append(m.pool[n], old.data)
+		old.charged = 0 // the pool holds the charge now
+	} else {
+		m.releaseTile(old)
 	}
 	old.data = nil
 }

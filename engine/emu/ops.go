@@ -238,7 +238,7 @@ func (m *machine) load(n *node) *failure {
 	if !inBounds(t.shape, offs, valid) {
 		return m.boundsFail(n, "reads", offs, valid, t.what())
 	}
-	tl := m.makeTile(t.dt, shape, valid, !equalInts(shape, valid))
+	tl := m.makeTile(n, t.dt, shape, valid, !equalInts(shape, valid))
 	esz := t.dt.Bytes()
 	copyBlock(tl.data, shape, zeros(len(shape)), m.s.bytesOf(t, m.rank), t.shape, offs, valid, esz, nil)
 	m.touch(n, t, m.rank, offs, valid, accRead)
@@ -406,7 +406,7 @@ func (m *machine) cast(n *node) *failure {
 		}
 		mode = castMode(a)
 	}
-	out := castTile(t, to, mode)
+	out := castTile(m.makeTile(n, to, t.shape, t.valid, false), t, mode)
 	start := m.compute(len(out.data))
 	m.set(n, val{o: out})
 	m.s.emit(m, n, trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000})
@@ -444,7 +444,7 @@ func (m *machine) elementwise(n *node) *failure {
 		if b != nil {
 			shape, _ = broadcastShape(a.shape, b.shape)
 		}
-		into = m.makeTile(dt, shape, nil, false)
+		into = m.makeTile(n, dt, shape, nil, false)
 	}
 	out, ok := tileBinary(n.op, dt, a, b, rv, a.dt, into)
 	if !ok {

@@ -205,7 +205,7 @@ func (m *machine) remoteLoad(n *node) *failure {
 	if !inBounds(t.shape, offs, valid) {
 		return m.boundsFail(n, "reads", offs, valid, fmt.Sprintf("rank %d's %s", p, t.what()))
 	}
-	tl := m.makeTile(t.dt, shape, valid, !equalInts(shape, valid))
+	tl := m.makeTile(n, t.dt, shape, valid, !equalInts(shape, valid))
 	esz := t.dt.Bytes()
 	copyBlock(tl.data, shape, zeros(len(shape)), m.s.bytesOf(t, p), t.shape, offs, valid, esz, nil)
 	m.touch(n, t, p, offs, valid, accRead)

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/trace"
@@ -349,6 +350,7 @@ type cell struct {
 // at a time (a P=256 barrier touches 65,280 of them) and never move.
 func (s *sim) newCell() *cell {
 	if len(s.cellSlab) == cap(s.cellSlab) {
+		s.reserveSignals(1024 * int64(unsafe.Sizeof(cell{})))
 		s.cellSlab = make([]cell, 0, 1024)
 	}
 	s.cellSlab = s.cellSlab[:len(s.cellSlab)+1]
@@ -385,6 +387,7 @@ func (s *sim) lookupCell(k cellKey, create bool) *cell {
 		if !create {
 			return nil
 		}
+		s.reserveSignals(int64(b.size) * int64(unsafe.Sizeof((*cell)(nil))))
 		tab = make([]*cell, b.size)
 		b.cells[k.rank] = tab
 	}

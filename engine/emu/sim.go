@@ -2,6 +2,7 @@ package emu
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"sort"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/limits"
 	"pldworkbench/engine/trace"
 )
 
@@ -49,12 +51,27 @@ type sim struct {
 	pendingLoopDepth int
 
 	steps, maxSteps int64
-	// stop is set asynchronously: 1 when ctx is done, 2 when the wall-clock
-	// limit passed.
+	// stop is set asynchronously: 1 when ctx is canceled, 2 when the
+	// wall-clock limit (or ctx's deadline) passed; 3 by emit when an event
+	// passed the memory budget.
 	stop    atomic.Int32
 	timeout time.Duration
 
 	stats Stats
+	meter *limits.Meter // the memory budget (budget.go); nil = none
+	// overBudget is the failure a charge that could not return one left
+	// for the next tick (an event past the budget).
+	overBudget *failure
+	// heldBefore is what the meter held when the run started, eventBytes
+	// what its kept events are charged: everything else is given back
+	// when the run ends (giveBack).
+	heldBefore, eventBytes int64
+}
+
+// giveBack releases what the run reserved, except the events its caller
+// keeps.
+func (s *sim) giveBack() {
+	s.meter.Release(s.meter.Held() - s.heldBefore - s.eventBytes)
 }
 
 // failure is why a run stopped early.
@@ -92,7 +109,14 @@ func newSim(prog *ir.Program, opts Options) (*sim, *RunError) {
 		return nil, &RunError{Rank: -1, Code: codeInternal, Message: "malformed IR: " + err.Error()}
 	}
 	s := &sim{prog: prog, funcs: funcs, P: prog.Ranks, prof: prof, onEvent: opts.OnEvent,
-		bigCells: map[cellKey]*cell{}, maxSteps: opts.MaxSteps, timeout: opts.Timeout}
+		bigCells: map[cellKey]*cell{}, maxSteps: opts.MaxSteps, timeout: opts.Timeout, meter: opts.Meter}
+	if s.meter == nil {
+		s.meter = limits.NewMeter(nil, limits.Budget{}) // no memory limit
+	}
+	s.heldBefore = s.meter.Held()
+	if rerr := s.reserveRanks(); rerr != nil {
+		return nil, rerr
+	}
 	if s.maxSteps <= 0 {
 		s.maxSteps = DefaultMaxSteps
 	}
@@ -108,6 +132,7 @@ func newSim(prog *ir.Program, opts Options) (*sim, *RunError) {
 	s.ready.setSchedule(sched, seed)
 	s.initRace(opts)
 	if rerr := s.bindInputs(opts); rerr != nil {
+		s.giveBack()
 		return nil, rerr
 	}
 	return s, nil
@@ -120,7 +145,15 @@ func (s *sim) watch(ctx context.Context) func() {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	stopCtx := context.AfterFunc(ctx, func() { s.stop.CompareAndSwap(0, 1) })
+	stopCtx := context.AfterFunc(ctx, func() {
+		// A deadline on ctx is the work's wall clock (the engine sets one
+		// over the whole pipeline), not the caller giving up.
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			s.stop.CompareAndSwap(0, 2)
+			return
+		}
+		s.stop.CompareAndSwap(0, 1)
+	})
 	timer := time.AfterFunc(s.timeout, func() { s.stop.CompareAndSwap(0, 2) })
 	return func() {
 		stopCtx()
@@ -137,6 +170,9 @@ func (s *sim) tick(m *machine, n *node) *failure {
 			"after %d statements the run is still going; a loop that never ends, or a bound far larger than meant?", s.maxSteps)
 	}
 	if st := s.stop.Load(); st != 0 {
+		if st == 3 {
+			return s.overBudget
+		}
 		if st == 1 {
 			f := m.fail(n, codeCanceled, "", "run canceled after %d statements", s.steps)
 			f.status = StatusCanceled
@@ -228,6 +264,17 @@ func (s *sim) emit(m *machine, n *node, e trace.Event) {
 	o.seq++
 	s.stats.Events++
 	if s.onEvent == nil {
+		return
+	}
+	if s.meter.Reserve(limits.EventBytes) {
+		s.eventBytes += limits.EventBytes
+	} else {
+		// The caller keeps every event; the one past the budget is not
+		// sent, and the run ends at its next statement.
+		if s.overBudget == nil {
+			s.overBudget = m.memoryFail(n, fmt.Sprintf("the trace wants more than %d events (%s each)", s.stats.Events-1, limits.Bytes(limits.EventBytes)))
+			s.stop.Store(3)
+		}
 		return
 	}
 	if e.Op == "" {

@@ -121,6 +121,19 @@ func (t *Tensor) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// checkedElems is numElems that reports false when the count does not fit
+// in 2^48 (a shape from the program can be anything).
+func checkedElems(shape []int) (int64, bool) {
+	n := int64(1)
+	for _, d := range shape {
+		if d < 0 || (d > 0 && n > (1<<48)/int64(d)) {
+			return 0, false
+		}
+		n *= int64(d)
+	}
+	return n, true
+}
+
 func numElems(shape []int) int {
 	n := 1
 	for _, d := range shape {

@@ -263,8 +263,9 @@ func roundWith(mode castMode, v float64) float64 {
 
 // castTile converts every element of t to dtype to. Float to float rounds
 // to nearest-even; float to integer rounds by mode, then wraps.
-func castTile(t *tile, to ir.DType, mode castMode) *tile {
-	out := newTile(to, t.shape, t.valid)
+// out is the result tile, of t's shape in dtype to.
+func castTile(out, t *tile, mode castMode) *tile {
+	to := out.dt
 	fesz, tesz := t.dt.Bytes(), to.Bytes()
 	n := numElems(t.shape)
 	for i := 0; i < n; i++ {

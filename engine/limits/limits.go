@@ -16,17 +16,110 @@ package limits
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
 
 // Budget bounds one piece of work. Zero fields take the defaults of the
-// caller (ServerBudget or CLIBudget).
+// caller (ServerBudget or CLIBudget) through WithDefaults.
 type Budget struct {
 	Memory   int64         // bytes the work may make: windows × P, host tensors, tiles, trace events, compile-time values
 	Timeout  time.Duration // wall clock of the whole pipeline, front end included
-	Steps    int64         // evaluation steps shared by the whole load, big copies charged by size
+	Steps    int64         // compile-time evaluation steps shared by the whole load (factories and annotations included), big copies charged by size
+	RunSteps int64         // emulator statements of one run
 	MaxRanks int           // largest rank count; 0 = bounded only by Memory
+}
+
+// Defaults of a Budget, shared by the server and the command line unless
+// ServerBudget or CLIBudget says otherwise.
+const (
+	DefaultMemory   = 1 << 30          // 1 GiB per piece of work
+	DefaultTimeout  = 10 * time.Second // one run, check or IR dump, front end included
+	DefaultSteps    = 1_000_000        // compile-time steps: the 20 lessons need under a thousand; a million is a few hundred ms
+	DefaultRunSteps = 50_000_000       // emulator statements: about 0.5 s at 9 ns each
+	// CopyStepBytes is what one compile-time step may copy: a value of n
+	// bytes made by concatenation, repetition, formatting or slicing costs
+	// n/CopyStepBytes steps more (a memmove of 4 KiB is about one
+	// evaluated expression here).
+	CopyStepBytes = 4096
+	// EventBytes is what one trace event kept by the caller is charged:
+	// its JSON line is about 200 bytes and its decoded form as much again.
+	EventBytes = 256
+)
+
+// ServerBudget is what one piece of work in the server may spend.
+func ServerBudget() Budget {
+	return Budget{Memory: DefaultMemory, Timeout: DefaultTimeout, Steps: DefaultSteps, RunSteps: DefaultRunSteps, MaxRanks: MaxRanks}
+}
+
+// CLIBudget is what one command of the command line may spend: the same,
+// but with no rank cap (a rank count is bounded by the memory it needs).
+func CLIBudget() Budget {
+	b := ServerBudget()
+	b.MaxRanks = 0
+	return b
+}
+
+// WithDefaults returns b with every zero field taken from def.
+func (b Budget) WithDefaults(def Budget) Budget {
+	if b.Memory <= 0 {
+		b.Memory = def.Memory
+	}
+	if b.Timeout <= 0 {
+		b.Timeout = def.Timeout
+	}
+	if b.Steps <= 0 {
+		b.Steps = def.Steps
+	}
+	if b.RunSteps <= 0 {
+		b.RunSteps = def.RunSteps
+	}
+	if b.MaxRanks <= 0 {
+		b.MaxRanks = def.MaxRanks
+	}
+	return b
+}
+
+// Bytes renders n bytes for a message: "8.0 GiB", "512 MiB", "96 B".
+func Bytes(n int64) string {
+	units := []struct {
+		name string
+		size int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}}
+	for _, u := range units {
+		if n >= u.size {
+			v := float64(n) / float64(u.size)
+			if n%u.size == 0 {
+				return fmt.Sprintf("%d %s", n/u.size, u.name)
+			}
+			return fmt.Sprintf("%.1f %s", v, u.name)
+		}
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// ParseBytes reads a size as the --mem-limit flag takes it: a number of
+// bytes with an optional suffix K, M, G (or KiB, MiB, GiB, KB, MB, GB; all
+// powers of 1024).
+func ParseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mul := int64(1)
+	upper := strings.ToUpper(t)
+	for _, u := range []struct {
+		suffix string
+		mul    int64
+	}{{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"GIB", 1 << 30}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}} {
+		if strings.HasSuffix(upper, u.suffix) {
+			t, mul = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.mul
+			break
+		}
+	}
+	n, err := strconv.ParseFloat(t, 64)
+	if err != nil || n <= 0 || n*float64(mul) >= 1<<62 {
+		return 0, fmt.Errorf("size %q: want a positive number of bytes with an optional K, M or G suffix (512MiB, 1GiB, 2G)", s)
+	}
+	return int64(n * float64(mul)), nil
 }
 
 // Limit is one row of the table.
@@ -44,12 +137,32 @@ const (
 	MaxCode  = 256 << 10 // bytes of program text a request may carry (413 above)
 	BodySize = 8 << 20   // bytes of a request body (room for MaxCode JSON-escaped)
 	MaxRanks = 64        // the server's rank cap
-	MaxRuns  = 2         // runs executing at once in the server
-)
-
-// Run defaults.
-const (
-	RunTimeout = 10 * time.Second // one run, front end included
+	MaxRuns  = 2         // worker slots: runs, checks, IR, compares and step checks executing at once
+	// MaxQueue is how many runs may wait for a slot; a post beyond it is
+	// refused with 503 and Retry-After rather than queued without bound.
+	// A waiting run holds its code (at most MaxCode) and a goroutine, so
+	// 128 of them cost at most 32 MiB, and 100 learners' tabs each waiting
+	// on a run still fit.
+	MaxQueue = 128
+	// UnwatchedGrace is how long a posted run may go without a websocket
+	// client before it is dropped (queued or executing): a page opens its
+	// socket within milliseconds of its post, so 5 s is generous, and a
+	// script that posts without watching cannot hold the slots.
+	UnwatchedGrace = 5 * time.Second
+	// SlotWait bounds how long a check, IR, compare or step check waits
+	// for a worker slot before it answers 503.
+	SlotWait = 20 * time.Second
+	// StoreBudget is the run store's size (code, record and compressed
+	// events) beyond which the oldest unpinned runs are evicted.
+	StoreBudget = 1 << 30
+	// OutputFull is how many tensor elements of a run's outputs are kept
+	// whole, in the order the entry returns them; a tensor past it keeps
+	// OutputPrefix elements per rank and its summary statistics.
+	OutputFull   = 1 << 18
+	OutputPrefix = 64
+	// EventPage is how many events one stored page holds: a replay or an
+	// events download holds one page (about 150 KiB decoded) at a time.
+	EventPage = 1024
 )
 
 // Table lists every limit. Keep it in the order API.md shows it.
@@ -58,12 +171,28 @@ var Table = []Limit{
 		Error: "413 `code is N bytes, more than the 262144 allowed`"},
 	{Name: "body-size", What: "one request body", Server: "8 MiB", CLI: "—", Flag: "—",
 		Error: "the connection is closed before the body is read"},
-	{Name: "ranks", What: "rank count of one run, however it was derived (request, pinned by the host's tensors, factory)", Server: "64", CLI: "—", Flag: "—",
-		Error: "400 `ranks N out of range: want 1..64`"},
-	{Name: "concurrent-runs", What: "runs executing at once", Server: "2", CLI: "—", Flag: "—",
-		Error: "the run waits with status `queued`"},
-	{Name: "run-timeout", What: "wall clock of one run", Server: "10 s", CLI: "10 s", Flag: "—",
-		Error: "status `timeout`, E0505"},
+	{Name: "ranks", What: "rank count of one piece of work, however it was derived (request, pinned by the host's tensors, factory)", Server: "64", CLI: "none (bounded by memory)", Flag: "—",
+		Error: "400 `ranks N out of range: want 1..64`, or diagnostic E0517 `the program runs at N ranks; the limit is 64`"},
+	{Name: "memory", What: "bytes one piece of work makes: window buffers × P, host tensors, tiles, per-rank state, trace events kept, compile-time values", Server: "1 GiB", CLI: "1 GiB", Flag: "--mem-limit SIZE",
+		Error: "run: status `runtime_error`, E0516 `alloc_window_buffer wants 8.0 GiB across 4 ranks; the limit is 1 GiB`; check: E0320 for compile-time values, E0516 for what the rank count needs"},
+	{Name: "timeout", What: "wall clock of one piece of work, front end included (parsing, module evaluation, checking, lowering, emulation)", Server: "10 s", CLI: "10 s", Flag: "--timeout DUR",
+		Error: "run: status `timeout`, E0505 (E0321 when the front end was running); check, IR: diagnostic E0321. A run's clock starts when it gets a worker slot (time queued is not charged); a timed-out run is not stored, so a re-post runs again"},
+	{Name: "compile-steps", What: "compile-time evaluation steps, shared by module code, factories and annotations; a copy of n bytes costs n/4096 more", Server: "1,000,000", CLI: "1,000,000", Flag: "—",
+		Error: "E0310 `compile-time evaluation did not finish within N steps`"},
+	{Name: "run-steps", What: "emulator statements of one run", Server: "50,000,000", CLI: "50,000,000", Flag: "—",
+		Error: "status `runtime_error`, E0504 `the step budget is exhausted`"},
+	{Name: "concurrent-runs", What: "worker slots shared by runs, checks, IR, compares and step checks", Server: "2", CLI: "—", Flag: "--runs",
+		Error: "a run waits with status `queued` and `queue` messages; a check, IR, compare or step check waits up to 20 s, then 503 with `Retry-After`"},
+	{Name: "queue", What: "runs waiting for a slot", Server: "128", CLI: "—", Flag: "--queue",
+		Error: "503 `the run queue is full (128 waiting)` with `Retry-After`"},
+	{Name: "unwatched-grace", What: "time a posted run may go without a websocket client", Server: "5 s", CLI: "—", Flag: "—",
+		Error: "the run is dropped (done status `cancelled`, not stored)"},
+	{Name: "store-budget", What: "size of the run store (code, records, compressed events)", Server: "1 GiB", CLI: "—", Flag: "--store-budget",
+		Error: "the oldest unpinned runs are evicted; their links answer 404"},
+	{Name: "output-size", What: "tensor elements of a run's outputs kept whole", Server: "262144", CLI: "—", Flag: "—",
+		Error: "a larger output keeps its first 64 elements per rank, `truncated`, `full_shape` and `stats` (min, max, mean, count, nan)"},
+	{Name: "event-page", What: "events per stored page (replays hold one page at a time)", Server: "1024", CLI: "—", Flag: "—",
+		Error: "—"},
 }
 
 // Markdown renders Table as the Markdown table that server/API.md and the

@@ -1,57 +1,84 @@
 package limits
 
 import (
-	"flag"
-	"os"
-	"strings"
+	"context"
 	"testing"
+	"time"
 )
 
-var update = flag.Bool("update", false, "rewrite the limits table in server/API.md and README.md")
-
-// docs are the files that show the table; each must carry it exactly as
-// Markdown renders Table, so a limit changed in code fails here until the
-// docs say so too.
-var docs = []string{"../../server/API.md", "../../README.md"}
-
-func TestLimitsDocumented(t *testing.T) {
-	want := BeginMarker + "\n" + Markdown() + EndMarker
-	for _, path := range docs {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
+func TestParseBytes(t *testing.T) {
+	for in, want := range map[string]int64{
+		"512MiB": 512 << 20, "1GiB": 1 << 30, "2G": 2 << 30, "64M": 64 << 20, "100K": 100 << 10,
+		"1gb": 1 << 30, "4096": 4096, "1.5GiB": 3 << 29, " 8 MiB ": 8 << 20,
+	} {
+		if got, err := ParseBytes(in); err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", in, got, err, want)
 		}
-		s := string(b)
-		i, j := strings.Index(s, BeginMarker), strings.Index(s, EndMarker)
-		if i < 0 || j < i {
-			t.Errorf("%s has no limits table between %q and %q", path, BeginMarker, EndMarker)
-			continue
+	}
+	for _, in := range []string{"", "lots", "-1G", "0", "1T", "1e30G"} {
+		if got, err := ParseBytes(in); err == nil {
+			t.Errorf("ParseBytes(%q) = %d, want an error", in, got)
 		}
-		got := s[i : j+len(EndMarker)]
-		if got == want {
-			continue
-		}
-		if *update {
-			if err := os.WriteFile(path, []byte(s[:i]+want+s[j+len(EndMarker):]), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		t.Errorf("%s's limits table differs from engine/limits.Table; run go test ./engine/limits -update", path)
 	}
 }
 
-// TestTableComplete: every row says what it bounds, its defaults, its flag
-// and its error, and names are unique.
-func TestTableComplete(t *testing.T) {
-	seen := map[string]bool{}
-	for _, l := range Table {
-		if l.Name == "" || l.What == "" || l.Server == "" || l.CLI == "" || l.Flag == "" || l.Error == "" {
-			t.Errorf("row %+v has an empty field", l)
+func TestBytes(t *testing.T) {
+	for n, want := range map[int64]string{96: "96 B", 1 << 30: "1 GiB", 8 << 30: "8 GiB", 3 << 29: "1.5 GiB", 16<<20 - 8: "16.0 MiB", 1536: "1.5 KiB"} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
 		}
-		if seen[l.Name] {
-			t.Errorf("limit %q appears twice", l.Name)
-		}
-		seen[l.Name] = true
+	}
+}
+
+func TestWithDefaults(t *testing.T) {
+	b := Budget{Memory: 64 << 20}.WithDefaults(ServerBudget())
+	if b.Memory != 64<<20 || b.Timeout != DefaultTimeout || b.Steps != DefaultSteps || b.RunSteps != DefaultRunSteps || b.MaxRanks != MaxRanks {
+		t.Errorf("got %+v", b)
+	}
+	if c := (Budget{}).WithDefaults(CLIBudget()); c.MaxRanks != 0 || c.Memory != DefaultMemory {
+		t.Errorf("CLI defaults: got %+v, want no rank cap and 1 GiB", c)
+	}
+}
+
+// TestMeterReserve: a reservation past the budget is refused whole and
+// charges nothing; released bytes can be reserved again; Peak remembers.
+func TestMeterReserve(t *testing.T) {
+	m := NewMeter(context.Background(), Budget{Memory: 100})
+	if !m.Reserve(60) || m.Reserve(41) || m.Held() != 60 {
+		t.Fatalf("held %d after 60 ok and 41 refused", m.Held())
+	}
+	m.Release(50)
+	if !m.Reserve(90) || m.Held() != 100 || m.Peak() != 100 || m.Left() != 0 {
+		t.Errorf("held %d peak %d left %d, want 100 100 0", m.Held(), m.Peak(), m.Left())
+	}
+	if !m.Compile(100) || m.Compile(1) {
+		t.Errorf("compile charge: want 100 within and 101 past the budget")
+	}
+	var none *Meter
+	if !none.Reserve(1<<62) || !none.Step(1<<62) || none.Stopped() != nil {
+		t.Error("a nil meter must be unlimited")
+	}
+}
+
+func TestMeterSteps(t *testing.T) {
+	m := NewMeter(context.Background(), Budget{Steps: 10})
+	if !m.Step(10) || m.Step(1) || m.Spent() != 11 {
+		t.Errorf("spent %d", m.Spent())
+	}
+}
+
+func TestStartDeadline(t *testing.T) {
+	m, cancel := Start(context.Background(), Budget{Timeout: 10 * time.Millisecond})
+	defer cancel()
+	<-m.Context().Done()
+	if err := m.Stopped(); !IsTimeout(err) {
+		t.Errorf("Stopped() = %v, want the deadline", err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	m2, cancel2 := Start(ctx, Budget{Timeout: time.Hour})
+	defer cancel2()
+	stop()
+	if err := m2.Stopped(); err == nil || IsTimeout(err) {
+		t.Errorf("Stopped() = %v, want canceled", err)
 	}
 }

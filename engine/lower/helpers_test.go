@@ -1,6 +1,7 @@
 package lower_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -106,7 +107,7 @@ func load(t testing.TB, in instance) *ir.Program {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Check(in.file, src, engine.Options{Entry: in.entry, Ranks: in.ranks})
+	res := engine.Check(context.Background(), in.file, src, engine.Options{Entry: in.entry, Ranks: in.ranks})
 	if res.Diags.HasErrors() {
 		t.Fatalf("%s: %v", in, res.Diags)
 	}

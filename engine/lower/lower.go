@@ -35,6 +35,7 @@
 package lower
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -70,6 +71,13 @@ func PassNames() []string {
 // named upTo ("" runs them all), verifying the program after each. After
 // the last pass no builtin collective remains.
 func Lower(p *ir.Program, upTo string) (*ir.Program, error) {
+	return LowerContext(context.Background(), p, upTo)
+}
+
+// LowerContext is Lower that stops between passes once ctx is done,
+// returning ctx's error (wrapped): a piece of work's deadline covers
+// lowering too.
+func LowerContext(ctx context.Context, p *ir.Program, upTo string) (*ir.Program, error) {
 	last := len(Passes) - 1
 	if upTo != "" {
 		last = -1
@@ -84,6 +92,9 @@ func Lower(p *ir.Program, upTo string) (*ir.Program, error) {
 	}
 	out := p.Clone()
 	for _, ps := range Passes[:last+1] {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("lower: stopped before pass %s: %w", ps.Name, err)
+		}
 		var err error
 		out, err = ps.Run(out)
 		if err != nil {

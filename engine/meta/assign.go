@@ -162,9 +162,15 @@ func (m *machine) execAugAssign(fr *frame, s *syntax.AugAssignStmt) *Error {
 		}
 		l.Elts = append(l.Elts, elts...)
 		nv = l
+		if err := m.chargeValue(Tuple{Elts: elts}, s.Pos); err != nil {
+			return err
+		}
 	} else {
 		if nv, err = binary(s.Op, cur, rhs); err != nil {
 			return err.at(s.Pos)
+		}
+		if err := m.chargeValue(nv, s.Pos); err != nil {
+			return err
 		}
 	}
 	if container != nil {

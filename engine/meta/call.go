@@ -88,7 +88,31 @@ func (m *machine) callValue(fn Value, args []Value, kw []kwarg, span diag.Span, 
 	if err != nil {
 		return nil, err.at(span)
 	}
+	if fresh(fn) {
+		if err := m.chargeValue(v, span); err != nil {
+			return nil, err
+		}
+	}
 	return v, nil
+}
+
+// handOut lists the builtins and methods that return a value they were
+// given or hold (min, d.get, l.pop) rather than one they make: charging
+// those again would count one string many times.
+var handOut = map[string]bool{
+	"min": true, "max": true, "getattr": true, "next": true, "iter": true, "id": true,
+	"get": true, "pop": true, "popitem": true, "setdefault": true,
+}
+
+// fresh reports whether calling fn makes the value it returns.
+func fresh(fn Value) bool {
+	switch f := fn.(type) {
+	case *Builtin:
+		return !handOut[f.Path]
+	case *Method:
+		return !handOut[f.Name]
+	}
+	return false
 }
 
 // callFunc runs a plain function or lambda with Python's argument binding.

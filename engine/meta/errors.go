@@ -64,6 +64,9 @@ const (
 	CodeControl      = "E0317" // return/break/continue in the wrong place
 	CodeInstantiate  = "E0318" // instantiating a class at compile time
 	CodeSizeExceeded = "E0319" // a string or list grew past the evaluator's limit
+	CodeMemory       = "E0320" // compile-time values past the work's memory budget
+	CodeTimeout      = "E0321" // the work's wall-clock limit passed in the front end
+	CodeCanceled     = "E0322" // the caller gave the work up in the front end
 )
 
 // pyErrorCodes maps a Python exception class raised by the evaluator itself

@@ -6,8 +6,28 @@ import (
 	"pldworkbench/engine/syntax"
 )
 
-// eval evaluates an expression.
+// eval evaluates an expression, charging the value it makes (see
+// chargeValue) when the expression is one that makes a new value:
+// operators, literals, comprehensions, f-strings, slices and calls of
+// builtins and methods. Names, attributes, indexing and calls of the
+// program's own functions hand out values made (and charged) before.
 func (m *machine) eval(fr *frame, e syntax.Expr) (Value, *Error) {
+	v, err := m.evalNode(fr, e)
+	if err != nil || v == nil {
+		return v, err
+	}
+	switch e := e.(type) {
+	case *syntax.BinaryExpr, *syntax.FStringLit, *syntax.ListLit, *syntax.TupleLit, *syntax.SetLit, *syntax.DictLit, *syntax.CompExpr:
+		return v, m.chargeValue(v, e.Span())
+	case *syntax.IndexExpr:
+		if _, isSlice := e.Index.(*syntax.SliceExpr); isSlice {
+			return v, m.chargeValue(v, e.Span())
+		}
+	}
+	return v, nil
+}
+
+func (m *machine) evalNode(fr *frame, e syntax.Expr) (Value, *Error) {
 	if err := m.step(e.Span()); err != nil {
 		return nil, err
 	}

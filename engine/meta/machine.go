@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"pldworkbench/engine/diag"
+	"pldworkbench/engine/limits"
 	"pldworkbench/engine/syntax"
 )
 
@@ -12,7 +13,6 @@ import (
 // EvalExpr): the step budget and the call depth. Values it makes outlive it.
 type machine struct {
 	mod   *Module
-	steps int
 	depth int
 }
 
@@ -40,21 +40,88 @@ type scopeDecl struct {
 }
 
 // step charges one unit of the budget for evaluating the node at span.
-func (m *machine) step(span diag.Span) *Error {
-	m.steps++
-	if m.steps > m.mod.opts.MaxSteps {
-		return fatalErr(CodeBudget,
-			"module code and factories run once at compile time and must finish quickly; look for a loop that never ends (while True without a break, a counter that never reaches its bound)",
-			"compile-time evaluation did not finish within %d steps", m.mod.opts.MaxSteps).at(span)
+func (m *machine) step(span diag.Span) *Error { return m.charge(1, span) }
+
+// charge charges n steps, and every stopPoll steps of the work (big copies
+// count by their size, so a slow step brings the next look nearer) looks
+// at the deadline: a context's Err takes a lock, about 20 ns, so polling
+// it at every step would double the cost of a cheap one.
+func (m *machine) charge(n int64, span diag.Span) *Error {
+	meter := m.mod.meter
+	if !meter.Step(n) {
+		return m.budgetErr(span)
+	}
+	if spent := meter.Spent(); spent >= m.mod.nextPoll {
+		m.mod.nextPoll = spent + stopPoll
+		return m.stopped(span)
 	}
 	return nil
+}
+
+// stopPoll is how many steps run between looks at the deadline: a step is
+// 100–300 ns, so the work stops within a millisecond of it.
+const stopPoll = 1024
+
+func (m *machine) budgetErr(span diag.Span) *Error {
+	return fatalErr(CodeBudget,
+		"module code and factories run once at compile time and must finish quickly; look for a loop that never ends (while True without a break, a counter that never reaches its bound)",
+		"compile-time evaluation did not finish within %d steps", m.mod.meter.Budget.Steps).at(span)
+}
+
+// stopped returns the error that ends the evaluation when the work's
+// deadline passed or its caller gave up, else nil.
+func (m *machine) stopped(span diag.Span) *Error {
+	err := m.mod.meter.Stopped()
+	if err == nil {
+		return nil
+	}
+	if limits.IsTimeout(err) {
+		return fatalErr(CodeTimeout,
+			"module code and factories run once at compile time and must finish quickly; look for a loop that never ends or a bound far larger than meant",
+			"compile-time evaluation did not finish within the wall-clock limit of %v", m.mod.meter.Budget.Timeout).at(span)
+	}
+	return fatalErr(CodeCanceled, "", "compile-time evaluation canceled: the caller gave up").at(span)
 }
 
 // chargeLen charges the budget for work proportional to n elements (a
 // linear dict lookup, a sort, materializing a range).
 func (m *machine) chargeLen(n int, span diag.Span) *Error {
-	m.steps += n / 16
-	return m.step(span)
+	return m.charge(1+int64(n/16), span)
+}
+
+// chargeValue charges a value the evaluator just made: its bytes against
+// the memory budget, and its copy against the step budget, one step per
+// limits.CopyStepBytes. Scalars and shared values cost nothing here.
+func (m *machine) chargeValue(v Value, span diag.Span) *Error {
+	n := valueBytes(v)
+	if n == 0 {
+		return nil
+	}
+	if !m.mod.meter.Compile(n) {
+		return fatalErr(CodeMemory, "compile-time values are kept small; build large data at run time, or keep fewer copies",
+			"compile-time values want %s (this %s: %s); the limit is %s",
+			limits.Bytes(m.mod.meter.CompileBytes()), v.TypeName(), limits.Bytes(n), limits.Bytes(m.mod.meter.Budget.Memory)).at(span)
+	}
+	return m.charge(n/limits.CopyStepBytes, span)
+}
+
+// valueBytes is what a freshly made value occupies: a string's bytes, 16
+// per element of a sequence (an interface header; the elements were charged
+// when they were made), 32 per dict entry.
+func valueBytes(v Value) int64 {
+	switch v := v.(type) {
+	case Str:
+		return int64(len(v.V))
+	case *List:
+		return 16 * int64(len(v.Elts))
+	case Tuple:
+		return 16 * int64(len(v.Elts))
+	case *Dict:
+		return 32 * int64(len(v.Keys))
+	case *Set:
+		return 16 * int64(len(v.Elts))
+	}
+	return 0
 }
 
 // text returns the source text of span, whitespace-collapsed to one line,

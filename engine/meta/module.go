@@ -1,9 +1,11 @@
 package meta
 
 import (
+	"context"
 	"strings"
 
 	"pldworkbench/engine/diag"
+	"pldworkbench/engine/limits"
 	"pldworkbench/engine/syntax"
 )
 
@@ -23,8 +25,14 @@ const (
 // Options configures a module evaluation. The zero value uses the defaults.
 type Options struct {
 	Name     string // value of __name__; DefaultName when empty
-	MaxSteps int    // DefaultMaxSteps when 0
+	MaxSteps int    // DefaultMaxSteps when 0; ignored when Meter is set (its Budget.Steps applies)
 	MaxDepth int    // DefaultMaxDepth when 0
+	// Meter is the account of the piece of work the module belongs to:
+	// every Load, Eval, Call and EvalExpr on the module charges its steps
+	// and the bytes of the values it makes there, and stops when its
+	// context is done. nil means a meter of MaxSteps steps, no memory
+	// limit and no deadline.
+	Meter *limits.Meter
 }
 
 // Module is an evaluated program module: its globals after the top-level
@@ -49,6 +57,10 @@ type Module struct {
 	methods  map[string]map[string]methodFn
 	// userExc maps the program's own exception classes to their bases.
 	userExc map[string]string
+	// meter is opts.Meter, or the module's own; nextPoll is the step count
+	// at which the evaluator next looks at its deadline.
+	meter    *limits.Meter
+	nextPoll int64
 }
 
 // Factory is a module-level plain function whose body directly defines a
@@ -75,7 +87,12 @@ func Load(file *syntax.File, opts Options) (*Module, diag.List) {
 	if opts.MaxDepth <= 0 {
 		opts.MaxDepth = DefaultMaxDepth
 	}
+	meter := opts.Meter
+	if meter == nil {
+		meter = limits.NewMeter(context.Background(), limits.Budget{Steps: int64(opts.MaxSteps)})
+	}
 	m := &Module{
+		meter:    meter,
 		file:     file,
 		opts:     opts,
 		srcs:     map[string][]byte{file.Name: file.Src},
@@ -109,6 +126,9 @@ func newBuiltinScope() *Env {
 	}
 	return env
 }
+
+// Meter returns the account the module charges.
+func (m *Module) Meter() *limits.Meter { return m.meter }
 
 // Globals returns the module's global scope. Its Parent holds Python's
 // builtins.
@@ -169,6 +189,12 @@ func (m *Module) Call(fn Value, args []Value, kwargs map[string]Value) (Value, d
 // subexpression whose leaves are all compile-time names. The error is
 // reported at the offending part of e.
 func EvalExpr(m *Module, e syntax.Expr, env *Env) (Value, *diag.Diagnostic) {
+	if e == nil {
+		// A caller's bug (an absent annotation), reported rather than a
+		// nil dereference.
+		d := fatalErr(CodeUnsupported, "", "no expression to evaluate").Diagnostic()
+		return nil, &d
+	}
 	mc := m.newMachine()
 	fr := &frame{env: env, closure: env}
 	v, err := mc.eval(fr, e)

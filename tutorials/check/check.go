@@ -27,11 +27,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/limits"
 	"pldworkbench/kernels"
 )
 
@@ -39,10 +39,6 @@ import (
 // reproducible, and the hand-rolled kernel and its builtin see the same
 // inputs.
 const Seed = 20240611
-
-// runTimeout bounds one run. The kernels finish in milliseconds; the limit
-// only turns a hang into a verdict.
-const runTimeout = 10 * time.Second
 
 // The verdict statuses beyond the emulator's own run statuses.
 const (
@@ -118,8 +114,10 @@ var Schedules = []string{"fair", "adversarial"}
 
 // Run checks one entry of src (a kernel's own text or a learner's file
 // standing in for it) at p ranks against the golden of kernel's entry as
-// written in its header ("{P}" unexpanded), under each of Schedules.
-func Run(ctx context.Context, kernel, entry, file string, src []byte, p int) Verdict {
+// written in its header ("{P}" unexpanded), under each of Schedules. Each
+// run is a piece of work under b (its zero fields the engine's defaults);
+// ctx bounds the whole check.
+func Run(ctx context.Context, b limits.Budget, kernel, entry, file string, src []byte, p int) Verdict {
 	expanded := strings.ReplaceAll(entry, "{P}", fmt.Sprint(p))
 	v := Verdict{Kernel: kernel, Entry: expanded, Ranks: p}
 	g, ok := GoldenOf(kernel, entry)
@@ -129,7 +127,7 @@ func Run(ctx context.Context, kernel, entry, file string, src []byte, p int) Ver
 	}
 	for _, sched := range Schedules {
 		v.Schedule = sched
-		v.Status, v.Reason = runOnce(ctx, file, src, expanded, p, sched, g)
+		v.Status, v.Reason = runOnce(ctx, b, file, src, expanded, p, sched, g)
 		if v.Status != string(emu.StatusOK) {
 			return v
 		}
@@ -140,11 +138,12 @@ func Run(ctx context.Context, kernel, entry, file string, src []byte, p int) Ver
 
 // runOnce runs one entry under one schedule and returns the verdict's
 // status and reason.
-func runOnce(ctx context.Context, file string, src []byte, entry string, p int, sched string, g Golden) (status, reason string) {
-	ctx, cancel := context.WithTimeout(ctx, runTimeout)
-	defer cancel()
+func runOnce(ctx context.Context, b limits.Budget, file string, src []byte, entry string, p int, sched string, g Golden) (status, reason string) {
+	// b bounds each run, front end included (by default 10 s: the kernels
+	// finish in milliseconds, so the limit only turns a hang into a
+	// verdict).
 	res := engine.Run(ctx, file, src, engine.RunOptions{
-		Options: engine.Options{Entry: entry, Ranks: p},
+		Options: engine.Options{Entry: entry, Ranks: p, Budget: b},
 		Fill:    engine.FillRandn, Seed: Seed, Schedule: sched,
 	})
 	if res.Status != emu.StatusOK {
@@ -236,11 +235,11 @@ func index(shape []int, flat int) string {
 
 // kernelVerdicts runs every entry of k (or of the src standing in for it)
 // at each rank count in ranks.
-func kernelVerdicts(ctx context.Context, k kernels.Kernel, file string, src []byte, ranks []int) []Verdict {
+func kernelVerdicts(ctx context.Context, b limits.Budget, k kernels.Kernel, file string, src []byte, ranks []int) []Verdict {
 	var out []Verdict
 	for _, p := range ranks {
 		for _, e := range k.Entries {
-			out = append(out, Run(ctx, k.Name, e, file, src, p))
+			out = append(out, Run(ctx, b, k.Name, e, file, src, p))
 		}
 	}
 	return out

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"pldworkbench/engine/emu"
+	"pldworkbench/engine/limits"
 	"pldworkbench/kernels"
 	"pldworkbench/tutorials"
 	"pldworkbench/tutorials/check"
@@ -14,7 +17,7 @@ import (
 // TestVerify is `workbench verify`: every solution and builtin passes at
 // every rank count, every bug variant fails the way it documents.
 func TestVerify(t *testing.T) {
-	results, ok := check.Verify(context.Background())
+	results, ok := check.Verify(context.Background(), limits.Budget{})
 	for _, kr := range results {
 		if kr.Err != "" {
 			t.Errorf("%s (%s): %s", kr.Kernel, kr.Variant, kr.Err)
@@ -74,7 +77,7 @@ func TestTableCoversKernels(t *testing.T) {
 // TestBugsFailOnlyAsDocumented: a bug line that names the wrong status or
 // reason does not match, so verification really reads the header.
 func TestBugsFailOnlyAsDocumented(t *testing.T) {
-	kr := check.CheckKernel(context.Background(), "08_allreduce_mesh_bug", check.BugKind, []int{2})
+	kr := check.CheckKernel(context.Background(), limits.Budget{}, "08_allreduce_mesh_bug", check.BugKind, []int{2})
 	if !kr.OK || len(kr.Verdicts) != 1 || kr.Verdicts[0].Status != "race" {
 		t.Fatalf("08 bug at 2 ranks: %+v", kr)
 	}
@@ -94,11 +97,11 @@ func TestBugsFailOnlyAsDocumented(t *testing.T) {
 	}
 	// A solution's verdicts all pass; the same kernel judged as a bug
 	// does not "fail as documented".
-	sol := check.CheckKernel(context.Background(), "08_allreduce_mesh", check.Solution, []int{2, 4})
+	sol := check.CheckKernel(context.Background(), limits.Budget{}, "08_allreduce_mesh", check.Solution, []int{2, 4})
 	if !sol.OK || len(sol.Verdicts) != 2 || !strings.Contains(sol.Verdicts[1].String(), "P=4 mesh_allreduce: pass") {
 		t.Errorf("08 solution: %+v", sol)
 	}
-	if got := check.CheckKernel(context.Background(), "08_allreduce_mesh", check.Solution, []int{5}); got.Err == "" {
+	if got := check.CheckKernel(context.Background(), limits.Budget{}, "08_allreduce_mesh", check.Solution, []int{5}); got.Err == "" {
 		t.Errorf("P=5 accepted: %+v", got)
 	}
 }
@@ -115,7 +118,7 @@ func TestStarters(t *testing.T) {
 			continue
 		}
 		ref, _ := s.Reference()
-		kr := check.CheckKernel(context.Background(), s.Starter[0], check.Starter, nil)
+		kr := check.CheckKernel(context.Background(), limits.Budget{}, s.Starter[0], check.Starter, nil)
 		if !kr.OK || kr.Err != "" || len(kr.Verdicts) != len(ref.Entries)*len(ref.Ranks) {
 			t.Errorf("step %d starter: %+v", n, kr)
 		}
@@ -127,7 +130,33 @@ func TestStarters(t *testing.T) {
 	}
 	s4, _ := check.StepOf(4)
 	k, _ := kernels.Get("04_barrier_starter")
-	if kr := check.CheckFile(context.Background(), s4, k.File, k.Source, []int{2}); kr.OK || len(kr.Verdicts) != 1 || kr.Verdicts[0].Status != check.WrongData {
+	if kr := check.CheckFile(context.Background(), limits.Budget{}, s4, k.File, k.Source, []int{2}); kr.OK || len(kr.Verdicts) != 1 || kr.Verdicts[0].Status != check.WrongData {
 		t.Errorf("04 starter checked as a learner's file: %+v", kr)
+	}
+}
+
+// TestStepCheckDeadline: a step check respects its deadline, front end
+// included: a learner's file whose module code never ends stops every
+// verdict within the deadline plus a second (issue 11: one took 234 s
+// against 90).
+func TestStepCheckDeadline(t *testing.T) {
+	s, _ := check.StepOf(8)
+	src := []byte("import pypto.language as pl\n\nx = 0\nwhile True:\n    x = x + 1\n")
+	const deadline = time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	start := time.Now()
+	// The step budget out of the way: only the clock can stop it.
+	kr := check.CheckFile(ctx, limits.Budget{Steps: 1 << 60, Timeout: time.Hour}, s, "spin.py", src, nil)
+	if took := time.Since(start); took > deadline+time.Second {
+		t.Errorf("the check ended after %v, want within %v", took, deadline+time.Second)
+	}
+	if kr.OK || len(kr.Verdicts) == 0 {
+		t.Fatalf("ok %v with %d verdicts, want failing verdicts", kr.OK, len(kr.Verdicts))
+	}
+	for _, v := range kr.Verdicts {
+		if v.Status != string(emu.StatusTimeout) {
+			t.Errorf("%s: status %s (%s), want timeout", v, v.Status, v.Reason)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/limits"
 	"pldworkbench/kernels"
 )
 
@@ -186,7 +187,7 @@ type KernelResult struct {
 // when ranks is empty; a count the header does not list is refused) and
 // judges the verdicts for variant v. A starter is run in the place of its
 // step's Reference kernel (that kernel's entries, rank counts and goldens).
-func CheckKernel(ctx context.Context, name string, v Variant, ranks []int) KernelResult {
+func CheckKernel(ctx context.Context, b limits.Budget, name string, v Variant, ranks []int) KernelResult {
 	kr := KernelResult{Kernel: name, Variant: v}
 	k, ok := kernels.Get(name)
 	if !ok {
@@ -194,7 +195,7 @@ func CheckKernel(ctx context.Context, name string, v Variant, ranks []int) Kerne
 		return kr
 	}
 	if v != Starter {
-		return judge(ctx, k, k.File, k.Source, v, ranks)
+		return judge(ctx, b, k, k.File, k.Source, v, ranks)
 	}
 	s, _ := StepOf(k.Step())
 	ref, ok := s.Reference()
@@ -202,7 +203,7 @@ func CheckKernel(ctx context.Context, name string, v Variant, ranks []int) Kerne
 		kr.Err = fmt.Sprintf("%s: step %d has no solution or builtin to judge a starter against", k.File, k.Step())
 		return kr
 	}
-	kr = judge(ctx, ref, k.File, k.Source, Starter, ranks)
+	kr = judge(ctx, b, ref, k.File, k.Source, Starter, ranks)
 	kr.Kernel = k.Name
 	return kr
 }
@@ -211,17 +212,17 @@ func CheckKernel(ctx context.Context, name string, v Variant, ranks []int) Kerne
 // entries of the step's (first) solution kernel, or of its builtin where
 // the step has no solution, and pass that kernel's golden at every rank
 // count.
-func CheckFile(ctx context.Context, s Step, file string, src []byte, ranks []int) KernelResult {
+func CheckFile(ctx context.Context, b limits.Budget, s Step, file string, src []byte, ranks []int) KernelResult {
 	k, ok := s.Reference()
 	if !ok {
 		return KernelResult{Kernel: file, Variant: Solution, Err: fmt.Sprintf("step %d has no solution kernel", s.Number)}
 	}
-	kr := judge(ctx, k, file, src, Solution, ranks)
+	kr := judge(ctx, b, k, file, src, Solution, ranks)
 	kr.Kernel = file
 	return kr
 }
 
-func judge(ctx context.Context, k kernels.Kernel, file string, src []byte, v Variant, ranks []int) KernelResult {
+func judge(ctx context.Context, b limits.Budget, k kernels.Kernel, file string, src []byte, v Variant, ranks []int) KernelResult {
 	kr := KernelResult{Kernel: k.Name, Variant: v, Bug: k.Bug}
 	if len(ranks) == 0 {
 		ranks = k.Ranks
@@ -232,7 +233,7 @@ func judge(ctx context.Context, k kernels.Kernel, file string, src []byte, v Var
 			return kr
 		}
 	}
-	kr.Verdicts = kernelVerdicts(ctx, k, file, src, ranks)
+	kr.Verdicts = kernelVerdicts(ctx, b, k, file, src, ranks)
 	if v == BugKind {
 		bug, err := ParseBug(k.Bug)
 		if err != nil {
@@ -261,12 +262,12 @@ func judge(ctx context.Context, k kernels.Kernel, file string, src []byte, v Var
 // the way its header documents, and each starter checks clean and runs to
 // completion (its wrong outputs are the gaps the learner fills). ok is true
 // only when all of that holds.
-func Verify(ctx context.Context) (results []KernelResult, ok bool) {
+func Verify(ctx context.Context, b limits.Budget) (results []KernelResult, ok bool) {
 	ok = true
 	for _, s := range Steps() {
 		for _, v := range AllVariants {
 			for _, name := range s.Kernels(v) {
-				kr := CheckKernel(ctx, name, v, nil)
+				kr := CheckKernel(ctx, b, name, v, nil)
 				ok = ok && kr.OK && kr.Err == ""
 				results = append(results, kr)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"pldworkbench/engine/limits"
 	"pldworkbench/kernels"
 )
 
@@ -22,7 +23,7 @@ func TestUntouchedStarterNeverPasses(t *testing.T) {
 		if !ok {
 			t.Fatalf("step %d: starter %s not embedded", s.Number, names[0])
 		}
-		kr := CheckFile(context.Background(), s, k.File, k.Source, nil)
+		kr := CheckFile(context.Background(), limits.Budget{}, s, k.File, k.Source, nil)
 		if kr.Err != "" {
 			t.Errorf("step %d: %s", s.Number, kr.Err)
 		} else if kr.OK {

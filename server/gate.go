@@ -11,7 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 )
 
-// The guard keeps the workbench to the learner's own pages. The server runs
+// The gate keeps the workbench to the learner's own pages. The server runs
 // on the learner's laptop and executes programs, so any web page they visit
 // could otherwise drive it: a no-cors `text/plain` POST starts a run, a
 // foreign page opens a websocket (browsers do not apply the same-origin rule
@@ -61,9 +61,9 @@ func newNonce() string {
 	return base64.StdEncoding.EncodeToString(b)
 }
 
-// guard is the first middleware: it refuses what a foreign page could send
+// gate is the first middleware: it refuses what a foreign page could send
 // and sets the security headers on everything else.
-func (s *Server) guard(c *fiber.Ctx) error {
+func (s *Server) gate(c *fiber.Ctx) error {
 	c.Set("Content-Security-Policy", contentSecurityPolicy)
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	c.Set(fiber.HeaderXFrameOptions, "DENY")

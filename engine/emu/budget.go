@@ -1,0 +1,110 @@
+package emu
+
+import (
+	"fmt"
+
+	"pldworkbench/engine/limits"
+)
+
+// The memory budget. A run charges Options.Meter before it allocates, so a
+// program that asks for more than its budget ends with an E0516 naming the
+// request, the limit and the line, and the memory is never touched:
+//
+//   - per-rank state when the run starts: the machines, the interconnect's
+//     P×P link bookings and the race detector's vector clocks, about
+//     perRankBytes + 12·P bytes a rank;
+//   - host tensors as they are bound: their bytes plus the float64 copy the
+//     result hands back;
+//   - window buffers as they are allocated: the padded size × P;
+//   - tiles as they are made, given back when the last slot holding one is
+//     overwritten (unless the tile pool keeps its bytes) or its frame returns;
+//   - signal-cell bookkeeping: a buffer's cell table per rank the first time
+//     a notify or wait touches it there (8 bytes a byte, buffers up to
+//     64 KiB), and cells in slabs of 1024;
+//   - trace events handed to Options.OnEvent, limits.EventBytes each, since
+//     the caller keeps them (the server stores and replays them).
+//
+// The race detector's shadow of accessed byte ranges is not charged: it
+// grows with distinct access regions, bounded by the step budget.
+
+// perRankBytes is a rank's machine, its frames and its heap entry, measured
+// as about 600 bytes for the lesson kernels; rounded up.
+const perRankBytes = 1024
+
+// RankStateBytes is what a run at p ranks holds before its program makes
+// anything: the engine charges it before checking, so a rank count the
+// budget cannot hold is refused before anything is built for it.
+func RankStateBytes(p int) int64 {
+	n := int64(p)
+	return n*perRankBytes + n*n*12
+}
+
+// memFailure carries a failed charge out of code that cannot return a
+// failure (tile constructors, event emission) to Run, which recovers it.
+type memFailure struct{ f *failure }
+
+// memoryFail is the failure of a charge the budget refused; request says
+// what asked for how much ("alloc_window_buffer wants 8.0 GiB across 4
+// ranks").
+func (m *machine) memoryFail(n *node, request string) *failure {
+	meter := m.s.meter
+	held := ""
+	if h := meter.Held(); h > 0 {
+		held = fmt.Sprintf(" (%s already held)", limits.Bytes(h))
+	}
+	return m.fail(n, codeMemory, "use smaller buffers, tiles or fewer ranks, or raise the limit (workbench --mem-limit)",
+		"%s; the limit is %s%s", request, limits.Bytes(meter.Budget.Memory), held)
+}
+
+// reserveRanks charges the per-rank state of a run at P ranks.
+func (s *sim) reserveRanks() *RunError {
+	b := s.meter.Budget
+	if b.MaxRanks > 0 && s.P > b.MaxRanks {
+		return &RunError{Rank: -1, Code: codeRanks, Message: fmt.Sprintf("the program runs at %d ranks; the limit is %d", s.P, b.MaxRanks),
+			Hint: "run it at fewer ranks: a rank count comes from the request, the host's tensor annotations or a factory's argument"}
+	}
+	want := RankStateBytes(s.P)
+	if s.P > 1<<20 || !s.meter.Reserve(want) {
+		return &RunError{Rank: -1, Code: codeMemory, Message: fmt.Sprintf("%d ranks want %s of per-rank state; the limit is %s", s.P, limits.Bytes(want), limits.Bytes(b.Memory)),
+			Hint: "run it at fewer ranks, or raise the limit (workbench --mem-limit)"}
+	}
+	return nil
+}
+
+// reserveTile charges a new tile of nbytes made at n; it panics with a
+// memFailure past the budget.
+func (m *machine) reserveTile(n *node, nbytes int) {
+	if !m.s.meter.Reserve(int64(nbytes)) {
+		panic(memFailure{m.memoryFail(n, fmt.Sprintf("a tile wants %s", limits.Bytes(int64(nbytes))))})
+	}
+}
+
+// reserveSignals charges n bytes of signal-cell bookkeeping (a cell table
+// of a buffer used as signals, on one rank, or a slab of cells); it panics
+// with a memFailure past the budget.
+func (s *sim) reserveSignals(n int64) {
+	if !s.meter.Reserve(n) {
+		panic(memFailure{&failure{status: StatusRuntimeError, err: &RunError{Rank: -1, Code: codeMemory,
+			Message: fmt.Sprintf("the signal cells want %s more; the limit is %s (%s already held)", limits.Bytes(n), limits.Bytes(s.meter.Budget.Memory), limits.Bytes(s.meter.Held())),
+			Hint:    "use fewer or smaller buffers as signals, or fewer ranks"}}})
+	}
+}
+
+// releaseTile gives back the bytes of a tile nothing holds any more.
+func (m *machine) releaseTile(t *tile) {
+	if t.charged > 0 {
+		m.s.meter.Release(int64(t.charged))
+		t.charged = 0
+	}
+}
+
+// releaseFrame gives back the tiles a frame that returned made. Tiles never
+// leave the frame that made them except as arguments to a call (the callee
+// does not own them) and as the call's result (ret, which lives on).
+func (m *machine) releaseFrame(fr *frame, ret val) {
+	for i := range fr.env {
+		if t, ok := fr.env[i].o.(*tile); ok && t.owner == fr && ret.o != any(t) {
+			m.releaseTile(t)
+		}
+	}
+}

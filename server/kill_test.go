@@ -1,0 +1,154 @@
+package server
+
+import (
+	"bytes"
+	"strings"
+
+	"database/sql"
+	"encoding/json"
+	"github.com/gorilla/websocket"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestKill9: `kill -9` the real `workbench serve` while clients write runs,
+// again and again on one data directory. After each kill the store passes
+// PRAGMA integrity_check, and every share link a client was shown (a done
+// message carrying it) before any kill still opens: the page, the record
+// and a full replay. PLD_LOAD=full kills 20 times, CI 5.
+func TestKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs workbench serve")
+	}
+	kills := 5
+	if os.Getenv("PLD_LOAD") == "full" {
+		kills = 20
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(9, 9))
+	var shown []string // links shown before a kill
+	seed := 0
+	for k := 0; k < kills; k++ {
+		c := startChild(t, dir)
+		// Every link shown so far still opens.
+		for _, link := range shown {
+			id := link[len("/r/"):]
+			resp, err := http.Get(c.url + link)
+			if err != nil || resp.StatusCode != 200 {
+				t.Fatalf("kill %d: %s does not open: %v %v", k, link, err, resp)
+			}
+			resp.Body.Close()
+			resp, err = http.Get(c.url + "/api/runs/" + id)
+			if err != nil || resp.StatusCode != 200 {
+				t.Fatalf("kill %d: GET /api/runs/%s: %v %v", k, id, err, resp)
+			}
+			resp.Body.Close()
+		}
+		if len(shown) > 0 {
+			link := shown[rng.IntN(len(shown))]
+			replay := readAll(t, dialTo(t, c.url, link[len("/r/"):]))
+			if d := doneOf(t, replay); d.Share != link || len(ofType(replay, "event")) == 0 {
+				t.Fatalf("kill %d: replay of %s: done %s", k, link, replay[len(replay)-1].raw)
+			}
+		}
+		// Writers: post fresh runs and watch them to done until the kill.
+		var mu sync.Mutex
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for w := 0; w < 4; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					mu.Lock()
+					seed++
+					s := seed
+					mu.Unlock()
+					link, ok := killWatch(c.url, map[string]any{"code": loopCode(t, 50+s%200), "ranks": 2 + s%3, "seed": s})
+					if ok {
+						mu.Lock()
+						shown = append(shown, link)
+						mu.Unlock()
+					}
+				}
+			}()
+		}
+		time.Sleep(time.Duration(300+rng.IntN(700)) * time.Millisecond)
+		c.kill()
+		close(stop)
+		wg.Wait()
+		// The file as the killed process left it (WAL and all).
+		db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "runs.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res string
+		if err := db.QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {
+			t.Fatalf("kill %d: integrity_check %q %v", k, res, err)
+		}
+		db.Close()
+	}
+	t.Logf("%d kills; %d links shown before a kill, every one still opens", kills, len(shown))
+	if len(shown) == 0 {
+		t.Error("no link was shown: the test wrote nothing")
+	}
+}
+
+// killWatch posts a run and reads its socket; it returns the share link
+// of its done, ok false when the server went away first.
+func killWatch(base string, body map[string]any) (string, bool) {
+	j, _ := json.Marshal(body)
+	resp, err := http.Post(base+"/api/runs", "application/json", bytesReader(j))
+	if err != nil {
+		return "", false
+	}
+	var pr postResponse
+	err = json.NewDecoder(resp.Body).Decode(&pr)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 {
+		return "", false
+	}
+	c, _, err := wsDial(base, pr.ID)
+	if err != nil {
+		return "", false
+	}
+	defer c.Close()
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	for {
+		_, b, err := c.ReadMessage()
+		if err != nil {
+			return "", false
+		}
+		var ms []msg
+		if b[0] == '[' {
+			err = json.Unmarshal(b, &ms)
+		} else {
+			ms = make([]msg, 1)
+			err = json.Unmarshal(b, &ms[0])
+		}
+		if err != nil {
+			return "", false
+		}
+		for _, m := range ms {
+			if m.Type == "done" {
+				return m.Share, m.Share != ""
+			}
+		}
+	}
+}
+
+func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+
+func wsDial(base, id string) (*websocket.Conn, *http.Response, error) {
+	return websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/ws/runs/"+id, nil)
+}

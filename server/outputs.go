@@ -1,0 +1,95 @@
+package server
+
+import (
+	"math"
+
+	"pldworkbench/engine"
+	"pldworkbench/engine/limits"
+)
+
+// outTensor is an output as the page gets it and the store keeps it: the
+// tensor whole while the run's outputs stay within limits.OutputFull
+// elements, else the first limits.OutputPrefix elements of each rank's
+// row (shape [P, k], so the page draws it as it draws any tensor) with
+// truncated and full_shape saying so. Stats always cover every element.
+// A 16M-element output thus costs a few KiB to store and to read back,
+// not 268 MB.
+type outTensor struct {
+	engine.TensorJSON
+	FullShape []int       `json:"full_shape,omitempty"`
+	Truncated bool        `json:"truncated,omitempty"`
+	Stats     tensorStats `json:"stats"`
+}
+
+// tensorStats summarise a tensor: min, max and mean over the elements that
+// are not NaN, how many elements, how many NaN.
+type tensorStats struct {
+	Count int64        `json:"count"`
+	NaN   int64        `json:"nan"`
+	Min   engine.Float `json:"min"`
+	Max   engine.Float `json:"max"`
+	Mean  engine.Float `json:"mean"`
+}
+
+func statsOf(data []float64) tensorStats {
+	st := tensorStats{Count: int64(len(data))}
+	lo, hi, sum, n := math.Inf(1), math.Inf(-1), 0.0, 0
+	for _, v := range data {
+		if math.IsNaN(v) {
+			st.NaN++
+			continue
+		}
+		lo, hi, sum, n = math.Min(lo, v), math.Max(hi, v), sum+v, n+1
+	}
+	if n > 0 {
+		st.Min, st.Max, st.Mean = engine.Float(lo), engine.Float(hi), engine.Float(sum/float64(n))
+	} else {
+		st.Min, st.Max, st.Mean = engine.Float(math.NaN()), engine.Float(math.NaN()), engine.Float(math.NaN())
+	}
+	return st
+}
+
+// capOutputs turns a run's outputs, in order, into what is sent and
+// stored: whole while the running total of elements stays within full,
+// else per-rank prefixes of prefix elements.
+func capOutputs(order []string, outs map[string]*engine.TensorJSON, full, prefix int) map[string]*outTensor {
+	res := make(map[string]*outTensor, len(order))
+	left := full
+	for _, name := range order {
+		t := outs[name]
+		if t == nil {
+			continue
+		}
+		o := &outTensor{TensorJSON: *t, Stats: statsOf(t.Data)}
+		if len(t.Data) <= left {
+			left -= len(t.Data)
+			res[name] = o
+			continue
+		}
+		left = 0
+		rows := 1
+		if len(t.Shape) > 1 && t.Shape[0] > 0 {
+			rows = t.Shape[0]
+		}
+		per := len(t.Data) / rows
+		k := min(prefix, per)
+		data := make([]float64, 0, rows*k)
+		for r := 0; r < rows; r++ {
+			data = append(data, t.Data[r*per:r*per+k]...)
+		}
+		o.FullShape = t.Shape
+		o.Shape = []int{rows, k}
+		if len(t.Shape) <= 1 {
+			o.Shape = []int{k}
+		}
+		o.Data = data
+		o.Truncated = true
+		res[name] = o
+	}
+	return res
+}
+
+// defaultCap caps with the table's limits.
+func defaultCap(order []string, outs map[string]*engine.TensorJSON) map[string]*outTensor {
+	return capOutputs(order, outs, limits.OutputFull, limits.OutputPrefix)
+}
