@@ -88,7 +88,10 @@
 // dtype or shape that does not match at run time, division by zero, the
 // step budget and the time limit all end the run with a RunError naming the
 // rank, the line and the values; a panic in the interpreter becomes a
-// runtime_error too.
+// runtime_error too. Options.Meter holds the run to a memory budget: what
+// it allocates is reserved first, so a request past it ends the run with
+// E0516 before the memory is touched (budget.go); a deadline on ctx counts
+// as the wall-clock limit (status timeout), a cancellation as canceled.
 //
 // # Cost model
 //

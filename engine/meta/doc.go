@@ -32,11 +32,16 @@
 // *Opaque values. DSL ops (pl.load, pld.system.notify, ...) called outside a
 // DSL body are an error: they only exist on the device.
 //
-// Errors are diagnostics with codes E0301..E0319 (errors.go): a Python
+// Errors are diagnostics with codes E0301..E0322 (errors.go): a Python
 // exception raised by the program quotes its evaluated message and points at
 // the raise; the evaluator's own TypeError, ZeroDivisionError and friends
-// point at the offending expression. Every entry point runs under a step
-// budget (DefaultMaxSteps evaluated statements and expressions) and a call
-// depth limit, so `while True: pass` at module level is a clear error, not
-// a hang.
+// point at the offending expression. Every Load, Eval, Call and EvalExpr of
+// a module charges one account, Options.Meter (engine/limits): a step
+// budget shared by module code, the factories called to find entries and
+// the annotations the checker evaluates, in which a value of n bytes made
+// by an operator, a literal, a slice or a builtin costs n/4096 steps more;
+// a memory budget for the bytes those values take (E0320); and the work's
+// deadline and cancellation, polled every 1024 steps (E0321, E0322). With a
+// call depth limit, `while True: pass` at module level is a clear error,
+// never a hang.
 package meta

@@ -1,0 +1,47 @@
+package emu_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"pldworkbench/engine/emu"
+	"pldworkbench/engine/limits"
+)
+
+// TestMemoryAccounting: a mesh all-reduce at P=8 over 1 Mi FP32 per rank,
+// in 16 KiB tiles (256 chunks, thousands of tiles made and dropped), holds
+// what it needs at once, not the sum of every tile it made: it runs under
+// a budget a little above its windows and host tensors, gives everything
+// back when it ends, and a budget below its windows ends it with E0516
+// naming the allocation.
+func TestMemoryAccounting(t *testing.T) {
+	prog := compileFile(t, "testdata/bench.py", benchMeshEntry(4096), meshRanks)
+	in := fill(prog, "randn", 1)
+	meter := limits.NewMeter(context.Background(), limits.Budget{Memory: 1 << 30})
+	res := emu.Run(context.Background(), prog, emu.Options{Inputs: in, Meter: meter})
+	if res.Status != emu.StatusOK {
+		t.Fatalf("status %s: %v", res.Status, res.Error)
+	}
+	peak := meter.Peak()
+	t.Logf("peak %s", limits.Bytes(peak))
+	// x and y at P=8 × 1 Mi FP32: 32 MiB each as bytes plus 64 MiB each as
+	// the float64 result; the windows and tiles on top.
+	const hostBytes = 2 * meshRanks * meshSize * (4 + 8)
+	if peak < hostBytes || peak > hostBytes+96<<20 {
+		t.Errorf("peak %s, want between %s and %s more", limits.Bytes(peak), limits.Bytes(hostBytes), limits.Bytes(96<<20))
+	}
+	if meter.Held() != 0 {
+		t.Errorf("%s still held after the run", limits.Bytes(meter.Held()))
+	}
+	// The same run fits in its own peak: tiles dropped are given back.
+	again := emu.Run(context.Background(), prog, emu.Options{Inputs: in, Meter: limits.NewMeter(context.Background(), limits.Budget{Memory: peak})})
+	if again.Status != emu.StatusOK {
+		t.Errorf("under its own peak %s: status %s: %v", limits.Bytes(peak), again.Status, again.Error)
+	}
+	small := emu.Run(context.Background(), prog, emu.Options{Inputs: in, Meter: limits.NewMeter(context.Background(), limits.Budget{Memory: hostBytes + 1<<20})})
+	if small.Status != emu.StatusRuntimeError || small.Error == nil || small.Error.Code != "E0516" ||
+		!strings.Contains(small.Error.Message, "alloc_window_buffer wants") || small.Error.Line == 0 {
+		t.Errorf("under a budget below its windows: status %s, error %+v, want E0516 at the allocation", small.Status, small.Error)
+	}
+}
