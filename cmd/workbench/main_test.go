@@ -100,6 +100,8 @@ func TestRun(t *testing.T) {
 		{[]string{"run", prog + "04_barrier.py"}, 2, "--entry"},
 		{[]string{"run", "../../engine/testdata/run/deadlock_ring.py", "--ranks", "3"}, 1, "rank 2, line 27: wait token[0, 0] >= 1, but it holds 0; no rank has notified it"},
 		{[]string{"run", "../../engine/testdata/errors/notify_without_op.py"}, 1, "compile_error"},
+		// FP8 is refused by the checker, before the run could fail with E0510.
+		{[]string{"run", "../../engine/testdata/errors/fp8_window.py"}, 1, "error E0228: dtype=FP8E4M3FN"},
 	}
 	for _, tt := range tests {
 		code, out, errs := runCLI(tt.args...)

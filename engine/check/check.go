@@ -158,6 +158,9 @@ type checker struct {
 	irNames  map[string]int
 	allocs   []*alloc
 	allocIDs map[string]*alloc
+	// refused lists the element types already reported as refused: the
+	// first annotation that names one is the error, the others follow-ons.
+	refused map[ir.DType]bool
 }
 
 // funcInfo is one instantiated DSL function.

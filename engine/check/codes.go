@@ -72,6 +72,7 @@ const (
 	ErrCallArg         Code = "E0225"
 	ErrReturnType      Code = "E0226"
 	ErrAnnotation      Code = "E0227"
+	ErrElemDType       Code = "E0228"
 	ErrTrueDiv         Code = "E0229"
 	ErrRange           Code = "E0230"
 
@@ -212,6 +213,8 @@ var Codes = []CodeInfo{
 		"return a value of the annotated type, or fix the annotation"},
 	{ErrAnnotation, diag.Error, "bad type annotation",
 		"pl.Tensor[[d0, d1], pl.FP32], pld.DistributedTensor[[...], dtype], pl.Scalar[pl.INT32], wrapped in pl.Out[...] or pl.InOut[...] for outputs"},
+	{ErrElemDType, diag.Error, "element type a distributed program cannot hold",
+		"hold the values as FP16, BF16 or FP32, or keep their raw bytes in INT8/UINT8 elements"},
 	{ErrTrueDiv, diag.Error, "/ on integer scalars",
 		"use // for integer division"},
 	{ErrRange, diag.Error, "bad pl.range arguments",
