@@ -345,15 +345,16 @@ func (fc *funcChecker) loopJoin(pre, body *scope, loopVar string, at diag.Span) 
 			out.vars[name] = b
 		case old.v != b.v:
 			nb := binding{v: &ir.Var{Name: name, Type: &ir.Invalid{}}, changed: true, depth: fc.depth}
-			if !b.changed && b.v != nil {
+			_, wasInvalid := old.v.Type.(*ir.Invalid)
+			switch {
+			case b.rebound != nil:
+				// An inner loop's rebinding not used yet: it stays pending.
+				nb.rebound = b.rebound
+			case !b.changed && b.v != nil && !wasInvalid:
 				// Nothing was reported inside the loop (the loop variable
 				// itself rebinds the name, or the old binding was only
 				// maybe bound): say so at the first use after the loop.
-				nb.rebound = b.rebound
-				_, wasInvalid := old.v.Type.(*ir.Invalid)
-				if nb.rebound == nil && !wasInvalid {
-					nb.rebound = &rebinding{was: old.v.Type, now: b.v.Type, loopVar: name == loopVar, at: at}
-				}
+				nb.rebound = &rebinding{was: old.v.Type, now: b.v.Type, loopVar: name == loopVar, at: at}
 			}
 			out.vars[name] = nb
 		default:

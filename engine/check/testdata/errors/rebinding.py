@@ -126,3 +126,28 @@ def kernel(
     t = pl.load(x, [0, 0], [1, 8])
     out = pl.store(t, [0, 0], out)
     return out
+---
+# The loop variable of an inner loop shadows a window bound outside the
+# outer loop: that is the E0408 of the loop body, reported at the loop
+# variable; the later use is a follow-on.
+#! func: kernel
+#! ranks: 4
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.jit.incore
+def kernel(
+    out: pl.Out[pl.Tensor[[1, 8], pl.FP32]],
+    src: pl.InOut[pld.DistributedTensor[[1, 8], pl.FP32]],
+    flags: pld.DistributedTensor[[4, 1], pl.INT32],
+):
+    ctx = pld.get_comm_ctx(flags)
+    me = pld.rank(ctx)
+    for round in pl.range(2):
+        for src in pl.range(4):  ### "^E0408 src was pld.DistributedTensor \[1, 8\] FP32 before this loop, now INDEX scalar$"
+            if src != me:
+                pld.system.wait(flags, [src, 0], round + 1, cmp=pld.WaitCmp.Ge)
+    t = pld.tile.remote_load(src, 0, [0, 0], [1, 8])
+    out = pl.store(t, [0, 0], out)
+    return out
