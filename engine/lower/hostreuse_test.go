@@ -22,7 +22,7 @@ func TestHostBuiltinsReuseOneSignal(t *testing.T) {
 	schedules := []string{"fair", "random:1", "random:2", "random:3", "adversarial"}
 	grids := emuRunsGrids(t)
 	for _, p := range []int{2, 3, 4} {
-		for _, name := range []string{"barrier", "mesh", "lanes", "ring", "bcast", "scatter", "gather", "swap"} {
+		for _, name := range []string{"barrier", "mesh", "lanes", "ring", "bcast", "scatter", "gather", "swap", "swapv"} {
 			in := instance{file, fmt.Sprintf("build_host_reuse(%d).%s_orch", p, name), p}
 			prog := lowered(t, in)
 			if !grids && launchesGrid(prog) {
@@ -93,7 +93,7 @@ func hostReuseWant(name string, p int, x *emu.Tensor) []float64 {
 			}
 		}
 		return out
-	case "swap":
+	case "swap", "swapv": // all_to_all_v with one row to every peer
 		size := len(s[0]) / p
 		var out []float64
 		for r := range p {

@@ -6,9 +6,10 @@
 #! entry: build_host_reuse({P}).scatter_orch
 #! entry: build_host_reuse({P}).gather_orch
 #! entry: build_host_reuse({P}).swap_orch
+#! entry: build_host_reuse({P}).swapv_orch
 #! ranks: 2 3 4
 #! golden: every entry: tally[r] == 0 everywhere (INT32, exact): the signal is back at zero
-#! golden: barrier_orch: y[r] == x[r]; bcast_orch: y[r] == x[ROOT]; gather_orch: y[r, s] == x[s]; swap_orch: y[r, s] == x[s, r]
+#! golden: barrier_orch: y[r] == x[r]; bcast_orch: y[r] == x[ROOT]; gather_orch: y[r, s] == x[s]; swap_orch, swapv_orch: y[r, s] == x[s, r]
 #! golden: mesh_orch, lanes_orch, ring_orch: y[r] == P**3 * (sum over q of x[q]) (four calls on one window)
 #! golden: scatter_orch: row r of y[r] == x[r, r] + 4 * (sum over q != r of x[q, r]); the other rows of y[r] == x[r]
 
@@ -103,6 +104,22 @@ def build_host_reuse(nr: int):
                 for k in pl.range(2):
                     pl.write(tally, [i, k], pl.read(sig, [i, k]))
             return tally
+
+        @pl.function(type=pl.FunctionType.InCore)
+        def one_each(
+            self,
+            counts: pl.InOut[pld.DistributedTensor[[nr], pl.INT32]],
+        ) -> pld.DistributedTensor[[nr], pl.INT32]:
+            for k in pl.range(nr):
+                pl.write(counts, [k], 1)
+            return counts
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def dev_one_each(
+            self,
+            counts: pl.InOut[pld.DistributedTensor[[nr], pl.INT32]],
+        ) -> pld.DistributedTensor[[nr], pl.INT32]:
+            return self.one_each(counts)
 
         @pl.function(type=pl.FunctionType.Orchestration)
         def dev_fill(
@@ -335,6 +352,35 @@ def build_host_reuse(nr: int):
             inbox = pld.tensor.all_to_all(outbox, inbox, sig)
             for i in pl.range(2):
                 inbox = pld.tensor.all_to_all(outbox, inbox, sig)
+            for r in pl.range(pld.world_size()):
+                self.dev_drain_rows(inbox, y[r], device=r)
+                self.dev_tally_cells(sig, tally[r], device=r)
+            return y
+
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def swapv_orch(
+            self,
+            x: pl.Tensor[[nr, nr, SIZE], pl.FP32],
+            y: pl.Out[pl.Tensor[[nr, nr, SIZE], pl.FP32]],
+            tally: pl.Out[pl.Tensor[[nr, nr], pl.INT32]],
+        ) -> pl.Tensor[[nr, nr, SIZE], pl.FP32]:
+            out_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
+            in_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
+            sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
+            counts_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
+            recv_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
+            outbox = pld.window(out_buf, [nr, SIZE], dtype=pl.FP32)
+            inbox = pld.window(in_buf, [nr, SIZE], dtype=pl.FP32)
+            sig = pld.window(sig_buf, [nr], dtype=pl.INT32)
+            counts = pld.window(counts_buf, [nr], dtype=pl.INT32)
+            recv = pld.window(recv_buf, [nr], dtype=pl.INT32)
+            for r in pl.range(pld.world_size()):
+                self.dev_fill_rows(x[r], outbox, device=r)
+                self.dev_one_each(counts, device=r)
+            inbox = pld.tensor.all_to_all_v(outbox, inbox, sig, counts, recv)
+            inbox = pld.tensor.all_to_all_v(outbox, inbox, sig, counts, recv)
+            for i in pl.range(2):
+                inbox = pld.tensor.all_to_all_v(outbox, inbox, sig, counts, recv)
             for r in pl.range(pld.world_size()):
                 self.dev_drain_rows(inbox, y[r], device=r)
                 self.dev_tally_cells(sig, tally[r], device=r)
