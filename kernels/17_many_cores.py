@@ -35,9 +35,11 @@ therefore needs one row per rank and at least ``core_num`` columns:
   ``[world_size, core_num]`` just before the call, here with 4 cores.
 
 ``workbench ir`` shows the block index and the tile loop the call became.
-The HOST builtin's signals are single-use (they are never reset), so each
-call needs a fresh window, and the signal-less form is refused inside a
-loop. ``core_num`` may not exceed the platform's AIV cores (48 on the 910B).
+Each block's lane ends the call at zero again: the HOST kernel's epilogue
+takes back the lane's credits, so a signal window may serve the next call.
+The signal-less form is refused inside a loop, as the synthesized signal is
+allocated once. ``core_num`` may not exceed the platform's AIV cores (48 on
+the 910B).
 """
 
 import argparse

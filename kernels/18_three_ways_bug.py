@@ -1,23 +1,24 @@
 #! entry: build_host_allreduce({P}).host_builtin
 #! ranks: 2 3 4 8
 #! golden: y[r] == sum over k of x[k], for every rank r (FP32, allclose rtol 1e-5 atol 1e-5)
-#! bug: compile_error ^line 90: E0260 HOST pld\.tensor\.allreduce inside a loop
+#! bug: wrong_data ^y: \d+ of \d+ elements wrong: y\[1, 0, 0\] got
 
 """Step 18's classic bug: the HOST all-reduce inside the dispatch loop.
 
 This is 18_three_ways.py's ``host_builtin`` with the builtin call indented
 one level. The learner reads the host orchestrator as "for each rank:
-publish its slice, reduce" and puts ``pld.tensor.allreduce`` in the body of
-the loop that dispatches ``publish``, so it would run once per rank.
+reduce, copy the result out" and puts ``pld.tensor.allreduce`` in the body
+of the loop that dispatches ``consume``, so it runs once per rank.
 
-The HOST form allows no such thing. Its signal is single-use: the call
-leaves its cells set and never clears them, so a second call on the same
-signal would find its barriers already passed. It may be called once,
-outside every loop; a collective that must repeat belongs in a kernel (the
-InCore form clears its signal in an epilogue). The checker refuses the program
-before it runs, with error E0260 on the call, at every rank count. The fix
-is the solution's layout: one loop publishes every slice, one call reduces,
-one loop copies the result out.
+PyPTO accepts this, and so does the checker: the call passes an explicit
+signal, and every HOST builtin clears its signal before it returns (upstream
+commit 9533ae36b), so one signal may serve a call in a loop. (Without the
+signal it is refused, E0260: the signal the compiler synthesizes is one
+allocation, not one per iteration.) Nothing hangs and nothing races. The
+numbers are wrong: each call reduces what the previous call left in the
+window, so rank r copies out P**r times the sum, and only rank 0 is right.
+The fix is the solution's layout: one loop publishes every slice, one call
+reduces, one loop copies the result out.
 """
 
 import argparse
@@ -80,15 +81,15 @@ def build_host_allreduce(nr: int):
             x: pl.Tensor[[nr, 1, SIZE], pl.FP32],
             y: pl.Out[pl.Tensor[[nr, 1, SIZE], pl.FP32]],
         ) -> pl.Tensor[[nr, 1, SIZE], pl.FP32]:
-            """Host: publish and reduce per rank (the bug), then consume."""
+            """Host: publish, then reduce and consume per rank (the bug)."""
             part_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
             arrived_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
             part = pld.window(part_buf, [1, SIZE], dtype=pl.FP32)
             arrived = pld.window(arrived_buf, [nr], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
                 self.publish_dev(x[r], part, device=r)
-                part = pld.tensor.allreduce(part, arrived, op=pld.ReduceOp.Sum)  # the bug: once per rank
             for r in pl.range(pld.world_size()):
+                part = pld.tensor.allreduce(part, arrived, op=pld.ReduceOp.Sum)  # the bug: once per rank
                 self.consume_dev(part, y[r], device=r)
             return y
 

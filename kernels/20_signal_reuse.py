@@ -4,8 +4,7 @@
 #! ranks: 2 3 4 8
 #! golden: twice_in_kernel (mesh): first[r] == sum over k of x[k]; second[r] == sum over k of x[k]*x[k] (FP32, allclose rtol 1e-5 atol 1e-5); tally[r] == 0 everywhere (INT32, exact)
 #! golden: twice_in_kernel (ring): the same, with tally[r] of shape [2*(P-1), P], all 0
-#! golden: twice_on_host: first[r] == x[(r + 1) mod P] and second[r] == z[(r + 1) mod P] (FP32, exact copy) - on the emulator, which finishes each dispatch loop before the next; the second barrier itself guarantees nothing
-#! warns: W0302
+#! golden: twice_on_host: first[r] == x[(r + 1) mod P] and second[r] == z[(r + 1) mod P] (FP32, exact copy); tally[r] == 0 everywhere (INT32, exact)
 
 """Step 20 - may I use the same signal window twice?
 
@@ -20,25 +19,30 @@ the first call's credits and let a rank read a peer's window while it still
 held the old sum. The kernel copies the signal out at the end: all zeros.
 This holds for both schedules, mesh and ring.
 
-**Builtins called from the host: no.** ``twice_on_host`` runs two rounds of
-"publish, barrier, read the right neighbour" with ``pld.tensor.barrier``
-called by the host orchestrator, both times on one ``[nr]`` signal window:
+**Builtins called from the host: yes, too.** ``twice_on_host`` runs two
+rounds of "publish, barrier, read the right neighbour" with
+``pld.tensor.barrier`` called by the host orchestrator, both times on one
+``[nr]`` signal window, and copies the signal out at the end:
 
     publish x into box_a
-    barrier on sig          -- every cell of sig becomes 1
+    barrier on sig          -- each peer adds 1 to my cell, I wait for >= 1,
+                               then take the 1 back: every cell is 0 again
     read box_a from the right; publish z into box_b
-    barrier on sig          -- the cells are 1 already: nothing to wait for
+    barrier on sig          -- the same, from zero
     read box_b from the right
 
-The host builtin sets each peer's cell to 1 and waits for its own cells to
-reach 1; it never sets them back. At the second barrier every wait is
-satisfied by a write from the *first*: a rank may leave before its
-neighbour has published ``z``, and read zeros or stale data. The checker
-warns (W0302) at the second call, and the emulator's trace shows the
-second barrier's notifies landing on cells that already held 1.
+Every HOST builtin ends with that self-clearing epilogue (upstream PyPTO
+since commit 9533ae36b; ``workbench ir --after host-collectives`` shows it
+as the ``reset_src`` loop of each synthesized ``__host_barrier`` kernel),
+so the second barrier waits for the second round's notifies, never the
+first's. The copied signal is all zero.
 
-The repair is a fresh signal window per host collective (or a single
-kernel that does both rounds with the kernel-side builtin).
+**Hand-rolled barriers: still no.** A barrier you write yourself (notify
+``AtomicAdd`` 1, wait ``Ge`` 1) has no epilogue: its cells keep their
+count, and a second wait for ``>= 1`` on them returns at once. Step 04's
+bug kernel, ``04_barrier_bug.py``, is exactly that reuse, and the race
+detector catches it. Wait for ``>= 2`` the second time, or give each
+barrier its own cells.
 """
 
 import argparse
@@ -126,6 +130,17 @@ def build_signal_reuse(nr: int, mode: str = "mesh"):
             y = pl.store(pld.tile.remote_load(box, right, [0, 0], [1, SIZE]), [0, 0], y)
             return y
 
+        @pl.function(type=pl.FunctionType.InCore)
+        def peek(
+            self,
+            sig: pld.DistributedTensor[[nr], pl.INT32],
+            tally: pl.Out[pl.Tensor[[1, nr], pl.INT32]],
+        ) -> pl.Tensor[[1, nr], pl.INT32]:
+            """AI cores: copy my signal cells out."""
+            for k in pl.range(nr):
+                pl.write(tally, [0, k], pl.read(sig, [k]))
+            return tally
+
         @pl.function(type=pl.FunctionType.Orchestration)
         def reduce_twice_dev(
             self,
@@ -164,6 +179,14 @@ def build_signal_reuse(nr: int, mode: str = "mesh"):
         ) -> pl.Tensor[[1, SIZE], pl.FP32]:
             return self.read_right(box, y)
 
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def peek_dev(
+            self,
+            sig: pld.DistributedTensor[[nr], pl.INT32],
+            tally: pl.Out[pl.Tensor[[1, nr], pl.INT32]],
+        ) -> pl.Tensor[[1, nr], pl.INT32]:
+            return self.peek(sig, tally)
+
         @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
         def twice_in_kernel(
             self,
@@ -188,8 +211,9 @@ def build_signal_reuse(nr: int, mode: str = "mesh"):
             z: pl.Tensor[[nr, 1, SIZE], pl.FP32],
             first: pl.Out[pl.Tensor[[nr, 1, SIZE], pl.FP32]],
             second: pl.Out[pl.Tensor[[nr, 1, SIZE], pl.FP32]],
+            tally: pl.Out[pl.Tensor[[nr, 1, nr], pl.INT32]],
         ) -> pl.Tensor[[nr, 1, SIZE], pl.FP32]:
-            """Host: two rounds, each behind a HOST barrier - on ONE signal window (the bug)."""
+            """Host: two rounds, each behind a HOST barrier, on ONE signal window."""
             a_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
             b_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
             sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
@@ -204,6 +228,7 @@ def build_signal_reuse(nr: int, mode: str = "mesh"):
             sig = pld.tensor.barrier(sig)
             for r in pl.range(pld.world_size()):
                 self.read_right_dev(box_b, second[r], device=r)
+                self.peek_dev(sig, tally[r], device=r)
             return second
 
     return SignalReuse
@@ -249,12 +274,12 @@ def main() -> int:
         return 0
 
     z = torch.randn(nr, 1, SIZE)
-    compiled.twice_on_host(x, z, first, second)
+    tally = torch.full((nr, 1, nr), -1, dtype=torch.int32)
+    compiled.twice_on_host(x, z, first, second, tally)
     assert torch.equal(first, torch.roll(x, shifts=-1, dims=0)), "round one wrong"
-    if not torch.equal(second, torch.roll(z, shifts=-1, dims=0)):
-        print("round two read early: the reused HOST signal let the second barrier pass")
-        return 1
-    print("OK (this time: nothing guarantees it)")
+    assert torch.equal(second, torch.roll(z, shifts=-1, dims=0)), "round two wrong on the reused HOST signal"
+    assert torch.equal(tally, torch.zeros_like(tally)), f"credits left behind: {tally.tolist()}"
+    print("OK")
     return 0
 
 

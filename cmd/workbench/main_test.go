@@ -108,6 +108,8 @@ func TestRun(t *testing.T) {
 		{[]string{"run", prog + "04_barrier.py"}, 2, "--entry"},
 		{[]string{"run", "../../engine/testdata/run/deadlock_ring.py", "--ranks", "3"}, 1, "rank 2, line 27: wait token[0, 0] >= 1, but it holds 0; no rank has notified it"},
 		{[]string{"run", "../../engine/testdata/errors/notify_without_op.py"}, 1, "compile_error"},
+		// FP8 is refused by the checker, before the run could fail with E0510.
+		{[]string{"run", "../../engine/testdata/errors/fp8_window.py"}, 1, "error E0228: dtype=FP8E4M3FN"},
 	}
 	for _, tt := range tests {
 		code, out, errs := runCLI(tt.args...)
@@ -248,5 +250,32 @@ func TestEntryExpandsP(t *testing.T) {
 	code, out, errs := runCLI("run", "../../kernels/10_allreduce_ring.py", "--entry", "build_ring_allreduce({P}).ring_allreduce", "--ranks", "8")
 	if code != 0 || !strings.Contains(out, "build_ring_allreduce(8).ring_allreduce at 8 ranks") {
 		t.Errorf("{P} in --entry: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestRunShadowedLoopVar runs the program whose wait loop reuses the window's
+// name: the run is refused with the error at the later use (it once ran "ok"
+// with every statement after the loop dropped), and the same program with
+// the loop variable renamed runs and moves the data.
+func TestRunShadowedLoopVar(t *testing.T) {
+	const bad = "../../engine/testdata/errors/loop_var_shadows_window.py"
+	code, out, errs := runCLI("run", bad)
+	if code != 1 || !strings.Contains(out+errs, "loop_var_shadows_window.py:38:35: error E0408: stage is the INDEX scalar loop variable of line 35") ||
+		strings.Contains(out, ": ok") {
+		t.Fatalf("workbench run %s: exit %d, want 1 with E0408 at 38:35\nstdout: %s\nstderr: %s", bad, code, out, errs)
+	}
+	src, err := os.ReadFile(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed := strings.NewReplacer("for stage in", "for src in", "if stage != me", "if src != me", "[stage, 0], 1", "[src, 0], 1").Replace(string(src))
+	path := t.TempDir() + "/renamed.py"
+	if err := os.WriteFile(path, []byte(fixed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runCLI("run", path)
+	// --fill index: rank r's x holds 64r..64r+63, and y[r] is x[r+1 mod 4].
+	if code != 0 || !strings.Contains(out, "y[0] = [64, 65, 66") || !strings.Contains(out, "y[3] = [0, 1, 2") {
+		t.Fatalf("workbench run (renamed): exit %d, want 0 with y[r] = x[r+1]\nstdout: %s\nstderr: %s", code, out, errs)
 	}
 }

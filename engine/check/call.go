@@ -235,6 +235,9 @@ func (fc *funcChecker) dispatch(d *meta.DSLFunc, e *syntax.CallExpr) *operand {
 		call.Args = append(call.Args, x)
 		if fc.level == ir.Host && o.buf != nil {
 			o.buf.dispatched = true
+			if p.Dir != ir.In {
+				fc.kernelWrites(o.buf, o.sp, describeFunc(d))
+			}
 		}
 	}
 	if !ok || !levelOK || !callee.sigOK || callee.state == stateChecking {

@@ -162,6 +162,9 @@ type checker struct {
 	// halted is set once the work's deadline passed or its caller gave up
 	// (the module's meter): the checker then skips every statement left.
 	halted bool
+	// refused lists the element types already reported as refused: the
+	// first annotation that names one is the error, the others follow-ons.
+	refused map[ir.DType]bool
 }
 
 // stopped reports whether checking must stop, reporting why at span the

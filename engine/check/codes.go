@@ -72,6 +72,7 @@ const (
 	ErrCallArg         Code = "E0225"
 	ErrReturnType      Code = "E0226"
 	ErrAnnotation      Code = "E0227"
+	ErrElemDType       Code = "E0228"
 	ErrTrueDiv         Code = "E0229"
 	ErrRange           Code = "E0230"
 
@@ -212,6 +213,8 @@ var Codes = []CodeInfo{
 		"return a value of the annotated type, or fix the annotation"},
 	{ErrAnnotation, diag.Error, "bad type annotation",
 		"pl.Tensor[[d0, d1], pl.FP32], pld.DistributedTensor[[...], dtype], pl.Scalar[pl.INT32], wrapped in pl.Out[...] or pl.InOut[...] for outputs"},
+	{ErrElemDType, diag.Error, "element type a distributed program cannot hold",
+		"hold the values as FP16, BF16 or FP32, or keep their raw bytes in INT8/UINT8 elements"},
 	{ErrTrueDiv, diag.Error, "/ on integer scalars",
 		"use // for integer division"},
 	{ErrRange, diag.Error, "bad pl.range arguments",
@@ -234,15 +237,15 @@ var Codes = []CodeInfo{
 		"give the result its own window: pushes would overwrite chunks not yet sent"},
 	{ErrCoreNum, diag.Error, "bad core_num",
 		"core_num is a positive int; InCore calls use 1; the host form allows up to the platform's AIV cores"},
-	{ErrHostInLoop, diag.Error, "host allreduce inside a loop",
-		"HOST builtin signals are single-use: call it once, outside loops, or use the InCore form"},
+	{ErrHostInLoop, diag.Error, "host allreduce without a signal inside a loop",
+		"pass an explicit signal window, allocated before the loop: it is reusable, as every HOST builtin clears its signal before it returns; or call the allreduce outside the loop"},
 	{ErrCollShape, diag.Error, "collective operand shapes do not fit",
 		"targets hold one row per rank: [nr, SIZE]; sources hold one rank's row(s)"},
 	{ErrHostCollRanks, diag.Error, "too many ranks for a host collective",
 		"the prebuilt HOST kernels handle at most 16 ranks; use the InCore form"},
 
-	{WarnHostSigReuse, diag.Warning, "HOST collective signal reused",
-		"HOST builtins leave their signal cells set (ruling 1), so a second call on the same signal can pass its barrier early: give each HOST collective its own signal window"},
+	{WarnHostSigReuse, diag.Warning, "HOST collective signal shared with a kernel",
+		"a HOST builtin takes back only the credits its own barriers added; a kernel writing the same cells (a hand-rolled barrier's counters stay set) makes the builtin's waits pass early: give the kernel its own signal window"},
 	{WarnTileAlign, diag.Warning, "tile row not 32-byte aligned",
 		"make the tile's contiguous extent a multiple of 32 bytes (e.g. 8 FP32 values); the emulator runs it, hardware rejects it"},
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"pldworkbench/engine/diag"
 	"pldworkbench/engine/ir"
 )
 
@@ -239,14 +240,32 @@ func (a *opCall) hostCommon(operands ...string) {
 			return
 		}
 		seen[o.buf] = name
+		// Reusing a signal from one HOST builtin to the next is safe (each
+		// ends with its self-clearing epilogue, as at upstream HEAD); sharing
+		// it with a kernel that writes it is not.
 		if name == "signal" {
-			if prev := o.buf.hostSignal; prev.IsValid() {
-				a.fc.errorf(a.span(name), WarnHostSigReuse, "",
-					"HOST %s reuses signal window %s, already used by a HOST collective at line %d", a.path, o.buf.name, prev.Start.Line)
-			} else {
+			if !o.buf.hostSignal.IsValid() {
 				o.buf.hostSignal = a.span(name)
 			}
+			if w := o.buf.kernelWrite; w.IsValid() && !o.buf.sharedWarned {
+				o.buf.sharedWarned = true
+				a.fc.errorf(a.span(name), WarnHostSigReuse, "",
+					"HOST %s uses signal window %s, which the dispatch at line %d also hands a kernel to write", a.path, o.buf.name, w.Start.Line)
+			}
 		}
+	}
+}
+
+// kernelWrites records that the host hands a view of buf to a dispatch that
+// may write it, and warns if a HOST collective signals on buf.
+func (fc *funcChecker) kernelWrites(buf *alloc, sp diag.Span, callee string) {
+	if !buf.kernelWrite.IsValid() {
+		buf.kernelWrite = sp
+	}
+	if s := buf.hostSignal; s.IsValid() && !buf.sharedWarned {
+		buf.sharedWarned = true
+		fc.errorf(sp, WarnHostSigReuse, "",
+			"%s may write window %s, the signal of the HOST collective at line %d", callee, buf.name, s.Start.Line)
 	}
 }
 
@@ -289,8 +308,9 @@ func checkAllreduce(a *opCall) {
 			return
 		}
 	} else {
-		if a.fc.inLoop() {
-			a.errorf("target", ErrHostInLoop, "", "HOST pld.tensor.allreduce inside a loop")
+		if a.fc.inLoop() && !a.given("signal") {
+			a.errorf("target", ErrHostInLoop, "",
+				"HOST pld.tensor.allreduce without a signal inside a loop: the compiler allocates its signal once, not once per iteration")
 			return
 		}
 		if aiv := platforms[a.fc.c.opts.Platform].aivCores; cores > aiv {
@@ -452,10 +472,6 @@ func checkAllToAllV(a *opCall) {
 	}
 	if _, d, _ := ir.ShapeOf(a.typeOf("recv_counts")); d != ir.INT32 {
 		a.errorf("recv_counts", ErrDType, "", "pld.tensor.all_to_all_v recv_counts is %s, want INT32", d)
-		return
-	}
-	if a.fc.level == ir.Host && a.fc.inLoop() {
-		a.errorf("input", ErrHostInLoop, "", "HOST pld.tensor.all_to_all_v inside a loop")
 		return
 	}
 	a.requireFP32("target")

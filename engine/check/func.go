@@ -53,6 +53,18 @@ type binding struct {
 	loop     *loopInfo // set when the name is a pl.range loop variable
 	buf      *alloc    // window buffer behind a Ptr or a view (host)
 	reported bool      // an ErrMaybeUndefined was already reported
+	// rebound is set on an invalid binding whose cause has not been
+	// reported yet: a loop rebound the name to a value of another type. The
+	// error belongs at the first later use (where PyPTO reports it), and
+	// until then nothing has been said, so the use must not stay silent.
+	rebound *rebinding
+}
+
+// rebinding says how a loop changed what a name holds.
+type rebinding struct {
+	was, now ir.Type
+	loopVar  bool      // the name is the loop's own variable
+	at       diag.Span // the loop variable, or the loop's for
 }
 
 func (s *scope) clone() *scope {
@@ -188,6 +200,12 @@ func (fc *funcChecker) lookupLocal(name string, sp diag.Span) (binding, bool) {
 	if !ok {
 		return b, false
 	}
+	if b.rebound != nil {
+		fc.reportRebound(name, sp, b.rebound)
+		b.rebound = nil // reported once; later uses stay quiet
+		fc.scope.vars[name] = b
+		return b, true
+	}
 	if b.maybe && !b.reported {
 		fc.errorf(sp, ErrMaybeUndefined, "",
 			"%s may be undefined here: it is assigned only inside an if or a loop", name)
@@ -196,6 +214,21 @@ func (fc *funcChecker) lookupLocal(name string, sp diag.Span) (binding, bool) {
 		fc.scope.vars[name] = b
 	}
 	return b, true
+}
+
+// reportRebound reports the use of a name a loop rebound to another type.
+func (fc *funcChecker) reportRebound(name string, sp diag.Span, r *rebinding) {
+	line := r.at.Start.Line
+	if r.loopVar {
+		fc.errorf(sp, ErrTypeChange,
+			fmt.Sprintf("a for loop rebinds its variable, as in Python: rename the loop variable of line %d (for i in pl.range(...))", line),
+			"%s is the %s loop variable of line %d here, no longer the %s it was before that loop",
+			name, describeType(r.now), line, describeType(r.was))
+		return
+	}
+	fc.errorf(sp, ErrTypeChange, "give the value of the other type its own name",
+		"%s was %s before the loop of line %d and %s inside it: after the loop its type is unknown",
+		name, describeType(r.was), line, describeType(r.now))
 }
 
 // bindName makes name refer to a variable of type t and returns it: the
@@ -262,6 +295,9 @@ func (fc *funcChecker) join(a, b *scope, sp diag.Span) *scope {
 func (fc *funcChecker) merge(name string, x, y binding, sp diag.Span) binding {
 	if x.v == y.v {
 		m := x
+		if x.rebound == nil || y.rebound == nil {
+			m.rebound = nil // reported on one path already
+		}
 		m.maybe = x.maybe || y.maybe
 		m.reported = x.reported && y.reported
 		m.known = x.known && y.known && x.kv == y.kv
@@ -277,6 +313,11 @@ func (fc *funcChecker) merge(name string, x, y binding, sp diag.Span) binding {
 		return m
 	}
 	inv := binding{v: &ir.Var{Name: name, Type: &ir.Invalid{}}, depth: fc.depth, changed: true}
+	if x.rebound != nil {
+		inv.rebound = x.rebound
+	} else if y.rebound != nil {
+		inv.rebound = y.rebound
+	}
 	_, xi := x.v.Type.(*ir.Invalid)
 	_, yi := y.v.Type.(*ir.Invalid)
 	if !x.changed && !y.changed && !xi && !yi {

@@ -546,7 +546,10 @@ func (fc *funcChecker) checkKind(a *opCall, p *param, o *operand) {
 		}
 		wrong()
 	case kDType:
-		if _, ok := dtypeFromValue(o.cv); o.mode == modeStatic && ok {
+		if dt, ok := dtypeFromValue(o.cv); o.mode == modeStatic && ok {
+			if a.fc.c.refuseDType(a.span(p.name), dt, a.spec.name == "pld.window" || a.spec.name == "pld.alloc_window_buffer", p.name+"=") {
+				a.fail()
+			}
 			return
 		}
 		wrong()

@@ -325,7 +325,7 @@ func (fc *funcChecker) forStmt(s *syntax.ForStmt) {
 	fc.loops = append(fc.loops, li)
 	body = fc.nested(body, st.Body, "loop", func() { fc.suite(s.Body) })
 	fc.loops = fc.loops[:len(fc.loops)-1]
-	fc.scope = fc.loopJoin(pre, body, id.Name)
+	fc.scope = fc.loopJoin(pre, body, id.Name, id.Pos)
 	if bounds != nil {
 		fc.emit(st)
 	}
@@ -333,8 +333,11 @@ func (fc *funcChecker) forStmt(s *syntax.ForStmt) {
 
 // loopJoin is the scope after a loop: names first bound in the body may be
 // unbound (the loop may not run); names rebound in the body keep their
-// variable; knowledge of their values is gone.
-func (fc *funcChecker) loopJoin(pre, body *scope, loopVar string) *scope {
+// variable; knowledge of their values is gone. A name the loop bound to a
+// value of another type without an error in the body (the loop variable
+// reusing a parameter's name) is invalid after it, and its first use is the
+// error: silently invalid, it would drop every statement that uses it.
+func (fc *funcChecker) loopJoin(pre, body *scope, loopVar string, at diag.Span) *scope {
 	out := pre.clone()
 	for name, b := range body.vars {
 		old, ok := pre.vars[name]
@@ -344,7 +347,19 @@ func (fc *funcChecker) loopJoin(pre, body *scope, loopVar string) *scope {
 			b.known = false
 			out.vars[name] = b
 		case old.v != b.v:
-			out.vars[name] = binding{v: &ir.Var{Name: name, Type: &ir.Invalid{}}, changed: true, depth: fc.depth}
+			nb := binding{v: &ir.Var{Name: name, Type: &ir.Invalid{}}, changed: true, depth: fc.depth}
+			_, wasInvalid := old.v.Type.(*ir.Invalid)
+			switch {
+			case b.rebound != nil:
+				// An inner loop's rebinding not used yet: it stays pending.
+				nb.rebound = b.rebound
+			case !b.changed && b.v != nil && !wasInvalid:
+				// Nothing was reported inside the loop (the loop variable
+				// itself rebinds the name, or the old binding was only
+				// maybe bound): say so at the first use after the loop.
+				nb.rebound = &rebinding{was: old.v.Type, now: b.v.Type, loopVar: name == loopVar, at: at}
+			}
+			out.vars[name] = nb
 		default:
 			old.maybe = old.maybe || b.maybe
 			old.known = false

@@ -63,6 +63,9 @@ func (c *checker) typeFromValue(v meta.Value, sp diag.Span, allowDir bool) (ir.T
 			if !ok {
 				return bad("%s dtype must be a pl dtype such as pl.FP32, got %s", v.Base.Path, meta.Repr(v.Args[1]))
 			}
+			if c.refuseDType(sp, dt, v.Base.Path == "pld.DistributedTensor", v.Base.Path+" of ") {
+				return &ir.Invalid{}, ir.In, false
+			}
 			switch v.Base.Path {
 			case "pl.Tensor":
 				return &ir.Tensor{Shape: shape, DType: dt}, ir.In, true
@@ -77,6 +80,9 @@ func (c *checker) typeFromValue(v meta.Value, sp diag.Span, allowDir bool) (ir.T
 			dt, ok := dtypeFromValue(v.Args[0])
 			if !ok {
 				return bad("pl.Scalar dtype must be a pl dtype such as pl.INT32, got %s", meta.Repr(v.Args[0]))
+			}
+			if c.refuseDType(sp, dt, false, "pl.Scalar of ") {
+				return &ir.Invalid{}, ir.In, false
 			}
 			return &ir.Scalar{DType: dt}, ir.In, true
 		}
@@ -125,6 +131,46 @@ func shapeFromValue(v meta.Value) (ir.Shape, string) {
 		}
 	}
 	return shape, ""
+}
+
+// refusedDType says why a program may not hold elements of dt (in a
+// distributed tensor when dist), with a hint, or returns "". PyPTO's
+// distributed runtime maps no FP8 type and no BOOL distributed tensor to a
+// device type, and remote ops move whole bytes, so these programs fail in
+// PyPTO; the emulator does not model the 4- and 8-bit float formats either.
+// Refusing them here puts the error on the annotation, not on a run.
+func refusedDType(dt ir.DType, dist bool) (why, hint string) {
+	switch dt {
+	case ir.FP8E4M3FN, ir.FP8E5M2, ir.FP8E8M0, ir.HF8:
+		return "PyPTO's distributed runtime has no device type for FP8 elements",
+			"hold the values as FP16 or BF16, or keep their raw bytes in UINT8 elements and convert in the kernel's caller"
+	case ir.FP4, ir.HF4, ir.INT4, ir.UINT4:
+		return fmt.Sprintf("%s elements are %d bits, and remote ops move whole bytes", dt, dt.Bits()),
+			"pack two values per INT8/UINT8 element, or hold them as INT8 or FP16"
+	case ir.BOOL:
+		if dist {
+			return "PyPTO's distributed runtime has no device type for BOOL in a distributed tensor",
+				"hold the flags as INT8 or UINT8 elements (0 or 1)"
+		}
+	}
+	return "", ""
+}
+
+// refuseDType reports whether dt is refused (see refusedDType), reporting it
+// at sp, after what, the first time the module names it.
+func (c *checker) refuseDType(sp diag.Span, dt ir.DType, dist bool, what string) bool {
+	why, hint := refusedDType(dt, dist)
+	if why == "" {
+		return false
+	}
+	if !c.refused[dt] {
+		if c.refused == nil {
+			c.refused = map[ir.DType]bool{}
+		}
+		c.refused[dt] = true
+		c.errorf(sp, ErrElemDType, hint, "%s%s: %s", what, dt, why)
+	}
+	return true
 }
 
 func dtypeFromValue(v meta.Value) (ir.DType, bool) {

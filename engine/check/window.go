@@ -27,8 +27,12 @@ type alloc struct {
 	windowed   bool   // some pld.window views it
 	dispatched bool   // some view of it reaches a device= dispatch or a host collective
 	// hostSignal is where a HOST collective first used a view of this
-	// buffer as its signal (zero Span when none has).
-	hostSignal diag.Span
+	// buffer as its signal, kernelWrite where the host first passed a view
+	// to a dispatch as pl.InOut or pl.Out (zero Spans when none has);
+	// sharedWarned says W0302 was reported for the buffer.
+	hostSignal   diag.Span
+	kernelWrite  diag.Span
+	sharedWarned bool
 	// shadowed marks a buffer whose name was reused by a later (rejected)
 	// allocation: its uses are lost to that error, so it is not dead.
 	shadowed bool

@@ -164,9 +164,22 @@ var semantic = map[string]map[string]golden{
 			}
 			return map[string][]float64{"y": everyRank(P, all)}
 		},
-		// The HOST reduce_scatter reduces every row, not only row r.
+		// HEAD's HOST reduce_scatter reduces row r only, on rank r; the
+		// other rows of rank r's window keep rank r's own input.
 		"build_host_data({P}).scatter_orch": func(P int, in map[string]*emu.Tensor) map[string][]float64 {
-			return map[string][]float64{"y": everyRank(P, fold(in["x"], sum))}
+			s, total := slices(in["x"]), fold(in["x"], sum)
+			size := len(total) / P
+			var out []float64
+			for r := range P {
+				for k := range P {
+					if k == r {
+						out = append(out, rowOf(total, k, size)...)
+					} else {
+						out = append(out, rowOf(s[r], k, size)...)
+					}
+				}
+			}
+			return map[string][]float64{"y": out}
 		},
 		"build_host_data({P}).swap_orch": func(P int, in map[string]*emu.Tensor) map[string][]float64 {
 			s := slices(in["x"])

@@ -22,8 +22,8 @@ import (
 //     for r in range(pld.world_size()): <kernel>_orch(..., device=r),
 //     then the caller's rebind as an assignment.
 //
-// HOST builtins have no epilogue: their signals are single-use, as on the
-// hardware, so a second call on the same signal passes its barriers early.
+// Each kernel ends with the self-clearing epilogue of upstream HEAD (see
+// hostkernels.go), so a signal window may serve many HOST calls.
 
 // hostRule lowers one HOST builtin into the body of its kernel.
 type hostRule struct {

@@ -5,8 +5,22 @@ import (
 )
 
 // The bodies of the HOST builtin kernels (pld-spec §4.8.3), one function
-// per builtin. They work in tiles of 256 elements and signal without an
-// epilogue.
+// per builtin, as upstream HEAD writes them (since its commit 9533ae36b).
+// They work in tiles of 256 elements, signal with AtomicAdd credits, and end
+// with a self-clearing epilogue that takes back, from each rank's own copy,
+// every credit its peers added during the call. Once every rank has run it
+// the signal is all zero again, so one signal window serves any number of
+// calls, back to back or in a loop. The credits per peer cell per call, and
+// so each epilogue's subtraction:
+//
+//	barrier, allgather, all_to_all(_v)  1 (one barrier)
+//	allreduce mesh                      read_done_expected - 1 (ready + one per tile of the lane)
+//	allreduce ring                      1 in each of the 2(P-1)+1 round rows
+//	broadcast                           one per tile (expected - 1)
+//	reduce_scatter                      2 (ready + read-complete)
+//
+// Every epilogue is an AtomicAdd, never a Set(0): a fast peer may already be
+// in its next call and have added the next credit, which a Set would wipe.
 
 func (k *hostKernel) window(name string) (*ir.Var, *ir.DistributedTensor, error) {
 	v := k.param[name]
@@ -44,15 +58,23 @@ func (b *builder) counter(hint string, v int64) *ir.Var {
 
 func (b *builder) bump(c *ir.Var) { b.bin(c, ir.Add, c, idx(1)) }
 
-// hostBarrier: Set 1 into every peer's cell, wait for every cell >= 1.
+// hostBarrier: AtomicAdd 1 into every peer's cell, wait for every cell
+// >= 1, then the epilogue (-1 per cell).
 func hostBarrier(k *hostKernel) error {
 	signal, _, err := k.window("signal")
 	if err != nil {
 		return err
 	}
 	c := k.b.setup(signal)
-	k.b.setBarrier(c, signal, hostCell(signal))
+	k.b.oneShot(c, signal, hostCell(signal))
 	return nil
+}
+
+// oneShot is the single barrier of the barrier, allgather and all_to_all
+// kernels with its epilogue: one credit per peer cell, taken back.
+func (b *builder) oneShot(c comm, signal ir.Operand, at cell) {
+	b.barrier(c, signal, at, idx(1))
+	b.epilogue(c, signal, at, idx(1))
 }
 
 // hostAllreduce dispatches on mode.
@@ -68,7 +90,8 @@ func hostAllreduce(k *hostKernel) error {
 // it, then the 256-element tiles b, b+core_num, b+2*core_num, ...
 // (block-cyclic); each tile is reduced over every rank, followed by a
 // read-done barrier on the lane (>= 2, 3, ... per tile of this block), then
-// stored. A block with no tile still joins the ready barrier.
+// stored. A block with no tile still joins the ready barrier. The epilogue
+// takes back the lane's read_done_expected - 1 credits.
 func hostAllreduceMesh(k *hostKernel) error {
 	b := k.b
 	reduce, ok := reduceOps[attrEnum(k.op, "op")]
@@ -117,6 +140,7 @@ func hostAllreduceMesh(k *hostKernel) error {
 		lb.bump(expected)
 		lb.store(flat, acc, r)
 	})
+	b.epilogue(c, signal, at, b.named("barrier_count", ir.Sub, expected, idx(1)))
 	return nil
 }
 
@@ -125,7 +149,8 @@ func hostAllreduceMesh(k *hostKernel) error {
 // add the left neighbour's chunk (me - t - 1) into the own; all-gather
 // steps barrier on row P-1+t-1 and copy the left neighbour's chunk (me - t);
 // a last barrier on row 2(P-1) keeps any rank from returning while a peer
-// still reads from it. Every row is used once: AtomicAdd 1, wait >= 1.
+// still reads from it. Every row is used once: AtomicAdd 1, wait >= 1; the
+// epilogue takes 1 back from every peer cell of the 2(P-1)+1 rows.
 func hostAllreduceRing(k *hostKernel) error {
 	b := k.b
 	target, tt, err := k.window("target")
@@ -178,13 +203,25 @@ func hostAllreduceRing(k *hostKernel) error {
 	step("ag", func(sb *builder, t ir.Operand) ir.Operand {
 		return sb.named("ag_round", ir.Sub, sb.add(nr1, t), idx(1))
 	}, 0, false)
-	b.barrier(c, signal, rowCell(b.named("return_round", ir.Mul, idx(2), nr1)), idx(1))
+	last := b.named("return_round", ir.Mul, idx(2), nr1)
+	b.barrier(c, signal, rowCell(last), idx(1))
+	rounds := b.named("expected_rounds", ir.Add, last, idx(1))
+	b.loop("reset_round", idx(0), rounds, idx(1), func(rb *builder, row *ir.Var) {
+		rb.epilogue(c, signal, rowCell(row), idx(1))
+	})
 	return nil
 }
 
 // hostBroadcast: for every 256-element tile, root re-copies its own tile,
 // then a barrier (>= 1, 2, 3, ... per tile), then every other rank copies
-// root's tile into its own.
+// root's tile into its own; the epilogue takes back the one credit per
+// tile. Upstream's commit message (9533ae36b) also announces a final
+// read-complete round, but its kernel, there and at e2d0f78ae, has none
+// (its comment says a one-sided round deadlocked on silicon), and neither
+// has this lowering. The emulator needs none either: the host joins every
+// rank at the end of each dispatch loop (pld-spec §5.2), so no call or
+// kernel after this one can touch root's window while a peer still copies
+// the last tile.
 func hostBroadcast(k *hostKernel) error {
 	b := k.b
 	target, tt, err := k.window("target")
@@ -218,13 +255,17 @@ func hostBroadcast(k *hostKernel) error {
 			t.store(flat, recv, r)
 		})
 	})
+	b.epilogue(c, signal, at, b.named("tiles", ir.Sub, expected, idx(1)))
 	return nil
 }
 
-// hostReduceScatter: a ready barrier, then every 256-element tile of the
-// whole [NR, SIZE] target summed over every rank (all rows, not only row
-// my_rank), each followed by a read-done barrier (>= 2, 3, ...) and the
-// store.
+// hostReduceScatter, as HEAD's kernel: a ready barrier (>= 1), then rank r
+// walks its own row r in 256-element tiles, adding every peer's row r into
+// it, and stores each tile; a read-complete barrier (>= 2) keeps it from
+// returning while a peer still reads its row; the epilogue takes back the
+// 2 credits. Rank r writes only row r of its own window and reads only row
+// r of its peers', so the stores need no barrier of their own; rows other
+// than r keep what they held.
 func hostReduceScatter(k *hostKernel) error {
 	b := k.b
 	target, tt, err := k.window("target")
@@ -235,18 +276,22 @@ func hostReduceScatter(k *hostKernel) error {
 	if err != nil {
 		return err
 	}
+	if len(tt.Shape) < 2 {
+		return b.errorf("target %s is not [NR, SIZE] (the checker should have rejected it)", tt)
+	}
 	c := b.setup(target)
-	flat, n, err := b.flatten(target, tt)
+	flat, _, err := b.flatten(target, tt)
 	if err != nil {
 		return err
 	}
-	width := hostTileWidth(n, tt.DType)
+	rowElems := dimOperand(tt.Shape[len(tt.Shape)-1])
+	width := hostTileWidth(rowElems, tt.DType)
 	tile := &ir.Tile{Shape: ir.ConstShape(1, width), DType: tt.DType}
 	at := hostCell(signal)
 	b.barrier(c, signal, at, idx(1))
-	expected := b.counter("read_done_expected", 2)
-	b.loop("base", idx(0), n, idx(hostTile), func(lb *builder, base *ir.Var) {
-		r := tileRegion(base, width, lb.tileValid(n, base, width))
+	myRow := b.named("my_row", ir.Mul, c.me, rowElems)
+	b.loop("off", idx(0), rowElems, idx(hostTile), func(lb *builder, off *ir.Var) {
+		r := tileRegion(lb.add(myRow, off), width, lb.tileValid(rowElems, off, width))
 		acc := lb.load(lb.newVar("acc", tile), flat, r)
 		lb.loop("peer", idx(0), c.nranks, idx(1), func(pb *builder, peer *ir.Var) {
 			pb.when(pb.cmp(ir.Ne, peer, c.me), func(t *builder) {
@@ -254,17 +299,17 @@ func hostReduceScatter(k *hostKernel) error {
 				t.value(acc, "pl.add", nil, acc, recv)
 			})
 		})
-		lb.barrier(c, signal, at, expected)
-		lb.bump(expected)
 		lb.store(flat, acc, r)
 	})
+	b.barrier(c, signal, at, idx(2))
+	b.epilogue(c, signal, at, idx(2))
 	return nil
 }
 
 // hostPush is allgather and all_to_all: for every dest, this rank included,
 // put a row of the source window (row 0 for allgather, row dest for
 // all_to_all) into row my_rank of dest's target, in tiles of
-// min(SIZE, 256); then the Set/Ge barrier.
+// min(SIZE, 256); then the barrier and its epilogue.
 func hostPush(k *hostKernel) error {
 	b := k.b
 	srcName, allToAll := "local_data", k.op.Name == "pld.tensor.all_to_all"
@@ -302,12 +347,12 @@ func hostPush(k *hostKernel) error {
 			lb.op("pld.tensor.put", putAttrs, target, dest, src, list(c.me, base), list(srcRow, base), list(idx(1), n))
 		})
 	})
-	b.setBarrier(c, signal, hostCell(signal))
+	b.oneShot(c, signal, hostCell(signal))
 	return nil
 }
 
 // hostAllToAllV: the same push as the InCore form, with MAX_RECV from the
-// rank count, then the Set/Ge barrier.
+// rank count, then the barrier and its epilogue.
 func hostAllToAllV(k *hostKernel) error {
 	b := k.b
 	src, _, err := k.window("input")
@@ -336,6 +381,6 @@ func hostAllToAllV(k *hostKernel) error {
 	}
 	c := b.setup(target)
 	b.exchangeV(c, src, counts, target, tt, recvCounts, hostCell(recvCounts), maxRecv)
-	b.setBarrier(c, signal, hostCell(signal))
+	b.oneShot(c, signal, hostCell(signal))
 	return nil
 }

@@ -12,9 +12,10 @@ import (
 //	buf = pld.alloc_window_buffer(ws * core_num * 4)
 //	sig = pld.window(buf, [ws, core_num], dtype=pl.INT32)
 //
-// one INT32 lane per block on every rank. Like every HOST builtin signal it
-// is single-use; the checker rejects such a call inside a loop, where the
-// one allocation would serve every iteration.
+// one INT32 lane per block on every rank. The checker rejects such a call
+// inside a loop, as upstream does: the synthesized allocation is one
+// binding, not one per iteration. An explicit signal is allowed there (the
+// kernel's epilogue clears it for the next iteration).
 
 func synthesizeSignals(p *ir.Program) (*ir.Program, error) {
 	for _, f := range p.Funcs {

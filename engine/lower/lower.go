@@ -23,8 +23,8 @@
 //     kernel of pld-spec §4.8.3, spelled out in IR), an orchestration
 //     wrapper that launches it — as a grid of core_num blocks for the
 //     multi-core mesh allreduce — and a dispatch loop over every rank. HOST
-//     builtins signal with single-use Set or AtomicAdd cells and no
-//     epilogue, as on the hardware.
+//     builtins signal with AtomicAdd credits and end with the same kind of
+//     self-clearing epilogue, as upstream HEAD's kernels do since 9533ae36b.
 //
 // Every statement a pass emits carries an ir.Origin naming the builtin call
 // it came from, which the IR printer shows as a trailing comment. The rules

@@ -7,8 +7,9 @@ import (
 
 // This file holds what every lowering shares: the comm-context preamble,
 // the cell addressing of each signal layout, and the signalling protocols
-// (pld-spec §4.8.1): the self-clearing credit barrier of the InCore
-// composites and the single-use Set/Ge barrier of the HOST builtins.
+// (pld-spec §4.8.1): the credit barrier and the self-clearing epilogue,
+// which the InCore composites and, since upstream 9533ae36b, the HOST
+// builtins share.
 
 // Enum members the lowerings emit; the values are the serialized ABI ints
 // of pld-spec §4.1.
@@ -105,14 +106,6 @@ func (b *builder) barrier(c comm, signal ir.Operand, at cell, expected ir.Operan
 	b.waitAll(c, signal, at, expected)
 }
 
-// setBarrier is the HOST builtins' single-use barrier: Set 1 into every
-// peer's cell, wait for every cell >= 1. It never clears, so a second call
-// on the same signal passes at once.
-func (b *builder) setBarrier(c comm, signal ir.Operand, at cell) {
-	b.notifyAll(c, signal, at, idx(1), notifySet)
-	b.waitAll(c, signal, at, idx(1))
-}
-
 // neg returns -x.
 func (b *builder) neg(x ir.Operand) ir.Operand {
 	if n, ok := constOf(x); ok {
@@ -123,7 +116,7 @@ func (b *builder) neg(x ir.Operand) ir.Operand {
 	return res
 }
 
-// epilogue is the self-clearing reset that ends every InCore composite: each
+// epilogue is the self-clearing reset that ends every collective: each
 // rank subtracts, from its own copy, the total credit every peer added
 // during the call (a self-notify). Adds commute, so once every rank has run
 // it the signal is all zero again and the next call starts at generation 1.

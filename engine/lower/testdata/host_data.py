@@ -5,15 +5,15 @@
 #! ranks: 2 3 4
 #! golden: bcast_orch: y[r, 0, j] == x[ROOT, 0, j] (FP32, exact copy)
 #! golden: gather_orch: y[r, s, j] == x[s, 0, j] (FP32, exact copy)
-#! golden: scatter_orch: y[r, s, j] == sum over q of x[q, s, j] (every row is reduced by the HOST builtin)
+#! golden: scatter_orch: y[r, r, j] == sum over q of x[q, r, j]; y[r, s, j] == x[r, s, j] for s != r (HEAD's HOST builtin reduces row r only)
 #! golden: swap_orch: y[r, s, j] == x[s, r, j] (FP32, exact copy)
 
 """The data-moving collectives called by the host orchestrator.
 
 Each host orchestrator stages every rank's input into a window with one
 dispatch, calls one builtin itself, and copies the window out with a second
-dispatch. Every operand is its own window buffer and every call gets a fresh
-rank-1 signal: the HOST builtins never clear their signals.
+dispatch. Every operand is its own window buffer and every call its own
+rank-1 signal (host_reuse.py shares one signal among many calls).
 """
 
 import pypto.language as pl

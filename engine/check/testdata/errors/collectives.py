@@ -118,10 +118,11 @@ def driver(x: pl.Tensor[[4, 1, 64], pl.FP32]):
     bad22 = pld.tensor.allreduce(data, data)  ### "^E0258 HOST pld.tensor.allreduce target and signal are views of the same window buffer data_buf$"
     bad23 = pld.tensor.allgather(rows, rows, sig)  ### "^E0258 pld.tensor.allgather local_data and target are the same tensor rows$"
     bad24 = pld.tensor.allgather(x, rows, sig)  ### "^E0257 HOST pld.tensor.allgather reads its local_data from a window, got pl.Tensor \[4, 1, 64\] FP32$"
-    rows = pld.tensor.allgather(data, rows, sig)  ### "^W0302 HOST pld.tensor.allgather reuses signal window sig_buf"
+    rows = pld.tensor.allgather(data, rows, sig)
     bad25 = pld.tensor.all_to_all(rows, rows, ring)  ### "^E0258"
     for r in pl.range(4):
-        bad26 = pld.tensor.allreduce(data, sig)  ### "^E0260 HOST pld.tensor.allreduce inside a loop$"
+        data = pld.tensor.allreduce(data, sig)
+        bad26 = pld.tensor.allreduce(data)  ### "^E0260 HOST pld.tensor.allreduce without a signal inside a loop: the compiler allocates its signal once, not once per iteration$"
         wrapper(data, device=r)
 ---
 #! entry: driver
@@ -193,13 +194,45 @@ def wrapper(data: pl.InOut[pld.DistributedTensor[[1, 64], pl.FP32]]):
     return kernel(data)
 
 
+@pl.jit.incore
+def peek(flags: pld.DistributedTensor[[4], pl.INT32]):
+    return flags
+
+
+@pl.jit
+def peek_dev(flags: pld.DistributedTensor[[4], pl.INT32]):
+    return peek(flags)
+
+
+@pl.jit.incore
+def hand_barrier(flags: pl.InOut[pld.DistributedTensor[[4], pl.INT32]]):
+    return flags
+
+
+@pl.jit
+def hand_barrier_dev(flags: pl.InOut[pld.DistributedTensor[[4], pl.INT32]]):
+    return hand_barrier(flags)
+
+
+# HOST builtins one after another on one signal are fine (each clears it);
+# reading the signal in a kernel is fine; a kernel that may write it is
+# W0302, once per buffer, at whichever use comes second.
 @pl.jit.host
 def driver():
     data_buf = pld.alloc_window_buffer([1, 64], dtype=pl.FP32)
     sig_buf = pld.alloc_window_buffer([4], dtype=pl.INT32)
+    hand_buf = pld.alloc_window_buffer([4], dtype=pl.INT32)
     data = pld.window(data_buf, [1, 64], dtype=pl.FP32)
     sig = pld.window(sig_buf, [4], dtype=pl.INT32)
+    hand = pld.window(hand_buf, [4], dtype=pl.INT32)
     sig = pld.tensor.barrier(sig)
-    data = pld.tensor.allreduce(data, sig)  ### "^W0302 HOST pld.tensor.allreduce reuses signal window sig_buf, already used by a HOST collective at line 202$"
+    data = pld.tensor.allreduce(data, sig)
+    for i in pl.range(3):
+        sig = pld.tensor.barrier(sig)
     for r in pl.range(pld.world_size()):
         wrapper(data, device=r)
+        peek_dev(sig, device=r)
+        hand_barrier_dev(sig, device=r)  ### "^W0302 orchestration function \"hand_barrier_dev\" may write window sig_buf, the signal of the HOST collective at line 228$"
+    for r in pl.range(pld.world_size()):
+        hand_barrier_dev(hand, device=r)
+    hand = pld.tensor.barrier(hand)  ### "^W0302 HOST pld.tensor.barrier uses signal window hand_buf, which the dispatch at line 237 also hands a kernel to write$"

@@ -39,8 +39,8 @@ def host_sum(y: pl.Out[pl.Tensor[[4, 1, LEN], pl.FP32]]):
 ---
 #! entry: host_mix
 #! ranks: 4
-# Every HOST builtin once, each operand its own window, one single-use
-# signal per call (HOST builtins do not clear their signals).
+# Every HOST builtin once, each operand its own window and each call its own
+# signal.
 import pypto.language as pl
 import pypto.language.distributed as pld
 
