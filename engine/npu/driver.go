@@ -2,8 +2,8 @@ package npu
 
 import (
 	"crypto/sha256"
-	"path"
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 	"text/template"
@@ -28,7 +28,7 @@ var (
 		"pypto/runtime/runner.py:RunConfig": {"platform", "distributed_config", "enable_chip_swimlane", "enable_dep_gen",
 			"enable_scope_stats", "save_kernels", "save_kernels_dir"},
 		"pypto/ir/distributed_compiled_program.py:DistributedConfig": {"device_ids", "num_sub_workers"},
-		"pypto/ir/compile.py:compile":                                 {"output_dir", "platform", "distributed_config"},
+		"pypto/ir/compile.py:compile":                                {"output_dir", "platform", "distributed_config"},
 	}
 	// UpstreamAttributes are attributes the driver reads off PyPTO's
 	// objects, by the file that defines them.
