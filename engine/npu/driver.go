@@ -86,7 +86,7 @@ func writeScript(b *strings.Builder, spec Spec, data []byte) error {
 			d.NoGolden = "this program is not one of the course's steps, so the workbench has no golden for it"
 		}
 	}
-	if data != nil {
+	if len(data) > 0 {
 		d.DataSHA = fmt.Sprintf("%x", sha256.Sum256(data))
 		d.DataBytes = len(data)
 	}
@@ -115,7 +115,7 @@ func writeScript(b *strings.Builder, spec Spec, data []byte) error {
 
 func header(spec Spec, d scriptData) []string {
 	fill := spec.Fill
-	if fill == "randn" {
+	if fill == "randn" && d.DataSHA != "" {
 		fill = fmt.Sprintf("randn (seed %d, from %s)", spec.Seed, spec.DataFile)
 	}
 	h := []string{
@@ -260,7 +260,7 @@ def _pld_read_data(path, torch):
 def _pld_make_args(here, torch):
     args, tensors = [], {}
     data, at = None, 0
-    if _PLD_FILL == "randn":
+    if _PLD_DATA_FILE is not None:
         import os
 
         data = _pld_read_data(os.path.join(here, _PLD_DATA_FILE), torch)

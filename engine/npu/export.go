@@ -110,7 +110,10 @@ func Export(spec Spec) (script, data []byte, err error) {
 		if spec.DataFile == "" {
 			return nil, nil, fmt.Errorf("randn inputs need a data file name")
 		}
-		data = inputData(spec)
+		// A program without input tensors has nothing to write.
+		if data = inputData(spec); len(data) == 0 {
+			data = nil
+		}
 	}
 	var b strings.Builder
 	if err := writeScript(&b, spec, data); err != nil {
