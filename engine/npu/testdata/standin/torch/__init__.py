@@ -7,6 +7,8 @@ pypto writing outputs) is seen through the others, as with torch's views.
 
 import struct
 
+__version__ = "0.0.0+standin"
+
 
 class dtype:
     def __init__(self, name, floating):
