@@ -9,6 +9,7 @@
 //	workbench ir FILE [--entry EXPR] [--ranks P] [--platform 910B|950]
 //	workbench run FILE [--entry EXPR] [--ranks P] [--fill index|randn|ones|zeros] [--seed N] [--arg name=value]... [--json] [--trace FILE]
 //
+//	workbench run FILE --backend pypto [--platform a2a3sim|a2a3|a5|a5sim] [--devices 0,1,2,3]   run through PyPTO (the emulator is the default)
 //	workbench export FILE [--entry E] [--ranks P] [--fill index|ones|zeros|randn --seed N] [--platform a2a3|a2a3sim|a5|a5sim] [-o out.py]
 //
 //	workbench compare A [B] --entry EXPR_A [--entry EXPR_B] [--ranks P] [--fill ...] [--json]
