@@ -73,3 +73,22 @@ func TestExportCommand(t *testing.T) {
 		t.Errorf("--platform 910B: exit %d, want 2 (export takes PyPTO's platform names)", code)
 	}
 }
+
+// TestCheckWithPyPTO puts PyPTO's compile verdict (the stand-in's here)
+// beside the workbench's, for a program it takes and one it refuses.
+func TestCheckWithPyPTO(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	standin, _ := filepath.Abs("../../engine/npu/testdata/standin")
+	t.Setenv("PYTHONPATH", standin)
+	code, out, errs := runCLI("check", "../../kernels/08_allreduce_mesh.py", "--with-pypto")
+	if code != 0 || !strings.Contains(out, "workbench: ok (mesh_allreduce at 4 ranks") || !strings.Contains(out, "PyPTO 0.0.0+standin: compiled for 4 ranks") {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+	t.Setenv("PLD_STANDIN_COMPILE_ERROR", "the stand-in refuses this program")
+	code, out, errs = runCLI("check", "../../kernels/08_allreduce_mesh.py", "--with-pypto")
+	if code != 1 || !strings.Contains(out, "refused the program") || !strings.Contains(out, "the stand-in refuses this program") {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+}

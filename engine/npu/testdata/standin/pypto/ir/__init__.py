@@ -22,6 +22,9 @@ def _compile(program, output_dir=None, platform=None, distributed_config=None, v
     os.makedirs(output_dir, exist_ok=True)
     ids = list(distributed_config.device_ids) if distributed_config is not None else []
     _log({"call": via, "program": name, "platform": platform, "device_ids": ids, "output_dir": output_dir})
+    refusal = os.environ.get("PLD_STANDIN_COMPILE_ERROR")
+    if refusal:
+        raise ValueError(refusal)  # stands in for PyPTO's compiler refusing the program
     delay = float(os.environ.get("PLD_STANDIN_COMPILE_SECONDS", "0"))
     if delay:
         time.sleep(delay)  # stands in for a compile that takes too long
