@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,5 +91,42 @@ func TestCheckWithPyPTO(t *testing.T) {
 	code, out, errs = runCLI("check", "../../kernels/08_allreduce_mesh.py", "--with-pypto")
 	if code != 1 || !strings.Contains(out, "refused the program") || !strings.Contains(out, "the stand-in refuses this program") {
 		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestCompareBackends runs step 08 on the emulator and through the
+// stand-in PyPTO, which hands back the outputs it is given: the emulator's
+// own (written by a first emulator run) compare equal, and the stand-in's
+// zeros do not.
+func TestCompareBackends(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	standin, _ := filepath.Abs("../../engine/npu/testdata/standin")
+	t.Setenv("PYTHONPATH", standin)
+	code, out, errs := runCLI("compare", "../../kernels/08_allreduce_mesh.py", "--backends", "emu,pypto")
+	if code != 1 || !strings.Contains(out, "y: 256 of 256 values differ") || !strings.Contains(out, "the model says") {
+		t.Fatalf("zeros from the stand-in: exit %d\n%s%s", code, out, errs)
+	}
+	code, js, _ := runCLI("run", "../../kernels/08_allreduce_mesh.py", "--json")
+	if code != 0 {
+		t.Fatalf("emulator run: exit %d", code)
+	}
+	var run struct {
+		Outputs map[string]struct {
+			Data []float64 `json:"data"`
+		} `json:"outputs"`
+	}
+	if err := json.Unmarshal([]byte(js), &run); err != nil {
+		t.Fatal(err)
+	}
+	// y is the second host parameter of mesh_allreduce(x, y).
+	outs := filepath.Join(t.TempDir(), "outs.json")
+	b, _ := json.Marshal(map[string][]float64{"1": run.Outputs["y"].Data})
+	os.WriteFile(outs, b, 0o644)
+	t.Setenv("PLD_STANDIN_OUTPUTS", outs)
+	code, out, errs = runCLI("compare", "../../kernels/08_allreduce_mesh.py", "--backends", "emu,pypto")
+	if code != 0 || !strings.Contains(out, "y: the same 256 values") || !strings.Contains(out, "measured 31.000 µs over 8 task slices") {
+		t.Fatalf("the emulator's outputs through the stand-in: exit %d\n%s%s", code, out, errs)
 	}
 }
