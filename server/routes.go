@@ -49,6 +49,7 @@ func (s *Server) routes() {
 	app.Post("/api/check", s.postCheck)
 	app.Post("/api/ir", s.postIR)
 	app.Post("/api/compare", s.postCompare)
+	app.Post("/api/export", s.postExport) // a runnable PyPTO script (workbench export)
 
 	// Runs.
 	app.Post("/api/runs", s.postRun)

@@ -64,34 +64,10 @@ func (f *exportFlags) exportFile(file string, src []byte, dataName string, stder
 		Options:     engine.Options{Entry: expandP(f.entry, f.ranks), Ranks: f.ranks, Budget: bud},
 		NPUPlatform: f.platform, Fill: fill, Seed: f.seed, Args: f.scalars, DataFile: dataName,
 	}
-	ctx := context.Background()
-	if opts.Entry == "" {
-		e, err := engine.DefaultEntry(ctx, file, src, opts.Options)
-		if err != nil {
-			fmt.Fprintf(stderr, "%v\n", err)
-			return nil, 1
-		}
-		opts.Entry = e
-	}
 	kernel := strings.TrimSuffix(filepath.Base(file), ".py")
-	p := f.ranks
-	if p == 0 {
-		// The entry's rank count is known only after the check; the
-		// golden is looked up again below once it is.
-		p = engine.DefaultRanks
-	}
-	attach := func(p int) {
-		g, prose, reason, ok := check.ExportGolden(kernel, opts.Entry, p)
-		opts.Golden, opts.NoGolden = nil, reason
-		if ok {
-			opts.Golden = &npu.Golden{Code: g.Code, Exact: g.Exact, Prose: prose}
-		}
-	}
-	attach(p)
-	res, err := engine.Export(ctx, file, src, opts)
-	if err == nil && res.Script != nil && res.Ranks != p {
-		attach(res.Ranks)
-		res, err = engine.Export(ctx, file, src, opts)
+	res, err := check.Export(context.Background(), kernel, file, src, opts)
+	if l, isDiag := err.(diag.List); isDiag {
+		res, err = &engine.ExportResult{Diags: l}, nil
 	}
 	if res != nil && len(res.Diags) > 0 {
 		fmt.Fprint(stderr, diag.RenderAll(res.Diags, src))

@@ -1,11 +1,48 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
+	"pldworkbench/engine"
+	"pldworkbench/engine/npu"
 	"pldworkbench/kernels"
 )
+
+// Export exports a program as `workbench export` and the server's export
+// do: with the golden of kernel's entry attached when the course has one
+// (kernel is the file's name without .py; a learner's copy of a step
+// passes the step's kernel), else with the reason there is none.
+func Export(ctx context.Context, kernel, file string, src []byte, opts engine.ExportOptions) (*engine.ExportResult, error) {
+	if opts.Entry == "" {
+		e, err := engine.DefaultEntry(ctx, file, src, opts.Options)
+		if err != nil {
+			return nil, err
+		}
+		opts.Entry = e
+	}
+	attach := func(p int) {
+		g, prose, reason, ok := ExportGolden(kernel, opts.Entry, p)
+		opts.Golden, opts.NoGolden = nil, reason
+		if ok {
+			opts.Golden = &npu.Golden{Code: g.Code, Exact: g.Exact, Prose: prose}
+		}
+	}
+	p := opts.Ranks
+	if p == 0 {
+		p = engine.DefaultRanks
+	}
+	attach(p)
+	res, err := engine.Export(ctx, file, src, opts)
+	if err == nil && res.Script != nil && res.Ranks != p {
+		// The rank count was the one the host's tensors pin: look the
+		// golden up again at it.
+		attach(res.Ranks)
+		res, err = engine.Export(ctx, file, src, opts)
+	}
+	return res, err
+}
 
 // GoldenPy is the golden of one entry written in Python for an exported
 // script (engine/npu): Code defines golden(p, inp) over npu.GoldenPrelude's

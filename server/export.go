@@ -1,0 +1,101 @@
+package server
+
+import (
+	"encoding/base64"
+	"errors"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"pldworkbench/engine"
+	"pldworkbench/engine/diag"
+	"pldworkbench/engine/npu"
+	"pldworkbench/kernels"
+	"pldworkbench/tutorials/check"
+)
+
+// exportRequest is the body of POST /api/export.
+type exportRequest struct {
+	Code     string `json:"code"`
+	Entry    string `json:"entry"`
+	Ranks    int    `json:"ranks"`
+	Fill     string `json:"fill"`
+	Seed     uint64 `json:"seed"`
+	Platform string `json:"platform"` // a PyPTO platform: a2a3sim (default), a2a3, a5, a5sim
+	// Kernel names the course kernel the code is a copy of (a step's
+	// kernel, "08_allreduce_mesh"), whose golden the script checks.
+	Kernel string `json:"kernel"`
+}
+
+// exportResponse is the exported script, ready to save, or why not.
+type exportResponse struct {
+	Filename    string      `json:"filename,omitempty"`
+	Script      string      `json:"script,omitempty"`
+	DataName    string      `json:"data_name,omitempty"`
+	Data        string      `json:"data_base64,omitempty"` // the randn inputs, base64
+	Entry       string      `json:"entry,omitempty"`
+	Ranks       int         `json:"ranks,omitempty"`
+	Diagnostics []diag.JSON `json:"diagnostics"`
+	Error       string      `json:"error,omitempty"`
+}
+
+// postExport answers POST /api/export with what `workbench export` writes.
+func (s *Server) postExport(c *fiber.Ctx) error {
+	var req exportRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	if err := checkCode("code", req.Code); err != nil {
+		return err
+	}
+	if err := validRanks(req.Ranks, false); err != nil {
+		return err
+	}
+	fill, err := engine.ParseFill(req.Fill)
+	if err != nil {
+		return errorf(fiber.StatusBadRequest, "fill is index, ones, zeros or randn", "%v", err)
+	}
+	if req.Platform == "" {
+		req.Platform = "a2a3sim"
+	}
+	if _, ok := npu.Profile(req.Platform); !ok {
+		return errorf(fiber.StatusBadRequest, "platform is one of "+strings.Join(npu.Platforms, ", "), "unknown platform %q", req.Platform)
+	}
+	kernel, file := "main", fileName
+	if req.Kernel != "" {
+		k, ok := kernels.Get(req.Kernel)
+		if !ok {
+			return errorf(fiber.StatusNotFound, "kernel names are file names without .py, e.g. 08_allreduce_mesh", "no kernel %q", req.Kernel)
+		}
+		kernel, file = k.Name, k.File
+	}
+	base := strings.TrimSuffix(file, ".py") + "_pypto"
+	opts := engine.ExportOptions{Options: engine.Options{Entry: expandP(strings.TrimSpace(req.Entry), req.Ranks), Ranks: req.Ranks, Budget: s.budget()},
+		NPUPlatform: req.Platform, Fill: fill, Seed: req.Seed, DataFile: base + ".inputs.bin"}
+	var res *engine.ExportResult
+	if err := s.withSlot("export", func() {
+		res, err = check.Export(s.base, kernel, file, []byte(req.Code), opts)
+	}); err != nil {
+		return err
+	}
+	if ie := (*engine.InternalError)(nil); errors.As(err, &ie) {
+		return internalAPIError(s.engineInternal("export", ie))
+	}
+	out := exportResponse{Diagnostics: []diag.JSON{}}
+	var l diag.List
+	switch {
+	case errors.As(err, &l):
+		out.Diagnostics = diagJSON(l)
+	case err != nil:
+		out.Error = err.Error()
+	case res.Script == nil:
+		out.Diagnostics = diagJSON(res.Diags)
+	default:
+		out.Diagnostics = diagJSON(res.Diags)
+		out.Filename, out.Script, out.Entry, out.Ranks = base+".py", string(res.Script), res.Entry, res.Ranks
+		if res.Data != nil {
+			out.DataName, out.Data = opts.DataFile, base64.StdEncoding.EncodeToString(res.Data)
+		}
+	}
+	return c.JSON(out)
+}

@@ -1,0 +1,44 @@
+package server
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestExport: POST /api/export answers the script `workbench export`
+// writes, the step's golden in it, the randn inputs beside it, and a
+// program that breaks an NPU rule with its diagnostics and no script.
+func TestExport(t *testing.T) {
+	ts := start(t, "")
+	src := kernelSource(t, "08_allreduce_mesh")
+	code, b := call(t, ts.Server, "POST", "/api/export", jsonBody(t, map[string]any{"code": src, "kernel": "08_allreduce_mesh", "fill": "randn", "seed": 3}))
+	var got exportResponse
+	if err := json.Unmarshal(b, &got); err != nil || code != 200 {
+		t.Fatalf("%d %s", code, b)
+	}
+	data, err := base64.StdEncoding.DecodeString(got.Data)
+	if !strings.Contains(got.Script, src) || !strings.Contains(got.Script, "Golden: y[r] == sum") || got.Filename != "08_allreduce_mesh_pypto.py" ||
+		err != nil || len(data) != 4*64*8 || got.DataName != "08_allreduce_mesh_pypto.inputs.bin" || got.Ranks != 4 {
+		t.Errorf("filename %q data %q (%d bytes, %v) ranks %d\n%.400s", got.Filename, got.DataName, len(data), err, got.Ranks, got.Script)
+	}
+
+	ring := kernelSource(t, "10_allreduce_ring")
+	code, b = call(t, ts.Server, "POST", "/api/export", jsonBody(t, map[string]any{"code": ring, "entry": "build_ring_allreduce({P}).ring_allreduce", "ranks": 16}))
+	got = exportResponse{}
+	if err := json.Unmarshal(b, &got); err != nil || code != 200 || got.Script != "" {
+		t.Fatalf("%d %s", code, b)
+	}
+	found := false
+	for _, d := range got.Diagnostics {
+		found = found || d.Code == "W0301" && d.Severity == "error"
+	}
+	if !found {
+		t.Errorf("the 32-byte tile rule is not an error at export: %s", b)
+	}
+	code, _ = call(t, ts.Server, "POST", "/api/export", jsonBody(t, map[string]any{"code": src, "platform": "910B"}))
+	if code != 400 {
+		t.Errorf("platform 910B: %d, want 400 (export takes PyPTO's platform names)", code)
+	}
+}
