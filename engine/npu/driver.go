@@ -225,13 +225,6 @@ def _pld_params(torch):
     ]
 
 
-def _pld_numel(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
-
 def _pld_fill_values(dtype, n, fill, torch):
     if fill == "index":
         vals = list(range(n))

@@ -6,6 +6,13 @@ package npu
 // facts in Go, and a test there runs both on the same inputs).
 const GoldenPrelude = `# The golden, in plain Python over flat row-major lists: a tensor is
 # (values, shape). It is the workbench's own check of this step, exported.
+def _pld_numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
 def _pld_row(t, r):
     vals, shape = t
     n = len(vals) // shape[0]

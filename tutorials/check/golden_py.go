@@ -117,7 +117,7 @@ var (
     x, w = inp["x"], _pld_row(inp["w"], %d)
     total, n = _pld_sum_rows(x), len(w)
     scaled = _pld_map_rows(x, lambda r, row: [a * b for a, b in zip(total, w)])
-    table = ([_pld_at(x, s, 0, j) + w[j] for r in range(p) for s in range(p) for j in range(n)], (p, p, n))
+    table = ([_pld_f32(_pld_at(x, s, 0, j) + w[j]) for r in range(p) for s in range(p) for j in range(n)], (p, p, n))
     return {"scaled": scaled, "table": table}
 `, pipelineRoot)
 	pyReusedTwice = func(rows, cols string, tally bool) string {
