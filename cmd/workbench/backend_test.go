@@ -70,6 +70,25 @@ func TestExportCommand(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "W0301") || !strings.Contains(errs, "an error on an NPU") {
 		t.Errorf("ring at 16 ranks: exit %d\n%s", code, errs)
 	}
+	// A learner's copy of step 8 under another name takes the step's golden
+	// with --step, and says it has none without.
+	mine := filepath.Join(dir, "my_mesh.py")
+	os.WriteFile(mine, src, 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--step", "8"}, "# Golden: y[r] == sum over k of x[k]"},
+		{nil, "# Golden: none: my_mesh is not one of the course's kernels"},
+	} {
+		o := filepath.Join(dir, "out.py")
+		if code, _, errs := runCLI(append([]string{"export", mine, "-o", o}, c.args...)...); code != 0 {
+			t.Fatalf("export %v: exit %d %s", c.args, code, errs)
+		}
+		if b, _ := os.ReadFile(o); !strings.Contains(string(b), c.want) {
+			t.Errorf("export %v: the header lacks %q", c.args, c.want)
+		}
+	}
 	if code, _, _ := runCLI("export", "../../kernels/08_allreduce_mesh.py", "--platform", "910B"); code != 2 {
 		t.Errorf("--platform 910B: exit %d, want 2 (export takes PyPTO's platform names)", code)
 	}

@@ -24,6 +24,7 @@ type exportFlags struct {
 	fill     string
 	seed     uint64
 	platform string
+	step     int
 	scalars  argFlags
 	limits   budgetFlags
 }
@@ -34,6 +35,7 @@ func (f *exportFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.fill, "fill", "index", "inputs: index, ones, zeros (made by the script) or randn (written beside it)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed for --fill randn")
 	fs.StringVar(&f.platform, "platform", "a2a3sim", "PyPTO platform: "+strings.Join(npu.Platforms, ", "))
+	fs.IntVar(&f.step, "step", 0, "check the outputs against step N's golden (default: the golden of the course kernel FILE is, if it is one)")
 	f.scalars = argFlags{}
 	fs.Var(f.scalars, "arg", "a host scalar parameter, name=value (repeatable)")
 	f.limits.register(fs, limits.CLIBudget())
@@ -65,6 +67,15 @@ func (f *exportFlags) exportFile(file string, src []byte, dataName string, stder
 		NPUPlatform: f.platform, Fill: fill, Seed: f.seed, Args: f.scalars, DataFile: dataName,
 	}
 	kernel := strings.TrimSuffix(filepath.Base(file), ".py")
+	if f.step != 0 {
+		s, ok := check.StepOf(f.step)
+		ref, hasRef := s.Reference()
+		if !ok || !hasRef {
+			fmt.Fprintf(stderr, "--step %d: no such step (want 1..20)\n", f.step)
+			return nil, 2
+		}
+		kernel = ref.Name
+	}
 	res, err := check.Export(context.Background(), kernel, file, src, opts)
 	if l, isDiag := err.(diag.List); isDiag {
 		res, err = &engine.ExportResult{Diags: l}, nil
@@ -100,7 +111,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	ef.register(fs)
 	out := fs.String("o", "", "the script to write (default: FILE's name with _pypto.py, in the current directory; - for stdout)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench export FILE [--entry E] [--ranks P] [--fill index|ones|zeros|randn --seed N] [--platform a2a3|a2a3sim|a5|a5sim] [--arg name=value]... [-o out.py]")
+		fmt.Fprintln(stderr, "usage: workbench export FILE [--entry E] [--ranks P] [--step N] [--fill index|ones|zeros|randn --seed N] [--platform a2a3|a2a3sim|a5|a5sim] [--arg name=value]... [-o out.py]")
 		fs.PrintDefaults()
 	}
 	file, exit := parseFileArgs(fs, args, stderr)
