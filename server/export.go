@@ -99,3 +99,30 @@ func (s *Server) postExport(c *fiber.Ctx) error {
 	}
 	return c.JSON(out)
 }
+
+// pyptoResponse is GET /api/pypto: what the backend would run with.
+type pyptoResponse struct {
+	npu.Toolchain
+	// Ready lists the platforms an exported script can run on here.
+	Ready []string `json:"ready"`
+}
+
+// getPyPTO answers GET /api/pypto: python3, pypto and torch as
+// `python3 -c "import pypto"` finds them, the cards, and what is missing
+// and how to get it. It probes on every call (on demand, in a worker
+// slot: the probe imports torch, which takes seconds).
+func (s *Server) getPyPTO(c *fiber.Ctx) error {
+	var tc npu.Toolchain
+	if err := s.withSlot("pypto", func() {
+		tc = npu.Detect(s.base, npu.DetectOptions{})
+	}); err != nil {
+		return err
+	}
+	out := pyptoResponse{Toolchain: tc, Ready: []string{}}
+	for _, p := range npu.Platforms {
+		if tc.Usable(p) {
+			out.Ready = append(out.Ready, p)
+		}
+	}
+	return c.JSON(out)
+}

@@ -3,6 +3,9 @@ package server
 import (
 	"encoding/base64"
 	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -40,5 +43,32 @@ func TestExport(t *testing.T) {
 	code, _ = call(t, ts.Server, "POST", "/api/export", jsonBody(t, map[string]any{"code": src, "platform": "910B"}))
 	if code != 400 {
 		t.Errorf("platform 910B: %d, want 400 (export takes PyPTO's platform names)", code)
+	}
+}
+
+// TestPyPTOStatus: GET /api/pypto reports the toolchain; with the
+// stand-in on PYTHONPATH its pypto and the simulators are ready, without
+// it the answer says what is missing.
+func TestPyPTOStatus(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	ts := start(t, "")
+	standin, _ := filepath.Abs("../engine/npu/testdata/standin")
+	t.Setenv("PYTHONPATH", standin)
+	code, b := call(t, ts.Server, "GET", "/api/pypto", "")
+	var got pyptoResponse
+	if err := json.Unmarshal(b, &got); err != nil || code != 200 {
+		t.Fatalf("%d %s", code, b)
+	}
+	if got.PyPTO != "0.0.0+standin" || !slices.Contains(got.Ready, "a2a3sim") || !slices.Contains(got.Ready, "a5sim") {
+		t.Errorf("with the stand-in: %s", b)
+	}
+	t.Setenv("PYTHONPATH", t.TempDir())
+	_, b = call(t, ts.Server, "GET", "/api/pypto", "")
+	got = pyptoResponse{}
+	json.Unmarshal(b, &got)
+	if got.PyPTO == "" && (len(got.Ready) != 0 || !strings.Contains(strings.Join(got.Missing, " "), "pypto is not importable")) {
+		t.Errorf("without pypto: %s", b)
 	}
 }

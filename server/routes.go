@@ -50,6 +50,7 @@ func (s *Server) routes() {
 	app.Post("/api/ir", s.postIR)
 	app.Post("/api/compare", s.postCompare)
 	app.Post("/api/export", s.postExport) // a runnable PyPTO script (workbench export)
+	app.Get("/api/pypto", s.getPyPTO)     // is PyPTO here, and which cards
 
 	// Runs.
 	app.Post("/api/runs", s.postRun)
