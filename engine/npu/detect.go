@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"pldworkbench/engine/limits"
 )
 
 // Toolchain is what Detect found: the Python that runs exported scripts,
@@ -91,7 +93,7 @@ func Detect(ctx context.Context, opts DetectOptions) Toolchain {
 		opts.Python = "python3"
 	}
 	if opts.Timeout <= 0 {
-		opts.Timeout = 30 * time.Second // importing torch takes seconds on a cold disk
+		opts.Timeout = limits.PyPTOProbe
 	}
 	if opts.DevRoot == "" {
 		opts.DevRoot = "/dev"

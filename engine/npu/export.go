@@ -17,9 +17,10 @@
 //     manifest back, and turn the runtime's per-rank swimlane records into
 //     trace events: one slice per task the hardware recorded, never per op.
 //
-// The package imports only engine/ir and engine/trace: the engine facade
-// checks the program and hands the result in, and nothing here runs the
-// emulator.
+// The package imports only engine/ir, engine/trace and engine/limits (its
+// probe's deadline and what a run keeps of the script's output): the
+// engine facade checks the program and hands the result in, and nothing
+// here runs the emulator.
 package npu
 
 import (

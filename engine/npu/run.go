@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"pldworkbench/engine/limits"
 	"pldworkbench/engine/trace"
 )
 
@@ -128,10 +129,6 @@ func (f *jsonFloat) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// stderrTail is how much of the script's output a Result keeps: PyPTO's
-// own error is at the end of a traceback.
-const stderrTail = 8 << 10
-
 // Run runs an exported script in a fresh temporary directory under the
 // spec's deadline and memory limit, then reads its manifest and swimlane
 // records back. An error is returned only when the run could not be
@@ -226,13 +223,13 @@ func command(ctx context.Context, py string, args []string, memory int64) *exec.
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
+	cmd.WaitDelay = limits.PyPTOKillGrace
 	return cmd
 }
 
 func tail(s string) string {
-	if len(s) > stderrTail {
-		return "…" + s[len(s)-stderrTail:]
+	if len(s) > limits.PyPTOMessages {
+		return "…" + s[len(s)-limits.PyPTOMessages:]
 	}
 	return s
 }
