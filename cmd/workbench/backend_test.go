@@ -144,8 +144,16 @@ func TestCompareBackends(t *testing.T) {
 	b, _ := json.Marshal(map[string][]float64{"1": run.Outputs["y"].Data})
 	os.WriteFile(outs, b, 0o644)
 	t.Setenv("PLD_STANDIN_OUTPUTS", outs)
-	code, out, errs = runCLI("compare", "../../kernels/08_allreduce_mesh.py", "--backends", "emu,pypto")
+	both := filepath.Join(t.TempDir(), "both.json")
+	code, out, errs = runCLI("compare", "../../kernels/08_allreduce_mesh.py", "--backends", "emu,pypto", "--trace", both)
 	if code != 0 || !strings.Contains(out, "y: the same 256 values") || !strings.Contains(out, "measured 31.000 µs over 8 task slices") {
 		t.Fatalf("the emulator's outputs through the stand-in: exit %d\n%s%s", code, out, errs)
+	}
+	b, err := os.ReadFile(both)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := trace.ValidateChromeTrace(b); err != nil || !strings.Contains(string(b), "(modelled)") || !strings.Contains(string(b), "(measured tasks)") || !strings.Contains(string(b), `"pid":2`) {
+		t.Errorf("--trace with both timelines: %v\n%.300s", err, b)
 	}
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -42,6 +44,7 @@ func runCompareBackends(args []string, stdout, stderr io.Writer) int {
 	backends := fs.String("backends", "emu,pypto", "the two backends: emu,pypto")
 	devices := fs.String("devices", "", "comma-separated device ids for PyPTO, one per rank (default 0..P-1)")
 	python := fs.String("python", "python3", "the Python that has pypto and torch")
+	traceFile := fs.String("trace", "", "write both timelines on one time axis to FILE, a Chrome trace for Perfetto: the emulator's modelled ops, then PyPTO's measured task slices")
 	file, exit := parseFileArgs(fs, args, stderr)
 	if exit >= 0 {
 		return exit
@@ -94,6 +97,11 @@ func runCompareBackends(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	measured := makespan(r.Events)
+	if *traceFile != "" {
+		if err := writeBoth(*traceFile, col.Events, r.Events, fmt.Sprintf("%s at P=%d", res.Entry, res.Ranks), ef.platform); err != nil {
+			fmt.Fprintf(stderr, "--trace: %v\n", err)
+		}
+	}
 	fmt.Fprintf(stdout, "  pypto: %s on PyPTO %s (%s), measured %s over %d task slices\n", r.Status, tc.PyPTO, ef.platform, micros(measured), len(r.Events))
 	same := true
 	names := append([]string(nil), emu.OutputOrder...)
@@ -168,3 +176,41 @@ func makespan(events []trace.Event) int64 {
 }
 
 func micros(ns int64) string { return fmt.Sprintf("%.3f µs", float64(ns)/1e3) }
+
+// writeBoth writes one Chrome trace with two processes on one time axis,
+// both starting at 0: pid 1 the emulator's events as its cost model times
+// them, pid 2 PyPTO's task slices as the runtime measured them. Each is
+// trace.WritePerfetto's own document; the second's pid and flow ids are
+// moved clear of the first's.
+func writeBoth(path string, emu, hw []trace.Event, title, platform string) error {
+	var docs [2]trace.ChromeTrace
+	for i, side := range []struct {
+		events []trace.Event
+		title  string
+	}{{emu, title + " on the emulator (modelled)"}, {hw, title + " on PyPTO " + platform + " (measured tasks)"}} {
+		var b bytes.Buffer
+		if err := trace.WritePerfetto(&b, side.events, trace.PerfettoOptions{Title: side.title}); err != nil {
+			return err
+		}
+		if err := json.Unmarshal(b.Bytes(), &docs[i]); err != nil {
+			return err
+		}
+	}
+	maxID := 0
+	for _, e := range docs[0].TraceEvents {
+		maxID = max(maxID, e.ID)
+	}
+	out := docs[0]
+	for _, e := range docs[1].TraceEvents {
+		e.Pid++
+		if e.ID != 0 {
+			e.ID += maxID
+		}
+		out.TraceEvents = append(out.TraceEvents, e)
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
