@@ -126,3 +126,82 @@ func (s *Server) getPyPTO(c *fiber.Ctx) error {
 	}
 	return c.JSON(out)
 }
+
+// pyptoCheckResponse is POST /api/pypto/check: the workbench's verdict
+// under the NPU's rules beside PyPTO's compiler's.
+type pyptoCheckResponse struct {
+	Diagnostics []diag.JSON `json:"diagnostics"`
+	Exported    bool        `json:"exported"`
+	PyPTO       string      `json:"pypto,omitempty"`
+	// Status is PyPTO's verdict: compiled, error (refused) or timeout;
+	// empty when it was not asked.
+	Status   string   `json:"status,omitempty"`
+	Messages string   `json:"messages,omitempty"`
+	Seconds  float64  `json:"seconds,omitempty"`
+	Missing  []string `json:"missing,omitempty"`
+}
+
+// postPyPTOCheck answers POST /api/pypto/check (the body of POST
+// /api/export) with what `workbench check --with-pypto` prints: the
+// program exported, then compiled by PyPTO (--compile-only) under the
+// server's budget.
+func (s *Server) postPyPTOCheck(c *fiber.Ctx) error {
+	var req exportRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	if err := checkCode("code", req.Code); err != nil {
+		return err
+	}
+	if err := validRanks(req.Ranks, false); err != nil {
+		return err
+	}
+	if req.Platform == "" {
+		req.Platform = "a2a3sim"
+	}
+	if _, ok := npu.Profile(req.Platform); !ok {
+		return errorf(fiber.StatusBadRequest, "platform is one of "+strings.Join(npu.Platforms, ", "), "unknown platform %q", req.Platform)
+	}
+	opts := engine.ExportOptions{Options: engine.Options{Entry: expandP(strings.TrimSpace(req.Entry), req.Ranks), Ranks: req.Ranks, Budget: s.budget()},
+		NPUPlatform: req.Platform, DataFile: "exported.inputs.bin"}
+	out := pyptoCheckResponse{Diagnostics: []diag.JSON{}}
+	var err error
+	if serr := s.withSlot("pypto check", func() {
+		var res *engine.ExportResult
+		res, err = engine.Export(s.base, fileName, []byte(req.Code), opts)
+		var l diag.List
+		switch {
+		case errors.As(err, &l):
+			out.Diagnostics, err = diagJSON(l), nil
+			return
+		case err != nil:
+			return
+		}
+		out.Diagnostics = diagJSON(res.Diags)
+		if res.Script == nil {
+			return
+		}
+		out.Exported = true
+		tc := npu.Detect(s.base, npu.DetectOptions{})
+		if tc.PyPTO == "" || tc.Torch == "" {
+			out.Missing = tc.MissingFor("a2a3sim")
+			return
+		}
+		b := s.budget()
+		var r *npu.Result
+		r, err = npu.Run(s.base, npu.RunSpec{Script: res.Script, Platform: req.Platform, CompileOnly: true, Python: tc.Python, Timeout: b.Timeout, Memory: b.Memory})
+		if err != nil {
+			return
+		}
+		out.PyPTO, out.Status, out.Messages, out.Seconds = tc.PyPTO, r.Status, strings.TrimSpace(r.Stderr), r.Elapsed.Seconds()
+	}); serr != nil {
+		return serr
+	}
+	if ie := (*engine.InternalError)(nil); errors.As(err, &ie) {
+		return internalAPIError(s.engineInternal("pypto check", ie))
+	}
+	if err != nil {
+		return errorf(fiber.StatusBadRequest, "name the host orchestrator with entry", "%v", err)
+	}
+	return c.JSON(out)
+}

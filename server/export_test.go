@@ -72,3 +72,35 @@ func TestPyPTOStatus(t *testing.T) {
 		t.Errorf("without pypto: %s", b)
 	}
 }
+
+// TestPyPTOCheck: POST /api/pypto/check gives the workbench's diagnostics
+// and PyPTO's compile verdict (the stand-in's, which refuses on request),
+// and says what is missing without PyPTO.
+func TestPyPTOCheck(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	ts := start(t, "")
+	src := kernelSource(t, "08_allreduce_mesh")
+	standin, _ := filepath.Abs("../engine/npu/testdata/standin")
+	t.Setenv("PYTHONPATH", standin)
+	ask := func() pyptoCheckResponse {
+		code, b := call(t, ts.Server, "POST", "/api/pypto/check", jsonBody(t, map[string]any{"code": src}))
+		var got pyptoCheckResponse
+		if err := json.Unmarshal(b, &got); err != nil || code != 200 {
+			t.Fatalf("%d %s", code, b)
+		}
+		return got
+	}
+	if got := ask(); !got.Exported || got.Status != "compiled" || got.PyPTO != "0.0.0+standin" {
+		t.Errorf("with the stand-in: %+v", got)
+	}
+	t.Setenv("PLD_STANDIN_COMPILE_ERROR", "refused by the stand-in")
+	if got := ask(); got.Status != "error" || !strings.Contains(got.Messages, "refused by the stand-in") {
+		t.Errorf("a refusal: %+v", got)
+	}
+	t.Setenv("PYTHONPATH", t.TempDir())
+	if got := ask(); got.PyPTO == "" && (got.Status != "" || len(got.Missing) == 0) {
+		t.Errorf("without pypto: %+v", got)
+	}
+}
