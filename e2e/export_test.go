@@ -15,7 +15,7 @@ func TestExportButton(t *testing.T) {
 	tb.navigate(fmt.Sprintf("%s/step/%d", s.base, 8))
 	waitFor[bool](tb, "an Export button", `!!document.querySelector('[data-test=export]')`, summary)
 	tb.do("click Export", chromedp.Click(chromedp.JSPath(`document.querySelector("[data-test=export]")`)))
-	note := waitFor[string](tb, "the export's note", `(() => { const t = [...document.querySelectorAll('.lint-note')].map(n => n.textContent).find(x => /export/.test(x) && !/exporting/.test(x)); return t ?? ''; })()`, summary)
+	note := waitFor[string](tb, "the export's note", `(() => { const t = document.querySelector('[data-test=export-note]')?.textContent ?? ''; return /exporting/.test(t) ? '' : t; })()`, summary)
 	if !strings.Contains(note, "exported 08_allreduce_mesh") || !strings.Contains(note, "_pypto.py") {
 		t.Errorf("the note says %q, want the saved script's name", note)
 	}

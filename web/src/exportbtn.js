@@ -28,14 +28,15 @@ function bytes(b64) {
 
 /**
  * exportButton returns the button for cell (a Cell with settings(),
- * entry(p), code() and lintNote, the line under the editor that says
- * what happened).
+ * entry(p) and code()) and, beside it, its own note saying what happened
+ * (its own: the checker's note under the editor is rewritten by every
+ * lint).
  */
 export function exportButton(cell) {
+  const note = el("span", { class: "lint-note", "data-test": "export-note" });
   const btn = el("button", { type: "button", class: "btn small", "data-test": "export", title: "save this kernel as a Python script PyPTO runs on NPUs or its simulator (workbench export)" }, "Export");
   btn.addEventListener("click", async () => {
     const st = cell.settings();
-    const note = cell.lintNote;
     const k = cell.wc ? cell.wc.reference : cell.spec.kernel;
     btn.disabled = true;
     note.textContent = "exporting…";
@@ -59,5 +60,5 @@ export function exportButton(cell) {
       btn.disabled = false;
     }
   });
-  return btn;
+  return el("span", { class: "export" }, btn, note);
 }
