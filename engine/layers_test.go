@@ -19,6 +19,7 @@ var allowed = map[string][]string{
 	"pldworkbench/engine/lower":  {"engine/diag", "engine/syntax", "engine/meta", "engine/check", "engine/ir", "engine/limits"},
 	"pldworkbench/engine/trace":  {},
 	"pldworkbench/engine/emu":    {"engine/ir", "engine/trace", "engine/limits"},
+	"pldworkbench/engine/npu":    {"engine/ir", "engine/trace", "engine/limits"},
 	"pldworkbench/kernels":       {},
 	"pldworkbench/tutorials":     {},
 	"pldworkbench/web":           {},

@@ -49,6 +49,9 @@ func (s *Server) routes() {
 	app.Post("/api/check", s.postCheck)
 	app.Post("/api/ir", s.postIR)
 	app.Post("/api/compare", s.postCompare)
+	app.Post("/api/export", s.postExport) // a runnable PyPTO script (workbench export)
+	app.Get("/api/pypto", s.getPyPTO)     // is PyPTO here, and which cards
+	app.Post("/api/pypto/check", s.postPyPTOCheck)
 
 	// Runs.
 	app.Post("/api/runs", s.postRun)

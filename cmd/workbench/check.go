@@ -139,13 +139,16 @@ func readSource(file string, stderr io.Writer) ([]byte, bool) {
 }
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
+	if withPyPTO(args) {
+		return runCheckWithPyPTO(args, stdout, stderr)
+	}
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var ff frontFlags
 	ff.register(fs)
 	asJSON := fs.Bool("json", false, `print {"ok": bool, "diagnostics": [...]} as JSON`)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench check FILE [--entry EXPR] [--ranks P] [--platform 910B|950] [--mem-limit SIZE] [--timeout DUR] [--json]")
+		fmt.Fprintln(stderr, "usage: workbench check FILE [--entry EXPR] [--ranks P] [--platform 910B|950] [--mem-limit SIZE] [--timeout DUR] [--json]\n       workbench check FILE --with-pypto [--entry EXPR] [--ranks P] [--platform a2a3sim|a2a3|a5|a5sim]   ours and PyPTO's compiler side by side")
 		fs.PrintDefaults()
 	}
 	file, exit := parseFileArgs(fs, args, stderr)

@@ -22,6 +22,9 @@ func (e *entryFlags) String() string     { return strings.Join(*e, ", ") }
 func (e *entryFlags) Set(s string) error { *e = append(*e, s); return nil }
 
 func runCompare(args []string, stdout, stderr io.Writer) int {
+	if _, ok := backendsArg(args); ok {
+		return runCompareBackends(args, stdout, stderr)
+	}
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var entries entryFlags

@@ -9,6 +9,9 @@
 //	workbench ir FILE [--entry EXPR] [--ranks P] [--platform 910B|950]
 //	workbench run FILE [--entry EXPR] [--ranks P] [--fill index|randn|ones|zeros] [--seed N] [--arg name=value]... [--json] [--trace FILE]
 //
+//	workbench run FILE --backend pypto [--platform a2a3sim|a2a3|a5|a5sim] [--devices 0,1,2,3]   run through PyPTO (the emulator is the default)
+//	workbench export FILE [--entry E] [--ranks P] [--fill index|ones|zeros|randn --seed N] [--platform a2a3|a2a3sim|a5|a5sim] [-o out.py]
+//
 //	workbench compare A [B] --entry EXPR_A [--entry EXPR_B] [--ranks P] [--fill ...] [--json]
 //
 // Exit status: 0 ok, 1 the program has an error, 2 usage.
@@ -35,6 +38,7 @@ func commands() []command {
 		{"check", "read and check a PyPTO program; print its diagnostics", runCheck},
 		{"ir", "print a program's IR", runIR},
 		{"run", "run a program on the emulator at P ranks", runRun},
+		{"export", "write a program as a Python script PyPTO runs on NPUs or its simulator", runExport},
 		{"compare", "run two programs on the same inputs; compare outputs, stats and lowered kernels", runCompare},
 		{"sweep", "run a program at every size and rank count; nccl-tests style bandwidth tables", runSweep},
 	}

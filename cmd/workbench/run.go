@@ -35,7 +35,16 @@ func (a argFlags) Set(s string) error {
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
+	switch b, _ := backendArg(args); b {
+	case "pypto":
+		return runPyPTO(args, stdout, stderr)
+	case "", "emu":
+	default:
+		fmt.Fprintf(stderr, "--backend %q unknown: want emu (the default) or pypto\n", b)
+		return 2
+	}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.String("backend", "emu", "emu (the bundled emulator, the default) or pypto (PyPTO's toolchain on NPUs or its simulator; see run --backend pypto -h)")
 	fs.SetOutput(stderr)
 	var ff frontFlags
 	ff.register(fs)

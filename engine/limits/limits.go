@@ -163,6 +163,17 @@ const (
 	// EventPage is how many events one stored page holds: a replay or an
 	// events download holds one page (about 150 KiB decoded) at a time.
 	EventPage = 1024
+	// PyPTOProbe bounds the probe for PyPTO (python3 importing pypto and
+	// torch, npu-smi listing the cards): importing torch from a cold disk
+	// takes seconds, so 30 s is generous.
+	PyPTOProbe = 30 * time.Second
+	// PyPTOMessages is how many bytes of an exported script's standard
+	// error (and output) a PyPTO run keeps: PyPTO's own message ends a
+	// traceback, and 8 KiB holds the last frames of one.
+	PyPTOMessages = 8 << 10
+	// PyPTOKillGrace is how long a killed script's process group has to
+	// go after the deadline before its pipes are closed on it.
+	PyPTOKillGrace = 2 * time.Second
 )
 
 // Table lists every limit. Keep it in the order API.md shows it.
@@ -195,6 +206,10 @@ var Table = []Limit{
 		Error: "a larger output keeps its first 64 elements per rank, `truncated`, `full_shape` and `stats` (min, max, mean, count, nan)"},
 	{Name: "event-page", What: "events per stored page (replays hold one page at a time)", Server: "1024", CLI: "—", Flag: "—",
 		Error: "—"},
+	{Name: "pypto-probe", What: "wall clock of looking for PyPTO (python3 importing pypto and torch, npu-smi listing the cards); a PyPTO run itself has the timeout and memory rows, memory as the script's data-segment limit", Server: "30 s", CLI: "30 s", Flag: "—",
+		Error: "PyPTO counts as missing: `pypto is not importable by python3: build it from …`"},
+	{Name: "pypto-messages", What: "bytes of an exported script's output a PyPTO run keeps (the end of it)", Server: "8 KiB", CLI: "8 KiB", Flag: "—",
+		Error: "the earlier output is dropped, marked `…`"},
 }
 
 // Markdown renders Table as the Markdown table that server/API.md and the

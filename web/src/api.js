@@ -52,6 +52,7 @@ export const api = {
   check: (body) => request("POST", "/api/check", body),
   ir: (body) => request("POST", "/api/ir", body),
   compare: (body) => request("POST", "/api/compare", body),
+  exportScript: (body) => request("POST", "/api/export", body),
   stepCheck: (n, body) => request("POST", `/api/steps/${encodeURIComponent(n)}/check`, body),
   postRun: (body) => request("POST", "/api/runs", body),
   run: (id) => request("GET", `/api/runs/${encodeURIComponent(id)}`),

@@ -10,6 +10,7 @@ import { el, clear, plural, parseArgs, hashText, timeOfDay, humanTime, fmtBytes,
 import { api, openRun } from "./api.js";
 import { createEditor, functionExcerpt, splitHeader, firstTodo } from "./editor.js";
 import { RunView } from "./runview.js";
+import { exportButton } from "./exportbtn.js";
 import { StepCheck } from "./views/stepcheck.js";
 import * as store from "./storage.js";
 
@@ -237,7 +238,7 @@ export class Cell {
     }
     const right = [this.copyBtn || null, this.histSel, el("button", { type: "button", class: "btn small", "data-test": "reset", onclick: () => this.reset() }, "Reset"), this.undoBtn];
     if (this.action === "bug") this.loadBug();
-    return el("div", { class: "cell-controls" }, bits, el("span", { class: "spacer" }), this.clearBtn, s.key || this.wc ? right : null);
+    return el("div", { class: "cell-controls" }, bits, el("span", { class: "spacer" }), this.ranksSel ? exportButton(this) : null, this.clearBtn, s.key || this.wc ? right : null);
   }
 
   /**

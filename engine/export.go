@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"pldworkbench/engine/check"
+	"pldworkbench/engine/diag"
+	"pldworkbench/engine/meta"
+	"pldworkbench/engine/npu"
+)
+
+// NPUErrors lists the diagnostics that are warnings on the emulator and
+// errors on an NPU (pld-spec ruling 18): Export refuses a program that has
+// one.
+var NPUErrors = []check.Code{check.WarnTileAlign}
+
+// ExportOptions says what to export. Options.Platform is ignored: the
+// PyPTO platform picks the cost-model profile the program is checked
+// under.
+type ExportOptions struct {
+	Options
+	NPUPlatform string // a2a3, a2a3sim, a5 or a5sim; "" is a2a3sim
+	Fill        Fill
+	Seed        uint64
+	Args        map[string]float64
+	DataFile    string // base name of the randn data file beside the script
+	Golden      *npu.Golden
+	NoGolden    string
+}
+
+// ExportResult is the exported script, its randn data (nil for the other
+// fills) and the diagnostics of the check that preceded it.
+type ExportResult struct {
+	Entry  string
+	Ranks  int
+	Script []byte
+	Data   []byte
+	Diags  diag.List
+}
+
+// Export checks a program at one entry under the NPU's rules and writes it
+// as a runnable PyPTO script (npu.Export). A program with an error,
+// including a warning that is an error on an NPU, comes back with its
+// diagnostics and no script.
+func Export(ctx context.Context, name string, src []byte, opts ExportOptions) (*ExportResult, error) {
+	if opts.NPUPlatform == "" {
+		opts.NPUPlatform = "a2a3sim"
+	}
+	profile, ok := npu.Profile(opts.NPUPlatform)
+	if !ok {
+		return nil, fmt.Errorf("platform %q unknown: want one of %s", opts.NPUPlatform, strings.Join(npu.Platforms, ", "))
+	}
+	opts.Platform = profile
+	if opts.Fill == "" {
+		opts.Fill = FillIndex
+	}
+	if opts.Entry == "" {
+		e, err := DefaultEntry(ctx, name, src, opts.Options)
+		if err != nil {
+			return nil, err
+		}
+		opts.Entry = e
+	}
+	res := Check(ctx, name, src, opts.Options)
+	out := &ExportResult{Entry: opts.Entry, Diags: npuSeverity(res.Diags)}
+	if res.Internal != nil {
+		return out, res.Internal
+	}
+	if out.Diags.HasErrors() {
+		return out, nil
+	}
+	if len(res.Units) != 1 || res.Units[0].Program == nil {
+		return out, fmt.Errorf("--entry %s names no host orchestrator to export", opts.Entry)
+	}
+	prog := res.Units[0].Program
+	out.Ranks = prog.Ranks
+	params, err := npu.ParamsOf(prog, opts.Args)
+	if err != nil {
+		return out, err
+	}
+	spec := npu.Spec{File: name, Source: src, Entry: opts.Entry, Ranks: prog.Ranks, Platform: opts.NPUPlatform,
+		Fill: string(opts.Fill), Seed: opts.Seed, Params: params, DataFile: opts.DataFile, Golden: opts.Golden, NoGolden: opts.NoGolden}
+	if fn, _ := EvalEntry(res.Module, opts.Entry); fn != nil && fn.Program != nil {
+		spec.Program = strings.TrimSuffix(opts.Entry, "."+fn.Def.Name)
+		if hosts(fn.Program) > 1 {
+			spec.Method = fn.Def.Name
+		}
+	}
+	if opts.Fill == FillRandn {
+		in, err := MakeInputs(prog, opts.Fill, opts.Seed, opts.Args)
+		if err != nil {
+			return out, err
+		}
+		spec.Inputs = map[string][]float64{}
+		for k, t := range in {
+			spec.Inputs[k] = t.Data
+		}
+	}
+	out.Script, out.Data, err = npu.Export(spec)
+	return out, err
+}
+
+func hosts(p *meta.Program) int {
+	n := 0
+	for _, m := range p.Methods {
+		if m.Kind == meta.Host {
+			n++
+		}
+	}
+	return n
+}
+
+// npuSeverity turns the warnings of NPUErrors into errors that say why.
+func npuSeverity(l diag.List) diag.List {
+	out := make(diag.List, 0, len(l))
+	for _, d := range l {
+		for _, c := range NPUErrors {
+			if d.Code == string(c) && d.Severity != diag.Error {
+				d.Severity = diag.Error
+				d.Msg += " (an error on an NPU: the emulator runs it, PyPTO's toolchain refuses it)"
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}

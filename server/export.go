@@ -1,0 +1,207 @@
+package server
+
+import (
+	"encoding/base64"
+	"errors"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"pldworkbench/engine"
+	"pldworkbench/engine/diag"
+	"pldworkbench/engine/npu"
+	"pldworkbench/kernels"
+	"pldworkbench/tutorials/check"
+)
+
+// exportRequest is the body of POST /api/export.
+type exportRequest struct {
+	Code     string `json:"code"`
+	Entry    string `json:"entry"`
+	Ranks    int    `json:"ranks"`
+	Fill     string `json:"fill"`
+	Seed     uint64 `json:"seed"`
+	Platform string `json:"platform"` // a PyPTO platform: a2a3sim (default), a2a3, a5, a5sim
+	// Kernel names the course kernel the code is a copy of (a step's
+	// kernel, "08_allreduce_mesh"), whose golden the script checks.
+	Kernel string `json:"kernel"`
+}
+
+// exportResponse is the exported script, ready to save, or why not.
+type exportResponse struct {
+	Filename    string      `json:"filename,omitempty"`
+	Script      string      `json:"script,omitempty"`
+	DataName    string      `json:"data_name,omitempty"`
+	Data        string      `json:"data_base64,omitempty"` // the randn inputs, base64
+	Entry       string      `json:"entry,omitempty"`
+	Ranks       int         `json:"ranks,omitempty"`
+	Diagnostics []diag.JSON `json:"diagnostics"`
+	Error       string      `json:"error,omitempty"`
+}
+
+// postExport answers POST /api/export with what `workbench export` writes.
+func (s *Server) postExport(c *fiber.Ctx) error {
+	var req exportRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	if err := checkCode("code", req.Code); err != nil {
+		return err
+	}
+	if err := validRanks(req.Ranks, false); err != nil {
+		return err
+	}
+	fill, err := engine.ParseFill(req.Fill)
+	if err != nil {
+		return errorf(fiber.StatusBadRequest, "fill is index, ones, zeros or randn", "%v", err)
+	}
+	if req.Platform == "" {
+		req.Platform = "a2a3sim"
+	}
+	if _, ok := npu.Profile(req.Platform); !ok {
+		return errorf(fiber.StatusBadRequest, "platform is one of "+strings.Join(npu.Platforms, ", "), "unknown platform %q", req.Platform)
+	}
+	kernel, file := "main", fileName
+	if req.Kernel != "" {
+		k, ok := kernels.Get(req.Kernel)
+		if !ok {
+			return errorf(fiber.StatusNotFound, "kernel names are file names without .py, e.g. 08_allreduce_mesh", "no kernel %q", req.Kernel)
+		}
+		kernel, file = k.Name, k.File
+	}
+	base := strings.TrimSuffix(file, ".py") + "_pypto"
+	opts := engine.ExportOptions{Options: engine.Options{Entry: expandP(strings.TrimSpace(req.Entry), req.Ranks), Ranks: req.Ranks, Budget: s.budget()},
+		NPUPlatform: req.Platform, Fill: fill, Seed: req.Seed, DataFile: base + ".inputs.bin"}
+	var res *engine.ExportResult
+	if err := s.withSlot("export", func() {
+		res, err = check.Export(s.base, kernel, file, []byte(req.Code), opts)
+	}); err != nil {
+		return err
+	}
+	if ie := (*engine.InternalError)(nil); errors.As(err, &ie) {
+		return internalAPIError(s.engineInternal("export", ie))
+	}
+	out := exportResponse{Diagnostics: []diag.JSON{}}
+	var l diag.List
+	switch {
+	case errors.As(err, &l):
+		out.Diagnostics = diagJSON(l)
+	case err != nil:
+		out.Error = err.Error()
+	case res.Script == nil:
+		out.Diagnostics = diagJSON(res.Diags)
+	default:
+		out.Diagnostics = diagJSON(res.Diags)
+		out.Filename, out.Script, out.Entry, out.Ranks = base+".py", string(res.Script), res.Entry, res.Ranks
+		if res.Data != nil {
+			out.DataName, out.Data = opts.DataFile, base64.StdEncoding.EncodeToString(res.Data)
+		}
+	}
+	return c.JSON(out)
+}
+
+// pyptoResponse is GET /api/pypto: what the backend would run with.
+type pyptoResponse struct {
+	npu.Toolchain
+	// Ready lists the platforms an exported script can run on here.
+	Ready []string `json:"ready"`
+}
+
+// getPyPTO answers GET /api/pypto: python3, pypto and torch as
+// `python3 -c "import pypto"` finds them, the cards, and what is missing
+// and how to get it. It probes on every call (on demand, in a worker
+// slot: the probe imports torch, which takes seconds).
+func (s *Server) getPyPTO(c *fiber.Ctx) error {
+	var tc npu.Toolchain
+	if err := s.withSlot("pypto", func() {
+		tc = npu.Detect(s.base, npu.DetectOptions{})
+	}); err != nil {
+		return err
+	}
+	out := pyptoResponse{Toolchain: tc, Ready: []string{}}
+	for _, p := range npu.Platforms {
+		if tc.Usable(p) {
+			out.Ready = append(out.Ready, p)
+		}
+	}
+	return c.JSON(out)
+}
+
+// pyptoCheckResponse is POST /api/pypto/check: the workbench's verdict
+// under the NPU's rules beside PyPTO's compiler's.
+type pyptoCheckResponse struct {
+	Diagnostics []diag.JSON `json:"diagnostics"`
+	Exported    bool        `json:"exported"`
+	PyPTO       string      `json:"pypto,omitempty"`
+	// Status is PyPTO's verdict: compiled, error (refused) or timeout;
+	// empty when it was not asked.
+	Status   string   `json:"status,omitempty"`
+	Messages string   `json:"messages,omitempty"`
+	Seconds  float64  `json:"seconds,omitempty"`
+	Missing  []string `json:"missing,omitempty"`
+}
+
+// postPyPTOCheck answers POST /api/pypto/check (the body of POST
+// /api/export) with what `workbench check --with-pypto` prints: the
+// program exported, then compiled by PyPTO (--compile-only) under the
+// server's budget.
+func (s *Server) postPyPTOCheck(c *fiber.Ctx) error {
+	var req exportRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	if err := checkCode("code", req.Code); err != nil {
+		return err
+	}
+	if err := validRanks(req.Ranks, false); err != nil {
+		return err
+	}
+	if req.Platform == "" {
+		req.Platform = "a2a3sim"
+	}
+	if _, ok := npu.Profile(req.Platform); !ok {
+		return errorf(fiber.StatusBadRequest, "platform is one of "+strings.Join(npu.Platforms, ", "), "unknown platform %q", req.Platform)
+	}
+	opts := engine.ExportOptions{Options: engine.Options{Entry: expandP(strings.TrimSpace(req.Entry), req.Ranks), Ranks: req.Ranks, Budget: s.budget()},
+		NPUPlatform: req.Platform, DataFile: "exported.inputs.bin"}
+	out := pyptoCheckResponse{Diagnostics: []diag.JSON{}}
+	var err error
+	if serr := s.withSlot("pypto check", func() {
+		var res *engine.ExportResult
+		res, err = engine.Export(s.base, fileName, []byte(req.Code), opts)
+		var l diag.List
+		switch {
+		case errors.As(err, &l):
+			out.Diagnostics, err = diagJSON(l), nil
+			return
+		case err != nil:
+			return
+		}
+		out.Diagnostics = diagJSON(res.Diags)
+		if res.Script == nil {
+			return
+		}
+		out.Exported = true
+		tc := npu.Detect(s.base, npu.DetectOptions{})
+		if tc.PyPTO == "" || tc.Torch == "" {
+			out.Missing = tc.MissingFor("a2a3sim")
+			return
+		}
+		b := s.budget()
+		var r *npu.Result
+		r, err = npu.Run(s.base, npu.RunSpec{Script: res.Script, Platform: req.Platform, CompileOnly: true, Python: tc.Python, Timeout: b.Timeout, Memory: b.Memory})
+		if err != nil {
+			return
+		}
+		out.PyPTO, out.Status, out.Messages, out.Seconds = tc.PyPTO, r.Status, strings.TrimSpace(r.Stderr), r.Elapsed.Seconds()
+	}); serr != nil {
+		return serr
+	}
+	if ie := (*engine.InternalError)(nil); errors.As(err, &ie) {
+		return internalAPIError(s.engineInternal("pypto check", ie))
+	}
+	if err != nil {
+		return errorf(fiber.StatusBadRequest, "name the host orchestrator with entry", "%v", err)
+	}
+	return c.JSON(out)
+}
