@@ -9,6 +9,8 @@
 //	workbench ir FILE [--entry EXPR] [--ranks P] [--platform 910B|950]
 //	workbench run FILE [--entry EXPR] [--ranks P] [--fill index|randn|ones|zeros] [--seed N] [--arg name=value]... [--json] [--trace FILE]
 //
+//	workbench conform [--json] [--upstream DIR]  upstream PyPTO's distributed tests, run here
+//
 //	workbench compare A [B] --entry EXPR_A [--entry EXPR_B] [--ranks P] [--fill ...] [--json]
 //
 // Exit status: 0 ok, 1 the program has an error, 2 usage.
@@ -36,6 +38,7 @@ func commands() []command {
 		{"ir", "print a program's IR", runIR},
 		{"run", "run a program on the emulator at P ranks", runRun},
 		{"compare", "run two programs on the same inputs; compare outputs, stats and lowered kernels", runCompare},
+		{"conform", "run upstream PyPTO's distributed tests and examples here; a row per case", runConform},
 		{"sweep", "run a program at every size and rank count; nccl-tests style bandwidth tables", runSweep},
 	}
 }

@@ -79,6 +79,8 @@ func stmtKind(s syntax.Stmt) string {
 		return "global/nonlocal"
 	case *syntax.DelStmt:
 		return "del"
+	case *syntax.YieldStmt:
+		return "yield"
 	}
 	return "this statement"
 }
