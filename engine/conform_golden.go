@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"math"
+	"strings"
 
 	"pldworkbench/engine/emu"
 )
@@ -16,42 +18,50 @@ import (
 type conformGolden struct {
 	from string // the upstream helper or assertion it is ported from
 	want func(s conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error)
+	// inputs, when set, is the test's own input maker (_make_rank_inputs)
+	// ported too: it rewrites the index-filled inputs in place, for tests
+	// whose values matter (products, FP16 ranges).
+	inputs func(s conformCaseSpec, in []*emu.Tensor, P int)
+	// tol is the test's own allclose tolerance (0: Tolerance).
+	tol func(s conformCaseSpec) float64
 }
 
 // conformGoldens is keyed by upstream file and program name.
 var conformGoldens = map[string]*conformGolden{
-	"examples/distributed/01_hello_rank.py#hello_rank": {"main's assertion: y = x + rank", perRow(func(P, r int, row []float64, in []*emu.Tensor) []float64 {
+	"examples/distributed/01_hello_rank.py#hello_rank": {from: "main's assertion: y = x + rank", want: perRow(func(P, r int, row []float64, in []*emu.Tensor) []float64 {
 		return mapf(row, func(v float64) float64 { return float64(float32(v + float64(r))) })
 	})},
-	"examples/distributed/02_programming_model.py#host_orch": {"main's assertion: y = x * (rank + 1)", perRow(func(P, r int, row []float64, in []*emu.Tensor) []float64 {
+	"examples/distributed/02_programming_model.py#host_orch": {from: "main's assertion: y = x * (rank + 1)", want: perRow(func(P, r int, row []float64, in []*emu.Tensor) []float64 {
 		return mapf(row, func(v float64) float64 { return float64(float32(v * float64(r+1))) })
 	})},
-	"examples/distributed/03_window_buffer.py#window_program": {"main's assertion: y = x", perRow(func(P, r int, row []float64, in []*emu.Tensor) []float64 {
+	"examples/distributed/03_window_buffer.py#window_program": {from: "main's assertion: y = x", want: perRow(func(P, r int, row []float64, in []*emu.Tensor) []float64 {
 		return row
 	})},
-	"examples/distributed/04_barrier.py#barrier_program_hand":       {"expected_barrier", barrierSignals},
-	"examples/distributed/04_barrier.py#barrier_program_builtin":    {"expected_shift", shiftRows(+1)},
-	"examples/distributed/05_remote_load_store.py#ring_shift_load":  {"expected_shift(store_mode=False)", shiftRows(+1)},
-	"examples/distributed/05_remote_load_store.py#ring_shift_store": {"expected_shift(store_mode=True)", shiftRows(-1)},
-	"examples/distributed/06_put_get.py#ring_put":                   {"expected_ring(get_mode=False)", shiftRows(-1)},
-	"examples/distributed/06_put_get.py#ring_get":                   {"expected_ring(get_mode=True)", shiftRows(+1)},
-	"examples/distributed/07_dynamic_rank_count.py#ring_put":        {"expected_ring(get_mode=False)", shiftRows(-1)},
-	"examples/distributed/07_dynamic_rank_count.py#ring_get":        {"expected_ring(get_mode=True)", shiftRows(+1)},
+	"examples/distributed/04_barrier.py#barrier_program_hand":       {from: "expected_barrier", want: barrierSignals},
+	"examples/distributed/04_barrier.py#barrier_program_builtin":    {from: "expected_shift", want: shiftRows(+1)},
+	"examples/distributed/05_remote_load_store.py#ring_shift_load":  {from: "expected_shift(store_mode=False)", want: shiftRows(+1)},
+	"examples/distributed/05_remote_load_store.py#ring_shift_store": {from: "expected_shift(store_mode=True)", want: shiftRows(-1)},
+	"examples/distributed/06_put_get.py#ring_put":                   {from: "expected_ring(get_mode=False)", want: shiftRows(-1)},
+	"examples/distributed/06_put_get.py#ring_get":                   {from: "expected_ring(get_mode=True)", want: shiftRows(+1)},
+	"examples/distributed/07_dynamic_rank_count.py#ring_put":        {from: "expected_ring(get_mode=False)", want: shiftRows(-1)},
+	"examples/distributed/07_dynamic_rank_count.py#ring_get":        {from: "expected_ring(get_mode=True)", want: shiftRows(+1)},
 
-	"tests/st/distributed/collectives/test_l3_allreduce.py#AllReduceMesh":                                       {"_expected_allreduce", sumRows},
-	"tests/st/distributed/collectives/test_l3_allreduce_ring.py#_build_ring_allreduce_program":                  {"_expected_allreduce", sumRows},
-	"tests/st/distributed/collectives/test_l3_broadcast.py#BroadcastMesh":                                       {"_expected_broadcast", rootRow(0)},
-	"tests/st/distributed/collectives/test_l3_tensor_broadcast_intrinsic.py#_build_broadcast_program":           {"_expected_broadcast", rootRow(0)},
-	"tests/st/distributed/collectives/test_l3_allgather.py#AllGatherMesh":                                       {"_expected_allgather", gatherRows},
-	"tests/st/distributed/collectives/test_l3_tensor_allgather_intrinsic.py#_build_allgather_program":           {"_expected_allgather", gatherRows},
-	"tests/st/distributed/collectives/test_l3_reduce_scatter.py#ReduceScatterMesh":                              {"_expected_reduce_scatter", scatterSums},
-	"tests/st/distributed/collectives/test_l3_tensor_reduce_scatter_intrinsic.py#_build_reduce_scatter_program": {"_expected_reduce_scatter", scatterSums},
-	"tests/st/distributed/collectives/test_l3_all_to_all.py#AllToAllMesh":                                       {"_expected_all_to_all", transposeRows},
-	"tests/st/distributed/collectives/test_l3_tensor_all_to_all_intrinsic.py#_build_all_to_all_program":         {"_expected_all_to_all", transposeRows},
-	"tests/st/distributed/collectives/test_l3_tensor_barrier_intrinsic.py#_build_barrier_peer_swap_program":     {"_expected_peer_swap", shiftRows(+1)},
-	"tests/st/distributed/test_l3_host_tensor_allreduce.py#HostTensorAllReduce":                                 {"_expected_allreduce(op_name=\"sum\")", sumRows},
-	"tests/st/distributed/test_l3_host_tensor_allreduce_ring.py#_build_host_ring_allreduce_program":             {"the test's assertion: every rank holds the sum", sumRows},
-	"tests/st/distributed/test_l3_tuple_return.py#L3TupleReturnProgram":                                         {"the test's expected_sum and expected_diff: a + b, a - b", sumDiff},
+	"tests/st/distributed/collectives/test_l3_allreduce.py#AllReduceMesh":                                       {from: "_expected_allreduce", want: sumRows},
+	"tests/st/distributed/collectives/test_l3_allreduce_ring.py#_build_ring_allreduce_program":                  {from: "_expected_allreduce", want: sumRows},
+	"tests/st/distributed/collectives/test_l3_broadcast.py#BroadcastMesh":                                       {from: "_expected_broadcast", want: rootRow(0)},
+	"tests/st/distributed/collectives/test_l3_tensor_broadcast_intrinsic.py#_build_broadcast_program":           {from: "_expected_broadcast", want: rootRow(0)},
+	"tests/st/distributed/collectives/test_l3_allgather.py#AllGatherMesh":                                       {from: "_expected_allgather", want: gatherRows},
+	"tests/st/distributed/collectives/test_l3_tensor_allgather_intrinsic.py#_build_allgather_program":           {from: "_expected_allgather", want: gatherRows},
+	"tests/st/distributed/collectives/test_l3_reduce_scatter.py#ReduceScatterMesh":                              {from: "_expected_reduce_scatter", want: scatterSums},
+	"tests/st/distributed/collectives/test_l3_tensor_reduce_scatter_intrinsic.py#_build_reduce_scatter_program": {from: "_expected_reduce_scatter", want: scatterSums},
+	"tests/st/distributed/collectives/test_l3_all_to_all.py#AllToAllMesh":                                       {from: "_expected_all_to_all", want: transposeRows},
+	"tests/st/distributed/collectives/test_l3_tensor_all_to_all_intrinsic.py#_build_all_to_all_program":         {from: "_expected_all_to_all", want: transposeRows},
+	"tests/st/distributed/collectives/test_l3_tensor_barrier_intrinsic.py#_build_barrier_peer_swap_program":     {from: "_expected_peer_swap", want: shiftRows(+1)},
+	"tests/st/distributed/test_l3_host_tensor_allreduce.py#HostTensorAllReduce":                                 {from: "_expected_allreduce(inputs, op_name)", want: reduceRows, inputs: allreduceInputs, tol: allreduceTol},
+	"tests/st/distributed/test_l3_host_tensor_allreduce_ring.py#_build_host_ring_allreduce_program":             {from: "the test's assertion: every rank holds the sum", want: sumRows},
+	"tests/st/distributed/collectives/test_l3_tensor_allreduce_intrinsic.py#_build_allreduce_program":           {from: "_expected_allreduce(inputs, op_name) on _make_rank_inputs", want: reduceRows, inputs: allreduceInputs, tol: allreduceTol},
+	"tests/st/distributed/collectives/test_l3_tensor_allreduce_ring_intrinsic.py#_build_ring_allreduce_program": {from: "_expected_allreduce(inputs, op_name) on _make_rank_inputs", want: reduceRows, inputs: allreduceInputs, tol: allreduceTol},
+	"tests/st/distributed/test_l3_tuple_return.py#L3TupleReturnProgram":                                         {from: "the test's expected_sum and expected_diff: a + b, a - b", want: sumDiff},
 }
 
 func mapf(row []float64, f func(float64) float64) []float64 {
@@ -218,4 +228,85 @@ func sumDiff(_ conformCaseSpec, in []*emu.Tensor, _ int) ([][]float64, error) {
 		s[i], d[i] = float64(float32(a[i]+b[i])), float64(float32(a[i]-b[i]))
 	}
 	return [][]float64{s, d}, nil
+}
+
+// param is a case's parameter as written, without string quotes.
+func param(s conformCaseSpec, name, def string) string {
+	v, ok := s.Params[name]
+	if !ok {
+		return def
+	}
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') {
+		return v[1 : len(v)-1]
+	}
+	return v
+}
+
+// isHalf reports whether a case runs FP16, as its dtype parameter or its
+// test's name says.
+func isHalf(s conformCaseSpec) bool {
+	return param(s, "dtype", "") == "pl.FP16" || strings.Contains(s.Test, "fp16")
+}
+
+// reduceRows is _expected_allreduce(inputs, op_name): the element-wise
+// reduction over ranks, replicated on every rank, each step rounded to
+// the tensor's dtype as the device's accumulation is.
+func reduceRows(s conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
+	x, err := rows(in, 0, P)
+	if err != nil {
+		return nil, err
+	}
+	op := param(s, "op_name", "sum")
+	n := len(x.Data) / P
+	acc := append([]float64{}, x.Row(0)...)
+	for r := 1; r < P; r++ {
+		for j, v := range x.Row(r) {
+			switch op {
+			case "sum":
+				acc[j] += v
+			case "max":
+				acc[j] = math.Max(acc[j], v)
+			case "min":
+				acc[j] = math.Min(acc[j], v)
+			case "prod":
+				acc[j] *= v
+			default:
+				return nil, fmt.Errorf("unsupported golden allreduce op %q", op)
+			}
+			acc[j] = roundTo(x.DType, acc[j])
+		}
+	}
+	out := make([]float64, 0, n*P)
+	for r := 0; r < P; r++ {
+		out = append(out, acc...)
+	}
+	return [][]float64{out}, nil
+}
+
+// allreduceInputs is _make_rank_inputs of the allreduce tests: for a
+// product or FP16, 1 + r/8 + (j mod 5)/16; otherwise r*100 + j.
+func allreduceInputs(s conformCaseSpec, in []*emu.Tensor, P int) {
+	x, err := rows(in, 0, P)
+	if err != nil {
+		return
+	}
+	small := param(s, "op_name", "sum") == "prod" || isHalf(s)
+	for r := 0; r < P; r++ {
+		row := x.Row(r)
+		for j := range row {
+			v := float64(r)*100 + float64(j)
+			if small {
+				v = 1 + float64(r)*0.125 + float64(j%5)*0.0625
+			}
+			row[j] = roundTo(x.DType, v)
+		}
+	}
+}
+
+// allreduceTol is the tests' tolerance: 2e-2 for FP16, else allclose's.
+func allreduceTol(s conformCaseSpec) float64 {
+	if isHalf(s) {
+		return 2e-2
+	}
+	return Tolerance
 }

@@ -268,6 +268,9 @@ var binOps = map[string]struct {
 	"/":  {ir.Div, "pl.div"},
 	"//": {ir.FloorDiv, ""},
 	"%":  {ir.Mod, ""},
+	// pl.min and pl.max of two scalars (no Python operator spells them).
+	"min": {ir.Min, ""},
+	"max": {ir.Max, ""},
 }
 
 // arith checks x op y. Two compile-time operands fold with Python's
@@ -276,6 +279,11 @@ var binOps = map[string]struct {
 func (fc *funcChecker) arith(op string, x, y *operand, e syntax.Expr, opPos diag.Span) *operand {
 	if x.invalid() || y.invalid() {
 		return invalidOp(e)
+	}
+	if x.mode == modeStatic && y.mode == modeStatic && (op == "min" || op == "max") {
+		if v, ok := staticMinMax(op, x.cv, y.cv); ok {
+			return staticOp(v, e)
+		}
 	}
 	if x.mode == modeStatic && y.mode == modeStatic {
 		v, err := meta.Binary(op, x.cv, y.cv)
@@ -364,6 +372,10 @@ func runtimeInt(op ir.BinOp, a, b int64) (int64, bool) {
 		if b != 0 {
 			return a % b, true
 		}
+	case ir.Min:
+		return min(a, b), true
+	case ir.Max:
+		return max(a, b), true
 	}
 	return 0, false
 }
@@ -616,4 +628,16 @@ func (c *checker) text(e syntax.Expr) string {
 		return id.Name
 	}
 	return "the expression"
+}
+
+// staticMinMax folds pl.min or pl.max of two compile-time numbers.
+func staticMinMax(op string, x, y meta.Value) (meta.Value, bool) {
+	less, err := meta.Compare("<", x, y)
+	if err != nil {
+		return nil, false
+	}
+	if (op == "min") == less {
+		return x, true
+	}
+	return y, true
 }

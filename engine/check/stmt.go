@@ -291,6 +291,9 @@ func (fc *funcChecker) nested(sc *scope, blk *ir.Block, kind string, check func(
 }
 
 func (fc *funcChecker) forStmt(s *syntax.ForStmt) {
+	if fc.carriedLoop(s) {
+		return
+	}
 	id, ok := s.Target.(*syntax.Ident)
 	if !ok {
 		fc.errorf(s.Target.Span(), ErrForIter, "", "the loop variable must be one name")
