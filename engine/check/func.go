@@ -28,8 +28,13 @@ type funcChecker struct {
 
 	varNames map[string]int       // DSL names given to ir.Vars, for suffixes
 	byName   map[string][]*ir.Var // the Vars made for each DSL name
-	returned bool                 // a top-level return has been checked
-	retSeen  bool                 // some return statement produced fn.Result (for inference)
+	// partial lists the ops whose tile result has a valid_shape (a load
+	// that may overhang its source) or is computed from one; op.Result
+	// is read when asked, after assignment has named it.
+	partial []*ir.Op
+
+	returned bool // a top-level return has been checked
+	retSeen  bool // some return statement produced fn.Result (for inference)
 }
 
 // scope maps each DSL name to its current binding. Branches and loop bodies
