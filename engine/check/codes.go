@@ -94,6 +94,7 @@ const (
 	// Warnings.
 	WarnTileAlign    Code = "W0301"
 	WarnHostSigReuse Code = "W0302"
+	WarnSequential   Code = "W0303"
 )
 
 // CodeInfo describes one code: its title (what the lesson index shows) and
@@ -246,6 +247,8 @@ var Codes = []CodeInfo{
 
 	{WarnHostSigReuse, diag.Warning, "HOST collective signal shared with a kernel",
 		"a HOST builtin takes back only the credits its own barriers added; a kernel writing the same cells (a hand-rolled barrier's counters stay set) makes the builtin's waits pass early: give the kernel its own signal window"},
+	{WarnSequential, diag.Warning, "pl.parallel runs its iterations one after another here",
+		"PyPTO may run a pl.parallel loop's iterations at once; the emulator runs them in order, so it neither times them as concurrent nor reports a race between two iterations: keep iterations independent"},
 	{WarnTileAlign, diag.Warning, "tile row not 32-byte aligned",
 		"make the tile's contiguous extent a multiple of 32 bytes (e.g. 8 FP32 values); the emulator runs it, hardware rejects it"},
 }

@@ -402,7 +402,11 @@ func (fc *funcChecker) rangeBounds(iter syntax.Expr) (*loopInfo, []ir.Operand, b
 		}
 	}
 	switch {
-	case path == "pl.range":
+	case path == "pl.range", path == "pl.unroll":
+		// pl.unroll is a loop the compiler unrolls: the same iterations
+		// in the same order.
+	case path == "pl.parallel":
+		fc.errorf(call.Fn.Span(), WarnSequential, "", "pl.parallel runs its iterations one after another on the emulator: iterations that race with each other are not reported")
 	case path == "range":
 		fc.errorf(call.Fn.Span(), ErrForIter, "write pl.range(...): the DSL's loop, which the compiler keeps as a loop",
 			"Python's range() is not a DSL loop")

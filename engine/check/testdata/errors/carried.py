@@ -20,3 +20,21 @@ def kernel(
     n = pl.min(3, 4)
     m = pl.max(x, 4)  ### "^E0\d+ pl.max"
     return y
+---
+import pypto.language as pl
+
+ROWS = 4
+
+
+@pl.jit.incore
+def kernel(
+    x: pl.Tensor[[ROWS, 8], pl.FP32],
+    y: pl.Out[pl.Tensor[[ROWS, 8], pl.FP32]],
+):
+    for i in pl.parallel(ROWS):  ### "^W0303 pl.parallel runs its iterations one after another"
+        t = pl.load(x, [i, 0], [1, 8])
+        y = pl.store(t, [i, 0], y)
+    for i in pl.unroll(ROWS):
+        t = pl.load(x, [i, 0], [1, 8])
+        y = pl.store(t, [i, 0], y)
+    return y
