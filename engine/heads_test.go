@@ -30,6 +30,13 @@ func TestHeadConstructsRun(t *testing.T) {
 			}
 			return map[string][]float64{"y": out}
 		}},
+		// pl.range over a dynamic dimension, NR * SIZE window bytes: y == x.
+		{"testdata/heads/dynamic_range.py", "host_orch", 2, func(in map[string]*emu.Tensor) map[string][]float64 {
+			return map[string][]float64{"y": in["x"].Data}
+		}},
+		{"testdata/heads/dynamic_range.py", "host_orch", 4, func(in map[string]*emu.Tensor) map[string][]float64 {
+			return map[string][]float64{"y": in["x"].Data}
+		}},
 	}
 	for _, c := range cases {
 		src, err := os.ReadFile(c.file)

@@ -78,6 +78,11 @@ func (o *operand) scalar() (ir.Operand, ir.DType, bool) {
 			return ir.FloatConst(v.V, ir.FP32), ir.FP32, true
 		case meta.Bool:
 			return ir.BoolConst(v.V), ir.BOOL, true
+		case *meta.DynVar:
+			// A dynamic dimension used as a number (pl.range(NR),
+			// NR * SIZE): its value is bound per call, from the shapes
+			// the function's tensors really have.
+			return &ir.SymRef{Name: v.Name}, ir.INDEX, true
 		}
 	}
 	return nil, ir.InvalidDType, false
@@ -285,7 +290,7 @@ func (fc *funcChecker) arith(op string, x, y *operand, e syntax.Expr, opPos diag
 			return staticOp(v, e)
 		}
 	}
-	if x.mode == modeStatic && y.mode == modeStatic {
+	if x.mode == modeStatic && y.mode == modeStatic && !isDynVar(x.cv) && !isDynVar(y.cv) {
 		v, err := meta.Binary(op, x.cv, y.cv)
 		if err != nil {
 			fc.foldError(exprSpan(e), err)
