@@ -61,6 +61,19 @@ var conformGoldens = map[string]*conformGolden{
 	"tests/st/distributed/test_l3_host_tensor_allreduce_ring.py#_build_host_ring_allreduce_program":             {from: "the test's assertion: every rank holds the sum", want: sumRows},
 	"tests/st/distributed/collectives/test_l3_tensor_allreduce_intrinsic.py#_build_allreduce_program":           {from: "_expected_allreduce(inputs, op_name) on _make_rank_inputs", want: reduceRows, inputs: allreduceInputs, tol: allreduceTol},
 	"tests/st/distributed/collectives/test_l3_tensor_allreduce_ring_intrinsic.py#_build_ring_allreduce_program": {from: "_expected_allreduce(inputs, op_name) on _make_rank_inputs", want: reduceRows, inputs: allreduceInputs, tol: allreduceTol},
+	"tests/st/distributed/test_l3_host_tensor_allreduce.py#HostTensorAllReduceMax":                              {from: "test_host_tensor_allreduce_max: inputs.max(dim=0) on every rank", want: reduceOp("max"), inputs: hostAllreduceInputs},
+	"tests/st/distributed/test_l3_host_tensor_allreduce.py#_build_host_allreduce":                               {from: "_expected_allreduce(inputs, op_name) on _make_rank_inputs", want: reduceRows, inputs: hostAllreduceInputs, tol: allreduceTol},
+	"tests/st/distributed/test_l3_host_tensor_all_to_all.py#HostTensorAllToAll":                                 {from: "_expected_all_to_all: inputs.permute(1, 0, 2)", want: transposeRows},
+	"tests/st/distributed/test_l3_host_tensor_reduce_scatter.py#HostTensorReduceScatter":                        {from: "_expected_reduce_scatter", want: scatterSums},
+	"tests/st/distributed/test_l3_host_tensor_barrier.py#HostTensorBarrier":                                     {from: "_expected_peer_swap", want: shiftRows(+1)},
+	"tests/st/distributed/test_l3_get.py#_build_ring_get_program":                                               {from: "test_ring_shuffle: [inputs[1], inputs[0]]", want: shiftRows(+1)},
+	"tests/st/distributed/test_l3_get.py#_build_row_get_program":                                                {from: "test_row_get: outputs[r] = inputs[other, 0]", want: otherFirstRow},
+	"tests/st/distributed/test_l3_put.py#_build_ring_put_program":                                               {from: "test_ring_shuffle: [inputs[1], inputs[0]]", want: shiftRows(+1)},
+	"tests/st/distributed/test_l3_put.py#_build_ring_put_pipeline_program":                                      {from: "test_ring_shuffle_pipeline: [inputs[1], inputs[0]]", want: shiftRows(+1)},
+	"tests/st/distributed/test_l3_put.py#_build_chunked_ring_put_program":                                       {from: "test_chunked_ring_shuffle: [inputs[1], inputs[0]]", want: shiftRows(+1)},
+	"tests/st/distributed/test_l3_put.py#_build_row_put_program":                                                {from: "test_row_put: outputs[r] = inputs[other, 0]", want: otherFirstRow},
+	"tests/st/distributed/test_l3_remote_store.py#_build_ring_remote_store_program":                             {from: "test_ring_shuffle: [inputs[1], inputs[0]]", want: shiftRows(+1)},
+	"tests/st/distributed/test_l3_notify_wait.py#_build_signal_handshake_program":                               {from: "_assert_signal_exchange: rank r reads the tag r+1 of its peer", want: handshakeTags},
 	"tests/st/distributed/test_l3_tuple_return.py#L3TupleReturnProgram":                                         {from: "the test's expected_sum and expected_diff: a + b, a - b", want: sumDiff},
 }
 
@@ -309,4 +322,60 @@ func allreduceTol(s conformCaseSpec) float64 {
 		return 2e-2
 	}
 	return Tolerance
+}
+
+// reduceOp is reduceRows with the op fixed by the test, not a parameter.
+func reduceOp(op string) func(conformCaseSpec, []*emu.Tensor, int) ([][]float64, error) {
+	return func(s conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
+		s.Params = map[string]string{"op_name": op}
+		return reduceRows(s, in, P)
+	}
+}
+
+// hostAllreduceInputs is the host allreduce test's _make_rank_inputs: for
+// a product 1 + r/8 + (j mod 5)/16, otherwise r*100 + j, in any dtype.
+func hostAllreduceInputs(s conformCaseSpec, in []*emu.Tensor, P int) {
+	x, err := rows(in, 0, P)
+	if err != nil {
+		return
+	}
+	prod := param(s, "op_name", "sum") == "prod"
+	for r := 0; r < P; r++ {
+		row := x.Row(r)
+		for j := range row {
+			v := float64(r)*100 + float64(j)
+			if prod {
+				v = 1 + float64(r)*0.125 + float64(j%5)*0.0625
+			}
+			row[j] = roundTo(x.DType, v)
+		}
+	}
+}
+
+// otherFirstRow: on two ranks, rank r's output is the first row of the
+// other rank's input.
+func otherFirstRow(_ conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
+	x, err := rows(in, 0, P)
+	if err != nil {
+		return nil, err
+	}
+	if P != 2 || len(x.Shape) < 3 {
+		return nil, fmt.Errorf("the test runs two ranks with [2, ROWS, SIZE] inputs; got P=%d, shape %v", P, x.Shape)
+	}
+	size := x.Shape[len(x.Shape)-1]
+	var out []float64
+	for r := 0; r < P; r++ {
+		out = append(out, x.Row(1 - r)[:size]...)
+	}
+	return [][]float64{out}, nil
+}
+
+// handshakeTags is the test's own expected tensor for its two ranks: each
+// rank reads the tag its peer wrote (rank k writes k+1), so rank 0 sees 2
+// and rank 1 sees 1.
+func handshakeTags(_ conformCaseSpec, _ []*emu.Tensor, P int) ([][]float64, error) {
+	if P != 2 {
+		return nil, fmt.Errorf("the test's expected tags are for 2 ranks, got %d", P)
+	}
+	return [][]float64{{2, 1}}, nil
 }
