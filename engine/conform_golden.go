@@ -46,35 +46,40 @@ var conformGoldens = map[string]*conformGolden{
 	"examples/distributed/07_dynamic_rank_count.py#ring_put":        {from: "expected_ring(get_mode=False)", want: shiftRows(-1)},
 	"examples/distributed/07_dynamic_rank_count.py#ring_get":        {from: "expected_ring(get_mode=True)", want: shiftRows(+1)},
 
-	"tests/st/distributed/collectives/test_l3_allreduce.py#AllReduceMesh":                                       {from: "_expected_allreduce", want: sumRows},
-	"tests/st/distributed/collectives/test_l3_allreduce_ring.py#_build_ring_allreduce_program":                  {from: "_expected_allreduce", want: sumRows},
-	"tests/st/distributed/collectives/test_l3_broadcast.py#BroadcastMesh":                                       {from: "_expected_broadcast", want: rootRow(0)},
-	"tests/st/distributed/collectives/test_l3_tensor_broadcast_intrinsic.py#_build_broadcast_program":           {from: "_expected_broadcast", want: rootRow(0)},
-	"tests/st/distributed/collectives/test_l3_allgather.py#AllGatherMesh":                                       {from: "_expected_allgather", want: gatherRows},
-	"tests/st/distributed/collectives/test_l3_tensor_allgather_intrinsic.py#_build_allgather_program":           {from: "_expected_allgather", want: gatherRows},
-	"tests/st/distributed/collectives/test_l3_reduce_scatter.py#ReduceScatterMesh":                              {from: "_expected_reduce_scatter", want: scatterSums},
-	"tests/st/distributed/collectives/test_l3_tensor_reduce_scatter_intrinsic.py#_build_reduce_scatter_program": {from: "_expected_reduce_scatter", want: scatterSums},
-	"tests/st/distributed/collectives/test_l3_all_to_all.py#AllToAllMesh":                                       {from: "_expected_all_to_all", want: transposeRows},
-	"tests/st/distributed/collectives/test_l3_tensor_all_to_all_intrinsic.py#_build_all_to_all_program":         {from: "_expected_all_to_all", want: transposeRows},
-	"tests/st/distributed/collectives/test_l3_tensor_barrier_intrinsic.py#_build_barrier_peer_swap_program":     {from: "_expected_peer_swap", want: shiftRows(+1)},
-	"tests/st/distributed/test_l3_host_tensor_allreduce.py#HostTensorAllReduce":                                 {from: "_expected_allreduce(inputs, op_name)", want: reduceRows, inputs: allreduceInputs, tol: allreduceTol},
-	"tests/st/distributed/test_l3_host_tensor_allreduce_ring.py#_build_host_ring_allreduce_program":             {from: "the test's assertion: every rank holds the sum", want: sumRows},
-	"tests/st/distributed/collectives/test_l3_tensor_allreduce_intrinsic.py#_build_allreduce_program":           {from: "_expected_allreduce(inputs, op_name) on _make_rank_inputs", want: reduceRows, inputs: allreduceInputs, tol: allreduceTol},
-	"tests/st/distributed/collectives/test_l3_tensor_allreduce_ring_intrinsic.py#_build_ring_allreduce_program": {from: "_expected_allreduce(inputs, op_name) on _make_rank_inputs", want: reduceRows, inputs: allreduceInputs, tol: allreduceTol},
-	"tests/st/distributed/test_l3_host_tensor_allreduce.py#HostTensorAllReduceMax":                              {from: "test_host_tensor_allreduce_max: inputs.max(dim=0) on every rank", want: reduceOp("max"), inputs: hostAllreduceInputs},
-	"tests/st/distributed/test_l3_host_tensor_allreduce.py#_build_host_allreduce":                               {from: "_expected_allreduce(inputs, op_name) on _make_rank_inputs", want: reduceRows, inputs: hostAllreduceInputs, tol: allreduceTol},
-	"tests/st/distributed/test_l3_host_tensor_all_to_all.py#HostTensorAllToAll":                                 {from: "_expected_all_to_all: inputs.permute(1, 0, 2)", want: transposeRows},
-	"tests/st/distributed/test_l3_host_tensor_reduce_scatter.py#HostTensorReduceScatter":                        {from: "_expected_reduce_scatter", want: scatterSums},
-	"tests/st/distributed/test_l3_host_tensor_barrier.py#HostTensorBarrier":                                     {from: "_expected_peer_swap", want: shiftRows(+1)},
-	"tests/st/distributed/test_l3_get.py#_build_ring_get_program":                                               {from: "test_ring_shuffle: [inputs[1], inputs[0]]", want: shiftRows(+1)},
-	"tests/st/distributed/test_l3_get.py#_build_row_get_program":                                                {from: "test_row_get: outputs[r] = inputs[other, 0]", want: otherFirstRow},
-	"tests/st/distributed/test_l3_put.py#_build_ring_put_program":                                               {from: "test_ring_shuffle: [inputs[1], inputs[0]]", want: shiftRows(+1)},
-	"tests/st/distributed/test_l3_put.py#_build_ring_put_pipeline_program":                                      {from: "test_ring_shuffle_pipeline: [inputs[1], inputs[0]]", want: shiftRows(+1)},
-	"tests/st/distributed/test_l3_put.py#_build_chunked_ring_put_program":                                       {from: "test_chunked_ring_shuffle: [inputs[1], inputs[0]]", want: shiftRows(+1)},
-	"tests/st/distributed/test_l3_put.py#_build_row_put_program":                                                {from: "test_row_put: outputs[r] = inputs[other, 0]", want: otherFirstRow},
-	"tests/st/distributed/test_l3_remote_store.py#_build_ring_remote_store_program":                             {from: "test_ring_shuffle: [inputs[1], inputs[0]]", want: shiftRows(+1)},
-	"tests/st/distributed/test_l3_notify_wait.py#_build_signal_handshake_program":                               {from: "_assert_signal_exchange: rank r reads the tag r+1 of its peer", want: handshakeTags},
-	"tests/st/distributed/test_l3_tuple_return.py#L3TupleReturnProgram":                                         {from: "the test's expected_sum and expected_diff: a + b, a - b", want: sumDiff},
+	"tests/st/distributed/collectives/test_l3_allreduce.py#AllReduceMesh":                                        {from: "_expected_allreduce", want: sumRows},
+	"tests/st/distributed/collectives/test_l3_allreduce_ring.py#_build_ring_allreduce_program":                   {from: "_expected_allreduce", want: sumRows},
+	"tests/st/distributed/collectives/test_l3_broadcast.py#BroadcastMesh":                                        {from: "_expected_broadcast", want: rootRow(0)},
+	"tests/st/distributed/collectives/test_l3_tensor_broadcast_intrinsic.py#_build_broadcast_program":            {from: "_expected_broadcast", want: rootRow(0)},
+	"tests/st/distributed/collectives/test_l3_allgather.py#AllGatherMesh":                                        {from: "_expected_allgather", want: gatherRows},
+	"tests/st/distributed/collectives/test_l3_tensor_allgather_intrinsic.py#_build_allgather_program":            {from: "_expected_allgather", want: gatherRows},
+	"tests/st/distributed/collectives/test_l3_reduce_scatter.py#ReduceScatterMesh":                               {from: "_expected_reduce_scatter", want: scatterSums},
+	"tests/st/distributed/collectives/test_l3_tensor_reduce_scatter_intrinsic.py#_build_reduce_scatter_program":  {from: "_expected_reduce_scatter", want: scatterSums},
+	"tests/st/distributed/collectives/test_l3_all_to_all.py#AllToAllMesh":                                        {from: "_expected_all_to_all", want: transposeRows},
+	"tests/st/distributed/collectives/test_l3_tensor_all_to_all_intrinsic.py#_build_all_to_all_program":          {from: "_expected_all_to_all", want: transposeRows},
+	"tests/st/distributed/collectives/test_l3_tensor_barrier_intrinsic.py#_build_barrier_peer_swap_program":      {from: "_expected_peer_swap", want: shiftRows(+1)},
+	"tests/st/distributed/test_l3_host_tensor_allreduce.py#HostTensorAllReduce":                                  {from: "_expected_allreduce(inputs, op_name)", want: reduceRows, inputs: allreduceInputs, tol: allreduceTol},
+	"tests/st/distributed/test_l3_host_tensor_allreduce_ring.py#_build_host_ring_allreduce_program":              {from: "the test's assertion: every rank holds the sum", want: sumRows},
+	"tests/st/distributed/collectives/test_l3_tensor_allreduce_intrinsic.py#_build_allreduce_program":            {from: "_expected_allreduce(inputs, op_name) on _make_rank_inputs", want: reduceRows, inputs: allreduceInputs, tol: allreduceTol},
+	"tests/st/distributed/collectives/test_l3_tensor_allreduce_ring_intrinsic.py#_build_ring_allreduce_program":  {from: "_expected_allreduce(inputs, op_name) on _make_rank_inputs", want: reduceRows, inputs: allreduceInputs, tol: allreduceTol},
+	"tests/st/distributed/test_l3_host_tensor_allreduce.py#HostTensorAllReduceMax":                               {from: "test_host_tensor_allreduce_max: inputs.max(dim=0) on every rank", want: reduceOp("max"), inputs: hostAllreduceInputs},
+	"tests/st/distributed/test_l3_host_tensor_allreduce.py#_build_host_allreduce":                                {from: "_expected_allreduce(inputs, op_name) on _make_rank_inputs", want: reduceRows, inputs: hostAllreduceInputs, tol: allreduceTol},
+	"tests/st/distributed/test_l3_host_tensor_all_to_all.py#HostTensorAllToAll":                                  {from: "_expected_all_to_all: inputs.permute(1, 0, 2)", want: transposeRows},
+	"tests/st/distributed/test_l3_host_tensor_reduce_scatter.py#HostTensorReduceScatter":                         {from: "_expected_reduce_scatter", want: scatterSums},
+	"tests/st/distributed/test_l3_host_tensor_barrier.py#HostTensorBarrier":                                      {from: "_expected_peer_swap", want: shiftRows(+1)},
+	"tests/st/distributed/test_l3_get.py#_build_ring_get_program":                                                {from: "test_ring_shuffle: [inputs[1], inputs[0]]", want: shiftRows(+1)},
+	"tests/st/distributed/test_l3_get.py#_build_row_get_program":                                                 {from: "test_row_get: outputs[r] = inputs[other, 0]", want: otherFirstRow},
+	"tests/st/distributed/test_l3_put.py#_build_ring_put_program":                                                {from: "test_ring_shuffle: [inputs[1], inputs[0]]", want: shiftRows(+1)},
+	"tests/st/distributed/test_l3_put.py#_build_ring_put_pipeline_program":                                       {from: "test_ring_shuffle_pipeline: [inputs[1], inputs[0]]", want: shiftRows(+1)},
+	"tests/st/distributed/test_l3_put.py#_build_chunked_ring_put_program":                                        {from: "test_chunked_ring_shuffle: [inputs[1], inputs[0]]", want: shiftRows(+1)},
+	"tests/st/distributed/test_l3_put.py#_build_row_put_program":                                                 {from: "test_row_put: outputs[r] = inputs[other, 0]", want: otherFirstRow},
+	"tests/st/distributed/test_l3_remote_store.py#_build_ring_remote_store_program":                              {from: "test_ring_shuffle: [inputs[1], inputs[0]]", want: shiftRows(+1)},
+	"tests/st/distributed/test_l3_notify_wait.py#_build_signal_handshake_program":                                {from: "_assert_signal_exchange: rank r reads the tag r+1 of its peer", want: handshakeTags},
+	"tests/st/distributed/test_l3_host_tensor_all_to_all.py#_build_host_all_to_all_signal_reuse_program":         {from: "_expected_all_to_all per round", want: perRound(transposeRows)},
+	"tests/st/distributed/test_l3_host_tensor_allreduce.py#_build_host_allreduce_signal_reuse":                   {from: "_expected_allreduce per round", want: perRound(sumRows)},
+	"tests/st/distributed/test_l3_host_tensor_allreduce_ring.py#_build_host_ring_allreduce_signal_reuse_program": {from: "the sum on every rank, per round", want: perRound(sumRows)},
+	"tests/st/distributed/test_l3_host_tensor_barrier.py#_build_host_barrier_signal_reuse_program":               {from: "_expected_peer_swap per round", want: perRound(shiftRows(+1))},
+	"tests/st/distributed/test_l3_host_tensor_reduce_scatter.py#_build_host_reduce_scatter_signal_reuse_program": {from: "_expected_reduce_scatter per round", want: perRound(scatterSums)},
+	"tests/st/distributed/test_l3_tuple_return.py#L3TupleReturnProgram":                                          {from: "the test's expected_sum and expected_diff: a + b, a - b", want: sumDiff},
 }
 
 func mapf(row []float64, f func(float64) float64) []float64 {
@@ -378,4 +383,28 @@ func handshakeTags(_ conformCaseSpec, _ []*emu.Tensor, P int) ([][]float64, erro
 		return nil, fmt.Errorf("the test's expected tags are for 2 ranks, got %d", P)
 	}
 	return [][]float64{{2, 1}}, nil
+}
+
+// perRound applies a golden to each round of a signal-reuse test, whose
+// first input and output carry a leading [ROUNDS] dimension (inputs[rd]
+// is one round's per-rank tensor, checked against the same expectation).
+func perRound(g func(conformCaseSpec, []*emu.Tensor, int) ([][]float64, error)) func(conformCaseSpec, []*emu.Tensor, int) ([][]float64, error) {
+	return func(s conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
+		if len(in) == 0 || len(in[0].Shape) < 2 {
+			return nil, fmt.Errorf("want a [ROUNDS, P, ...] input")
+		}
+		x := in[0]
+		rounds := x.Shape[0]
+		n := len(x.Data) / rounds
+		var out []float64
+		for rd := 0; rd < rounds; rd++ {
+			sub := emu.NewTensor(x.DType, x.Shape[1:], x.Data[rd*n:(rd+1)*n])
+			w, err := g(s, []*emu.Tensor{sub}, P)
+			if err != nil {
+				return nil, fmt.Errorf("round %d: %v", rd, err)
+			}
+			out = append(out, w[0]...)
+		}
+		return [][]float64{out}, nil
+	}
 }

@@ -37,6 +37,10 @@ func TestHeadConstructsRun(t *testing.T) {
 		{"testdata/heads/dynamic_range.py", "host_orch", 4, func(in map[string]*emu.Tensor) map[string][]float64 {
 			return map[string][]float64{"y": in["x"].Data}
 		}},
+		// x[rd, r] at the host, per round: y == x.
+		{"testdata/heads/rounds.py", "host_orch", 2, func(in map[string]*emu.Tensor) map[string][]float64 {
+			return map[string][]float64{"y": in["x"].Data}
+		}},
 	}
 	for _, c := range cases {
 		src, err := os.ReadFile(c.file)

@@ -542,13 +542,23 @@ func (fc *funcChecker) unary(e *syntax.UnaryExpr) *operand {
 
 // index checks x[i]: at the host, rank i's slice of a host tensor.
 func (fc *funcChecker) index(e *syntax.IndexExpr) *operand {
+	if ix, ok := e.Index.(*syntax.TupleLit); ok && len(ix.Elts) > 0 {
+		// x[a, b] is x[a][b]: each index drops the leading dimension
+		// (upstream's x[round, r] picks round a, then rank r's slice).
+		var nested syntax.Expr = e.X
+		for _, el := range ix.Elts {
+			nested = &syntax.IndexExpr{X: nested, Index: el, Pos: joinSpan(e.X.Span(), el.Span())}
+		}
+		nested.(*syntax.IndexExpr).Pos = e.Pos
+		return fc.index(nested.(*syntax.IndexExpr))
+	}
 	x := fc.expr(e.X)
 	if x.invalid() {
 		return invalidOp(e)
 	}
 	switch e.Index.(type) {
 	case *syntax.TupleLit:
-		fc.errorf(e.Index.Span(), ErrHostIndex, "", "index one dimension at a time: x[r] drops the leading dimension")
+		fc.errorf(e.Index.Span(), ErrHostIndex, "", "an empty index: x[r] picks rank r's slice")
 		return invalidOp(e)
 	case *syntax.SliceExpr:
 		fc.errorf(e.Index.Span(), ErrHostIndex, "", "slices are not supported: x[r] picks rank r's slice")

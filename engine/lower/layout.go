@@ -62,17 +62,21 @@ func (b *builder) flatten(target *ir.Var, t *ir.DistributedTensor) (*ir.Var, ir.
 	return flat, dimOperand(last), nil
 }
 
-// rankSyms are the symbolic dimensions a program instance fixes: the
-// leading dimension of a host tensor is the rank count (pld-spec §2), so
-// a symbol written there (NR, world_size) is p.Ranks wherever it appears.
+// rankSyms are the symbolic dimensions a program instance fixes: a
+// symbol in a host tensor's shape (NR, world_size) is the rank count, as
+// the emulator binds it when it makes the host's tensors.
 func rankSyms(p *ir.Program) map[string]int64 {
 	syms := map[string]int64{}
 	if p.Entry == nil {
 		return syms
 	}
 	for _, prm := range p.Entry.Params {
-		if t, ok := prm.Var.Type.(*ir.Tensor); ok && len(t.Shape) > 0 && !t.Shape[0].IsStatic() {
-			syms[t.Shape[0].Sym] = int64(p.Ranks)
+		if t, ok := prm.Var.Type.(*ir.Tensor); ok {
+			for _, d := range t.Shape {
+				if !d.IsStatic() {
+					syms[d.Sym] = int64(p.Ranks)
+				}
+			}
 		}
 	}
 	return syms
