@@ -219,6 +219,9 @@ func compareGolden(res *RunResult, want [][]float64, tol float64) string {
 			return fmt.Sprintf("output %s has %d elements, want %d", n, len(got.Data), len(w))
 		}
 		for i := range w {
+			if math.IsNaN(w[i]) {
+				continue // the test does not check this element
+			}
 			if math.IsNaN(got.Data[i]) || math.Abs(got.Data[i]-w[i]) > tol+tol*math.Abs(w[i]) {
 				return fmt.Sprintf("output %s[%d] = %g, want %g", n, i, got.Data[i], w[i])
 			}

@@ -41,6 +41,15 @@ func TestHeadConstructsRun(t *testing.T) {
 		{"testdata/heads/rounds.py", "host_orch", 2, func(in map[string]*emu.Tensor) map[string][]float64 {
 			return map[string][]float64{"y": in["x"].Data}
 		}},
+		// return inside an if: rank 0 doubles, the others copy.
+		{"testdata/heads/early_return.py", "host_orch", 4, func(in map[string]*emu.Tensor) map[string][]float64 {
+			x := in["x"]
+			out := append([]float64{}, x.Data...)
+			for j, v := range x.Row(0) {
+				out[j] = float64(float32(v + v))
+			}
+			return map[string][]float64{"y": out}
+		}},
 	}
 	for _, c := range cases {
 		src, err := os.ReadFile(c.file)

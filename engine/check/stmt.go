@@ -9,7 +9,7 @@ import (
 
 // body checks a function's top-level statements.
 func (fc *funcChecker) body(stmts []syntax.Stmt) {
-	fc.suite(stmts)
+	fc.suite(liftReturns(stmts))
 	fi := fc.info
 	if !fc.retSeen && fi.annotated && fi.fn.Result != nil {
 		if _, bad := fi.fn.Result.(*ir.Invalid); !bad {
