@@ -82,6 +82,8 @@ var conformGoldens = map[string]*conformGolden{
 	"tests/st/distributed/test_l3_host_tensor_broadcast.py#HostTensorBroadcast":                                  {from: "_expected_broadcast(root=ROOT_RANK=0)", want: rootRow(0)},
 	"tests/st/distributed/test_l3_host_tensor_broadcast.py#_build_host_broadcast_signal_reuse_program":           {from: "_expected_broadcast per round", want: perRound(rootRow(0))},
 	"tests/st/distributed/test_l3_put.py#_build_atomic_add_program":                                              {from: "test_atomic_add_accumulate: the root holds the element-wise sum; other ranks unchecked", want: rootSum},
+	"tests/st/distributed/test_l3_device_tensor.py#L3AddProgram":                                                 {from: "the test's expected f = a + b for one dispatch (the runtime's resident weight and repeated submits are not modelled)", want: addAB},
+	"tests/st/distributed/test_l3_ring_sizing_prewarm.py#L3AddProgram":                                           {from: "the test's expected f = a + b (the runtime's prewarm is not modelled)", want: addAB},
 	"tests/st/distributed/test_l3_tuple_return.py#L3TupleReturnProgram":                                          {from: "the test's expected_sum and expected_diff: a + b, a - b", want: sumDiff},
 }
 
@@ -424,4 +426,13 @@ func rootSum(s conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
 		w[0][i] = math.NaN()
 	}
 	return w, nil
+}
+
+// addAB: the output is a + b.
+func addAB(s conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
+	w, err := sumDiff(s, in, P)
+	if err != nil {
+		return nil, err
+	}
+	return w[:1], nil
 }

@@ -144,7 +144,7 @@ func (fc *funcChecker) dispatch(d *meta.DSLFunc, e *syntax.CallExpr) *operand {
 	levelOK := true
 	switch {
 	case caller == ir.Host && target == ir.Orchestration:
-		if device == nil {
+		if device == nil && fc.c.opts.Ranks != 1 {
 			fc.errorf(e.Rparen, ErrMissingDevice, "", "host dispatch of %s has no device=", describeFunc(d))
 		}
 	case caller == ir.Host && target == ir.InCore:
@@ -212,6 +212,11 @@ func (fc *funcChecker) dispatch(d *meta.DSLFunc, e *syntax.CallExpr) *operand {
 		}
 	}
 	var dev ir.Operand
+	if device == nil && caller == ir.Host && target == ir.Orchestration && fc.c.opts.Ranks == 1 {
+		// A single-chip L3 program (device_ids=[d]) dispatches its one
+		// chip without device=: the only device there is.
+		dev = ir.IntConst(0, ir.INDEX)
+	}
 	if device != nil {
 		dv := fc.expr(device.Value)
 		if caller == ir.Host && target == ir.Orchestration && !dv.invalid() {
