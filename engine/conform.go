@@ -172,8 +172,22 @@ func runConformCase(ctx context.Context, name string, src []byte, s conformCaseS
 		}
 		return c
 	}
+	var notes []string
+	for _, d := range res.Diags {
+		if d.Severity == diag.Warning {
+			notes = append(notes, d.Code+" "+d.Msg)
+		}
+	}
+	note := ""
+	if len(notes) > 0 {
+		note = "; " + strings.Join(notes, "; ")
+	}
 	if g == nil {
-		c.Status, c.Reason = ConformNoGolden, "checks and runs clean (fair schedule, race detector on); no golden ported for this program"
+		c.Status, c.Reason = ConformNoGolden, "checks and runs clean (fair schedule, race detector on); no golden ported for this program"+note
+		return c
+	}
+	if g.only != "" && s.Test != g.only {
+		c.Status, c.Reason = ConformNoGolden, "checks and runs clean; this test asserts what the runtime API does ("+g.only+" has the program's golden)"+note
 		return c
 	}
 	var in []*emu.Tensor
@@ -197,6 +211,7 @@ func runConformCase(ctx context.Context, name string, src []byte, s conformCaseS
 	if s.Note != "" {
 		c.Reason += "; " + s.Note
 	}
+	c.Reason += note
 	return c
 }
 

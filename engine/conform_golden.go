@@ -24,6 +24,10 @@ type conformGolden struct {
 	inputs func(s conformCaseSpec, in []*emu.Tensor, P int)
 	// tol is the test's own allclose tolerance (0: Tolerance).
 	tol func(s conformCaseSpec) float64
+	// only, when set, names the one test whose expectation this is; the
+	// program's other tests assert other things (runtime APIs) and get no
+	// golden.
+	only string
 }
 
 // conformGoldens is keyed by upstream file and program name.
@@ -84,6 +88,7 @@ var conformGoldens = map[string]*conformGolden{
 	"tests/st/distributed/test_l3_put.py#_build_atomic_add_program":                                              {from: "test_atomic_add_accumulate: the root holds the element-wise sum; other ranks unchecked", want: rootSum},
 	"tests/st/distributed/test_l3_device_tensor.py#L3AddProgram":                                                 {from: "the test's expected f = a + b for one dispatch (the runtime's resident weight and repeated submits are not modelled)", want: addAB},
 	"tests/st/distributed/test_l3_ring_sizing_prewarm.py#L3AddProgram":                                           {from: "the test's expected f = a + b (the runtime's prewarm is not modelled)", want: addAB},
+	"tests/st/distributed/test_l3_distributed.py#L3DependencyProgram":                                            {from: "test_execute: f = a + b (the SubWorker verify callback is not run)", want: addAB, only: "TestL3Dependency.test_execute"},
 	"tests/st/distributed/test_l3_tuple_return.py#L3TupleReturnProgram":                                          {from: "the test's expected_sum and expected_diff: a + b, a - b", want: sumDiff},
 }
 

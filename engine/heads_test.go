@@ -50,6 +50,10 @@ func TestHeadConstructsRun(t *testing.T) {
 			}
 			return map[string][]float64{"y": out}
 		}},
+		// A SubWorker callback beside the dispatch (not run): f == a.
+		{"testdata/heads/subworker.py", "Checked.host_orch", 1, func(in map[string]*emu.Tensor) map[string][]float64 {
+			return map[string][]float64{"f": in["a"].Data}
+		}},
 	}
 	for _, c := range cases {
 		src, err := os.ReadFile(c.file)

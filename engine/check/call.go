@@ -40,6 +40,10 @@ func (fc *funcChecker) call(e *syntax.CallExpr) *operand {
 		switch v := fn.cv.(type) {
 		case *meta.DSLFunc:
 			return fc.dispatch(v, e)
+		case *meta.Func:
+			if v.SubWorker {
+				return fc.subWorkerCall(v, e)
+			}
 		case *meta.Builtin:
 			if isDSLNamespace(v.Path) && !compileTimeCalls[v.Path] {
 				if spec := lookupOp(v.Path); spec != nil {
@@ -393,4 +397,24 @@ func (fc *funcChecker) deviceOperand(o *operand) ir.Operand {
 			"the dispatch loop dispatches %s, but the program runs on %d ranks", plural(int(max(trip, 0)), "rank", "ranks"), p)
 	}
 	return x
+}
+
+// subWorkerCall checks a host's call of a pl.Role.SubWorker callback.
+// PyPTO runs it on the host between dispatches as plain Python; the
+// checker checks the arguments (the DSL values it is handed) and emits
+// nothing, and says so: the run does not execute it.
+func (fc *funcChecker) subWorkerCall(f *meta.Func, e *syntax.CallExpr) *operand {
+	if fc.level != ir.Host {
+		fc.errorf(e.Fn.Span(), ErrLevel, "call it from the host orchestrator",
+			"SubWorker callback %s is called from %s; only the host runs it", f.Def.Name, describeFunc(fc.dsl))
+		return invalidOp(e)
+	}
+	for _, a := range e.Args {
+		if o := fc.expr(a.Value); o.invalid() {
+			return invalidOp(e)
+		}
+	}
+	fc.errorf(e.Fn.Span(), WarnSubWorker, "",
+		"SubWorker callback %s is plain Python that PyPTO runs on the host; the emulator does not run it", f.Def.Name)
+	return &operand{mode: modeNoValue, expr: e, sp: e.Pos}
 }

@@ -357,6 +357,9 @@ func (m *machine) execDef(fr *frame, s *syntax.FuncDef) *Error {
 	if err != nil {
 		return err
 	}
+	if kind == subWorker {
+		return m.bind(fr, s.Name, &Func{Def: s, Env: fr.closure, Defaults: defaults, SubWorker: true}, s.NamePos)
+	}
 	var v Value = &Func{Def: s, Env: fr.closure, Defaults: defaults}
 	for i := len(s.Decorators) - 1; i >= 0; i-- {
 		d, err := m.eval(fr, s.Decorators[i].X)
