@@ -89,6 +89,8 @@ var conformGoldens = map[string]*conformGolden{
 	"tests/st/distributed/test_l3_device_tensor.py#L3AddProgram":                                                 {from: "the test's expected f = a + b for one dispatch (the runtime's resident weight and repeated submits are not modelled)", want: addAB},
 	"tests/st/distributed/test_l3_ring_sizing_prewarm.py#L3AddProgram":                                           {from: "the test's expected f = a + b (the runtime's prewarm is not modelled)", want: addAB},
 	"tests/st/distributed/test_l3_distributed.py#L3DependencyProgram":                                            {from: "test_execute: f = a + b (the SubWorker verify callback is not run)", want: addAB, only: "TestL3Dependency.test_execute"},
+	"tests/st/distributed/test_l3_host_tensor_allgather.py#HostTensorAllGather":                                  {from: "_expected_allgather", want: gatherRows},
+	"tests/st/distributed/test_l3_host_tensor_allgather.py#_build_host_allgather_signal_reuse_program":           {from: "_expected_allgather per round", want: perRound(gatherRows)},
 	"tests/st/distributed/test_l3_tuple_return.py#L3TupleReturnProgram":                                          {from: "the test's expected_sum and expected_diff: a + b, a - b", want: sumDiff},
 }
 

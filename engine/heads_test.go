@@ -54,6 +54,16 @@ func TestHeadConstructsRun(t *testing.T) {
 		{"testdata/heads/subworker.py", "Checked.host_orch", 1, func(in map[string]*emu.Tensor) map[string][]float64 {
 			return map[string][]float64{"f": in["a"].Data}
 		}},
+		// A [1, SIZE] tile stored into each row of [1, K, SIZE].
+		{"testdata/heads/row_store.py", "host_orch", 2, func(in map[string]*emu.Tensor) map[string][]float64 {
+			var out []float64
+			for r := 0; r < 2; r++ {
+				for k := 0; k < 3; k++ {
+					out = append(out, in["x"].Row(r)...)
+				}
+			}
+			return map[string][]float64{"y": out}
+		}},
 	}
 	for _, c := range cases {
 		src, err := os.ReadFile(c.file)

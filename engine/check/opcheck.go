@@ -126,6 +126,15 @@ func checkStore(a *opCall) {
 	ext := tile.Shape
 	if a.given("shapes") {
 		ext = a.shapeOf("shapes")
+	} else if len(tile.Shape) < len(out) {
+		// A lower-rank tile fills the trailing dimensions, one element
+		// deep in each leading one (upstream stores a [1, N] row at
+		// [0, r, 0] of a [1, P, N] tensor).
+		pad := make(ir.Shape, len(out)-len(tile.Shape))
+		for i := range pad {
+			pad[i] = ir.ConstDim(1)
+		}
+		ext = append(pad, tile.Shape...)
 	} else if len(tile.Shape) != len(out) {
 		a.errorf("tile", ErrShape, "", "pl.store writes a tile %s into output_tensor %s of another rank", tile.Shape, out)
 		return
