@@ -188,7 +188,9 @@ var opTable = []*opSpec{
 			{name: "value", kind: kNumScalar, required: true},
 		},
 		check: checkWrite},
-	{name: "pl.cast", levels: anyLevel,
+	// pl.const(value, dtype) is a constant of an explicit dtype: the
+	// cast of a number, so one rule covers both.
+	{name: "pl.cast", aliases: []string{"pl.const"}, levels: anyLevel,
 		params: []param{
 			{name: "input", kind: kCastInput, required: true},
 			{name: "target_type", kind: kDType, attr: true, required: true},
