@@ -91,6 +91,8 @@ var conformGoldens = map[string]*conformGolden{
 	"tests/st/distributed/test_l3_distributed.py#L3DependencyProgram":                                            {from: "test_execute: f = a + b (the SubWorker verify callback is not run)", want: addAB, only: "TestL3Dependency.test_execute"},
 	"tests/st/distributed/test_l3_host_tensor_allgather.py#HostTensorAllGather":                                  {from: "_expected_allgather", want: gatherRows},
 	"tests/st/distributed/test_l3_host_tensor_allgather.py#_build_host_allgather_signal_reuse_program":           {from: "_expected_allgather per round", want: perRound(gatherRows)},
+	"tests/st/distributed/test_l3_dfx_per_rank.py#_build_per_rank_program":                                       {from: "the test's assertion: outputs == inputs + 1 (the DFX artefacts it also checks are not modelled)", want: plusOne},
+	"tests/st/distributed/test_l3_rank_slice_dispatch.py#_build_rank_slice_program":                              {from: "the test's expected inputs + 1", want: plusOne},
 	"tests/st/distributed/test_l3_tuple_return.py#L3TupleReturnProgram":                                          {from: "the test's expected_sum and expected_diff: a + b, a - b", want: sumDiff},
 }
 
@@ -443,3 +445,8 @@ func addAB(s conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
 	}
 	return w[:1], nil
 }
+
+// plusOne: the output is the input plus one.
+var plusOne = perRow(func(P, r int, row []float64, in []*emu.Tensor) []float64 {
+	return mapf(row, func(v float64) float64 { return float64(float32(v + 1)) })
+})

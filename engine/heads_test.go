@@ -64,6 +64,14 @@ func TestHeadConstructsRun(t *testing.T) {
 			}
 			return map[string][]float64{"y": out}
 		}},
+		// pl.slice, pl.add, pl.assemble in a kernel: y == x + 1.
+		{"testdata/heads/tensor_ops.py", "host_orch", 2, func(in map[string]*emu.Tensor) map[string][]float64 {
+			out := make([]float64, len(in["x"].Data))
+			for i, v := range in["x"].Data {
+				out[i] = float64(float32(v + 1))
+			}
+			return map[string][]float64{"y": out}
+		}},
 	}
 	for _, c := range cases {
 		src, err := os.ReadFile(c.file)

@@ -18,6 +18,9 @@ var compileTimeCalls = map[string]bool{"pl.dynamic": true}
 // constants) folded by meta.
 func (fc *funcChecker) call(e *syntax.CallExpr) *operand {
 	if path, ok := fc.libPath(e.Fn); ok {
+		if o, done := fc.tensorLevelCall(path, e); done {
+			return o
+		}
 		if spec := lookupOp(path); spec != nil {
 			return fc.opCall(spec, path, e)
 		}
