@@ -93,6 +93,9 @@ var conformGoldens = map[string]*conformGolden{
 	"tests/st/distributed/test_l3_host_tensor_allgather.py#_build_host_allgather_signal_reuse_program":           {from: "_expected_allgather per round", want: perRound(gatherRows)},
 	"tests/st/distributed/test_l3_dfx_per_rank.py#_build_per_rank_program":                                       {from: "the test's assertion: outputs == inputs + 1 (the DFX artefacts it also checks are not modelled)", want: plusOne},
 	"tests/st/distributed/test_l3_rank_slice_dispatch.py#_build_rank_slice_program":                              {from: "the test's expected inputs + 1", want: plusOne},
+	"tests/st/distributed/collectives/test_l3_tensor_collective_signal_reuse.py#_build_all_to_all_twice":         {from: "_expected_all_to_all of the second call's inputs", want: onInput(1, transposeRows), inputs: secondCallOffset},
+	"tests/st/distributed/collectives/test_l3_tensor_collective_signal_reuse.py#_build_allgather_twice":          {from: "_expected_allgather of the second call's inputs", want: onInput(1, gatherRows), inputs: secondCallOffset},
+	"tests/st/distributed/collectives/test_l3_tensor_collective_signal_reuse.py#_build_reduce_scatter_twice":     {from: "_expected_reduce_scatter(seconds)", want: onInput(1, scatterSums), inputs: secondCallOffset},
 	"tests/st/distributed/test_l3_tuple_return.py#L3TupleReturnProgram":                                          {from: "the test's expected_sum and expected_diff: a + b, a - b", want: sumDiff},
 }
 
@@ -450,3 +453,27 @@ func addAB(s conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
 var plusOne = perRow(func(P, r int, row []float64, in []*emu.Tensor) []float64 {
 	return mapf(row, func(v float64) float64 { return float64(float32(v + 1)) })
 })
+
+// onInput applies a golden to the host's input i onwards (the second
+// call's inputs of a back-to-back test).
+func onInput(i int, g func(conformCaseSpec, []*emu.Tensor, int) ([][]float64, error)) func(conformCaseSpec, []*emu.Tensor, int) ([][]float64, error) {
+	return func(s conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
+		if i >= len(in) {
+			return nil, fmt.Errorf("the golden reads input %d of %d", i+1, len(in))
+		}
+		return g(s, in[i:], P)
+	}
+}
+
+// secondCallOffset is the back-to-back tests' input rule: the second
+// call's inputs are the first's plus SECOND_CALL_OFFSET (100000), so data
+// leaking from the first call shows.
+func secondCallOffset(_ conformCaseSpec, in []*emu.Tensor, _ int) {
+	if len(in) < 2 {
+		return
+	}
+	copy(in[1].Data, in[0].Data)
+	for j := range in[1].Data {
+		in[1].Data[j] = roundTo(in[1].DType, in[1].Data[j]+100000)
+	}
+}
