@@ -96,6 +96,9 @@ var conformGoldens = map[string]*conformGolden{
 	"tests/st/distributed/collectives/test_l3_tensor_collective_signal_reuse.py#_build_all_to_all_twice":         {from: "_expected_all_to_all of the second call's inputs", want: onInput(1, transposeRows), inputs: secondCallOffset},
 	"tests/st/distributed/collectives/test_l3_tensor_collective_signal_reuse.py#_build_allgather_twice":          {from: "_expected_allgather of the second call's inputs", want: onInput(1, gatherRows), inputs: secondCallOffset},
 	"tests/st/distributed/collectives/test_l3_tensor_collective_signal_reuse.py#_build_reduce_scatter_twice":     {from: "_expected_reduce_scatter(seconds)", want: onInput(1, scatterSums), inputs: secondCallOffset},
+	"tests/st/distributed/test_l3_explicit_dispatch_onboard.py#L3AddProgram":                                     {from: "the test's expected f = a + weight (the runtime's explicit-dispatch handles are not modelled)", want: addAB},
+	"tests/st/distributed/test_l3_stacked_device_tensor.py#_build_identity_program":                              {from: "_run_stacked's expected f[r] = a[r] + b[r] (the stacked upload is not modelled)", want: addAB},
+	"tests/st/distributed/test_l3_stacked_device_tensor.py#_build_permuted_program":                              {from: "_run_stacked's expected f[r] = a[r] + b[r] (the stacked upload is not modelled)", want: addAB},
 	"tests/st/distributed/test_l3_tuple_return.py#L3TupleReturnProgram":                                          {from: "the test's expected_sum and expected_diff: a + b, a - b", want: sumDiff},
 }
 
