@@ -37,6 +37,9 @@ type conformCaseSpec struct {
 	Entry   string // the entry expression, evaluated in the module's scope
 	Ranks   int
 	Note    string // how the rank count was found when it was not the test's own
+	// Unresolved names a value of the case the test computes at run time
+	// (a local bound to a call), which a static reading cannot know.
+	Unresolved string
 }
 
 // discoverCases reads the programs and tests of one parsed upstream file.
@@ -394,7 +397,13 @@ func (d *discoverer) testCases(label string, fn *syntax.FuncDef, params paramSet
 	ranks, note := d.testRanks(fn, env)
 	var out []conformCaseSpec
 	for _, e := range entries {
-		out = append(out, conformCaseSpec{Program: p, Test: caseLabel, Params: vals, Entry: e, Ranks: ranks, Note: note})
+		c := conformCaseSpec{Program: p, Test: caseLabel, Params: vals, Entry: e, Ranks: ranks, Note: note}
+		for name, x := range locals {
+			if _, isCall := x.(*syntax.CallExpr); isCall && mentionsName(e, name) {
+				c.Unresolved = name + " = " + d.text(x)
+			}
+		}
+		out = append(out, c)
 	}
 	return out
 }
@@ -458,6 +467,22 @@ func (d *discoverer) sliceBound(body []syntax.Stmt, env map[string]string) (int,
 		return !ok
 	})
 	return n, ok
+}
+
+// mentionsName reports whether expression text names name.
+func mentionsName(expr, name string) bool {
+	x, diags := syntax.ParseExpr("<entry>", expr)
+	if diags.HasErrors() || x == nil {
+		return false
+	}
+	hit := false
+	syntax.Walk(x, func(n syntax.Node) bool {
+		if id, ok := n.(*syntax.Ident); ok && id.Name == name {
+			hit = true
+		}
+		return !hit
+	})
+	return hit
 }
 
 func hasDecorator(src []byte, decs []*syntax.Decorator, name string) bool {
