@@ -72,6 +72,14 @@ func TestHeadConstructsRun(t *testing.T) {
 			}
 			return map[string][]float64{"y": out}
 		}},
+		// [NR, 1, NR * SIZE] at the host: every rank holds all of x.
+		{"testdata/heads/gather_shape.py", "host_orch", 4, func(in map[string]*emu.Tensor) map[string][]float64 {
+			var out []float64
+			for r := 0; r < 4; r++ {
+				out = append(out, in["x"].Data...)
+			}
+			return map[string][]float64{"y": out}
+		}},
 	}
 	for _, c := range cases {
 		src, err := os.ReadFile(c.file)

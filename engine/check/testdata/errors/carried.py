@@ -38,3 +38,14 @@ def kernel(
         t = pl.load(x, [i, 0], [1, 8])
         y = pl.store(t, [i, 0], y)
     return y
+---
+import pypto.language as pl
+
+NR = pl.dynamic("NR")
+
+
+@pl.jit.incore
+def kernel(
+    x: pl.Tensor[[1, NR * 8], pl.FP32],  ### "^E0227 pl.Tensor shape dimension 1 is \(NR \* 8\): arithmetic on pl.dynamic dimensions is modelled in a host orchestrator's signature only"
+):
+    pass
