@@ -12,7 +12,7 @@ type DynExpr struct {
 }
 
 func (*DynExpr) TypeName() string { return "DynExpr" }
-func (v *DynExpr) String() string  { return fmt.Sprintf("(%s %s %s)", v.X, v.Op, v.Y) }
+func (v *DynExpr) String() string { return fmt.Sprintf("(%s %s %s)", v.X, v.Op, v.Y) }
 
 // dynOperand reports whether v can take part in a DynExpr.
 func dynOperand(v Value) bool {
