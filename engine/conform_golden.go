@@ -99,6 +99,8 @@ var conformGoldens = map[string]*conformGolden{
 	"tests/st/distributed/test_l3_explicit_dispatch_onboard.py#L3AddProgram":                                     {from: "the test's expected f = a + weight (the runtime's explicit-dispatch handles are not modelled)", want: addAB},
 	"tests/st/distributed/test_l3_stacked_device_tensor.py#_build_identity_program":                              {from: "_run_stacked's expected f[r] = a[r] + b[r] (the stacked upload is not modelled)", want: addAB},
 	"tests/st/distributed/test_l3_stacked_device_tensor.py#_build_permuted_program":                              {from: "_run_stacked's expected f[r] = a[r] + b[r] (the stacked upload is not modelled)", want: addAB},
+	"tests/st/distributed/test_l3_window_slice_incore.py#_build_window_source_slice_program":                     {from: "test_window_row_slice_read: inputs[:, HALF:N, :]", want: bottomHalf},
+	"tests/st/distributed/test_l3_window_slice_incore.py#_build_window_target_slice_program":                     {from: "test_local_stage_into_window_slice: outputs == inputs", want: perRow(func(P, r int, row []float64, in []*emu.Tensor) []float64 { return row })},
 	"tests/st/distributed/test_l3_tuple_return.py#L3TupleReturnProgram":                                          {from: "the test's expected_sum and expected_diff: a + b, a - b", want: sumDiff},
 }
 
@@ -479,4 +481,21 @@ func secondCallOffset(_ conformCaseSpec, in []*emu.Tensor, _ int) {
 	for j := range in[1].Data {
 		in[1].Data[j] = roundTo(in[1].DType, in[1].Data[j]+100000)
 	}
+}
+
+// bottomHalf: each rank's output is the bottom half of its input's rows.
+func bottomHalf(_ conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
+	x, err := rows(in, 0, P)
+	if err != nil {
+		return nil, err
+	}
+	if len(x.Shape) != 3 {
+		return nil, fmt.Errorf("want [P, N, W] inputs, got %v", x.Shape)
+	}
+	n, w := x.Shape[1], x.Shape[2]
+	var out []float64
+	for r := 0; r < P; r++ {
+		out = append(out, x.Row(r)[n/2*w:]...)
+	}
+	return [][]float64{out}, nil
 }

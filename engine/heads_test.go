@@ -80,6 +80,15 @@ func TestHeadConstructsRun(t *testing.T) {
 			}
 			return map[string][]float64{"y": out}
 		}},
+		// Slice assignment into a window and a slice read back: y[r] is
+		// the bottom half of x[r].
+		{"testdata/heads/slice_subscripts.py", "host_orch", 2, func(in map[string]*emu.Tensor) map[string][]float64 {
+			var out []float64
+			for r := 0; r < 2; r++ {
+				out = append(out, in["x"].Row(r)[8*64:]...)
+			}
+			return map[string][]float64{"y": out}
+		}},
 	}
 	for _, c := range cases {
 		src, err := os.ReadFile(c.file)

@@ -542,7 +542,10 @@ func (fc *funcChecker) unary(e *syntax.UnaryExpr) *operand {
 
 // index checks x[i]: at the host, rank i's slice of a host tensor.
 func (fc *funcChecker) index(e *syntax.IndexExpr) *operand {
-	if ix, ok := e.Index.(*syntax.TupleLit); ok && len(ix.Elts) > 0 {
+	if o, ok := fc.sliceRead(e); ok {
+		return o
+	}
+	if ix, ok := e.Index.(*syntax.TupleLit); ok && len(ix.Elts) > 0 && !hasSlice(ix.Elts) {
 		// x[a, b] is x[a][b]: each index drops the leading dimension
 		// (upstream's x[round, r] picks round a, then rank r's slice).
 		var nested syntax.Expr = e.X

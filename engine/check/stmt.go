@@ -104,6 +104,9 @@ func (fc *funcChecker) exprStmt(s *syntax.ExprStmt) {
 }
 
 func (fc *funcChecker) assignStmt(s *syntax.AssignStmt) {
+	if fc.sliceAssign(s) {
+		return
+	}
 	if len(s.Targets) != 1 {
 		fc.errorf(s.Pos, ErrAssignTarget, "", "chained assignment a = b = ... is not allowed in a DSL function")
 		return
