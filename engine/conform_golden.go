@@ -101,6 +101,8 @@ var conformGoldens = map[string]*conformGolden{
 	"tests/st/distributed/test_l3_stacked_device_tensor.py#_build_permuted_program":                              {from: "_run_stacked's expected f[r] = a[r] + b[r] (the stacked upload is not modelled)", want: addAB},
 	"tests/st/distributed/test_l3_window_slice_incore.py#_build_window_source_slice_program":                     {from: "test_window_row_slice_read: inputs[:, HALF:N, :]", want: bottomHalf},
 	"tests/st/distributed/test_l3_window_slice_incore.py#_build_window_target_slice_program":                     {from: "test_local_stage_into_window_slice: outputs == inputs", want: perRow(func(P, r int, row []float64, in []*emu.Tensor) []float64 { return row })},
+	"tests/st/distributed/test_l3_remote_store.py#_build_tensor_remote_store_program":                            {from: "test_tensor_level_push_of_computed_value: [inputs[1], inputs[0]] * 2", want: swapDoubled},
+	"tests/st/distributed/test_l3_window_slice_incore.py#_build_window_compute_reduce_program":                   {from: "test_cast_add_on_window: sh + cast(routed, fp32)", want: addAB, tol: func(conformCaseSpec) float64 { return 1e-2 }},
 	"tests/st/distributed/test_l3_tuple_return.py#L3TupleReturnProgram":                                          {from: "the test's expected_sum and expected_diff: a + b, a - b", want: sumDiff},
 }
 
@@ -498,4 +500,16 @@ func bottomHalf(_ conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error)
 		out = append(out, x.Row(r)[n/2*w:]...)
 	}
 	return [][]float64{out}, nil
+}
+
+// swapDoubled: on two ranks, each rank holds twice its partner's input.
+func swapDoubled(s conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
+	w, err := shiftRows(+1)(s, in, P)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range w[0] {
+		w[0][i] = float64(float32(v + v))
+	}
+	return w, nil
 }

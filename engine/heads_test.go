@@ -89,6 +89,14 @@ func TestHeadConstructsRun(t *testing.T) {
 			}
 			return map[string][]float64{"y": out}
 		}},
+		// pl.tensor.add of whole tensors: y == 2x.
+		{"testdata/heads/tensor_add.py", "host_orch", 2, func(in map[string]*emu.Tensor) map[string][]float64 {
+			out := make([]float64, len(in["x"].Data))
+			for i, v := range in["x"].Data {
+				out[i] = float64(float32(v + v))
+			}
+			return map[string][]float64{"y": out}
+		}},
 	}
 	for _, c := range cases {
 		src, err := os.ReadFile(c.file)

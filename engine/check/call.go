@@ -17,6 +17,9 @@ var compileTimeCalls = map[string]bool{"pl.dynamic": true}
 // DSL function, or a compile-time call (pl.FP32.get_byte(), a helper on
 // constants) folded by meta.
 func (fc *funcChecker) call(e *syntax.CallExpr) *operand {
+	if op, ok := fc.synth[e]; ok {
+		return fc.opCall(lookupOp(op), op, e)
+	}
 	if path, ok := fc.libPath(e.Fn); ok {
 		if o, done := fc.tensorLevelCall(path, e); done {
 			return o

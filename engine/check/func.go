@@ -32,6 +32,9 @@ type funcChecker struct {
 	// that may overhang its source) or is computed from one; op.Result
 	// is read when asked, after assignment has named it.
 	partial []*ir.Op
+	// synth maps the calls the checker wrote itself (a tensor operand's
+	// whole-tensor pl.load) to the operation they are.
+	synth map[*syntax.CallExpr]string
 
 	returned bool // a top-level return has been checked
 	retSeen  bool // some return statement produced fn.Result (for inference)

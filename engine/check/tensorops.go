@@ -1,6 +1,9 @@
 package check
 
 import (
+	"strconv"
+	"strings"
+
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/syntax"
 )
@@ -39,6 +42,17 @@ func (fc *funcChecker) tensorLevelCall(path string, e *syntax.CallExpr) (*operan
 			load = append(load, v)
 		}
 		return fc.opCall(lookupOp("pl.load"), path, &syntax.CallExpr{Fn: e.Fn, Args: load, Lparen: e.Lparen, Rparen: e.Rparen, Pos: e.Pos}), true
+	case "pl.tensor.add", "pl.tensor.sub", "pl.tensor.mul", "pl.add", "pl.sub", "pl.mul":
+		// Element-wise on whole tensors: the tiles of the whole tensors.
+		args, changed := fc.wholeTiles(e.Args)
+		if !changed {
+			return nil, false
+		}
+		tile := "pl." + path[strings.LastIndex(path, ".")+1:]
+		return fc.opCall(lookupOp(tile), path, &syntax.CallExpr{Fn: e.Fn, Args: args, Lparen: e.Lparen, Rparen: e.Rparen, Pos: e.Pos}), true
+	case "pld.tensor.remote_store":
+		// The tensor form with a computed tile is the tile form.
+		return fc.opCall(lookupOp("pld.tile.remote_store"), path, e), true
 	case "pl.assemble", "pl.tensor.assemble":
 		// assemble(target, source, offset, atomic=) is
 		// store(source, offset, target, atomic=).
@@ -55,6 +69,43 @@ func (fc *funcChecker) tensorLevelCall(path string, e *syntax.CallExpr) (*operan
 		return fc.opCall(lookupOp("pl.store"), path, &syntax.CallExpr{Fn: e.Fn, Args: store, Lparen: e.Lparen, Rparen: e.Rparen, Pos: e.Pos}), true
 	}
 	return nil, false
+}
+
+// wholeTiles replaces each argument naming a whole tensor of static shape
+// by pl.load of all of it; changed is false when none does.
+func (fc *funcChecker) wholeTiles(in []syntax.Arg) ([]syntax.Arg, bool) {
+	out := make([]syntax.Arg, len(in))
+	changed := false
+	for i, a := range in {
+		out[i] = a
+		id, ok := a.Value.(*syntax.Ident)
+		if !ok || a.Name != "" {
+			continue
+		}
+		b, ok := fc.scope.vars[id.Name]
+		if !ok || b.v == nil {
+			continue
+		}
+		shape, _, isTensor := ir.ShapeOf(b.v.Type)
+		if _, tile := b.v.Type.(*ir.Tile); tile || !isTensor || !shape.IsStatic() {
+			continue
+		}
+		var zeros, dims []syntax.Expr
+		for _, d := range shape {
+			zeros = append(zeros, &syntax.NumberLit{Kind: syntax.IntNumber, Raw: "0", Pos: id.Pos})
+			dims = append(dims, &syntax.NumberLit{Kind: syntax.IntNumber, Int: d.N, Raw: strconv.FormatInt(d.N, 10), Pos: id.Pos})
+		}
+		load := &syntax.CallExpr{Fn: id, Args: []syntax.Arg{
+			{Value: id}, {Value: &syntax.ListLit{Elts: zeros, Pos: id.Pos}}, {Value: &syntax.ListLit{Elts: dims, Pos: id.Pos}},
+		}, Lparen: id.Pos, Rparen: id.Pos, Pos: id.Pos}
+		if fc.synth == nil {
+			fc.synth = map[*syntax.CallExpr]string{}
+		}
+		fc.synth[load] = "pl.load"
+		out[i] = syntax.Arg{Value: load}
+		changed = true
+	}
+	return out, changed
 }
 
 // reorder binds a call's arguments to names, positional ones in order;
