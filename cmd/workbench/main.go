@@ -11,6 +11,7 @@
 //
 //	workbench run FILE --backend pypto [--platform a2a3sim|a2a3|a5|a5sim] [--devices 0,1,2,3]   run through PyPTO (the emulator is the default)
 //	workbench export FILE [--entry E] [--ranks P] [--fill index|ones|zeros|randn --seed N] [--platform a2a3|a2a3sim|a5|a5sim] [-o out.py]
+//	workbench conform [--json] [--upstream DIR]  upstream PyPTO's distributed tests, run here
 //
 //	workbench compare A [B] --entry EXPR_A [--entry EXPR_B] [--ranks P] [--fill ...] [--json]
 //
@@ -40,6 +41,7 @@ func commands() []command {
 		{"run", "run a program on the emulator at P ranks", runRun},
 		{"export", "write a program as a Python script PyPTO runs on NPUs or its simulator", runExport},
 		{"compare", "run two programs on the same inputs; compare outputs, stats and lowered kernels", runCompare},
+		{"conform", "run upstream PyPTO's distributed tests and examples here; a row per case", runConform},
 		{"sweep", "run a program at every size and rank count; nccl-tests style bandwidth tables", runSweep},
 	}
 }

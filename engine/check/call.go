@@ -17,7 +17,13 @@ var compileTimeCalls = map[string]bool{"pl.dynamic": true}
 // DSL function, or a compile-time call (pl.FP32.get_byte(), a helper on
 // constants) folded by meta.
 func (fc *funcChecker) call(e *syntax.CallExpr) *operand {
+	if op, ok := fc.synth[e]; ok {
+		return fc.opCall(lookupOp(op), op, e)
+	}
 	if path, ok := fc.libPath(e.Fn); ok {
+		if o, done := fc.tensorLevelCall(path, e); done {
+			return o
+		}
 		if spec := lookupOp(path); spec != nil {
 			return fc.opCall(spec, path, e)
 		}
@@ -40,6 +46,10 @@ func (fc *funcChecker) call(e *syntax.CallExpr) *operand {
 		switch v := fn.cv.(type) {
 		case *meta.DSLFunc:
 			return fc.dispatch(v, e)
+		case *meta.Func:
+			if v.SubWorker {
+				return fc.subWorkerCall(v, e)
+			}
 		case *meta.Builtin:
 			if isDSLNamespace(v.Path) && !compileTimeCalls[v.Path] {
 				if spec := lookupOp(v.Path); spec != nil {
@@ -144,7 +154,7 @@ func (fc *funcChecker) dispatch(d *meta.DSLFunc, e *syntax.CallExpr) *operand {
 	levelOK := true
 	switch {
 	case caller == ir.Host && target == ir.Orchestration:
-		if device == nil {
+		if device == nil && fc.c.opts.Ranks != 1 {
 			fc.errorf(e.Rparen, ErrMissingDevice, "", "host dispatch of %s has no device=", describeFunc(d))
 		}
 	case caller == ir.Host && target == ir.InCore:
@@ -212,6 +222,11 @@ func (fc *funcChecker) dispatch(d *meta.DSLFunc, e *syntax.CallExpr) *operand {
 		}
 	}
 	var dev ir.Operand
+	if device == nil && caller == ir.Host && target == ir.Orchestration && fc.c.opts.Ranks == 1 {
+		// A single-chip L3 program (device_ids=[d]) dispatches its one
+		// chip without device=: the only device there is.
+		dev = ir.IntConst(0, ir.INDEX)
+	}
 	if device != nil {
 		dv := fc.expr(device.Value)
 		if caller == ir.Host && target == ir.Orchestration && !dv.invalid() {
@@ -388,4 +403,24 @@ func (fc *funcChecker) deviceOperand(o *operand) ir.Operand {
 			"the dispatch loop dispatches %s, but the program runs on %d ranks", plural(int(max(trip, 0)), "rank", "ranks"), p)
 	}
 	return x
+}
+
+// subWorkerCall checks a host's call of a pl.Role.SubWorker callback.
+// PyPTO runs it on the host between dispatches as plain Python; the
+// checker checks the arguments (the DSL values it is handed) and emits
+// nothing, and says so: the run does not execute it.
+func (fc *funcChecker) subWorkerCall(f *meta.Func, e *syntax.CallExpr) *operand {
+	if fc.level != ir.Host {
+		fc.errorf(e.Fn.Span(), ErrLevel, "call it from the host orchestrator",
+			"SubWorker callback %s is called from %s; only the host runs it", f.Def.Name, describeFunc(fc.dsl))
+		return invalidOp(e)
+	}
+	for _, a := range e.Args {
+		if o := fc.expr(a.Value); o.invalid() {
+			return invalidOp(e)
+		}
+	}
+	fc.errorf(e.Fn.Span(), WarnSubWorker, "",
+		"SubWorker callback %s is plain Python that PyPTO runs on the host; the emulator does not run it", f.Def.Name)
+	return &operand{mode: modeNoValue, expr: e, sp: e.Pos}
 }

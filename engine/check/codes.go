@@ -94,6 +94,8 @@ const (
 	// Warnings.
 	WarnTileAlign    Code = "W0301"
 	WarnHostSigReuse Code = "W0302"
+	WarnSequential   Code = "W0303"
+	WarnSubWorker    Code = "W0304"
 )
 
 // CodeInfo describes one code: its title (what the lesson index shows) and
@@ -246,6 +248,10 @@ var Codes = []CodeInfo{
 
 	{WarnHostSigReuse, diag.Warning, "HOST collective signal shared with a kernel",
 		"a HOST builtin takes back only the credits its own barriers added; a kernel writing the same cells (a hand-rolled barrier's counters stay set) makes the builtin's waits pass early: give the kernel its own signal window"},
+	{WarnSubWorker, diag.Warning, "a SubWorker callback is not run here",
+		"a pl.Role.SubWorker function is plain Python (torch, asserts) the host runs between dispatches; the emulator runs the DSL functions only, so the callback's checks do not happen in a run: check the outputs instead"},
+	{WarnSequential, diag.Warning, "pl.parallel runs its iterations one after another here",
+		"PyPTO may run a pl.parallel loop's iterations at once; the emulator runs them in order, so it neither times them as concurrent nor reports a race between two iterations: keep iterations independent"},
 	{WarnTileAlign, diag.Warning, "tile row not 32-byte aligned",
 		"make the tile's contiguous extent a multiple of 32 bytes (e.g. 8 FP32 values); the emulator runs it, hardware rejects it"},
 }

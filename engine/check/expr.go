@@ -78,6 +78,11 @@ func (o *operand) scalar() (ir.Operand, ir.DType, bool) {
 			return ir.FloatConst(v.V, ir.FP32), ir.FP32, true
 		case meta.Bool:
 			return ir.BoolConst(v.V), ir.BOOL, true
+		case *meta.DynVar:
+			// A dynamic dimension used as a number (pl.range(NR),
+			// NR * SIZE): its value is bound per call, from the shapes
+			// the function's tensors really have.
+			return &ir.SymRef{Name: v.Name}, ir.INDEX, true
 		}
 	}
 	return nil, ir.InvalidDType, false
@@ -268,6 +273,9 @@ var binOps = map[string]struct {
 	"/":  {ir.Div, "pl.div"},
 	"//": {ir.FloorDiv, ""},
 	"%":  {ir.Mod, ""},
+	// pl.min and pl.max of two scalars (no Python operator spells them).
+	"min": {ir.Min, ""},
+	"max": {ir.Max, ""},
 }
 
 // arith checks x op y. Two compile-time operands fold with Python's
@@ -277,7 +285,12 @@ func (fc *funcChecker) arith(op string, x, y *operand, e syntax.Expr, opPos diag
 	if x.invalid() || y.invalid() {
 		return invalidOp(e)
 	}
-	if x.mode == modeStatic && y.mode == modeStatic {
+	if x.mode == modeStatic && y.mode == modeStatic && (op == "min" || op == "max") {
+		if v, ok := staticMinMax(op, x.cv, y.cv); ok {
+			return staticOp(v, e)
+		}
+	}
+	if x.mode == modeStatic && y.mode == modeStatic && !isDynVar(x.cv) && !isDynVar(y.cv) {
 		v, err := meta.Binary(op, x.cv, y.cv)
 		if err != nil {
 			fc.foldError(exprSpan(e), err)
@@ -364,6 +377,10 @@ func runtimeInt(op ir.BinOp, a, b int64) (int64, bool) {
 		if b != 0 {
 			return a % b, true
 		}
+	case ir.Min:
+		return min(a, b), true
+	case ir.Max:
+		return max(a, b), true
 	}
 	return 0, false
 }
@@ -525,13 +542,26 @@ func (fc *funcChecker) unary(e *syntax.UnaryExpr) *operand {
 
 // index checks x[i]: at the host, rank i's slice of a host tensor.
 func (fc *funcChecker) index(e *syntax.IndexExpr) *operand {
+	if o, ok := fc.sliceRead(e); ok {
+		return o
+	}
+	if ix, ok := e.Index.(*syntax.TupleLit); ok && len(ix.Elts) > 0 && !hasSlice(ix.Elts) {
+		// x[a, b] is x[a][b]: each index drops the leading dimension
+		// (upstream's x[round, r] picks round a, then rank r's slice).
+		var nested syntax.Expr = e.X
+		for _, el := range ix.Elts {
+			nested = &syntax.IndexExpr{X: nested, Index: el, Pos: joinSpan(e.X.Span(), el.Span())}
+		}
+		nested.(*syntax.IndexExpr).Pos = e.Pos
+		return fc.index(nested.(*syntax.IndexExpr))
+	}
 	x := fc.expr(e.X)
 	if x.invalid() {
 		return invalidOp(e)
 	}
 	switch e.Index.(type) {
 	case *syntax.TupleLit:
-		fc.errorf(e.Index.Span(), ErrHostIndex, "", "index one dimension at a time: x[r] drops the leading dimension")
+		fc.errorf(e.Index.Span(), ErrHostIndex, "", "an empty index: x[r] picks rank r's slice")
 		return invalidOp(e)
 	case *syntax.SliceExpr:
 		fc.errorf(e.Index.Span(), ErrHostIndex, "", "slices are not supported: x[r] picks rank r's slice")
@@ -616,4 +646,16 @@ func (c *checker) text(e syntax.Expr) string {
 		return id.Name
 	}
 	return "the expression"
+}
+
+// staticMinMax folds pl.min or pl.max of two compile-time numbers.
+func staticMinMax(op string, x, y meta.Value) (meta.Value, bool) {
+	less, err := meta.Compare("<", x, y)
+	if err != nil {
+		return nil, false
+	}
+	if (op == "min") == less {
+		return x, true
+	}
+	return y, true
 }

@@ -28,8 +28,16 @@ type funcChecker struct {
 
 	varNames map[string]int       // DSL names given to ir.Vars, for suffixes
 	byName   map[string][]*ir.Var // the Vars made for each DSL name
-	returned bool                 // a top-level return has been checked
-	retSeen  bool                 // some return statement produced fn.Result (for inference)
+	// partial lists the ops whose tile result has a valid_shape (a load
+	// that may overhang its source) or is computed from one; op.Result
+	// is read when asked, after assignment has named it.
+	partial []*ir.Op
+	// synth maps the calls the checker wrote itself (a tensor operand's
+	// whole-tensor pl.load) to the operation they are.
+	synth map[*syntax.CallExpr]string
+
+	returned bool // a top-level return has been checked
+	retSeen  bool // some return statement produced fn.Result (for inference)
 }
 
 // scope maps each DSL name to its current binding. Branches and loop bodies

@@ -184,6 +184,9 @@ func (fc *funcChecker) opCall(spec *opSpec, path string, e *syntax.CallExpr) *op
 	res := fc.temp(rt)
 	op.Result = res
 	fc.emit(op)
+	if _, isTile := rt.(*ir.Tile); isTile && (a.given("valid_shape") || fc.anyPartial(op.Args)) {
+		fc.partial = append(fc.partial, op)
+	}
 	return &operand{mode: modeValue, t: res.Type, x: res, slot: &op.Result, expr: e, sp: e.Pos,
 		buf: a.resBuf, known: a.resKnown, kv: a.resKV}
 }

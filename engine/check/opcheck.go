@@ -71,11 +71,35 @@ func loadResult(a *opCall) ir.Type {
 
 func checkLoad(a *opCall) {
 	if clamp, ok := a.staticArg("clamp").(meta.Bool); !ok || !clamp.V {
-		a.checkRegion("tensor", "offsets", a.shapeOf("shapes"), "reads")
+		// A valid_shape bounds the read: the tile may overhang the source
+		// (the last chunk of a length that is no multiple of the tile, an
+		// [8, 1] tile padding a [1, 1] tensor to 32 bytes) and PyPTO pads
+		// the rest, so the region checked is the valid one.
+		a.checkRegion("tensor", "offsets", a.readExtent("shapes", "valid_shape"), "reads")
 	}
 	checkValidShape(a, "valid_shape")
 	_, d, _ := ir.ShapeOf(a.typeOf("tensor"))
 	a.tileAlign(a.shapeOf("shapes"), d)
+}
+
+// readExtent is the extent an access really touches: the valid_shape
+// where one is given (an extent known only at run time stays unknown),
+// else the tile's shape.
+func (a *opCall) readExtent(shape, valid string) ir.Shape {
+	ext := a.shapeOf(shape)
+	vl, ok := a.lists[valid]
+	if !ok || !a.given(valid) || len(vl) != len(ext) {
+		return ext
+	}
+	out := make(ir.Shape, len(ext))
+	for i, el := range vl {
+		if el.known {
+			out[i] = ir.Dim{N: el.kv}
+		} else {
+			out[i] = ir.Dim{Sym: "?"}
+		}
+	}
+	return out
 }
 
 // checkValidShape rejects a negative static valid-shape extent.
@@ -102,6 +126,15 @@ func checkStore(a *opCall) {
 	ext := tile.Shape
 	if a.given("shapes") {
 		ext = a.shapeOf("shapes")
+	} else if len(tile.Shape) < len(out) {
+		// A lower-rank tile fills the trailing dimensions, one element
+		// deep in each leading one (upstream stores a [1, N] row at
+		// [0, r, 0] of a [1, P, N] tensor).
+		pad := make(ir.Shape, len(out)-len(tile.Shape))
+		for i := range pad {
+			pad[i] = ir.ConstDim(1)
+		}
+		ext = append(pad, tile.Shape...)
 	} else if len(tile.Shape) != len(out) {
 		a.errorf("tile", ErrShape, "", "pl.store writes a tile %s into output_tensor %s of another rank", tile.Shape, out)
 		return
@@ -111,7 +144,35 @@ func checkStore(a *opCall) {
 			"pl.store atomic=Add on a %s tile", tile.DType)
 		return
 	}
+	if a.fc.isPartial(a.args["tile"].x) && !a.given("shapes") {
+		// Only the tile's valid region is written, and its extent is a
+		// run-time value: the emulator checks the write's bounds.
+		return
+	}
 	a.checkRegion("output_tensor", "offsets", ext, "writes")
+}
+
+// isPartial reports whether x is a tile with a valid_shape.
+func (fc *funcChecker) isPartial(x ir.Operand) bool {
+	v, ok := x.(*ir.Var)
+	if !ok || v == nil {
+		return false
+	}
+	for _, op := range fc.partial {
+		if op.Result == v {
+			return true
+		}
+	}
+	return false
+}
+
+func (fc *funcChecker) anyPartial(args []ir.Operand) bool {
+	for _, x := range args {
+		if fc.isPartial(x) {
+			return true
+		}
+	}
+	return false
 }
 
 func checkWrite(a *opCall) {

@@ -140,6 +140,19 @@ func elementwise(name, bin string) *opSpec {
 		result: elementwiseResult, check: checkElementwise}
 }
 
+// scalarMinMax is pl.min or pl.max: the smaller or larger of two scalars
+// (upstream's tile reductions are row_min/col_min; the element-wise tile
+// form is pl.minimum/pl.maximum).
+func scalarMinMax(name, bin, tileForm string) *opSpec {
+	return &opSpec{name: name, levels: anyLevel, scalarBin: bin,
+		params: []param{{name: "lhs", kind: kElemwise, required: true}, {name: "rhs", kind: kElemwise, required: true}},
+		result: elementwiseResult,
+		check: func(a *opCall) {
+			a.errorf("lhs", ErrArgKind, "for tiles write "+tileForm+"(a, b), element by element",
+				"%s takes two scalars, got %s", a.path, a.args["lhs"].describe())
+		}}
+}
+
 // opTable is every operation the workbench checks, runs and lowers.
 var opTable = []*opSpec{
 	// pl: local data movement and compute (pld-spec §3).
@@ -175,7 +188,9 @@ var opTable = []*opSpec{
 			{name: "value", kind: kNumScalar, required: true},
 		},
 		check: checkWrite},
-	{name: "pl.cast", levels: anyLevel,
+	// pl.const(value, dtype) is a constant of an explicit dtype: the
+	// cast of a number, so one rule covers both.
+	{name: "pl.cast", aliases: []string{"pl.const"}, levels: anyLevel,
 		params: []param{
 			{name: "input", kind: kCastInput, required: true},
 			{name: "target_type", kind: kDType, attr: true, required: true},
@@ -187,6 +202,8 @@ var opTable = []*opSpec{
 	elementwise("pl.mul", "*"),
 	elementwise("pl.maximum", ""),
 	elementwise("pl.minimum", ""),
+	scalarMinMax("pl.min", "min", "pl.minimum"),
+	scalarMinMax("pl.max", "max", "pl.maximum"),
 
 	// pld system ops (pld-spec §4.3).
 	{name: "pld.world_size", aliases: []string{"pld.system.world_size"}, levels: hostOnly,

@@ -9,7 +9,7 @@ import (
 
 // body checks a function's top-level statements.
 func (fc *funcChecker) body(stmts []syntax.Stmt) {
-	fc.suite(stmts)
+	fc.suite(liftReturns(stmts))
 	fi := fc.info
 	if !fc.retSeen && fi.annotated && fi.fn.Result != nil {
 		if _, bad := fi.fn.Result.(*ir.Invalid); !bad {
@@ -79,6 +79,8 @@ func stmtKind(s syntax.Stmt) string {
 		return "global/nonlocal"
 	case *syntax.DelStmt:
 		return "del"
+	case *syntax.YieldStmt:
+		return "yield"
 	}
 	return "this statement"
 }
@@ -102,6 +104,9 @@ func (fc *funcChecker) exprStmt(s *syntax.ExprStmt) {
 }
 
 func (fc *funcChecker) assignStmt(s *syntax.AssignStmt) {
+	if fc.sliceAssign(s) {
+		return
+	}
 	if len(s.Targets) != 1 {
 		fc.errorf(s.Pos, ErrAssignTarget, "", "chained assignment a = b = ... is not allowed in a DSL function")
 		return
@@ -289,6 +294,9 @@ func (fc *funcChecker) nested(sc *scope, blk *ir.Block, kind string, check func(
 }
 
 func (fc *funcChecker) forStmt(s *syntax.ForStmt) {
+	if fc.carriedLoop(s) {
+		return
+	}
 	id, ok := s.Target.(*syntax.Ident)
 	if !ok {
 		fc.errorf(s.Target.Span(), ErrForIter, "", "the loop variable must be one name")
@@ -397,7 +405,11 @@ func (fc *funcChecker) rangeBounds(iter syntax.Expr) (*loopInfo, []ir.Operand, b
 		}
 	}
 	switch {
-	case path == "pl.range":
+	case path == "pl.range", path == "pl.unroll":
+		// pl.unroll is a loop the compiler unrolls: the same iterations
+		// in the same order.
+	case path == "pl.parallel":
+		fc.errorf(call.Fn.Span(), WarnSequential, "", "pl.parallel runs its iterations one after another on the emulator: iterations that race with each other are not reported")
 	case path == "range":
 		fc.errorf(call.Fn.Span(), ErrForIter, "write pl.range(...): the DSL's loop, which the compiler keeps as a loop",
 			"Python's range() is not a DSL loop")

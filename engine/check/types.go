@@ -55,7 +55,11 @@ func (c *checker) typeFromValue(v meta.Value, sp diag.Span, allowDir bool) (ir.T
 			if len(v.Args) < 2 || len(v.Args) > 3 {
 				return bad("%s takes [shape, dtype], got %d arguments", v.Base.Path, len(v.Args))
 			}
-			shape, msg := shapeFromValue(v.Args[0])
+			p := 0
+			if c.dynHost {
+				p = c.opts.Ranks
+			}
+			shape, msg := shapeFromValue(v.Args[0], p)
 			if msg != "" {
 				return bad("%s shape %s", v.Base.Path, msg)
 			}
@@ -103,7 +107,12 @@ func (c *checker) typeFromValue(v meta.Value, sp diag.Span, allowDir bool) (ir.T
 
 // shapeFromValue converts a compile-time shape list. msg describes what is
 // wrong, or is "".
-func shapeFromValue(v meta.Value) (ir.Shape, string) {
+//
+// A dimension computed from pl.dynamic ones (NR * SIZE) has a value in a
+// host orchestrator's signature, where every dynamic dimension is the
+// rank count p (as the emulator binds the host's tensors); p is 0
+// elsewhere, where the workbench has no symbolic arithmetic to keep it.
+func shapeFromValue(v meta.Value, p int) (ir.Shape, string) {
 	var elts []meta.Value
 	switch v := v.(type) {
 	case *meta.List:
@@ -126,6 +135,15 @@ func shapeFromValue(v meta.Value) (ir.Shape, string) {
 			shape[i] = ir.ConstDim(e.V)
 		case *meta.DynVar:
 			shape[i] = ir.SymDim(e.Name)
+		case *meta.DynExpr:
+			if p <= 0 {
+				return nil, fmt.Sprintf("dimension %d is %s: arithmetic on pl.dynamic dimensions is modelled in a host orchestrator's signature only (name the product with its own pl.dynamic in a kernel)", i, meta.Repr(e))
+			}
+			n, ok := meta.EvalDyn(e, func(string) (int64, bool) { return int64(p), true })
+			if !ok || n <= 0 {
+				return nil, fmt.Sprintf("dimension %d is %s, which has no positive value at %d ranks", i, meta.Repr(e), p)
+			}
+			shape[i] = ir.ConstDim(n)
 		default:
 			return nil, fmt.Sprintf("dimension %d is %s, want an int or a pl.dynamic dimension", i, meta.Repr(e))
 		}

@@ -3,7 +3,6 @@ package check
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -51,7 +50,7 @@ func TestUpstreamPrograms(t *testing.T) {
 	}
 	var table strings.Builder
 	for _, u := range upstreamEntries {
-		src, err := os.ReadFile(filepath.Join(dir, u.file))
+		src, err := readTutorial(dir, u.file)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +121,7 @@ func TestUpstreamMutations(t *testing.T) {
 	}
 	runs, accepted := 0, 0
 	for _, u := range upstreamEntries {
-		src, err := os.ReadFile(filepath.Join(dir, u.file))
+		src, err := readTutorial(dir, u.file)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -255,6 +255,15 @@ func (m *machine) load(n *node) *failure {
 func (m *machine) storeExtent(n *node, tl *tile, shapesArg int, rank int) (ext, src []int, f *failure) {
 	ext, src = tl.valid, tl.shape
 	if !given(n, shapesArg) {
+		if len(ext) < rank {
+			// A lower-rank tile fills the trailing dimensions (PyPTO's
+			// store of a [1, N] tile at [0, r, 0] of a [1, P, N] tensor).
+			pad := make([]int, rank-len(ext))
+			for i := range pad {
+				pad[i] = 1
+			}
+			return append(append([]int{}, pad...), ext...), append(append([]int{}, pad...), src...), nil
+		}
 		if len(ext) != rank {
 			return nil, nil, m.fail(n, codeShape, "", "%s writes a tile %v into a tensor of rank %d", n.irop.Name, dims(tl.shape), rank)
 		}

@@ -327,7 +327,7 @@ func TestUpstreamNoRaces(t *testing.T) {
 	}
 	var runs []cleanRun
 	add := func(file, entry string, ranks []int) {
-		src, err := os.ReadFile(filepath.Join(dir, file))
+		src, err := readTutorial(dir, file)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -40,6 +40,10 @@ func (m *machine) binary(n *node) (val, *failure) {
 			r = math.Trunc(a / b)
 		case ir.Mod:
 			r = math.Mod(a, b)
+		case ir.Min:
+			r = math.Min(a, b)
+		case ir.Max:
+			r = math.Max(a, b)
 		}
 		return scalarVal(val{f: r}, anyFloat, n.resDT), nil
 	}
@@ -55,6 +59,10 @@ func (m *machine) binary(n *node) (val, *failure) {
 		r = a - b
 	case ir.Mul:
 		r = a * b
+	case ir.Min:
+		r = min(a, b)
+	case ir.Max:
+		r = max(a, b)
 	case ir.FloorDiv, ir.Mod:
 		if b == 0 {
 			return val{}, m.fail(n, codeDivZero, "", "%d %s 0: integer division by zero", a, opSymbol(n.bin))

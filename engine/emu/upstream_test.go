@@ -3,7 +3,6 @@ package emu_test
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -82,7 +81,7 @@ func TestUpstreamPrograms(t *testing.T) {
 	var table strings.Builder
 	fmt.Fprintf(&table, "\n%-26s %-52s %-3s %-6s %8s %8s %10s\n", "program", "entry", "P", "status", "notifies", "waits", "sim_ns")
 	for _, u := range upstreamRuns {
-		src, err := os.ReadFile(filepath.Join(dir, u.file))
+		src, err := readTutorial(dir, u.file)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +132,7 @@ func TestUpstreamBuiltins(t *testing.T) {
 		t.Skip("set PLD_UPSTREAM to the directory of the upstream tutorial programs")
 	}
 	for _, u := range upstreamBuiltin {
-		src, err := os.ReadFile(filepath.Join(dir, u.file))
+		src, err := readTutorial(dir, u.file)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -292,11 +292,14 @@ const (
 	Ge
 	And
 	Or
+	// Min and Max are pl.min and pl.max of two scalars.
+	Min
+	Max
 )
 
 var binOpNames = [...]string{
 	Add: "add", Sub: "sub", Mul: "mul", Div: "truediv", FloorDiv: "floordiv", Mod: "mod",
-	Eq: "eq", Ne: "ne", Lt: "lt", Le: "le", Gt: "gt", Ge: "ge", And: "and", Or: "or",
+	Eq: "eq", Ne: "ne", Lt: "lt", Le: "le", Gt: "gt", Ge: "ge", And: "and", Or: "or", Min: "min", Max: "max",
 }
 
 func (o BinOp) String() string {

@@ -79,6 +79,9 @@ type builder struct {
 	block *ir.Block
 	span  ir.Span
 	from  *ir.Origin
+	// syms are the symbolic dimensions whose value the instance fixes
+	// (rankSyms); nil where none is known.
+	syms map[string]int64
 }
 
 // newBuilder returns a builder that emits into blk, naming variables with

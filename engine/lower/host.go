@@ -131,6 +131,7 @@ func synthesize(p *ir.Program, op *ir.Op, r hostRule) (*ir.Func, []ir.Operand, e
 		wrapArgs = append(wrapArgs, wv)
 	}
 	k.b = newBuilder(newNamer(kernel), kernel.Body, op)
+	k.b.syms = rankSyms(p)
 	if err := r.body(k); err != nil {
 		return nil, nil, err
 	}

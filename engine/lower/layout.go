@@ -34,7 +34,13 @@ func roundUp(n, m int64) int64 { return (n + m - 1) / m * m }
 // symbolic extent is kept when it is the only dimension larger than one;
 // anything else symbolic has no [1, N] type and is refused.
 func (b *builder) flatten(target *ir.Var, t *ir.DistributedTensor) (*ir.Var, ir.Operand, error) {
-	s := t.Shape
+	s := make(ir.Shape, len(t.Shape))
+	for i, d := range t.Shape {
+		s[i] = d
+		if n, ok := b.syms[d.Sym]; ok && !d.IsStatic() {
+			s[i] = ir.ConstDim(n)
+		}
+	}
 	if len(s) == 2 && s[0].IsStatic() && s[0].N == 1 {
 		return target, dimOperand(s[1]), nil
 	}
@@ -54,6 +60,26 @@ func (b *builder) flatten(target *ir.Var, t *ir.DistributedTensor) (*ir.Var, ir.
 	ft := &ir.DistributedTensor{Shape: ir.Shape{ir.ConstDim(1), last}, DType: t.DType}
 	flat := b.value(b.newVar(target.Name+"_flat", ft), ir.ViewOp, nil, target, list(idx(1), dimOperand(last)))
 	return flat, dimOperand(last), nil
+}
+
+// rankSyms are the symbolic dimensions a program instance fixes: a
+// symbol in a host tensor's shape (NR, world_size) is the rank count, as
+// the emulator binds it when it makes the host's tensors.
+func rankSyms(p *ir.Program) map[string]int64 {
+	syms := map[string]int64{}
+	if p.Entry == nil {
+		return syms
+	}
+	for _, prm := range p.Entry.Params {
+		if t, ok := prm.Var.Type.(*ir.Tensor); ok {
+			for _, d := range t.Shape {
+				if !d.IsStatic() {
+					syms[d.Sym] = int64(p.Ranks)
+				}
+			}
+		}
+	}
+	return syms
 }
 
 // region is the offsets, shape and valid shape of a [1, width] tile at

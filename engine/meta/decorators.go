@@ -69,8 +69,15 @@ func (m *machine) dslKind(fr *frame, def *syntax.FuncDef) (Kind, *syntax.Decorat
 		}
 		found, kind = d, k
 	}
+	if found != nil && kind == subWorker {
+		return subWorker, found, false, nil
+	}
 	return kind, found, found != nil, nil
 }
+
+// subWorker is what functionKind gives a HOST SubWorker callback: not a
+// DSL function, a plain one marked Func.SubWorker.
+const subWorker Kind = -1
 
 // functionKind reads the arguments of @pl.function(...).
 func (m *machine) functionKind(fr *frame, d *syntax.Decorator, call *syntax.CallExpr) (Kind, *Error) {
@@ -123,6 +130,9 @@ func (m *machine) functionKind(fr *frame, d *syntax.Decorator, call *syntax.Call
 	case hasLevel && hasRole:
 		if level.Member == "HOST" && role.Member == "Orchestrator" {
 			return Host, nil
+		}
+		if level.Member == "HOST" && role.Member == "SubWorker" {
+			return subWorker, nil
 		}
 		return 0, fatalErr(CodeDecorator, "the host orchestrator is @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)",
 			"@pl.function(level=pl.Level.%s, role=pl.Role.%s) is not supported: want level HOST with role Orchestrator",

@@ -113,6 +113,12 @@ func binary(op string, x, y Value) (Value, *Error) {
 			}
 		}
 	}
+	if (isDyn(x) || isDyn(y)) && dynOperand(x) && dynOperand(y) {
+		switch op {
+		case "+", "-", "*", "//":
+			return &DynExpr{Op: op, X: x, Y: y}, nil
+		}
+	}
 	xi, xf, xIsF, xNum := number(x)
 	yi, yf, yIsF, yNum := number(y)
 	if xNum && yNum {

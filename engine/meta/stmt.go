@@ -106,6 +106,11 @@ func (m *machine) exec(fr *frame, s syntax.Stmt) (ctl, Value, *Error) {
 			}
 		}
 		return ctlReturn, v, nil
+	case *syntax.YieldStmt:
+		// Generators are module glue (pytest fixtures, helpers): parsed so
+		// the file reads, never run at compile time.
+		return ctlNone, nil, fatalErr(CodeUnsupported, "a generator is test-harness code the workbench reads but does not run; call it from no module-level code or factory",
+			"generator functions are not evaluated at compile time").at(s.Pos)
 	case *syntax.RaiseStmt:
 		return ctlNone, nil, m.execRaise(fr, s)
 	case *syntax.AssertStmt:
@@ -351,6 +356,9 @@ func (m *machine) execDef(fr *frame, s *syntax.FuncDef) *Error {
 	defaults, err := m.evalDefaults(fr, s.Params)
 	if err != nil {
 		return err
+	}
+	if kind == subWorker {
+		return m.bind(fr, s.Name, &Func{Def: s, Env: fr.closure, Defaults: defaults, SubWorker: true}, s.NamePos)
 	}
 	var v Value = &Func{Def: s, Env: fr.closure, Defaults: defaults}
 	for i := len(s.Decorators) - 1; i >= 0; i-- {

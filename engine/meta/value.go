@@ -59,6 +59,10 @@ type Func struct {
 	// Defaults holds the evaluated default of each parameter of Def (nil
 	// where the parameter has none), evaluated when the def ran.
 	Defaults []Value
+	// SubWorker is set on a @pl.function(level=pl.Level.HOST,
+	// role=pl.Role.SubWorker) callback: plain Python the host runs
+	// between dispatches, kept as a function and never evaluated.
+	SubWorker bool
 }
 
 // Kind is the level a DSL function runs at.

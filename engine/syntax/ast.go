@@ -461,6 +461,14 @@ type ReturnStmt struct {
 	Pos   Span
 }
 
+// YieldStmt is yield [Value] or yield from Value, the statement form: a
+// generator's body, parsed so module glue reads, never run by the DSL.
+type YieldStmt struct {
+	Value Expr // may be nil
+	From  bool
+	Pos   Span
+}
+
 // RaiseStmt is raise [X [from Cause]].
 type RaiseStmt struct {
 	X     Expr
@@ -514,6 +522,7 @@ func (s *WithStmt) Span() Span       { return s.Pos }
 func (s *TryStmt) Span() Span        { return s.Pos }
 func (s *ReturnStmt) Span() Span     { return s.Pos }
 func (s *RaiseStmt) Span() Span      { return s.Pos }
+func (s *YieldStmt) Span() Span      { return s.Pos }
 func (s *AssertStmt) Span() Span     { return s.Pos }
 func (s *BranchStmt) Span() Span     { return s.Pos }
 func (s *GlobalStmt) Span() Span     { return s.Pos }
@@ -537,3 +546,4 @@ func (*AssertStmt) stmtNode()     {}
 func (*BranchStmt) stmtNode()     {}
 func (*GlobalStmt) stmtNode()     {}
 func (*DelStmt) stmtNode()        {}
+func (*YieldStmt) stmtNode()      {}

@@ -363,6 +363,15 @@ func dumpStmt(n Node) dnode {
 			d.kids = append(d.kids, dList("as", dAtom(n.Name)))
 		}
 		return append1(d, dBody("body", n.Body))
+	case *YieldStmt:
+		name := "yield"
+		if n.From {
+			name = "yield-from"
+		}
+		if n.Value == nil {
+			return dList(name)
+		}
+		return dList(name, dOpt(n.Value))
 	case *ReturnStmt:
 		if n.Value == nil {
 			return dList("return")

@@ -80,7 +80,8 @@ var errorCases = []struct {
 	{"continue in def in loop", "for x in y:\n    def f():\n        continue\n", "E0012", "'continue' outside a loop", 3, 9},
 	{"return in class body", "def f():\n    class A:\n        return 1\n", "E0012", "'return' outside a function", 3, 9},
 	{"walrus", "if (n := 10) > 5:\n    pass\n", "E0011", "assignment expressions (:=) are not supported: assign on a line of its own", 1, 7},
-	{"yield", "def g():\n    yield 1\n", "E0011", "'yield' is not supported", 2, 5},
+	{"yield outside a function", "yield 1\n", "E0012", "'yield' outside a function", 1, 1},
+	{"yield as a value", "def g():\n    x = yield 1\n", "E0011", "'yield' is not supported", 2, 9},
 	{"async def", "async def f():\n    pass\n", "E0011", "'async' is not supported", 1, 1},
 	{"positional-only", "def f(a, /, b):\n    pass\n", "E0011", "positional-only parameters ('/') are not supported", 1, 10},
 

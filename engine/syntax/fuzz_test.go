@@ -19,6 +19,7 @@ func fuzzSeeds(t testing.TB) []string {
 		filepath.Join("testdata", "*.py"),
 		filepath.Join("..", "testdata", "programs", "*.py"),
 		filepath.Join("..", "testdata", "errors", "*.py"),
+		filepath.Join("..", "testdata", "heads", "*.py"),
 	} {
 		m, _ := filepath.Glob(pattern)
 		files = append(files, m...)

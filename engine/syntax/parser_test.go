@@ -243,6 +243,8 @@ var statementCases = []struct{ src, want string }{
 		"(try\n  (body\n    (expr a))\n  (except\n    (paren-tuple E F)\n    (as e)\n    (body\n      (expr b)))\n  (except _\n    (body\n      (expr c)))\n  (else\n    (expr d))\n  (finally\n    (expr f)))"},
 	{"def f(a, b: int = 2, *args, c, d=4, **kw) -> str:\n    return a\n",
 		"(def f\n  (params\n    a\n    (param b (: int) (= 2))\n    *args\n    (param c kwonly)\n    (param d kwonly (= 4))\n    **kw)\n  (-> str)\n  (body\n    (return a)))"},
+	{"def g():\n    yield 1, 2\n    yield\n    yield from h()\n",
+		"(def g\n  (params)\n  (body\n    (yield (tuple 1 2))\n    (yield)\n    (yield-from (call h))))"},
 	{"def f(*, k):\n    '''doc'''\n    return\n",
 		"(def f\n  (params (param k kwonly))\n  doc\n  (body\n    (expr \"doc\")\n    (return)))"},
 	{"@pl.jit.incore\n@deco(1, k=2)\ndef k(x):\n    pass\n",

@@ -59,7 +59,7 @@ func (p *parser) atStmtEnd() bool {
 	return false
 }
 
-// simple_stmt: expr_stmt | return_stmt | raise_stmt | assert_stmt | del_stmt
+// simple_stmt: expr_stmt | return_stmt | yield_stmt | raise_stmt | assert_stmt | del_stmt
 // | 'pass' | 'break' | 'continue' | global_stmt | import_stmt | from_stmt
 func (p *parser) parseSimpleStmt() Stmt {
 	t := p.tok
@@ -72,6 +72,8 @@ func (p *parser) parseSimpleStmt() Stmt {
 		return &BranchStmt{Tok: t.text, Pos: p.span(t.start, t.end)}
 	case kwReturn:
 		return p.parseReturn()
+	case kwYield:
+		return p.parseYield()
 	case kwRaise:
 		return p.parseRaise()
 	case kwAssert:
@@ -97,6 +99,30 @@ func (p *parser) parseReturn() Stmt {
 	p.next()
 	s := &ReturnStmt{}
 	if !p.atStmtEnd() {
+		s.Value = p.parseStarExprs()
+	}
+	s.Pos = p.span(t.start, p.prevEnd)
+	return s
+}
+
+// yield_stmt: 'yield' [ 'from' expression | star_expressions ]
+//
+// Only the statement form is read: test modules carry pytest fixtures and
+// helper generators (module glue no DSL function calls), and a file must
+// not be refused for them. A yield used as a value (x = yield) is still
+// E0011.
+func (p *parser) parseYield() Stmt {
+	t := p.tok
+	if !p.inFunc {
+		p.errorf(t.start, t.end, errMisplaced, "'yield' outside a function")
+	}
+	p.next()
+	s := &YieldStmt{}
+	switch {
+	case p.got(kwFrom):
+		s.From = true
+		s.Value = p.parseTest()
+	case !p.atStmtEnd():
 		s.Value = p.parseStarExprs()
 	}
 	s.Pos = p.span(t.start, p.prevEnd)

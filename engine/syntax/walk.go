@@ -159,6 +159,8 @@ func Walk(n Node, fn func(Node) bool) {
 		stmts(n.Body)
 	case *ReturnStmt:
 		opt(n.Value)
+	case *YieldStmt:
+		opt(n.Value)
 	case *RaiseStmt:
 		opt(n.X)
 		opt(n.Cause)

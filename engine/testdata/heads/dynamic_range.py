@@ -1,0 +1,45 @@
+# Upstream HEAD's dynamic dimensions as numbers: a kernel loops over
+# pl.range(NR), and the host sizes a window with NR * SIZE bytes. Every
+# rank copies the whole [NR, SIZE] block of its input through its window.
+#! entry: host_orch
+#! ranks: 2 4
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+SIZE = 64
+NR = pl.dynamic("NR")
+
+
+@pl.jit.incore
+def copy_rows(
+    x: pl.Tensor[[NR, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
+    stage: pld.DistributedTensor[[NR, SIZE], pl.FP32],
+):
+    for row in pl.range(NR):
+        t = pl.load(x, [row, 0], [1, SIZE])
+        stage = pl.store(t, [row, 0], stage)
+    for row in pl.range(NR):
+        u = pl.load(stage, [row, 0], [1, SIZE])
+        y = pl.store(u, [row, 0], y)
+    return y
+
+
+@pl.jit
+def per_rank(
+    x: pl.Tensor[[NR, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
+    stage: pld.DistributedTensor[[NR, SIZE], pl.FP32],
+):
+    return copy_rows(x, y, stage)
+
+
+@pl.jit.host
+def host_orch(
+    x: pl.Tensor[[NR, NR, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[NR, NR, SIZE], pl.FP32]],
+):
+    stage_buf = pld.alloc_window_buffer(NR * SIZE * pl.FP32.get_byte())
+    for r in pl.range(pld.world_size()):
+        stage = pld.window(stage_buf, [NR, SIZE], dtype=pl.FP32)
+        per_rank(x[r], y[r], stage, device=r)
