@@ -83,8 +83,9 @@ func ChromaCSS(w io.Writer) error {
 }
 
 func newMarkdown() goldmark.Markdown {
+	values, err := FigureValues()
 	return goldmark.New(
-		goldmark.WithExtensions(extension.Table),
+		goldmark.WithExtensions(extension.Table, figureExtension{values, err}),
 		goldmark.WithRendererOptions(
 			renderer.WithNodeRenderers(util.Prioritized(newCellRenderer(), 100)),
 		),
