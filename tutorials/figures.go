@@ -48,8 +48,32 @@ func (f Figure) Key() string {
 	return fmt.Sprintf("kernel=%s args=%q field=%s", f.Kernel, f.Args, f.Field)
 }
 
-// ArgList splits Args into flags and values.
-func (f Figure) ArgList() []string { return strings.Fields(f.Args) }
+// ArgList splits Args into flags and values as a shell would for words
+// in single quotes: --entry 'build(4, "ring").run' is two words.
+func (f Figure) ArgList() []string {
+	var out []string
+	var b strings.Builder
+	in, word := false, false
+	for _, r := range f.Args {
+		switch {
+		case r == '\'':
+			in, word = !in, true
+		case r == ' ' && !in:
+			if word {
+				out = append(out, b.String())
+				b.Reset()
+				word = false
+			}
+		default:
+			b.WriteRune(r)
+			word = true
+		}
+	}
+	if word {
+		out = append(out, b.String())
+	}
+	return out
+}
 
 // ParseFigure parses the inside of a macro, after "{{fig " and before "}}".
 func ParseFigure(s string) (Figure, error) {

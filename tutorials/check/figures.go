@@ -61,6 +61,8 @@ func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
 		return "", fmt.Errorf("figure %s: %v", f.Key(), err)
 	}
 	file := "kernels/" + k.File
+	// {P} in an entry is the rank count, as in a kernel's #! entry: lines.
+	*entry = strings.ReplaceAll(*entry, "{P}", strconv.Itoa(*ranks))
 	opts := engine.Options{Entry: *entry, Ranks: *ranks, Platform: *platform, Budget: limits.CLIBudget()}
 	if strings.HasPrefix(f.Field, "diag.") {
 		res := engine.Check(ctx, file, k.Source, opts)
