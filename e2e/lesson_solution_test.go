@@ -31,3 +31,34 @@ func TestStep08SolutionHidden(t *testing.T) {
 		t.Errorf("after Show solution the solution shows %.200q, want step 08's solution", text)
 	}
 }
+
+// TestDocPages: the index links step 0; every code cell of a lesson links
+// the operation reference, which opens as a page with put's signature in
+// argument order; the glossary opens from there.
+func TestDocPages(t *testing.T) {
+	s, tb := newSession(t)
+	tb.navigate(s.base + "/")
+	waitFor[bool](tb, "the docs links", `!!document.querySelector('[data-test=docs] a[href="/lessons/intro"]')`, summary)
+	tb.do("open step 0", chromedp.Click(chromedp.JSPath(`document.querySelector('[data-test=docs] a[href="/lessons/intro"]')`)))
+	intro := waitFor[string](tb, "step 0", `document.querySelector('[data-test=doc-intro]')?.innerText ?? ''`, summary)
+	if !strings.Contains(intro, "The race detector") || !strings.Contains(intro, "18.6 GB/s") {
+		t.Errorf("step 0 shows %.200q, want the race detector and the cost table", intro)
+	}
+	tb.navigate(s.base + "/step/8")
+	waitFor[bool](tb, "the notebook", `!!document.querySelector('[data-test=notebook][data-step="8"]')`, summary)
+	cells := eval[int](tb, "cells", `document.querySelectorAll('[data-test=cell]').length`)
+	refs := eval[int](tb, "reference links", `document.querySelectorAll('.lesson .cell-ref a[href="/lessons/reference"]').length`)
+	if cells == 0 || refs < cells {
+		t.Errorf("step 08 has %d cells and %d links to the reference, want one per cell", cells, refs)
+	}
+	tb.do("open the reference", chromedp.Click(chromedp.JSPath(`document.querySelector('.lesson .cell-ref a[href="/lessons/reference"]')`)))
+	ref := waitFor[string](tb, "the reference", `document.querySelector('[data-test=doc-reference]')?.innerText ?? ''`, summary)
+	if !strings.Contains(ref, "pld.tensor.put(dst, peer, src, dst_offsets=None, src_offsets=None, shape=None") {
+		t.Errorf("the reference shows %.300q, want put's signature", ref)
+	}
+	tb.do("open the glossary", chromedp.Click(chromedp.JSPath(`document.querySelector('[data-test=doc-reference] a[href="/lessons/glossary"]')`)))
+	g := waitFor[string](tb, "the glossary", `document.querySelector('[data-test=doc-glossary]')?.innerText ?? ''`, summary)
+	if !strings.Contains(g, "happens-before") {
+		t.Errorf("the glossary shows %.200q", g)
+	}
+}

@@ -140,6 +140,9 @@ func (r cellRenderer) renderFence(w util.BufWriter, src []byte, n ast.Node, ente
 	if len(fields) >= 3 && fields[0] == "cell" {
 		fmt.Fprintf(w, "<div class=\"cell\" data-action=\"%s\" data-kernel=\"%s\" data-args=\"%s\"></div>\n",
 			html.EscapeString(fields[1]), html.EscapeString(fields[2]), html.EscapeString(strings.Join(fields[3:], " ")))
+		// Every code cell points at the operation reference and the
+		// glossary (issue 14); the page turns the .md links into routes.
+		fmt.Fprint(w, "<p class=\"cell-ref\"><a href=\"reference.md\">The pl/pld operations</a> · <a href=\"glossary.md\">glossary</a></p>\n")
 		return ast.WalkSkipChildren, nil
 	}
 	if _, err := r.code(w, src, n, entering); err != nil {

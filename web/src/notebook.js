@@ -9,7 +9,7 @@ import { Cell } from "./cell.js";
 import { WorkingCopy } from "./workcopy.js";
 import { createEditor, splitHeader } from "./editor.js";
 import * as store from "./storage.js";
-import { errorPage } from "./pages.js";
+import { errorPage, docLinks } from "./pages.js";
 import { SplitView } from "./split.js";
 
 // The cells that act on "your kernel" when their kernel is the step's
@@ -37,6 +37,7 @@ export async function renderNotebook(main, n, page) {
     if (m) a.setAttribute("href", `/step/${Number(m[1])}`);
     else if (/^(?:\.\/)?README\.md(#.*)?$/.test(a.getAttribute("href"))) a.setAttribute("href", "/lessons/README");
   }
+  docLinks(lesson);
 
   const holders = [...lesson.querySelectorAll("div.cell")];
   const kn = step.kernel_names || {};
