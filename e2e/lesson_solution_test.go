@@ -62,3 +62,24 @@ func TestDocPages(t *testing.T) {
 		t.Errorf("the glossary shows %.200q", g)
 	}
 }
+
+// TestPredictCell: step 08's predict cell hides its answer until the
+// learner runs the cell, then shows it.
+func TestPredictCell(t *testing.T) {
+	s, tb := newSession(t)
+	tb.navigate(s.base + "/step/8")
+	waitFor[bool](tb, "the notebook", `!!document.querySelector('[data-test=notebook][data-step="8"]')`, summary)
+	i := waitFor[int](tb, "the predict cell", `[...document.querySelectorAll('[data-test=cell]')].findIndex(c => c.dataset.predict === 'true') + 1`, summary)
+	c := cell{tb: tb, i: i - 1}
+	const answer = `document.querySelector('[data-test=predict-answer]')`
+	if !eval[bool](tb, "the answer is hidden", answer+`.hidden && !`+answer+`.checkVisibility()`) {
+		t.Fatalf("the predict answer is visible before the run: %q", eval[string](tb, "answer", answer+`.innerText`))
+	}
+	if st := c.run(); st != "done" && st != "failed" {
+		t.Fatalf("the predict cell ended %q", st)
+	}
+	text := waitFor[string](tb, "the answer shown", `(`+answer+`.checkVisibility() ? `+answer+`.innerText : '')`, c.state())
+	if !strings.Contains(text, "first elements are") {
+		t.Errorf("the answer reads %.200q", text)
+	}
+}

@@ -84,7 +84,11 @@ export async function renderNotebook(main, n, page) {
   holders.forEach((h, i) => {
     const name = kernelName(h.dataset.kernel || "");
     const k = kernels.get(name);
-    const action = h.dataset.action || "show";
+    // A predict cell is a run cell whose answer (the element after it)
+    // stays hidden until the learner has run it (predictCell).
+    const predict = h.dataset.action === "predict";
+    const answer = predict && h.nextElementSibling && h.nextElementSibling.classList.contains("predict-answer") ? h.nextElementSibling : null;
+    const action = predict ? "run" : h.dataset.action || "show";
     const mine = wc && ON_COPY.has(action) && wc.names.has(name);
     const spec = {
       index: i, action, name, args: h.dataset.args || "",
@@ -99,6 +103,7 @@ export async function renderNotebook(main, n, page) {
       cell.note.textContent = `Could not load ${name}: ${k.error.message}`;
     }
     h.replaceWith(cell.root);
+    if (predict) predictCell(cell, answer);
     cells.push(cell);
   });
 
@@ -210,4 +215,18 @@ function hintsBox(hints) {
   });
   label();
   return el("section", { class: "hints", "aria-label": "Hints" }, el("h2", null, "Hints"), el("p", { class: "muted" }, "Try first; then take one hint at a time."), list, btn);
+}
+
+/** predictCell keeps a predict cell's answer hidden until the cell has run
+ * in this page: the learner commits to a guess first (issue 14). */
+function predictCell(cell, answer) {
+  cell.root.dataset.predict = "true";
+  if (!answer) return;
+  answer.hidden = true;
+  const run = cell.run.bind(cell);
+  cell.run = async (opts) => {
+    const r = await run(opts);
+    answer.hidden = false;
+    return r;
+  };
 }
