@@ -3,6 +3,7 @@ package tutorials
 import (
 	"bufio"
 	_ "embed"
+	"encoding/base64"
 	"fmt"
 	"html"
 	"sort"
@@ -250,6 +251,11 @@ func (r figureRenderer) render(w util.BufWriter, src []byte, n ast.Node, enterin
 	v, ok := r.values[f.Key()]
 	if !ok {
 		return ast.WalkStop, fmt.Errorf("figure %s has no value in figures.txt (go test ./tutorials/check -run TestFigures -update)", f.Key())
+	}
+	if f.Field == "diagram" {
+		fmt.Fprintf(w, `<img class="diagram" alt="%s" src="data:image/svg+xml;base64,%s">`,
+			html.EscapeString(f.Kernel+" "+f.Args+", round by round, drawn from the emulator's trace"), base64.StdEncoding.EncodeToString([]byte(v)))
+		return ast.WalkSkipChildren, nil
 	}
 	title := html.EscapeString("workbench run kernels/" + f.Kernel + ".py " + f.Args + " → " + f.Field)
 	if f.Code {

@@ -12,6 +12,7 @@ import (
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/limits"
+	"pldworkbench/engine/trace"
 	"pldworkbench/kernels"
 	"pldworkbench/tutorials"
 )
@@ -34,6 +35,7 @@ var FigureFields = map[string]string{
 	"error.line":    "the run-time error's line",
 	"failed":        "with --schedules N: how many of the N random schedules fail",
 	"failing_seeds": "with --schedules N: the failing seeds, as a list in words",
+	"diagram":       "an SVG of the run, round by round, from its trace (rendered as an image)",
 	"diag.code":     "`workbench check`: the first error's code",
 	"diag.line":     "`workbench check`: the first error's line",
 	"diag.message":  "`workbench check`: the first error's code and message",
@@ -110,12 +112,25 @@ func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
 		}
 		return inWords(failed), nil
 	}
+	var events trace.Collector
+	if f.Field == "diagram" {
+		ro.OnEvent = events.Sink()
+	}
 	res := engine.Run(ctx, file, k.Source, ro)
 	if res.Status == engine.StatusCompileError {
 		return "", fmt.Errorf("figure %s: the kernel does not compile", f.Key())
 	}
 	st := res.Stats
 	switch f.Field {
+	case "diagram":
+		if res.Status != "ok" {
+			return "", fmt.Errorf("figure %s: a diagram needs a clean run, got %s", f.Key(), res.Status)
+		}
+		rs := rounds(events.Events)
+		if len(rs) == 0 {
+			return "", fmt.Errorf("figure %s: the run moved nothing between ranks", f.Key())
+		}
+		return diagramSVG(fmt.Sprintf("%s at %d ranks, round by round (from the emulator's trace)", res.Entry, res.Ranks), res.Ranks, rs), nil
 	case "status":
 		return string(res.Status), nil
 	case "remote_bytes":
