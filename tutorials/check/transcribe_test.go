@@ -85,6 +85,9 @@ func todoRegions(src string) map[int]string {
 	for i, l := range strings.Split(src, "\n") {
 		t := strings.TrimSpace(l)
 		if strings.Contains(t, "TODO(you)") && strings.HasPrefix(t, "#") {
+			if start != 0 { // a second TODO in one block: keep the first
+				out[start] = b.String()
+			}
 			start = i + 1
 			b.Reset()
 		}
@@ -129,7 +132,7 @@ func TestStartersAskForGoals(t *testing.T) {
 			for line, text := range todoRegions(string(k.Source)) {
 				set := tokenSet(text)
 				for _, m := range missing {
-					if covered(m, set) >= 0.7 {
+					if covered(m, set) >= 0.6 {
 						bad++
 						if !dictated[name] {
 							t.Errorf("%s: the TODO at line %d dictates the solution's line %q; state the goal, put the code in the hints", name, line, m)
@@ -147,7 +150,6 @@ func TestStartersAskForGoals(t *testing.T) {
 // lastHintSolves lists the steps whose last hint does not yet give the
 // whole solution, each with its reason. The list only shrinks.
 var lastHintSolves = map[int]string{
-	5:  "its last hint gives part of the code; rewrite the ladder as 04, 08 and 14 were",
 	10: "its last hint gives part of the code; rewrite the ladder as 04, 08 and 14 were",
 	11: "its last hint gives part of the code; rewrite the ladder as 04, 08 and 14 were",
 	16: "its last hint gives part of the code; rewrite the ladder as 04, 08 and 14 were",
