@@ -34,11 +34,10 @@ def add_own_rank(
 ):
     """AI cores: y = x + rank, element by element."""
     block = pl.load(x, [0, 0], [ROWS, COLS])
-    # TODO(you): make the rank visible in the output.
-    #   1. Vector ops want a float: cast the INT32 parameter `rank` to FP32
-    #      with pl.cast(..., target_type=pl.FP32). Cast the parameter
-    #      itself, not an expression built from it.
-    #   2. Add that scalar to every element of `block` with pl.add.
+    # TODO(you): make the rank visible in the output: every element of
+    #   `block` must grow by this rank's number. The number arrives as an
+    #   INT32 scalar and the tile holds FP32; vector ops want matching
+    #   types. The hints of the lesson go from the idea to the code.
     # Placeholder: `block` goes out unchanged, so only rank 0 comes out right.
     # ---- end of TODO ----
     y = pl.store(block, [0, 0], y)

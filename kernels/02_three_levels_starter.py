@@ -34,11 +34,9 @@ def scale_kernel(
 ):
     """Level 3, AI cores: y = x * rank + x."""
     tile = pl.load(x, [0, 0], [ROWS, COLS])
-    # TODO(you): compute result = tile * rank + tile on the AI cores.
-    #   - Cast `rank` to FP32 first (pl.cast); scalar float arithmetic such
-    #     as rank + 1.0 is not available here.
-    #   - One pl.mul by that scalar, then one pl.add of the original tile:
-    #     x * r + x is x * (r + 1) without any scalar arithmetic.
+    # TODO(you): `result` must be the tile times (rank + 1), computed on
+    #   the AI cores. Scalar float arithmetic such as rank + 1.0 is not
+    #   available here: find a way with tile operations alone.
     # Placeholder: the tile passes through unchanged.
     result = tile
     # ---- end of TODO ----

@@ -33,10 +33,9 @@ def through_window(
     scratch: pl.InOut[pld.DistributedTensor[[ROWS, COLS], pl.FP32]],
 ):
     """AI cores: x -> my copy of the window -> y."""
-    # TODO(you): put this rank's input into its copy of the window.
-    #   - Load the whole [ROWS, COLS] block of `x` into a tile (pl.load).
-    #   - Store that tile into `scratch` at [0, 0] with pl.store, and keep
-    #     the result: `scratch = pl.store(...)`.
+    # TODO(you): this rank's whole input must end up in its copy of the
+    #   window `scratch`. Data goes from a tensor to a window through a
+    #   tile. Keep what the store gives back.
     # A plain store on the window view touches only this rank's own copy.
     # Placeholder: nothing is written, so the window still holds zeros.
     # ---- end of TODO ----

@@ -35,15 +35,14 @@ def meet(
     me = pld.rank(ctx)
     nranks = pld.nranks(ctx)
 
-    # TODO(you): the barrier, in two loops over the ranks.
-    #   1. Arrive: for every peer other than `me`, add 1 to the cell
-    #      [me, 0] of the peer's copy of `arrived`
-    #      (pld.system.notify with op=pld.NotifyOp.AtomicAdd).
-    #   2. Wait: for every src other than `me`, block until the cell
-    #      [src, 0] of your own copy is at least 1
-    #      (pld.system.wait with cmp=pld.WaitCmp.Ge).
-    # Do every notify before the first wait. Add both loops together: waits
-    # without the matching notifies would hang the run.
+    # TODO(you): a barrier. When this rank goes past it, every other rank
+    #   must have reached it too. Give every rank a way to say "I am here"
+    #   that the others can see, and make this rank hold until it has seen
+    #   that from all of them. The window `arrived` has one cell per rank.
+    #   Think about which cell each rank may write, so that no two ranks
+    #   write the same one, and about the order: a rank that waits before
+    #   it has announced itself can hang everyone. The lesson's hints go
+    #   from the idea to the code.
     # Placeholder: no barrier, so the tally below reads an untouched window.
     # ---- end of TODO ----
 

@@ -43,15 +43,9 @@ def pull_right(
     mine = pl.load(x, [0, 0], [1, SIZE])
     stage = pl.store(mine, [0, 0], stage)
 
-    # TODO(you): a barrier on `arrived`, exactly as in step 04: notify
-    #   [me, 0] on every other rank (AtomicAdd 1), then wait until [src, 0]
-    #   of your own copy is >= 1 for every other rank src. Add the notify
-    #   loop and the wait loop together, or the run hangs.
-    #   Why here: the right neighbour must have staged its slice before
-    #   you read its window.
-    # TODO(you): read the right neighbour's copy of `stage` instead of
-    #   your own, with pld.tile.remote_load: the window, the peer, then
-    #   offsets and shape as for pl.load.
+    # TODO(you): `theirs` must be the right neighbour's staged slice,
+    #   read straight from its copy of `stage`, and not before the
+    #   neighbour has staged it. Step 04 built what makes sure of that.
     # Placeholder: no barrier, and a plain load of this rank's own copy.
     theirs = pl.load(stage, [0, 0], [1, SIZE])
     # ---- end of TODO ----
@@ -73,15 +67,9 @@ def push_left(
     left = (me + nranks - 1) % nranks
 
     mine = pl.load(x, [0, 0], [1, SIZE])
-    # TODO(you): write `mine` into the LEFT neighbour's copy of `stage`
-    #   with pld.tile.remote_store: the tile, the window, the peer, the
-    #   offsets.
-    # TODO(you): a barrier on `arrived`, exactly as in step 04: notify
-    #   [me, 0] on every other rank (AtomicAdd 1), then wait until [src, 0]
-    #   of your own copy is >= 1 for every other rank src. Add the notify
-    #   loop and the wait loop together, or the run hangs.
-    #   Why here, after the store: the barrier is how your left neighbour
-    #   learns that your slice has landed in its window.
+    # TODO(you): the push: `mine` must land in the LEFT neighbour's copy
+    #   of `stage`, written by you, and the neighbour must not read its
+    #   window before it has landed. What tells it so?
     # Placeholder: a plain store into this rank's own copy, and no barrier.
     stage = pl.store(mine, [0, 0], stage)
     # ---- end of TODO ----

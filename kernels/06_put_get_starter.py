@@ -40,14 +40,11 @@ def put_kernel(
     nranks = pld.nranks(ctx)
     right = (me + 1) % nranks
 
-    # TODO(you): the sender's side, then the receiver's side.
-    #   1. Copy `x` into the right neighbour's `inbox` with pld.tensor.put
-    #      (peer=right, src=x; atomic=pld.AtomicType.None_ overwrites).
-    #   2. Ring the right neighbour's bell: pld.system.notify on cell [0, 0],
-    #      AtomicAdd 1. Data first, then the notify.
-    #   3. Wait for your own bell (cell [0, 0] >= 1, pld.system.wait) before
-    #      reading your inbox: your left neighbour rings it after its put.
-    # Add the notify and the wait together, or the run hangs.
+    # TODO(you): your slice must land in your right neighbour's inbox,
+    #   pushed by you in one operation, and the neighbour must not read
+    #   its inbox before your data is there. The `bell` window is how it
+    #   learns that. Your own inbox fills the same way, from your left.
+    #   (Add the signal and its wait together, or the run hangs.)
     # Placeholder: your own slice goes into your own inbox; no bell.
     inbox = pl.store(pl.load(x, [0, 0], [1, SIZE]), [0, 0], inbox)
     # ---- end of TODO ----
@@ -72,14 +69,10 @@ def get_kernel(
 
     mine = pl.load(x, [0, 0], [1, SIZE])
     outbox = pl.store(mine, [0, 0], outbox)
-    # TODO(you): the handshake and the copy.
-    #   1. Tell your right neighbour, which reads your outbox, that it is
-    #      ready: notify cell [0, 0] of its `bell`, AtomicAdd 1.
-    #   2. Wait until your own bell is >= 1: your left neighbour's outbox
-    #      is then ready.
-    #   3. Copy the left neighbour's outbox into `y` with pld.tensor.get
-    #      (the destination first, then peer= and src=).
-    # Add the notify and the wait together, or the run hangs.
+    # TODO(you): the same exchange, pulled: `y` must end as your left
+    #   neighbour's staged outbox, fetched by you in one operation, and
+    #   not before the neighbour has staged it. Who has to tell whom?
+    #   (Add the signal and its wait together, or the run hangs.)
     # Placeholder: your own slice goes straight to `y`.
     y = pl.store(mine, [0, 0], y)
     # ---- end of TODO ----

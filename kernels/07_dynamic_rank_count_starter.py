@@ -40,13 +40,11 @@ def across_put_kernel(
     me = pld.rank(ctx)
     nranks = pld.nranks(ctx)
     half = nranks // 2
-    # TODO(you): the two peers, from `me`, `half` and `nranks` only.
-    #   - to_rank: the rank `half` places ahead of you, wrapping round.
-    #   - from_rank: the rank `half` places behind you, whose put lands in
-    #     your inbox.
-    #   `%` on the device truncates toward zero: keep the left operand
-    #   non-negative (add nranks before subtracting) or rank 0 gets a
-    #   negative peer.
+    # TODO(you): the two peers, at any rank count: the rank halfway
+    #   round the ring ahead of you, which your put goes to, and the one
+    #   halfway behind, whose put lands in your inbox. Careful with the
+    #   one behind: on the device `%` truncates toward zero, so a
+    #   negative left operand gives a negative peer.
     # Placeholder: yourself, both ways.
     to_rank = me
     from_rank = me
@@ -73,11 +71,9 @@ def across_get_kernel(
     me = pld.rank(ctx)
     nranks = pld.nranks(ctx)
     half = nranks // 2
-    # TODO(you): the two peers, as in across_put_kernel but seen from the
-    #   reader's end.
-    #   - source: the rank `half` places ahead, whose outbox you get.
-    #   - reader: the rank `half` places behind, which gets yours.
-    #   Keep the left operand of `%` non-negative.
+    # TODO(you): the same two peers seen from the reader's end: the one
+    #   halfway ahead, whose outbox you get, and the one halfway behind,
+    #   which gets yours. The same care with `%`.
     # Placeholder: yourself, both ways.
     source = me
     reader = me

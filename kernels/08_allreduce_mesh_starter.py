@@ -43,21 +43,17 @@ def mesh_kernel(
     part = pl.store(mine, [0, 0], part)
 
     # 2. Barrier.
-    # TODO(you): the barrier of step 04 on `arrived`: for every peer other
-    #   than `me`, add 1 to cell [me, 0] of its copy (pld.system.notify,
-    #   AtomicAdd); then for every src other than `me`, wait until cell
-    #   [src, 0] of your own copy is >= 1 (pld.system.wait, WaitCmp.Ge).
-    #   Why here: nobody may read a peer's `part` before that peer has
-    #   staged. Add the notify loop and the wait loop together, or the run
-    #   hangs.
+    # TODO(you): nobody may read a peer's `part` before that peer has
+    #   staged it. Make sure of that here, with what step 04 built, on the
+    #   `arrived` window.
     # Placeholder: no barrier.
     # ---- end of TODO ----
 
     # 3. Accumulate, own slice first.
     total = pl.load(part, [0, 0], [1, SIZE])
-    # TODO(you): for every peer other than `me`, fetch the peer's copy of
-    #   `part` with pld.tile.remote_load (the window, the peer, then offsets
-    #   and shape as for pl.load) and add it into `total` with pl.add.
+    # TODO(you): `total` must end as the sum of every rank's staged slice.
+    #   It already holds yours; the others are in the peers' copies of
+    #   `part`, which step 05 showed how to read.
     # Placeholder: `total` stays this rank's own slice.
     # ---- end of TODO ----
 

@@ -65,23 +65,17 @@ def build_two_phase_allreduce(nr: int):
 
             # Reduce-scatter: the sum of chunk `me` over all ranks.
             acc = pl.load(data, [0, mine_at], [1, chunk])
-            # TODO(you): for every peer other than `me`, fetch chunk `me` of
-            #   the peer's `data` (offset [0, mine_at], shape [1, chunk]) with
-            #   pld.tile.remote_load and add it into `acc` with pl.add.
+            # TODO(you): this rank owns chunk `me`; `acc` must end as that
+            #   chunk summed over every rank. Where is each peer's piece of
+            #   it?
             # Placeholder: `acc` stays this rank's own chunk.
             # ---- end of TODO ----
             data = pl.store(acc, [0, mine_at], data)
 
-            # TODO(you): barrier B, then the all-gather.
-            #   1. Barrier B, like barrier A but on its own row of `phase`
-            #      (row 1): barrier A's cells already hold 1, so a wait on
-            #      them would pass at once. Notify every other rank, then wait
-            #      on every other rank; add both loops together, or the run
-            #      hangs.
-            #   2. For every chunk c, your own included, fetch chunk c from
-            #      its owner, rank c, with pld.tile.remote_load (offset
-            #      [0, c * chunk], shape [1, chunk]) and store it at the same
-            #      place in `y`.
+            # TODO(you): every rank must leave with every reduced chunk in
+            #   `y`. Nobody may read a chunk before its owner has finished
+            #   reducing it, and barrier A's cells cannot tell you that:
+            #   they already hold what barrier A put there.
             # Placeholder: no barrier B, and each chunk read from your own
             # window.
             for c in pl.range(nranks):

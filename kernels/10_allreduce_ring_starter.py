@@ -65,12 +65,11 @@ def build_ring_allreduce(nr: int):
             # Reduce-scatter.
             for s in pl.range(nranks - 1):
                 pld.system.wait(turn, [s, left], 1, cmp=pld.WaitCmp.Ge)
-                # TODO(you): one reduce-scatter round.
-                #   1. k = (me - s - 2) mod nranks, kept non-negative.
-                #   2. Fetch chunk k of the left neighbour's `work` with
-                #      pld.tile.remote_load (offset [0, k * chunk], shape
-                #      [1, chunk]), add it to your own chunk k (pl.load,
-                #      pl.add) and store the sum back over chunk k of `work`.
+                # TODO(you): one reduce-scatter round: pick the chunk this
+                #   rank works on in round `s` (after the last round it must
+                #   own the full sum of chunk `me`), add the left
+                #   neighbour's partial sum of it into yours, and leave the
+                #   result in `work` for the right neighbour.
                 # Placeholder: nothing is added.
                 # ---- end of TODO ----
                 # The right neighbour reads chunk k next, on row s + 1. After
@@ -81,10 +80,9 @@ def build_ring_allreduce(nr: int):
             for s in pl.range(nranks - 1):
                 row = nranks - 1 + s
                 pld.system.wait(turn, [row, left], 1, cmp=pld.WaitCmp.Ge)
-                # TODO(you): one all-gather round.
-                #   1. k = (me - s - 1) mod nranks, kept non-negative.
-                #   2. Fetch chunk k of the left neighbour's `work` with
-                #      pld.tile.remote_load and store it over your own chunk k.
+                # TODO(you): one all-gather round: copy the finished chunk
+                #   your left neighbour has just completed or received over
+                #   your own copy of it. Which chunk is that in round `s`?
                 # Placeholder: nothing is copied.
                 # ---- end of TODO ----
                 if s < nranks - 2:

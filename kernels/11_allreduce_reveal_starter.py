@@ -53,10 +53,10 @@ def build_allreduce_reveal(nr: int, mode: str, op: str):
             """AI cores: stage my slice, one builtin call, copy the result out."""
             mine = pl.load(x, [0, 0], [1, SIZE])
             acc = pl.store(mine, [0, 0], acc)
-            # TODO(you): reduce `acc` across all ranks in one call:
-            #   pld.tensor.allreduce, given the window, the signal window,
-            #   op=reduction and mode=mode. It returns the reduced window:
-            #   rebind it, `acc = ...`.
+            # TODO(you): `acc` must end reduced across every rank, by the
+            #   reduction and the mode this program was built with, in one
+            #   builtin call (the reference card lists it). Builtins give
+            #   the updated window back.
             # Placeholder: no call, so `acc` still holds this rank's slice.
             # ---- end of TODO ----
             reduced = pl.load(acc, [0, 0], [1, SIZE])

@@ -46,21 +46,19 @@ def broadcast_kernel(
     if me == root:
         payload = pl.load(x, [0, 0], [1, SIZE])
         box = pl.store(payload, [0, 0], box)
-        # TODO(you): the root announces the full box: for every peer other
-        #   than `me`, add 1 to cell [0, 0] of the peer's `full`
-        #   (pld.system.notify, AtomicAdd). One notify per receiver is
-        #   enough; no full barrier is needed.
+        # TODO(you): the root must tell every receiver that its box is
+        #   full. How little signalling is enough, when only one rank has
+        #   anything to say?
         # Placeholder: no notify.
         # ---- end of TODO ----
-    # TODO(you): every rank other than the root waits until cell [0, 0] of
-    #   its own `full` is >= 1 (pld.system.wait, WaitCmp.Ge). Add this wait
-    #   and the root's notifies together, or the run hangs.
+    # TODO(you): no receiver may read the root's box before the root has
+    #   said it is full. (Fill this gap together with the one above: a
+    #   receiver that waits for a signal nobody sends hangs.)
     # Placeholder: no wait.
     # ---- end of TODO ----
 
-    # TODO(you): copy the ROOT's box, not your own: pld.tile.remote_load
-    #   with peer `root` (reading your own rank is allowed, so the root
-    #   runs the same line).
+    # TODO(you): every rank, the root included, must end with the ROOT's
+    #   box, not its own.
     # Placeholder: every rank reads its own box.
     copy = pl.load(box, [0, 0], [1, SIZE])
     # ---- end of TODO ----

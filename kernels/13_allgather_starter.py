@@ -44,18 +44,16 @@ def allgather_kernel(
     nranks = pld.nranks(ctx)
 
     mine = pl.load(x, [0, 0], [1, SIZE])
-    # TODO(you): push `mine` into row `me` of every rank's copy of
-    #   `gather`, your own included, with pld.tile.remote_store (the tile,
-    #   the window, the peer, the offsets [me, 0]). Starting from your right
-    #   neighbour, (me + k + 1) % nranks, spreads the ranks' first writes.
+    # TODO(you): every rank's copy of `gather` must get this rank's slice,
+    #   in the row that belongs to this rank. Push it; think about where
+    #   each rank should start so that they do not all write to one rank
+    #   first.
     # Placeholder: only your own copy gets your row.
     gather = pl.store(mine, [me, 0], gather)
     # ---- end of TODO ----
 
-    # TODO(you): the barrier of step 04 on `arrived`, after the pushes:
-    #   notify cell [me, 0] of every other rank (AtomicAdd 1), then wait
-    #   until cell [src, 0] of your own copy is >= 1 for every other src.
-    #   Add the notify loop and the wait loop together, or the run hangs.
+    # TODO(you): nobody may read `gather` before every rank has pushed
+    #   into it. Step 04 built the tool.
     # Placeholder: no barrier.
     # ---- end of TODO ----
 

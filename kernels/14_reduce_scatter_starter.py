@@ -51,11 +51,9 @@ def rs_pull_kernel(
             pld.system.wait(arrived, [src, 0], 1, cmp=pld.WaitCmp.Ge)
 
     acc = pl.load(stage, [me, 0], [1, SIZE])
-    # TODO(you): add in every peer's contribution to chunk `me`.
-    #   Loop over the ranks; for each peer other than `me`, fetch row `me`
-    #   of the peer's copy of `stage` (pld.tile.remote_load, one row of
-    #   SIZE) and add it to `acc` (pl.add). Keep `acc` starting from your
-    #   own row: that is your own contribution.
+    # TODO(you): this rank owns chunk `me`: `acc` must end as the sum of
+    #   every rank's contribution to it. Yours is already in `acc`. Where
+    #   does each peer keep its contribution to your chunk after staging?
     # Placeholder: no peers, so `acc` is your own chunk alone.
     # ---- end of TODO ----
     y = pl.store(acc, [0, 0], y)
@@ -74,11 +72,11 @@ def rs_push_kernel(
     me = pld.rank(ctx)
     nranks = pld.nranks(ctx)
 
-    # TODO(you): send every chunk to its owner, adding it in where it lands.
-    #   Loop over the ranks; chunk `dest` (row `dest` of x) goes into row 0
-    #   of rank `dest`'s `acc` with pld.tensor.put and
-    #   atomic=pld.AtomicType.Add. Send to yourself too. Starting each rank
-    #   at a different dest, (me + k) % nranks, spreads the traffic.
+    # TODO(you): no staging here: every chunk goes straight to the rank
+    #   that owns it and is summed where it lands, in that rank's one-row
+    #   `acc`. Several ranks write the same bytes of `acc`; the sum must
+    #   not depend on who comes first. Do not forget your own chunk, and
+    #   ask whether every rank should start sending to the same owner.
     # Placeholder: only your own chunk, into your own acc.
     pld.tensor.put(acc, me, x, [0, 0], [me, 0], [1, SIZE], atomic=pld.AtomicType.Add)
     # ---- end of TODO ----

@@ -39,11 +39,10 @@ def a2a_push_kernel(
     me = pld.rank(ctx)
     nranks = pld.nranks(ctx)
 
-    # TODO(you): push every row to the rank it is meant for.
-    #   Loop over the ranks; row `dest` of x goes into row `me` of rank
-    #   `dest`'s inbox: pld.tensor.put in its region form (destination
-    #   offsets, then source offsets, then the [1, SIZE] shape). Include
-    #   yourself. Starting at dest = (me + k) % nranks spreads the traffic.
+    # TODO(you): row d of `x` is meant for rank d. Deliver every row,
+    #   yours included, into the receiver's inbox, in the row that says
+    #   who sent it. Spread the traffic so the ranks do not all start at
+    #   rank 0.
     # Placeholder: only the row meant for yourself.
     pld.tensor.put(inbox, me, x, [me, 0], [me, 0], [1, SIZE])
     # ---- end of TODO ----
@@ -84,11 +83,10 @@ def a2a_pull_kernel(
         if src != me:
             pld.system.wait(arrived, [src, 0], 1, cmp=pld.WaitCmp.Ge)
 
-    # TODO(you): pull the row every rank staged for you.
-    #   Loop over the ranks; row `me` of rank `src`'s outbox goes into row
-    #   `src` of y: pld.tensor.get in its region form (destination
-    #   offsets, then source offsets, then the [1, SIZE] shape). Include
-    #   yourself. Starting at src = (me + k) % nranks spreads the traffic.
+    # TODO(you): the same exchange, pulled instead of pushed: every rank
+    #   staged in its outbox one row per receiver. Fetch the row meant for
+    #   you from every rank, yours included, into the row of `y` that says
+    #   who sent it.
     # Placeholder: only your own outbox.
     pld.tensor.get(y, me, outbox, [me, 0], [me, 0], [1, SIZE])
     # ---- end of TODO ----

@@ -63,10 +63,10 @@ def build_pipeline(nr: int):
             scaled = pl.store(pl.mul(total, w), [0, 0], scaled)
 
             # 3. Every rank's x, in rank order, shifted by the weights.
-            # TODO(you): gather every rank's x into `rows`, row s from rank s.
-            #   One call to pld.tensor.allgather does it: the source is x,
-            #   the destination the `rows` window, and it needs a signal
-            #   window of its own, `sig_rows`. Assign the result to `rows`.
+            # TODO(you): `rows` must end with every rank's x, row s from
+            #   rank s, in one builtin call with a signal window of its own
+            #   (one is already made for it). Builtins give the updated
+            #   window back.
             # Placeholder: only your own x, in your own row.
             rows = pl.store(mine, [me, 0], rows)
             # ---- end of TODO ----

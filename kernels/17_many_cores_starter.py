@@ -83,18 +83,16 @@ def build_many_cores(nr: int):
             """Host: publish, a 3-core all-reduce on an explicit [nr, 4] signal, consume."""
             data_buf = pld.alloc_window_buffer([1, N], dtype=pl.FP32)
             data = pld.window(data_buf, [1, N], dtype=pl.FP32)
-            # TODO(you): the signal: an INT32 window buffer and its window
-            #   `lanes`, one row per rank and a column (a lane) for each core
-            #   the all-reduce below runs on - [nr, LANES] with LANES = 4. A
-            #   spare column is fine, one too few is refused.
+            # TODO(you): the all-reduce below needs a signal window: one row
+            #   per rank and at least one column (a lane) per core it runs
+            #   on. A spare column is fine, one too few is refused.
             # Placeholder: no signal yet (an allocation nobody uses is refused).
             # ---- end of TODO ----
             for r in pl.range(pld.world_size()):
                 self.publish_dev(x[r], data, device=r)
-            # TODO(you): the all-reduce, called here on the host, once: sum
-            #   `data` over the ranks with pld.tensor.allreduce, the `lanes`
-            #   signal and op=pld.ReduceOp.Sum, on core_num=LANE_CORES (3)
-            #   cores per rank. Assign the result to `data`.
+            # TODO(you): `data` must end summed over the ranks, by one HOST
+            #   builtin call on your signal, spread over LANE_CORES cores
+            #   per rank.
             # Placeholder: no all-reduce; `data` keeps each rank's own x.
             # ---- end of TODO ----
             for r in pl.range(pld.world_size()):
@@ -112,9 +110,8 @@ def build_many_cores(nr: int):
             data = pld.window(data_buf, [1, N], dtype=pl.FP32)
             for r in pl.range(pld.world_size()):
                 self.publish_dev(x[r], data, device=r)
-            # TODO(you): the same all-reduce with no signal argument, so the
-            #   compiler allocates one itself, on core_num=AUTO_CORES (4)
-            #   cores per rank.
+            # TODO(you): the same sum, but let the compiler make the signal
+            #   itself, on AUTO_CORES cores per rank.
             # Placeholder: no all-reduce; `data` keeps each rank's own x.
             # ---- end of TODO ----
             for r in pl.range(pld.world_size()):

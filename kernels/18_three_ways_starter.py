@@ -177,15 +177,14 @@ def build_three_ways(nr: int):
             """Host: publish, the builtin called here, consume."""
             part_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
             part = pld.window(part_buf, [1, SIZE], dtype=pl.FP32)
-            # TODO(you): the builtin's signal: an INT32 window buffer and its
-            #   window `arrived`, one-dimensional, one cell per rank ([nr]).
+            # TODO(you): the builtin below needs a signal window: one cell
+            #   per rank, in one dimension.
             # Placeholder: no signal yet (an allocation nobody uses is refused).
             # ---- end of TODO ----
             for r in pl.range(pld.world_size()):
                 self.publish_dev(x[r], part, device=r)
-            # TODO(you): the all-reduce, called here by the host, once:
-            #   pld.tensor.allreduce on `part` with the `arrived` signal and
-            #   op=pld.ReduceOp.Sum. Assign the result to `part`.
+            # TODO(you): `part` must end summed over the ranks, by one HOST
+            #   builtin call on that signal.
             # Placeholder: no all-reduce; `part` keeps each rank's own slice.
             # ---- end of TODO ----
             for r in pl.range(pld.world_size()):

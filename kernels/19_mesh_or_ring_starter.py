@@ -56,8 +56,8 @@ def build_allreduce(nr: int, size: int, mode: str):
                 acc = pl.store(mine, [0, i * tile], acc)
             acc = pld.tensor.allreduce(acc, signal, op=pld.ReduceOp.Sum, mode=mode)
             # TODO(you): stage the sum out. After the call `acc` holds the
-            #   sum over ranks; copy it to y in tiles of `tile` elements, as
-            #   the stage-in above copies x into acc (pl.load, pl.store).
+            #   sum over ranks; `y` must get it, in tiles, the way the
+            #   stage-in above filled `acc`.
             # Placeholder: your own x, not the sum.
             for i in pl.range(tiles):
                 own = pl.load(x, [0, i * tile], [1, tile])

@@ -49,20 +49,18 @@ def two_rounds(
 
     # Round one: publish x.
     slot = pl.store(pl.load(x, [0, 0], [1, SIZE]), [0, 0], slot)
-    # TODO(you): barrier 1 - notify every peer's tally[me, 0] with
-    # pld.system.notify(..., 1, op=pld.NotifyOp.AtomicAdd) (a counter must add,
-    # Set would stop at 1), then wait for tally[src, 0] >= 1 from every peer with
-    # pld.system.wait(..., cmp=pld.WaitCmp.Ge); read slot on rank `right`
-    # with pld.tile.remote_load into first. Then barrier 2 (everyone has read
-    # round one: wait for >= 2) before round two restages slot.
+    # TODO(you): `first` must be the right neighbour's round-one slot,
+    #   read only after it was staged, on the one climbing tally (what
+    #   kind of notify keeps a count climbing?). Round two restages
+    #   `slot`: it may not start while a slower peer still reads round one.
     # Placeholder: my own slot, so first holds my x, not my neighbour's.
     first = pl.store(pl.load(slot, [0, 0], [1, SIZE]), [0, 0], first)
     # ---- end of TODO ----
 
     # Round two: publish z.
     slot = pl.store(pl.load(z, [0, 0], [1, SIZE]), [0, 0], slot)
-    # TODO(you): barrier 3 (the same notifies, waits for >= 3), then read slot
-    # on rank `right` into second.
+    # TODO(you): `second`, the neighbour's round-two slot, read only after
+    #   round two was staged: the tally has climbed further by now.
     # Placeholder: my own slot again.
     second = pl.store(pl.load(slot, [0, 0], [1, SIZE]), [0, 0], second)
     # ---- end of TODO ----
@@ -85,10 +83,9 @@ def sum_twice(
 
     # Round one: stage x.
     part = pl.store(mine, [0, 0], part)
-    # TODO(you): a barrier (AtomicAdd notifies, waits for tally >= 1), then add
-    # every peer's part to mine with pld.tile.remote_load. Before round two
-    # restages part, a read-done barrier (wait for >= 2): a slower peer may
-    # still be reading round one.
+    # TODO(you): the round-one sum over every rank's `part`, read only
+    #   after every rank has staged; and before round two restages `part`,
+    #   make sure nobody is still reading round one.
     # Placeholder: only my own slice.
     acc = pl.load(part, [0, 0], [1, SIZE])
     # ---- end of TODO ----
@@ -96,7 +93,7 @@ def sum_twice(
 
     # Round two: restage x * x.
     part = pl.store(pl.mul(mine, mine), [0, 0], part)
-    # TODO(you): the round-two barrier (wait for >= 3), then add every peer's part.
+    # TODO(you): the round-two sum, once round two is staged everywhere.
     # Placeholder: only my own slice.
     acc = pl.load(part, [0, 0], [1, SIZE])
     # ---- end of TODO ----
@@ -118,11 +115,10 @@ def add_in_turn(
 
     # 1. Stage my slice.
     part = pl.store(pl.load(x, [0, 0], [1, SIZE]), [0, 0], part)
-    # TODO(you): a barrier on arrived (AtomicAdd notifies, waits for >= 1) so
-    # every slice is in place; then add every peer's part with
-    # pld.tile.remote_load and store the total into y only - never back into
-    # part, where the peers still read slices (with part left alone, the
-    # broken file's token and its turns are not needed).
+    # TODO(you): every rank's `y` must be the sum of every rank's slice,
+    #   read only once every slice is in place. `part` holds slices only:
+    #   the peers are still reading it (with `part` left alone, the broken
+    #   file's token and its turns are not needed).
     # Placeholder: my own slice as the total.
     total = pl.load(part, [0, 0], [1, SIZE])
     y = pl.store(total, [0, 0], y)

@@ -105,7 +105,7 @@ func TestStepDetail(t *testing.T) {
 	if d.Kernels["solution"] != kernelSource(t, "08_allreduce_mesh") {
 		t.Errorf("kernels.solution is not the kernel file")
 	}
-	if len(d.Hints) != 3 || !strings.HasPrefix(d.Hints[0], "Before a rank reads") || !strings.Contains(d.Hints[2], "<code>pld.system.wait(arrived, [src, 0], 1, cmp=pld.WaitCmp.Ge)</code>") {
+	if len(d.Hints) != 4 || !strings.HasPrefix(d.Hints[0], "Before a rank reads") || !strings.Contains(d.Hints[3], "<code>pld.system.wait(arrived, [src, 0], 1, cmp=pld.WaitCmp.Ge)</code>") {
 		t.Errorf("hints = %q", d.Hints)
 	}
 

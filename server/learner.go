@@ -103,6 +103,30 @@ func (s *Server) getLessonsReadme(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"html": html})
 }
 
+// docPage serves the page of /lessons/NAME for the pages beside the
+// lessons (tutorials.Docs: README, intro, reference, glossary); any other
+// name falls through to the not-found page.
+func (s *Server) docPage(c *fiber.Ctx) error {
+	if _, ok := tutorials.Docs[c.Params("name")]; !ok {
+		return fiber.ErrNotFound
+	}
+	return s.page(c)
+}
+
+// getLessonsDoc answers GET /api/lessons/doc/{name}: {"html"}, one of the
+// pages beside the lessons rendered (step 0, the reference, the glossary).
+func (s *Server) getLessonsDoc(c *fiber.Ctx) error {
+	name := c.Params("name")
+	if _, ok := tutorials.Docs[name]; !ok {
+		return errorf(fiber.StatusNotFound, "the pages are README, intro, reference and glossary", "no page %q", name)
+	}
+	html, err := tutorials.DocHTML(name)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"html": html})
+}
+
 // notFound wraps every request: when no route took it (the router's own
 // 404) and it is a GET of a page address, not under /api/ or /ws/, the
 // answer is the page itself with status 404, which says in HTML that there

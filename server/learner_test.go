@@ -61,4 +61,21 @@ func TestNotFoundPages(t *testing.T) {
 	if err := json.Unmarshal(body, &r); code != 200 || err != nil || !strings.Contains(r.HTML, "<h") {
 		t.Errorf("GET /api/lessons/readme: %d %.120s, want {html} with the README rendered", code, body)
 	}
+	// Step 0, the operation reference and the glossary are pages too.
+	for name, want := range map[string]string{"intro": "The race detector", "reference": "pld.tensor.put", "glossary": "happens-before"} {
+		if code, body = ts.do(t, "GET", "/lessons/"+name, nil); code != 200 || !strings.Contains(string(body), "<!doctype html>") {
+			t.Errorf("GET /lessons/%s: %d %.80s, want the page", name, code, body)
+		}
+		code, body = ts.do(t, "GET", "/api/lessons/doc/"+name, nil)
+		r.HTML = ""
+		if err := json.Unmarshal(body, &r); code != 200 || err != nil || !strings.Contains(r.HTML, want) {
+			t.Errorf("GET /api/lessons/doc/%s: %d %.120s, want {html} with %q", name, code, body, want)
+		}
+	}
+	if code, _ = ts.do(t, "GET", "/api/lessons/doc/secrets", nil); code != 404 {
+		t.Errorf("GET /api/lessons/doc/secrets: %d, want 404", code)
+	}
+	if code, _ = ts.do(t, "GET", "/lessons/secrets", nil); code != 404 {
+		t.Errorf("GET /lessons/secrets: %d, want 404", code)
+	}
 }

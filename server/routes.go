@@ -33,13 +33,14 @@ func (s *Server) routes() {
 	app.Get("/", s.page)
 	app.Get("/step/:n", s.stepPage)
 	app.Get("/r/:id", s.sharePage)
-	app.Get("/lessons/README", s.page)
+	app.Get("/lessons/:name", s.docPage)
 	app.Get("/assets/chroma.css", s.chromaCSS)
 	app.Get("/assets/*", s.asset)
 
 	// Lessons and kernels.
 	app.Get("/api/steps", s.getSteps)
 	app.Get("/api/lessons/readme", s.getLessonsReadme)
+	app.Get("/api/lessons/doc/:name", s.getLessonsDoc)
 	app.Get("/api/steps/:n", s.getStep)
 	app.Post("/api/steps/:n/check", s.postStepCheck)
 	app.Get("/api/kernels/:name", s.getKernel)

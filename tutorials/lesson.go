@@ -30,12 +30,15 @@ type Lesson struct {
 
 // Cell is one runnable block of a lesson: a fenced block whose info string
 // is "cell ACTION KERNEL [ARGS...]". Its body must be empty: the code a
-// cell shows or runs comes from the kernel file, so it cannot drift.
+// cell shows or runs comes from the kernel file, so it cannot drift. The
+// one exception is a predict cell, whose body is the answer (Markdown,
+// figures allowed), which the page shows only after the learner runs it.
 type Cell struct {
 	Line   int      // 1-based line of the opening fence in the lesson file
 	Action string   // one of CellActions
 	Kernel string   // "kernels/NN_name.py"
 	Args   []string // the rest of the info string: a second kernel, flags
+	Answer string   // a predict cell's body: the answer to its question
 }
 
 // CellActions are the things a cell may do with its kernel, each the
@@ -48,6 +51,7 @@ var CellActions = map[string]string{
 	"compare": "workbench compare KERNEL OTHER [--ranks P]: same inputs, outputs and lowered kernels side by side",
 	"bug":     "workbench step N --kernel bug [--ranks P]: the step's classic bug, failing its check as documented",
 	"starter": "workbench step N --kernel starter [--ranks P]: the learner's editable kernel, runnable, its gaps marked TODO",
+	"predict": "a run cell whose body is the answer to the question the prose asks just before it; the page shows the answer only after the learner runs the cell",
 }
 
 // Lessons parses every embedded lesson, in file order.
@@ -134,8 +138,15 @@ func parseCells(file, body string, first int) ([]Cell, error) {
 		t := sc.Text()
 		if open != nil {
 			if strings.TrimSpace(t) == "```" {
+				if open.Action == "predict" && strings.TrimSpace(open.Answer) == "" {
+					return cells, fmt.Errorf("%s:%d: a predict cell's body is its answer, and it is empty", file, open.Line)
+				}
 				cells = append(cells, *open)
 				open = nil
+				continue
+			}
+			if open.Action == "predict" {
+				open.Answer += t + "\n"
 				continue
 			}
 			return cells, fmt.Errorf("%s:%d: a cell's body must be empty; its code comes from %s", file, line, open.Kernel)

@@ -110,6 +110,13 @@ func testCell(t *testing.T, l tutorials.Lesson, c tutorials.Cell) {
 		if res.Status != emu.StatusOK {
 			t.Errorf("%s at %d ranks: %s", k.File, ranks, res.Status)
 		}
+	case "predict":
+		// A predict cell may run a bug on purpose; it must run, and its
+		// answer must not be empty (ParseLesson refuses that).
+		res := engine.Run(ctx, k.File, k.Source, engine.RunOptions{Options: engine.Options{Entry: entry, Ranks: ranks}, Schedule: flags["schedule"]})
+		if res.Status == engine.StatusCompileError {
+			t.Errorf("%s at %d ranks does not compile", k.File, ranks)
+		}
 	case "check":
 		var only []int
 		if _, ok := flags["ranks"]; ok {

@@ -83,8 +83,9 @@ func ChromaCSS(w io.Writer) error {
 }
 
 func newMarkdown() goldmark.Markdown {
+	values, err := FigureValues()
 	return goldmark.New(
-		goldmark.WithExtensions(extension.Table),
+		goldmark.WithExtensions(extension.Table, figureExtension{values, err}),
 		goldmark.WithRendererOptions(
 			renderer.WithNodeRenderers(util.Prioritized(newCellRenderer(), 100)),
 		),
@@ -139,6 +140,23 @@ func (r cellRenderer) renderFence(w util.BufWriter, src []byte, n ast.Node, ente
 	if len(fields) >= 3 && fields[0] == "cell" {
 		fmt.Fprintf(w, "<div class=\"cell\" data-action=\"%s\" data-kernel=\"%s\" data-args=\"%s\"></div>\n",
 			html.EscapeString(fields[1]), html.EscapeString(fields[2]), html.EscapeString(strings.Join(fields[3:], " ")))
+		if fields[1] == "predict" {
+			// The answer is rendered now and hidden; the page shows it
+			// once the learner has run the cell.
+			var body strings.Builder
+			for i := 0; i < fence.Lines().Len(); i++ {
+				seg := fence.Lines().At(i)
+				body.Write(seg.Value(src))
+			}
+			answer, err := renderLesson(body.String())
+			if err != nil {
+				return ast.WalkStop, err
+			}
+			fmt.Fprintf(w, "<div class=\"predict-answer\" data-test=\"predict-answer\" hidden>%s</div>\n", answer)
+		}
+		// Every code cell points at the operation reference and the
+		// glossary (issue 14); the page turns the .md links into routes.
+		fmt.Fprint(w, "<p class=\"cell-ref\"><a href=\"reference.md\">The pl/pld operations</a> · <a href=\"glossary.md\">glossary</a></p>\n")
 		return ast.WalkSkipChildren, nil
 	}
 	if _, err := r.code(w, src, n, entering); err != nil {

@@ -113,3 +113,35 @@ func TestHints(t *testing.T) {
 		t.Errorf("hints = %q, %v", h, err)
 	}
 }
+
+// TestRenderFigures: a figure macro renders the engine's value from
+// figures.txt, as inline code when asked; a macro without a value is an
+// error, not a blank.
+func TestRenderFigures(t *testing.T) {
+	values, err := FigureValues()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := Figure{Kernel: "08_allreduce_mesh_bug", Args: "--ranks 4 --schedules 20 --no-races", Field: "failing_seeds"}
+	v, ok := values[f.Key()]
+	if !ok {
+		t.Fatalf("figures.txt has no %s", f.Key())
+	}
+	h, err := renderLesson("seeds {{fig kernel=08_allreduce_mesh_bug args=\"--ranks 4  --schedules 20 --no-races\" field=failing_seeds}} fail; `{{fig x}}` stays code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(h, `">`+v+`</span> fail`) || !strings.Contains(h, "<code>{{fig x}}</code>") {
+		t.Errorf("got %s, want the value %q in a span and the code span untouched", h, v)
+	}
+	h, err = renderLesson("{{fig kernel=08_allreduce_mesh_bug args=\"--ranks 4 --schedule adversarial\" field=race.what code}}")
+	if err != nil || !strings.Contains(h, `<code class="fig"`) {
+		t.Errorf("code figure: %v %s", err, h)
+	}
+	if _, err := renderLesson("{{fig kernel=nope field=status}}"); err == nil || !strings.Contains(err.Error(), "no value in figures.txt") {
+		t.Errorf("a figure without a value rendered: %v", err)
+	}
+	if _, err := ParseFigure(`kernel=a field=b colour=red`); err == nil {
+		t.Error("an unknown key parsed")
+	}
+}

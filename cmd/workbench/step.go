@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"pldworkbench/engine"
 	"pldworkbench/engine/limits"
 	"pldworkbench/tutorials/check"
 )
@@ -118,6 +119,9 @@ func runStep(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		results = append(results, check.CheckFile(ctx, bud, s, *own, src, only))
+		if !*asJSON {
+			defer printFirstFailure(ctx, bud, stdout, *own, src, results[0])
+		}
 	} else {
 		v := check.Variant(*kind)
 		if !slices.Contains(check.AllVariants, v) {
@@ -163,6 +167,25 @@ func runStep(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// printFirstFailure re-runs the first failing verdict of a --check FILE as
+// the check ran it and prints what `workbench run` prints for it: the
+// diagnostics with their caret and hint, the deadlocked waits with who has
+// notified so far, the races with their advice. One feedback path: the
+// check says which run failed, the run says why, in the same words.
+func printFirstFailure(ctx context.Context, b limits.Budget, w io.Writer, file string, src []byte, kr check.KernelResult) {
+	for _, v := range kr.Verdicts {
+		if v.Pass || v.Status == check.NoGolden {
+			continue
+		}
+		opts := engine.RunOptions{Options: engine.Options{Entry: v.Entry, Ranks: v.Ranks, Budget: b},
+			Fill: engine.FillRandn, Seed: check.Seed, Schedule: v.Schedule}
+		fmt.Fprintf(w, "\nthe first failing run, as `workbench run %s --entry '%s' --ranks %d --schedule %s --fill randn --seed %d` reports it:\n",
+			file, v.Entry, v.Ranks, v.Schedule, check.Seed)
+		printRun(w, file, src, engine.Run(ctx, file, src, opts))
+		return
+	}
 }
 
 // printKernelResult prints a kernel's verdicts and a closing line.

@@ -123,3 +123,42 @@ func TestRanksText(t *testing.T) {
 		}
 	}
 }
+
+// TestStepCheckFeedback: `step N --check FILE` reports the first failing
+// run as `run` does (the caret and hint of a compile error, who has
+// notified a deadlocked wait), and names wrong data by its pattern on the
+// index fill.
+func TestStepCheckFeedback(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, from, old, new string) string {
+		src, err := os.ReadFile("../../kernels/" + from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := strings.Replace(string(src), old, new, 1)
+		if s == string(src) {
+			t.Fatalf("%s: %q not found", from, old)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	hang := write("hang.py", "04_barrier_hand.py", "pld.system.notify(arrived, peer, [me, 0], 1, op=pld.NotifyOp.AtomicAdd)", "pass")
+	code, out, _ := runCLI("step", "4", "--check", hang, "--ranks", "2")
+	if code != 1 || !strings.Contains(out, "the first failing run") || !strings.Contains(out, "no rank has notified it") {
+		t.Errorf("a deadlocking file: exit %d\n%s", code, out)
+	}
+	bad := filepath.Join(dir, "order.py")
+	src, _ := os.ReadFile("../../kernels/01_hello_rank_bug.py")
+	os.WriteFile(bad, src, 0o644)
+	code, out, _ = runCLI("step", "1", "--check", bad, "--ranks", "2")
+	if code != 1 || !strings.Contains(out, "    |     ^") || !strings.Contains(out, "hint: ") {
+		t.Errorf("a file that does not compile: exit %d, want the caret and the hint\n%s", code, out)
+	}
+	code, out, _ = runCLI("step", "8", "--kernel", "starter", "--ranks", "4")
+	if code != 1 || !strings.Contains(out, "on the index fill: y[0]: unchanged: the rank's own input") {
+		t.Errorf("the mesh starter: exit %d, want its wrong data named on the index fill\n%s", code, out)
+	}
+}

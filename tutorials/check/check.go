@@ -150,7 +150,11 @@ func runOnce(ctx context.Context, b limits.Budget, file string, src []byte, entr
 		return string(res.Status), runFailure(res)
 	}
 	if err := compareOutputs(res, g.Want(p, res.In), g.Exact); err != nil {
-		return WrongData, err.Error()
+		reason = err.Error()
+		if why := explainWrongData(ctx, b, file, src, entry, p, sched, g); why != "" {
+			reason += "; " + why
+		}
+		return WrongData, reason
 	}
 	return string(emu.StatusOK), ""
 }

@@ -46,6 +46,7 @@ async function request(method, path, body) {
 export const api = {
   steps: () => request("GET", "/api/steps"),
   readme: () => request("GET", "/api/lessons/readme"),
+  doc: (name) => request("GET", `/api/lessons/doc/${encodeURIComponent(name)}`),
   step: (n) => request("GET", `/api/steps/${encodeURIComponent(n)}`),
   kernel: (name) => request("GET", `/api/kernels/${encodeURIComponent(name)}`),
   kernelBug: (name, ranks) => request("GET", `/api/kernels/${encodeURIComponent(name)}/bug?ranks=${encodeURIComponent(ranks)}`),

@@ -59,6 +59,8 @@ export async function renderIndex(main, page) {
     el("section", { class: "index" },
       el("h1", null, "Distributed programming with pld, step by step"),
       el("p", { class: "lead" }, "Twenty lessons on window buffers, notify/wait signals, remote loads and stores, put/get and the collectives built from them. Every kernel runs here on an emulator of P ranks: you see each rank's timeline, the checks, races and deadlocks as they happen."),
+      el("p", { "data-test": "docs" }, "Before step 1: ", el("a", { href: "/lessons/intro" }, "Step 0: what you are running"),
+        " · ", el("a", { href: "/lessons/reference" }, "the pl/pld operations"), " · ", el("a", { href: "/lessons/glossary" }, "glossary")),
       el("div", { class: "progress-row" },
         cont,
         el("span", { class: "progress-text", "data-test": "progress-text" }, `${nDone} of ${steps.length} steps passed, ${started.size} started, in this browser`),

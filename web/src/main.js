@@ -6,7 +6,7 @@ import { el, clear } from "./util.js";
 import { renderIndex } from "./index-page.js";
 import { renderNotebook } from "./notebook.js";
 import { renderShare } from "./share.js";
-import { errorPage, renderReadme } from "./pages.js";
+import { errorPage, renderReadme, renderDoc } from "./pages.js";
 import * as store from "./storage.js";
 
 const page = {
@@ -36,6 +36,8 @@ async function route() {
     page.cells = await renderNotebook(main, Number(m[1]), page);
   } else if (path === "/lessons/README") {
     await renderReadme(main, page);
+  } else if ((m = /^\/lessons\/(intro|reference|glossary)$/.exec(path))) {
+    await renderDoc(main, page, m[1]);
   } else if ((m = /^\/r\/([\w-]+)\/?$/.exec(path))) {
     page.cells = await renderShare(main, m[1], page);
   } else {
@@ -55,7 +57,7 @@ document.addEventListener("click", (e) => {
   const a = e.target.closest("a[href]");
   if (!a || a.target || a.hasAttribute("download")) return;
   const url = new URL(a.href, location.href);
-  if (url.origin !== location.origin || !/^\/($|step\/|r\/|lessons\/README$)/.test(url.pathname)) return;
+  if (url.origin !== location.origin || !/^\/($|step\/|r\/|lessons\/(README|intro|reference|glossary)$)/.test(url.pathname)) return;
   if (url.pathname === location.pathname && url.hash) return;
   e.preventDefault();
   history.pushState(null, "", url.pathname + url.hash);

@@ -9,7 +9,7 @@ import { Cell } from "./cell.js";
 import { WorkingCopy } from "./workcopy.js";
 import { createEditor, splitHeader } from "./editor.js";
 import * as store from "./storage.js";
-import { errorPage } from "./pages.js";
+import { errorPage, docLinks } from "./pages.js";
 import { SplitView } from "./split.js";
 
 // The cells that act on "your kernel" when their kernel is the step's
@@ -37,6 +37,7 @@ export async function renderNotebook(main, n, page) {
     if (m) a.setAttribute("href", `/step/${Number(m[1])}`);
     else if (/^(?:\.\/)?README\.md(#.*)?$/.test(a.getAttribute("href"))) a.setAttribute("href", "/lessons/README");
   }
+  docLinks(lesson);
 
   const holders = [...lesson.querySelectorAll("div.cell")];
   const kn = step.kernel_names || {};
@@ -83,7 +84,11 @@ export async function renderNotebook(main, n, page) {
   holders.forEach((h, i) => {
     const name = kernelName(h.dataset.kernel || "");
     const k = kernels.get(name);
-    const action = h.dataset.action || "show";
+    // A predict cell is a run cell whose answer (the element after it)
+    // stays hidden until the learner has run it (predictCell).
+    const predict = h.dataset.action === "predict";
+    const answer = predict && h.nextElementSibling && h.nextElementSibling.classList.contains("predict-answer") ? h.nextElementSibling : null;
+    const action = predict ? "run" : h.dataset.action || "show";
     const mine = wc && ON_COPY.has(action) && wc.names.has(name);
     const spec = {
       index: i, action, name, args: h.dataset.args || "",
@@ -98,6 +103,7 @@ export async function renderNotebook(main, n, page) {
       cell.note.textContent = `Could not load ${name}: ${k.error.message}`;
     }
     h.replaceWith(cell.root);
+    if (predict) predictCell(cell, answer);
     cells.push(cell);
   });
 
@@ -209,4 +215,18 @@ function hintsBox(hints) {
   });
   label();
   return el("section", { class: "hints", "aria-label": "Hints" }, el("h2", null, "Hints"), el("p", { class: "muted" }, "Try first; then take one hint at a time."), list, btn);
+}
+
+/** predictCell keeps a predict cell's answer hidden until the cell has run
+ * in this page: the learner commits to a guess first (issue 14). */
+function predictCell(cell, answer) {
+  cell.root.dataset.predict = "true";
+  if (!answer) return;
+  answer.hidden = true;
+  const run = cell.run.bind(cell);
+  cell.run = async (opts) => {
+    const r = await run(opts);
+    answer.hidden = false;
+    return r;
+  };
 }

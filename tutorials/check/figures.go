@@ -1,0 +1,238 @@
+package check
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"pldworkbench/engine"
+	"pldworkbench/engine/diag"
+	"pldworkbench/engine/limits"
+	"pldworkbench/engine/trace"
+	"pldworkbench/kernels"
+	"pldworkbench/tutorials"
+)
+
+// FigureFields are the fields a lesson's figure macro may quote, each with
+// what it is. A field is computed by the engine from the macro's kernel and
+// args exactly as `workbench run` (or `workbench check` for diag.*) would.
+var FigureFields = map[string]string{
+	"status":        "the run's status (ok, race, deadlock, ...)",
+	"race":          "the first race's message",
+	"race.what":     "the first race's message up to its advice (before the first ';')",
+	"race.a.line":   "the line of the race's first access",
+	"race.b.line":   "the line of the race's second access",
+	"remote_bytes":  "stats: bytes moved to or from another rank's window, summed over ranks",
+	"local_bytes":   "stats: bytes moved within a rank, summed over ranks",
+	"notifies":      "stats: notifies, summed over ranks",
+	"waits":         "stats: waits, summed over ranks",
+	"time_us":       "stats: the simulated makespan in µs, three decimals",
+	"error.code":    "the run-time error's code",
+	"error.line":    "the run-time error's line",
+	"failed":        "with --schedules N: how many of the N random schedules fail",
+	"failing_seeds": "with --schedules N: the failing seeds, as a list in words",
+	"diagram":       "an SVG of the run, round by round, from its trace (rendered as an image)",
+	"diag.code":     "`workbench check`: the first error's code",
+	"diag.line":     "`workbench check`: the first error's line",
+	"diag.message":  "`workbench check`: the first error's code and message",
+	// first:NAME is also accepted: rank by rank, the first element of output
+	// NAME; and last3:NAME:RANK, the last three elements of rank RANK's row.
+}
+
+// FigureValue computes one figure from the engine.
+func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
+	k, ok := kernels.Get(f.Kernel)
+	if !ok {
+		return "", fmt.Errorf("figure %s: no kernel %q", f.Key(), f.Kernel)
+	}
+	fs := flag.NewFlagSet("fig", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	entry := fs.String("entry", "", "")
+	ranks := fs.Int("ranks", 0, "")
+	sched := fs.String("schedule", "fair", "")
+	fill := fs.String("fill", "index", "")
+	seed := fs.Uint64("seed", 1, "")
+	n := fs.Int("schedules", 0, "")
+	noRaces := fs.Bool("no-races", false, "")
+	platform := fs.String("platform", "", "")
+	if err := fs.Parse(f.ArgList()); err != nil {
+		return "", fmt.Errorf("figure %s: %v", f.Key(), err)
+	}
+	file := "kernels/" + k.File
+	// {P} in an entry is the rank count, as in a kernel's #! entry: lines.
+	*entry = strings.ReplaceAll(*entry, "{P}", strconv.Itoa(*ranks))
+	opts := engine.Options{Entry: *entry, Ranks: *ranks, Platform: *platform, Budget: limits.CLIBudget()}
+	if strings.HasPrefix(f.Field, "diag.") {
+		res := engine.Check(ctx, file, k.Source, opts)
+		for _, d := range res.Diags {
+			if d.Severity != diag.Error {
+				continue
+			}
+			switch f.Field {
+			case "diag.code":
+				return string(d.Code), nil
+			case "diag.line":
+				return strconv.Itoa(d.Span.Start.Line), nil
+			case "diag.message":
+				return string(d.Code) + " " + d.Msg, nil
+			}
+		}
+		return "", fmt.Errorf("figure %s: the check reports no error", f.Key())
+	}
+	fl, err := engine.ParseFill(*fill)
+	if err != nil {
+		return "", fmt.Errorf("figure %s: %v", f.Key(), err)
+	}
+	ro := engine.RunOptions{Options: opts, Fill: fl, Seed: *seed, Schedule: *sched, NoRaces: *noRaces}
+	if ro.Entry == "" {
+		if ro.Entry, err = engine.DefaultEntry(ctx, file, k.Source, opts); err != nil {
+			return "", fmt.Errorf("figure %s: %v", f.Key(), err)
+		}
+	}
+	if f.Field == "failed" || f.Field == "failing_seeds" {
+		if *n <= 0 {
+			return "", fmt.Errorf("figure %s: %s needs --schedules N", f.Key(), f.Field)
+		}
+		_, outs := engine.Schedules(ctx, file, k.Source, ro, *n)
+		var failed []string
+		for _, o := range outs {
+			if o.Failed {
+				failed = append(failed, strconv.FormatUint(o.Seed, 10))
+			}
+		}
+		if f.Field == "failed" {
+			return strconv.Itoa(len(failed)), nil
+		}
+		if len(failed) == 0 {
+			return "none", nil
+		}
+		return inWords(failed), nil
+	}
+	var events trace.Collector
+	if f.Field == "diagram" {
+		ro.OnEvent = events.Sink()
+	}
+	res := engine.Run(ctx, file, k.Source, ro)
+	if res.Status == engine.StatusCompileError {
+		return "", fmt.Errorf("figure %s: the kernel does not compile", f.Key())
+	}
+	st := res.Stats
+	switch f.Field {
+	case "diagram":
+		if res.Status != "ok" {
+			return "", fmt.Errorf("figure %s: a diagram needs a clean run, got %s", f.Key(), res.Status)
+		}
+		rs := rounds(events.Events)
+		if len(rs) == 0 {
+			return "", fmt.Errorf("figure %s: the run moved nothing between ranks", f.Key())
+		}
+		return diagramSVG(fmt.Sprintf("%s at %d ranks, round by round (from the emulator's trace)", res.Entry, res.Ranks), res.Ranks, rs), nil
+	case "status":
+		return string(res.Status), nil
+	case "remote_bytes":
+		return strconv.FormatInt(st.RemoteBytes, 10), nil
+	case "local_bytes":
+		return strconv.FormatInt(st.LocalBytes, 10), nil
+	case "notifies":
+		return strconv.FormatInt(st.Notifies, 10), nil
+	case "waits":
+		return strconv.FormatInt(st.Waits, 10), nil
+	case "time_us":
+		return strconv.FormatFloat(float64(st.SimTimeNs)/1000, 'f', 3, 64), nil
+	case "race", "race.what", "race.a.line", "race.b.line":
+		if len(res.Races) == 0 {
+			return "", fmt.Errorf("figure %s: the run reports no race (status %s)", f.Key(), res.Status)
+		}
+		r := res.Races[0]
+		switch f.Field {
+		case "race.a.line":
+			return strconv.Itoa(r.A.Line), nil
+		case "race.b.line":
+			return strconv.Itoa(r.B.Line), nil
+		case "race.what":
+			what, _, _ := strings.Cut(r.Message, ";")
+			return what, nil
+		}
+		return r.Message, nil
+	case "error.code", "error.line":
+		if res.Error == nil {
+			return "", fmt.Errorf("figure %s: the run reports no error (status %s)", f.Key(), res.Status)
+		}
+		if f.Field == "error.code" {
+			return res.Error.Code, nil
+		}
+		return strconv.Itoa(res.Error.Line), nil
+	}
+	if name, ok := strings.CutPrefix(f.Field, "first:"); ok {
+		t := res.Out[name]
+		if t == nil || len(t.Shape) == 0 || t.Shape[0] == 0 {
+			return "", fmt.Errorf("figure %s: no output %q", f.Key(), name)
+		}
+		per := len(t.Data) / t.Shape[0]
+		var vals []string
+		for r := 0; r < t.Shape[0]; r++ {
+			vals = append(vals, strconv.FormatFloat(t.Data[r*per], 'g', -1, 64))
+		}
+		return inWords(vals), nil
+	}
+	if spec, ok := strings.CutPrefix(f.Field, "last3:"); ok {
+		name, rs, _ := strings.Cut(spec, ":")
+		r, err := strconv.Atoi(rs)
+		t := res.Out[name]
+		if err != nil || t == nil || len(t.Shape) == 0 || r < 0 || r >= t.Shape[0] {
+			return "", fmt.Errorf("figure %s: want last3:OUTPUT:RANK naming an output and a rank", f.Key())
+		}
+		per := len(t.Data) / t.Shape[0]
+		row := t.Data[r*per : (r+1)*per]
+		var vals []string
+		for _, v := range row[max(0, len(row)-3):] {
+			vals = append(vals, strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		return inWords(vals), nil
+	}
+	return "", fmt.Errorf("figure %s: unknown field %q", f.Key(), f.Field)
+}
+
+// inWords joins "8", "11" as "8 and 11" and "1", "2", "3" as "1, 2 and 3".
+func inWords(s []string) string {
+	if len(s) <= 1 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
+// LessonFigures computes every figure macro of every lesson: key → value.
+func LessonFigures(ctx context.Context) (map[string]string, error) {
+	ls, err := tutorials.Lessons()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	var errs []string
+	for _, l := range ls {
+		figs, err := l.Figures()
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range figs {
+			if _, done := out[f.Key()]; done {
+				continue
+			}
+			v, err := FigureValue(ctx, f.Figure)
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("%s: body line %d: %v", l.File, f.Line, err))
+				continue
+			}
+			out[f.Key()] = v
+		}
+	}
+	if len(errs) > 0 {
+		sort.Strings(errs)
+		return out, fmt.Errorf("%s", strings.Join(errs, "\n"))
+	}
+	return out, nil
+}
