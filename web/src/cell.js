@@ -293,11 +293,24 @@ export class Cell {
     this.state = st;
     this.root.dataset.state = st;
     const words = { idle: "idle", queued: "◷ queued", running: "● running", done: "✓ done", failed: "✗ failed" };
-    this.badge.textContent = words[st] || st;
+    // A queued run keeps its place through a repeated "queued" status: the
+    // server sends the place again only when it changes.
+    if (st !== "queued") this.queuePlace = null;
+    const q = this.queuePlace;
+    this.badge.textContent = q ? `${words.queued}: ${q[0]} of ${q[1]}` : words[st] || st;
+    if (q) this.root.dataset.queue = `${q[0]}/${q[1]}`;
+    else delete this.root.dataset.queue;
     this.badge.className = `badge st-${st}`;
     const busy = st === "queued" || st === "running";
     if (this.runBtn) this.runBtn.disabled = busy;
     if (this.stopBtn) this.stopBtn.disabled = !busy || !this.sock;
+  }
+
+  /** showQueue puts a queued run's place in the badge: "◷ queued: 2 of 3". */
+  showQueue(position, of) {
+    if (this.state !== "queued") return;
+    this.queuePlace = [position, of];
+    this.setState("queued");
   }
 
   /** getCode is the whole file this cell runs (an excerpt shows only its function). */
@@ -625,6 +638,7 @@ export class Cell {
         (m) => {
           this.rv.handle(m);
           if (m.type === "status") this.setState(m.status === "queued" ? "queued" : "running");
+          else if (m.type === "queue") this.showQueue(m.position, m.of);
           else if (m.type === "race") {
             races.push(m.race);
             this.editor.mark("race", races.flatMap((r) => [r.a.line, r.b.line]));

@@ -114,6 +114,9 @@ export class RunView {
           this.traffic && this.traffic.setRanks(m.ranks);
         }
         break;
+      case "queue":
+        this.status.textContent = `Queued: ${m.position} of ${m.of} waiting for a free runner…`;
+        break;
       case "diagnostic":
         this.explain && this.explain.addDiagnostic(m.diagnostic);
         break;

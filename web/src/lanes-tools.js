@@ -1,0 +1,149 @@
+// What the swimlanes compute about a trace beyond drawing it, as Perfetto's
+// details panel, flow following, area selection and omnibox do: a slice's
+// flow chain, its details in words, the events and bytes in a time range,
+// and the slices a search names. Pure functions over a Lanes' state (its
+// lanes, byKey and arrows), so the drawing code stays about pixels.
+
+import { el, fmtNs, fmtBytes, plural } from "./util.js";
+
+// chainHops bounds the backward walk of a flow chain: a ring at 64 ranks
+// has 2·63 hops; more would only be a loop the set below already stops.
+const chainHops = 512;
+
+// backScan bounds how far back in one lane a chain looks for the wait that
+// let a notify happen; a kernel's notify follows its wait within a few ops.
+const backScan = 4096;
+
+/**
+ * flowChain follows the flow arrows through ev: forward to the waits a
+ * notify released, and backward from a wait to the notify that released
+ * it, then to the wait that rank passed before notifying, and so on to
+ * where the chain starts. Returns {events: Set, arrows: [{from, to}],
+ * origin} where origin is the earliest notify reached.
+ */
+export function flowChain(L, ev) {
+  const events = new Set([ev]);
+  const arrows = [];
+  for (const a of L.arrows) if (a.from === ev) {
+    arrows.push(a);
+    events.add(a.to);
+  }
+  let cur = ev;
+  let origin = null;
+  for (let hop = 0; hop < chainHops; hop++) {
+    const w = cur.released_by ? cur : prevReleased(cur);
+    if (!w) break;
+    const n = L.byKey.get(`${w.released_by.rank}:${w.released_by.seq}`);
+    if (!n || events.has(n)) break;
+    events.add(w);
+    events.add(n);
+    arrows.push({ from: n, to: w });
+    origin = n;
+    cur = n;
+  }
+  return { events, arrows, origin };
+}
+
+// prevReleased is the last released wait on ev's lane that started before it.
+function prevReleased(ev) {
+  const evs = ev._lane.evs;
+  let i = evs.indexOf(ev);
+  for (let k = 0; i > 0 && k < backScan; k++) {
+    i--;
+    if (evs[i].released_by && evs[i].end_ns <= ev.start_ns) return evs[i];
+  }
+  return null;
+}
+
+/** where names an event's place: "rank 2", "rank 1 block 3", "host". */
+export function where(e) {
+  if (e.rank < 0) return "host";
+  return `rank ${e.rank}${e.block ? ` block ${e.block}` : ""}`;
+}
+
+/** details renders the selected slice's panel: every argument, the release, the chain. */
+export function details(L, e, chain, onPick) {
+  const rows = [
+    ["op", e.op + (e.callee ? ` ${e.callee}` : "") + (e.blocks ? ` (grid of ${e.blocks})` : "")],
+    ["where", where(e)],
+    ["line", String(e.line)],
+  ];
+  if (e.peer !== undefined && e.peer !== null) rows.push(["peer", `rank ${e.peer}`]);
+  if (e.bytes) rows.push(["bytes", `${fmtBytes(e.bytes)} (${e.bytes} B)`]);
+  if (e.cell) rows.push(["cell", e.cell]);
+  if (e.before !== undefined && e.before !== null) rows.push(["cell before → after", `${e.before} → ${e.after}`]);
+  if (e.value !== undefined && e.value !== null) rows.push(["satisfied at", String(e.value)]);
+  rows.push(["start", `${fmtNs(e.start_ns)} (${e.start_ns} ns)`]);
+  rows.push(["duration", `${fmtNs(e.end_ns - e.start_ns)} (${e.end_ns - e.start_ns} ns)`]);
+  let release = null;
+  if (e.released_by) {
+    const n = L.byKey.get(`${e.released_by.rank}:${e.released_by.seq}`);
+    const text = n
+      ? `${n.op} on ${where(n)}, line ${n.line}${n.cell ? `, ${n.cell} ${n.before} → ${n.after}` : ""}, at ${fmtNs(n.end_ns)}`
+      : `rank ${e.released_by.rank}, event ${e.released_by.seq}`;
+    release = el("dd", { "data-test": "released-by" }, n ? el("a", { href: "#", onclick: (ev) => (ev.preventDefault(), onPick(n)) }, text) : text);
+  }
+  const dl = el("dl", null, rows.map(([k, v]) => [el("dt", null, k), el("dd", null, v)]), release ? [el("dt", null, "released by"), release] : null);
+  const hops = chain.arrows.length;
+  const foot = hops
+    ? el("p", { class: "ld-chain", "data-test": "chain" },
+      `Flow chain: ${plural(chain.events.size, "slice")} over ${plural(hops, "arrow")}`,
+      chain.origin ? `, starting at ${chain.origin.op} on ${where(chain.origin)} line ${chain.origin.line} (${fmtNs(chain.origin.end_ns)})` : "",
+      ". Highlighted in the lanes.")
+    : el("p", { class: "ld-chain", "data-test": "chain" }, "No flow arrows into or out of this slice.");
+  return [el("h5", null, `${e.op} · ${where(e)} · line ${e.line}`), dl, foot];
+}
+
+/** rangeStats counts what overlaps [a, b] in the shown lanes: events and bytes. */
+export function rangeStats(rows, a, b) {
+  let events = 0;
+  let bytes = 0;
+  for (const lane of rows) {
+    const evs = lane.evs;
+    let i = lowerBound(evs, a);
+    while (i > 0 && evs[i - 1].end_ns > a) i--;
+    for (; i < evs.length && evs[i].start_ns < b; i++) {
+      if (evs[i].end_ns < a) continue;
+      events++;
+      bytes += evs[i].bytes || 0;
+    }
+  }
+  return { events, bytes };
+}
+
+/**
+ * search finds the slices a query names, in time order: "42" or "line 42"
+ * is a source line, anything else a case-blind part of the op, the callee
+ * or the signal cell ("notify", "remote_store", "signal[1").
+ */
+export function search(order, q) {
+  q = q.trim().toLowerCase();
+  if (!q) return [];
+  const m = q.match(/^(?:line\s*)?(\d+)$/);
+  const line = m ? +m[1] : 0;
+  const out = [];
+  for (const lane of order) {
+    for (const e of lane.evs) {
+      if (line ? e.line === line : e.op.toLowerCase().includes(q) || (e.cell && e.cell.toLowerCase().includes(q)) || (e.callee && e.callee.toLowerCase().includes(q))) out.push(e);
+    }
+  }
+  out.sort((a, b) => a.start_ns - b.start_ns || a.rank - b.rank || (a.block || 0) - (b.block || 0));
+  return out;
+}
+
+export function lowerBound(evs, t) {
+  let lo = 0;
+  let hi = evs.length;
+  while (lo < hi) {
+    const m = (lo + hi) >> 1;
+    if (evs[m].start_ns < t) lo = m + 1;
+    else hi = m;
+  }
+  return lo;
+}
+
+/** label shortens an op for a slice label: pld.tensor.notify → notify. */
+export function shortOp(op) {
+  const i = op.lastIndexOf(".");
+  return i >= 0 ? op.slice(i + 1) : op;
+}
