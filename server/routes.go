@@ -48,6 +48,8 @@ func (s *Server) routes() {
 	// Checking, lowering, comparing.
 	app.Post("/api/check", s.postCheck)
 	app.Post("/api/ir", s.postIR)
+	app.Post("/api/ir/lines", s.postIRLines)
+	app.Get("/api/passes", s.getPasses)
 	app.Post("/api/compare", s.postCompare)
 
 	// Runs.

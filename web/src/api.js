@@ -51,6 +51,8 @@ export const api = {
   kernelBug: (name, ranks) => request("GET", `/api/kernels/${encodeURIComponent(name)}/bug?ranks=${encodeURIComponent(ranks)}`),
   check: (body) => request("POST", "/api/check", body),
   ir: (body) => request("POST", "/api/ir", body),
+  irLines: (body) => request("POST", "/api/ir/lines", body),
+  passes: () => request("GET", "/api/passes"),
   compare: (body) => request("POST", "/api/compare", body),
   stepCheck: (n, body) => request("POST", `/api/steps/${encodeURIComponent(n)}/check`, body),
   postRun: (body) => request("POST", "/api/runs", body),

@@ -122,7 +122,10 @@ export class Cell {
         clearTimeout(saveTimer);
         saveTimer = setTimeout(() => store.saveCode(s.key, text, hashText(this.original)), 300);
       },
-      onCursorLine: (line) => this.rv && this.rv.lanes && this.rv.lanes.setLine(line),
+      onCursorLine: (line) => {
+        if (this.rv && this.rv.lanes) this.rv.lanes.setLine(line);
+        if (this.rv && this.rv.ir && this.rv.ir.right) this.rv.ir.light(line, this.rv.ir.right);
+      },
       lint: this.runnable ? (text) => this.lint(this.header + text) : null,
     });
     if (this.wc) this.wc.attach(this, this.editor);
@@ -225,7 +228,7 @@ export class Cell {
     }
     if (this.action === "ir") {
       const after = (this.flags.after && this.flags.after[0]) || "";
-      this.afterInput = el("input", { type: "text", class: "mono", "data-test": "after", value: after, placeholder: "final", size: "10", "aria-label": "IR after pass" });
+      this.afterInput = passPicker(after);
       bits.push(el("label", { class: "ctl" }, "after pass ", this.afterInput));
     }
     this.histSel = el("select", { class: "hist", "aria-label": "Restore an earlier version", "data-test": "history", onfocus: () => this.fillHistory(), onmousedown: () => this.fillHistory(), onchange: () => this.restoreVersion() });
@@ -372,6 +375,7 @@ export class Cell {
     this.rv = new RunView({
       views,
       onLine: (a, b) => this.showLines([a, b].filter(Boolean)),
+      onIRLine: (n) => this.editor.mark("focus", n ? [n] : []),
       onSliceClick: (e) => {
         this.showLines([e.line]);
         this.rv.lanes.setLine(e.line);
@@ -509,15 +513,15 @@ export class Cell {
     this.setState("running");
     try {
       const after = this.afterInput.value.trim();
-      const res = await api.ir({ code, entry: this.entry(st.ranks), ranks: st.ranks, platform: st.platform, after: after || undefined });
-      this.rv.showIR(res.ir, res.diagnostics);
+      const res = await api.irLines({ code, entry: this.entry(st.ranks), ranks: st.ranks, platform: st.platform, after: after || undefined });
+      this.rv.showIR(res.ir || res.error, res.diagnostics, code);
       this.rv.status.textContent = `IR${after ? ` after ${after}` : ""} at ${st.ranks} ranks`;
       const bad = (res.diagnostics || []).filter((d) => d.severity === "error");
       this.editor.mark("error", bad.map((d) => d.line));
       return !bad.length;
     } catch (e) {
       this.rv.status.textContent = `✗ ${e.message}`;
-      this.rv.showIR(e.hint ? `${e.message}\nhint: ${e.hint}` : e.message);
+      this.rv.showIR(e.hint ? `${e.message}\nhint: ${e.hint}` : e.message, null, "");
       return false;
     }
   }
@@ -767,4 +771,25 @@ function select(test, label, options, value) {
   for (const [v, t] of options) s.append(el("option", { value: v, selected: v === value }, t));
   s.value = value;
   return { select: s, label: el("label", { class: "ctl" }, `${label.toLowerCase()} `, s) };
+}
+
+/**
+ * passPicker is the IR cell's "after pass" menu, filled from GET
+ * /api/passes (the engine's pass table): fully lowered first, then
+ * "checked" and every pass in the order they run.
+ */
+function passPicker(initial) {
+  const sel = el("select", { "data-test": "after", "aria-label": "IR after pass" }, el("option", { value: "" }, "final (every pass)"));
+  if (initial) sel.append(el("option", { value: initial }, initial));
+  sel.value = initial || "";
+  api.passes().then(
+    (res) => {
+      const keep = sel.value;
+      sel.replaceChildren(el("option", { value: "" }, "final (every pass)"), ...res.passes.map((p) => el("option", { value: p.name, title: p.doc }, p.name)));
+      sel.value = keep;
+      sel.dataset.loaded = String(res.passes.length);
+    },
+    () => (sel.dataset.loaded = "0"),
+  );
+  return sel;
 }
