@@ -1,11 +1,13 @@
 package server
 
 // The routes behind the page's richer views (issue 18): the pass list for
-// the IR pane's picker and the IR with every statement's source line, so
-// the pane can colour IR by the line it came from.
+// the IR pane's picker, the IR with every statement's source line, so the
+// pane can colour IR by the line it came from, and the schedule explorer.
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -14,6 +16,7 @@ import (
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/limits"
 	"pldworkbench/engine/lower"
 )
 
@@ -67,6 +70,85 @@ func (s *Server) postIRLines(c *fiber.Ctx) error {
 		out.Error = err.Error()
 	default:
 		out.IR = text
+	}
+	return c.JSON(out)
+}
+
+// schedulesRequest is POST /api/schedules' body: a run's code and settings
+// and how many random schedules to try.
+type schedulesRequest struct {
+	frontRequest
+	Fill string  `json:"fill"`
+	Seed *uint64 `json:"seed"`
+	N    int     `json:"n"`
+}
+
+// schedulesResponse lists the seeds as `workbench run --schedules N` does.
+type schedulesResponse struct {
+	Entry  string               `json:"entry"`
+	Ranks  int                  `json:"ranks"`
+	Fair   string               `json:"fair"`
+	Error  string               `json:"error,omitempty"`
+	N      int                  `json:"n"`
+	Ran    int                  `json:"ran"`
+	Failed int                  `json:"failed"`
+	Seeds  []engine.SeedOutcome `json:"seeds"`
+}
+
+// postSchedules answers POST /api/schedules: engine.Schedules on the code,
+// the fair run and then seeds 1..n, in one worker slot under one timeout
+// (the run timeout for the whole request, so n seeds cannot hold a slot n
+// times as long); seeds it cut off are not in seeds (ran < n).
+func (s *Server) postSchedules(c *fiber.Ctx) error {
+	var req schedulesRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	if req.N < 1 || req.N > limits.MaxSchedules {
+		return errorf(fiber.StatusBadRequest, fmt.Sprintf("ask for 1 to %d schedules", limits.MaxSchedules), "schedules %d out of range: want 1..%d", req.N, limits.MaxSchedules)
+	}
+	opts, err := req.options()
+	if err != nil {
+		return err
+	}
+	fill, err := engine.ParseFill(req.Fill)
+	if err != nil {
+		return errorf(fiber.StatusBadRequest, "fill is index, randn, ones or zeros", "%v", err)
+	}
+	seed := uint64(defaultSeed)
+	if req.Seed != nil {
+		seed = *req.Seed
+	}
+	b := s.budget()
+	opts.Budget = b
+	var out schedulesResponse
+	if err := s.withSlot("schedules", func() {
+		ctx, cancel := context.WithTimeout(s.base, b.Timeout)
+		defer cancel()
+		if opts.Entry == "" {
+			e, err := engine.DefaultEntry(ctx, fileName, []byte(req.Code), opts)
+			if err != nil {
+				out.Error = err.Error()
+				return
+			}
+			opts.Entry = e
+		}
+		fair, seeds := engine.Schedules(ctx, fileName, []byte(req.Code), engine.RunOptions{Options: opts, Fill: fill, Seed: seed}, req.N)
+		out.Entry, out.Ranks, out.Fair, out.N, out.Seeds = opts.Entry, fair.Ranks, string(fair.Status), req.N, seeds
+		if fair.Error != nil {
+			out.Error = fair.Error.Message
+		}
+		out.Ran = len(seeds)
+		for _, so := range seeds {
+			if so.Failed {
+				out.Failed++
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	if out.Seeds == nil {
+		out.Seeds = []engine.SeedOutcome{}
 	}
 	return c.JSON(out)
 }

@@ -163,6 +163,10 @@ const (
 	// EventPage is how many events one stored page holds: a replay or an
 	// events download holds one page (about 150 KiB decoded) at a time.
 	EventPage = 1024
+	// MaxSchedules is how many random schedules the page's schedule
+	// explorer runs in one request; the whole request shares one timeout,
+	// so more seeds would only be cut off by it.
+	MaxSchedules = 64
 )
 
 // Table lists every limit. Keep it in the order API.md shows it.
@@ -193,6 +197,8 @@ var Table = []Limit{
 		Error: "a larger output keeps its first 64 elements per rank, `truncated`, `full_shape` and `stats` (min, max, mean, count, nan)"},
 	{Name: "event-page", What: "events per stored page (replays hold one page at a time)", Server: "1024", CLI: "—", Flag: "—",
 		Error: "—"},
+	{Name: "schedules", What: "random schedules one schedule-explorer request runs (the whole request has one timeout)", Server: "64", CLI: "10000 (`run --schedules N`)", Flag: "—",
+		Error: "400 `schedules N out of range: want 1..64`; seeds the timeout cut off are reported as not run"},
 }
 
 // Markdown renders Table as the Markdown table that server/API.md and the

@@ -53,6 +53,7 @@ export const api = {
   ir: (body) => request("POST", "/api/ir", body),
   irLines: (body) => request("POST", "/api/ir/lines", body),
   passes: () => request("GET", "/api/passes"),
+  schedules: (body) => request("POST", "/api/schedules", body),
   compare: (body) => request("POST", "/api/compare", body),
   stepCheck: (n, body) => request("POST", `/api/steps/${encodeURIComponent(n)}/check`, body),
   postRun: (body) => request("POST", "/api/runs", body),

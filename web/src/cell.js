@@ -11,6 +11,7 @@ import { api, openRun } from "./api.js";
 import { createEditor, functionExcerpt, splitHeader, firstTodo } from "./editor.js";
 import { RunView } from "./runview.js";
 import { StepCheck } from "./views/stepcheck.js";
+import { ScheduleExplorer } from "./views/schedules.js";
 import * as store from "./storage.js";
 
 const RUNS = new Set(["run", "check", "bug", "starter"]);
@@ -226,6 +227,10 @@ export class Cell {
       this.variantSel.label.title = "which of the step's kernels the outputs are checked against";
       bits.push(this.variantSel.label);
     }
+    if (this.action === "run" && !s.shared) {
+      this.explorer = new ScheduleExplorer({ body: () => this.explorerBody(), open: (sched) => this.openSchedule(sched) });
+      bits.push(this.explorer.control);
+    }
     if (this.action === "ir") {
       const after = (this.flags.after && this.flags.after[0]) || "";
       this.afterInput = passPicker(after);
@@ -240,7 +245,7 @@ export class Cell {
     }
     const right = [this.copyBtn || null, this.histSel, el("button", { type: "button", class: "btn small", "data-test": "reset", onclick: () => this.reset() }, "Reset"), this.undoBtn];
     if (this.action === "bug") this.loadBug();
-    return el("div", { class: "cell-controls" }, bits, el("span", { class: "spacer" }), this.clearBtn, s.key || this.wc ? right : null);
+    return el("div", { class: "cell-controls" }, bits, el("span", { class: "spacer" }), this.clearBtn, s.key || this.wc ? right : null, this.explorer ? this.explorer.root : null);
   }
 
   /**
@@ -307,6 +312,24 @@ export class Cell {
     const busy = st === "queued" || st === "running";
     if (this.runBtn) this.runBtn.disabled = busy;
     if (this.stopBtn) this.stopBtn.disabled = !busy || !this.sock;
+  }
+
+  /** explorerBody is the schedule explorer's request: this cell's code and settings. */
+  explorerBody() {
+    const st = this.settings();
+    const body = { code: this.getCode(), ranks: st.ranks, platform: st.platform, fill: st.fill };
+    const entry = this.entry(st.ranks);
+    if (entry) body.entry = entry;
+    return body;
+  }
+
+  /** openSchedule runs this cell under schedule (a seed the explorer listed). */
+  openSchedule(sched) {
+    const sel = this.schedSel.select;
+    if (![...sel.options].some((o) => o.value === sched)) sel.append(el("option", { value: sched }, sched));
+    sel.value = sched;
+    this.schedPicked = true;
+    return this.run({});
   }
 
   /** showQueue puts a queued run's place in the badge: "◷ queued: 2 of 3". */
