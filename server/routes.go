@@ -51,6 +51,7 @@ func (s *Server) routes() {
 	app.Post("/api/ir/lines", s.postIRLines)
 	app.Get("/api/passes", s.getPasses)
 	app.Post("/api/schedules", s.postSchedules)
+	app.Post("/api/sweep", s.postSweep)
 	app.Post("/api/compare", s.postCompare)
 
 	// Runs.

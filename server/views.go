@@ -152,3 +152,76 @@ func (s *Server) postSchedules(c *fiber.Ctx) error {
 	}
 	return c.JSON(out)
 }
+
+// sweepRequest is POST /api/sweep's body: a kernel with `#! sweep:` lines
+// and what to sweep, as `workbench sweep FILE --ranks 2,4,8 --sizes 1K:16M`.
+type sweepRequest struct {
+	Code     string `json:"code"`
+	Ranks    []int  `json:"ranks"`
+	Sizes    string `json:"sizes"`
+	Platform string `json:"platform"`
+}
+
+// sweepResponse is engine.SweepResult with, per rank count, the crossover
+// sentence `workbench sweep` prints, and whether every point was measured.
+type sweepResponse struct {
+	*engine.SweepResult
+	CrossoverLines map[int]string `json:"crossover_lines"`
+	Done           bool           `json:"done"`
+}
+
+// postSweep answers POST /api/sweep: engine.Sweep in one worker slot, each
+// point under the run budget and the whole under limits.SweepTime.
+func (s *Server) postSweep(c *fiber.Ctx) error {
+	var req sweepRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	if len(req.Code) > limits.MaxCode {
+		return errorf(fiber.StatusRequestEntityTooLarge, "", "code is %d bytes, more than the %d allowed", len(req.Code), limits.MaxCode)
+	}
+	if len(req.Ranks) == 0 {
+		req.Ranks = []int{2, 4, 8}
+	}
+	for _, p := range req.Ranks {
+		if p < 1 || p > limits.MaxRanks {
+			return errorf(fiber.StatusBadRequest, "", "ranks %d out of range: want 1..%d", p, limits.MaxRanks)
+		}
+	}
+	if req.Sizes == "" {
+		req.Sizes = "1K:16M"
+	}
+	sizes, err := engine.ParseSizes(req.Sizes)
+	if err != nil {
+		return errorf(fiber.StatusBadRequest, "sizes is LO:HI in powers of two, as 1K:16M", "%v", err)
+	}
+	variants, _, _, err := engine.SweepHeader([]byte(req.Code))
+	if err != nil {
+		return errorf(fiber.StatusBadRequest, "a sweep reads the kernel's `#! sweep: NAME TEMPLATE` lines", "%v", err)
+	}
+	if len(variants) == 0 {
+		return errorf(fiber.StatusBadRequest, "add `#! sweep: NAME TEMPLATE` lines, as kernels/19_mesh_or_ring.py has", "the kernel has no #! sweep: lines")
+	}
+	if n := len(variants) * len(req.Ranks) * len(sizes); n > limits.MaxSweepPoints {
+		return errorf(fiber.StatusBadRequest, "fewer rank counts or a narrower size range", "the sweep has %d points, more than the %d allowed", n, limits.MaxSweepPoints)
+	}
+	opts := engine.SweepOptions{Ranks: req.Ranks, Sizes: sizes, Platform: req.Platform, Budget: s.budget()}
+	var res *engine.SweepResult
+	var serr error
+	if err := s.withSlot("sweep", func() {
+		ctx, cancel := context.WithTimeout(s.base, limits.SweepTime)
+		defer cancel()
+		res, serr = engine.Sweep(ctx, fileName, []byte(req.Code), opts)
+	}); err != nil {
+		return err
+	}
+	if serr != nil {
+		return errorf(fiber.StatusBadRequest, "", "sweep: %v", serr)
+	}
+	out := sweepResponse{SweepResult: res, CrossoverLines: map[int]string{}}
+	out.Done = len(res.Rows) == len(res.Variants)*len(req.Ranks)*len(sizes)
+	for _, p := range req.Ranks {
+		out.CrossoverLines[p] = res.CrossoverLine(p)
+	}
+	return c.JSON(out)
+}

@@ -76,3 +76,34 @@ func TestSchedulesRoute(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepRoute: a kernel without `#! sweep:` lines, a bad size range and
+// too many points are 400s with the reason; step 19's kernel at 2 ranks
+// over 1K:4K gives a row per variant and size and the CLI's crossover
+// sentence for that rank count.
+func TestSweepRoute(t *testing.T) {
+	ts := start(t, t.TempDir())
+	src := kernelSource(t, "19_mesh_or_ring")
+	for _, tc := range []struct {
+		body map[string]any
+		want string
+	}{
+		{map[string]any{"code": kernelSource(t, "08_allreduce_mesh")}, "no #! sweep: lines"},
+		{map[string]any{"code": src, "sizes": "4K:1K"}, ""},
+		{map[string]any{"code": src, "ranks": []int{2, 3, 4, 5, 6, 7, 8, 16, 32, 64}, "sizes": "1:1G"}, "more than the 512 allowed"},
+		{map[string]any{"code": src, "ranks": []int{65}}, "out of range"},
+	} {
+		code, body := ts.do(t, "POST", "/api/sweep", tc.body)
+		if code != http.StatusBadRequest || !strings.Contains(string(body), tc.want) {
+			t.Errorf("POST /api/sweep %v: %d %s, want 400 %q", tc.body["sizes"], code, body, tc.want)
+		}
+	}
+	code, body := ts.do(t, "POST", "/api/sweep", map[string]any{"code": src, "ranks": []int{2}, "sizes": "1K:4K"})
+	var res sweepResponse
+	if err := json.Unmarshal(body, &res); code != http.StatusOK || err != nil {
+		t.Fatalf("POST /api/sweep: %d %s", code, body)
+	}
+	if len(res.Rows) != 2*3 || !res.Done || res.CrossoverLines[2] != res.CrossoverLine(2) {
+		t.Errorf("sweep: %d rows (want 6), done %v, crossover %q", len(res.Rows), res.Done, res.CrossoverLines[2])
+	}
+}

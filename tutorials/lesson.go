@@ -48,6 +48,7 @@ var CellActions = map[string]string{
 	"compare": "workbench compare KERNEL OTHER [--ranks P]: same inputs, outputs and lowered kernels side by side",
 	"bug":     "workbench step N --kernel bug [--ranks P]: the step's classic bug, failing its check as documented",
 	"starter": "workbench step N --kernel starter [--ranks P]: the learner's editable kernel, runnable, its gaps marked TODO",
+	"sweep":   "workbench sweep KERNEL [--ranks 2,4,8] [--sizes 1K:16M]: every #! sweep: variant over rank counts and sizes, bandwidth plotted on a log axis",
 }
 
 // Lessons parses every embedded lesson, in file order.

@@ -54,6 +54,7 @@ export const api = {
   irLines: (body) => request("POST", "/api/ir/lines", body),
   passes: () => request("GET", "/api/passes"),
   schedules: (body) => request("POST", "/api/schedules", body),
+  sweep: (body) => request("POST", "/api/sweep", body),
   compare: (body) => request("POST", "/api/compare", body),
   stepCheck: (n, body) => request("POST", `/api/steps/${encodeURIComponent(n)}/check`, body),
   postRun: (body) => request("POST", "/api/runs", body),

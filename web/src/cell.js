@@ -42,7 +42,7 @@ export class Cell {
     this.positional = parseArgs(spec.args).positional;
     this.state = "idle";
     this.sock = null;
-    this.runnable = RUNS.has(this.action) || this.action === "ir" || this.action === "compare";
+    this.runnable = RUNS.has(this.action) || this.action === "ir" || this.action === "compare" || this.action === "sweep";
     this.build();
   }
 
@@ -177,6 +177,7 @@ export class Cell {
   }
 
   idleHint() {
+    if (this.action === "sweep") return "Press Sweep to run every variant of the kernel's #! sweep: lines over the rank counts and sizes and plot their bandwidth.";
     if (this.action === "ir") return "Press Lower (or Shift-Enter in the editor) to see the IR this kernel lowers to.";
     if (this.action === "compare") return `Press Compare (or Shift-Enter) to run this kernel and ${this.otherName()} on the same inputs and compare outputs, stats and lowered IR.`;
     return `No run yet. Press ${this.action === "check" ? "Check" : "Run"} (or Shift-Enter in the editor to run and move on, Ctrl/Cmd-Enter to stay) and every rank's timeline fills in here as it runs.`;
@@ -208,7 +209,7 @@ export class Cell {
     const fill = (shared && shared.fill) || (this.flags.fill && this.flags.fill[0]) || (this.action === "check" || this.action === "bug" ? "randn" : "index");
     this.fillSel = select("fill", "Inputs", ["index", "randn", "ones", "zeros"].map((v) => [v, v]), fill);
     this.fillSel.label.title = "index: element i is i; randn: seeded random; ones; zeros";
-    const runLabel = this.action === "ir" ? "Lower" : this.action === "compare" ? "Compare" : this.action === "check" ? "Check" : "Run";
+    const runLabel = this.action === "sweep" ? "Sweep" : this.action === "ir" ? "Lower" : this.action === "compare" ? "Compare" : this.action === "check" ? "Check" : "Run";
     this.runBtn = el("button", { type: "button", class: "btn primary", "data-test": "run", onclick: () => this.run({}), title: `${runLabel} (Ctrl/Cmd-Enter in the editor)` }, `▶ ${runLabel}`);
     this.stopBtn = el("button", { type: "button", class: "btn", "data-test": "stop", disabled: true, onclick: () => this.stop(), "aria-label": "Stop the run" }, "■ Stop");
     this.entrySel = this.entryPicker();
@@ -218,7 +219,14 @@ export class Cell {
       if (this.action === "bug") this.loadBug();
     });
     this.schedSel.select.addEventListener("change", () => (this.schedPicked = true));
-    if (this.action !== "ir") bits.push(this.schedSel.label);
+    if (this.action === "sweep") {
+      // A sweep has its own rank counts and sizes (the cell's --ranks 2,4,8
+      // and --sizes 1K:16M), not one run's.
+      bits.length = 2;
+      this.sweepRanks = el("input", { type: "text", class: "mono", size: "8", "data-test": "sweep-ranks-in", "aria-label": "Rank counts", value: (this.flags.ranks && this.flags.ranks[0]) || "2,4,8" });
+      this.sweepSizes = el("input", { type: "text", class: "mono", size: "8", "data-test": "sweep-sizes", "aria-label": "Sizes", value: (this.flags.sizes && this.flags.sizes[0]) || "1K:16M" });
+      bits.push(el("label", { class: "ctl" }, "ranks ", this.sweepRanks), el("label", { class: "ctl" }, "sizes ", this.sweepSizes));
+    } else if (this.action !== "ir") bits.push(this.schedSel.label);
     if (RUNS.has(this.action) || this.action === "compare") bits.push(this.fillSel.label);
     bits.push(this.platSel.label);
     if (RUNS.has(this.action) && !this.wc && s.step && (s.step.variants || []).length) {
@@ -394,7 +402,7 @@ export class Cell {
 
   ensureView() {
     if (this.rv) return this.rv;
-    const views = this.action === "ir" ? ["ir"] : this.action === "compare" ? ["compare"] : ["lanes", "outputs", "explain", "traffic"];
+    const views = this.action === "sweep" ? ["sweep"] : this.action === "ir" ? ["ir"] : this.action === "compare" ? ["compare"] : ["lanes", "outputs", "explain", "traffic"];
     this.rv = new RunView({
       views,
       onLine: (a, b) => this.showLines([a, b].filter(Boolean)),
@@ -436,13 +444,13 @@ export class Cell {
     for (const k of ["race", "error", "blocked", "focus"]) this.editor.mark(k, []);
     const t0 = performance.now();
     const started = Date.now();
-    this.pending = (this.action === "ir" ? this.runIR(code) : this.action === "compare" ? this.runCompare(code) : this.runTrace(code)).then((ok) => {
+    this.pending = (this.action === "sweep" ? this.runSweep(code) : this.action === "ir" ? this.runIR(code) : this.action === "compare" ? this.runCompare(code) : this.runTrace(code)).then((ok) => {
       const ms = performance.now() - t0;
       this.countEl.textContent = `[${n}]`;
       this.finalState(ok);
       this.showTime(started, ms);
       const key = this.outKey();
-      if (key && this.runId && this.action !== "ir" && this.action !== "compare") {
+      if (key && this.runId && this.action !== "ir" && this.action !== "compare" && this.action !== "sweep") {
         store.saveOutput(key, { id: this.runId, t: started, ms: Math.round(ms), n, check: this.lastCheck, code: hashText(code) });
       }
       return { state: this.state, summary: this.summary() };
@@ -484,7 +492,7 @@ export class Cell {
   restore() {
     const key = this.outKey();
     const saved = key && store.lastOutput(key);
-    if (!saved || !saved.id || !this.runnable || this.action === "ir" || this.action === "compare") return null;
+    if (!saved || !saved.id || !this.runnable || this.action === "ir" || this.action === "compare" || this.action === "sweep") return null;
     this.ensureView();
     if (this.sc && saved.check) {
       this.sc.render(saved.check, saved.check.step || this.fullCheckStep(), this.action === "bug");
@@ -529,6 +537,22 @@ export class Cell {
     this.timeEl.textContent = "";
     for (const k of ["race", "error", "blocked", "focus"]) this.editor.mark(k, []);
     this.setState("idle");
+  }
+
+  async runSweep(code) {
+    this.setState("running");
+    const ranks = this.sweepRanks.value.split(",").map((x) => Number(x.trim())).filter((x) => x > 0);
+    this.rv.status.textContent = "Sweeping…";
+    try {
+      const res = await api.sweep({ code, ranks, sizes: this.sweepSizes.value.trim(), platform: this.platSel.select.value });
+      this.rv.sweep.show(res);
+      const bad = res.rows.filter((r) => r.status).length;
+      this.rv.status.textContent = `${res.rows.length} points over ${res.variants.map((v) => v.name).join(", ")}${bad ? ` · ${bad} did not run (see the table)` : ""}`;
+      return res.done;
+    } catch (e) {
+      this.rv.status.textContent = `✗ ${e.message}${e.hint ? ` (${e.hint})` : ""}`;
+      return false;
+    }
   }
 
   async runIR(code) {

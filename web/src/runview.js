@@ -10,8 +10,9 @@ import { Explain } from "./views/explain.js";
 import { Traffic } from "./views/traffic.js";
 import { Compare } from "./views/compare.js";
 import { IRPane } from "./views/irpane.js";
+import { SweepView } from "./views/sweep.js";
 
-const TITLES = { lanes: "Swimlanes", outputs: "Outputs", explain: "Explain", traffic: "Traffic", compare: "Compare", ir: "IR" };
+const TITLES = { lanes: "Swimlanes", outputs: "Outputs", explain: "Explain", traffic: "Traffic", compare: "Compare", ir: "IR", sweep: "Sweep" };
 
 export class RunView {
   /**
@@ -43,6 +44,7 @@ export class RunView {
     else if (v === "explain") view = this.explain = new Explain((a, b) => this.opts.onLine && this.opts.onLine(a, b));
     else if (v === "traffic") view = this.traffic = new Traffic();
     else if (v === "compare") view = this.compare = new Compare();
+    else if (v === "sweep") view = this.sweep = new SweepView();
     else if (v === "ir") {
       view = this.ir = new IRPane({ onLine: (n) => this.opts.onIRLine && this.opts.onIRLine(n) });
     }
