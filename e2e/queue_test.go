@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -14,8 +15,9 @@ import (
 // TestQueuedPosition starts a server with one worker slot, occupies it with
 // a long run (testdata/long_mesh.py at 4 ranks) from one tab, and runs the
 // same program at 2 ranks (another run) from a second tab: that cell shows
-// "queued: 1 of 1" from the websocket's queue message, and runs once the
-// first is stopped.
+// its place ("queued: N of M", N and M from the websocket's last queue
+// message; the page's own editor checks may wait for the slot too), and
+// runs once the first is stopped.
 func TestQueuedPosition(t *testing.T) {
 	chromePath(t)
 	long, err := os.ReadFile("testdata/long_mesh.py")
@@ -29,19 +31,28 @@ func TestQueuedPosition(t *testing.T) {
 	waitFor[bool](tb, "the run cell's editor", "!!"+a.q(".cm-editor"), a.state())
 	a.setCode(string(long))
 	a.setRanks(4)
-	tb.do("run the long program", chromedp.Click(chromedp.JSPath(a.q("[data-test=run]"))))
-	waitFor[bool](tb, "the first run running", a.js()+".dataset.state === 'running'", a.state())
-
 	tb2 := openTab(t, tb.ctx, chromedp.WithNewBrowserContext())
 	tb2.navigate(s.base + "/step/8")
 	b := findCell(tb2, 8, "run", meshKernel)
 	waitFor[bool](tb2, "the run cell's editor", "!!"+b.q(".cm-editor"), b.state())
 	b.setCode(string(long))
 	b.setRanks(2)
+	// Both tabs are ready before the first run starts: long_mesh.py uses up
+	// the run-steps budget within seconds, so the second run is posted
+	// right after the first holds the slot.
+	tb.do("run the long program", chromedp.Click(chromedp.JSPath(a.q("[data-test=run]"))))
+	waitFor[bool](tb, "the first run running", a.js()+".dataset.state === 'running'", a.state())
+
 	eval[bool](tb2, "record the queue messages", recordQueue)
 	tb2.do("run it at 2 ranks", chromedp.Click(chromedp.JSPath(b.q("[data-test=run]"))))
-	badge := waitFor[string](tb2, "the queued position in the cell state",
-		`(() => { const c = `+b.js()+`; return c.dataset.state === 'queued' && c.dataset.queue ? c.querySelector('.badge').textContent : ''; })()`, b.state())
+	ctx, cancel := context.WithTimeout(tb2.ctx, 30*time.Second)
+	defer cancel()
+	badge, err := chromedp.Run(ctx, chromedp.Poll[string](`(() => { const c = `+b.js()+`; return c.dataset.state === 'queued' && c.dataset.queue ? c.querySelector('.badge').textContent : ''; })()`,
+		chromedp.WithPollingInterval(pollEvery)))
+	if err != nil {
+		t.Fatalf("waiting for the queued position in the cell state: %v; messages %s; cell %s", err,
+			eval[string](tb2, "messages", "JSON.stringify(window.__e2eLog)"), eval[string](tb2, "state", b.state()))
+	}
 	// The page may have editor checks waiting for the same slot, so the
 	// run's place is what the server last said, not a constant.
 	last := waitFor[string](tb2, "the page to show the last queue message", `(() => {
@@ -70,7 +81,10 @@ const recordQueue = `(() => {
 			super(u, p);
 			this.addEventListener('message', (ev) => {
 				const d = JSON.parse(ev.data);
-				for (const m of Array.isArray(d) ? d : [d]) if (m.type === 'queue') window.__e2eQueue = m;
+				for (const m of Array.isArray(d) ? d : [d]) {
+					(window.__e2eLog = window.__e2eLog || []).push(m.type === 'status' ? m.type + ':' + m.status : m.type);
+					if (m.type === 'queue') window.__e2eQueue = m;
+				}
 			});
 		}
 	};
