@@ -176,11 +176,33 @@ func TestLanesManyCoresArrows(t *testing.T) {
 	}
 	tb.elementShot(shotDir(t), "step17-selection.png", root)
 
-	tb.do("fold blocks", chromedp.Click(chromedp.JSPath(c.q("[data-test=lane-fold]"))))
-	folded := waitFor[int](tb, "fewer rows", fmt.Sprintf(`(+%s.dataset.rows < %d) && +%s.dataset.rows`, root, rows, root), root+".dataset.rows")
-	if want := eval[int](tb, "lanes without blocks", lanesJS(c)+".order.filter(l => !l.block).length"); folded != want || want < 8 {
-		t.Errorf("folded: %d rows, want one per rank and the host (%d)", folded, want)
+	// The gutter: clicking rank 5's name pins it on top; clicking the ▾
+	// beside rank 2 folds its two block lanes.
+	type pt struct{ X, Y float64 }
+	L := lanesJS(c)
+	gutter := func(rank int, x float64) pt {
+		return eval[pt](tb, "gutter point", fmt.Sprintf(`(() => { const L = %s; L.canvas.scrollIntoView({block: 'center'});
+			const r = L.canvas.getBoundingClientRect(), l = L.rows.find(l => l.rank === %d && !l.block);
+			return {X: r.left + %g, Y: r.top + l.y + L.laneHeight() / 2}; })()`, L, rank, x))
 	}
+	p := gutter(5, 40)
+	tb.do("pin rank 5", chromedp.MouseClickXY(p.X, p.Y))
+	if first := waitFor[string](tb, "rank 5 pinned on top", L+`.rows[0].rank === 5 ? 'rank 5' : ''`, L+".rows[0].rank"); first != "rank 5" {
+		t.Errorf("the top lane is %s after pinning rank 5", first)
+	}
+	p = gutter(2, 5)
+	tb.do("fold rank 2", chromedp.MouseClickXY(p.X, p.Y))
+	waitFor[bool](tb, "rank 2's blocks folded", fmt.Sprintf(`+%s.dataset.rows === %d`, root, rows-2), root+".dataset.rows")
+	tb.do("height: tall", chromedp.SetValue(chromedp.JSPath(c.q("[data-test=lane-height]")), "tall"))
+	if h := eval[int](tb, "lane height", L+".laneHeight()"); h != 30 {
+		t.Errorf("lane height after choosing tall: %d px, want 30", h)
+	}
+	tb.do("fold blocks", chromedp.Click(chromedp.JSPath(c.q("[data-test=lane-fold]"))))
+	want := eval[int](tb, "lanes without blocks", lanesJS(c)+".order.filter(l => !l.block).length")
+	if want < 9 {
+		t.Errorf("%d lanes without blocks, want 8 ranks and the host", want)
+	}
+	waitFor[bool](tb, "one row per rank and the host", fmt.Sprintf(`+%s.dataset.rows === %d`, root, want), root+".dataset.rows")
 }
 
 // TestLanesFrameTimes runs a 100,017-event program in step 8's run cell and

@@ -12,6 +12,7 @@ import { createEditor, functionExcerpt, splitHeader, firstTodo } from "./editor.
 import { RunView } from "./runview.js";
 import { StepCheck } from "./views/stepcheck.js";
 import { ScheduleExplorer } from "./views/schedules.js";
+import { passPicker } from "./views/irpane.js";
 import * as store from "./storage.js";
 
 const RUNS = new Set(["run", "check", "bug", "starter"]);
@@ -818,25 +819,4 @@ function select(test, label, options, value) {
   for (const [v, t] of options) s.append(el("option", { value: v, selected: v === value }, t));
   s.value = value;
   return { select: s, label: el("label", { class: "ctl" }, `${label.toLowerCase()} `, s) };
-}
-
-/**
- * passPicker is the IR cell's "after pass" menu, filled from GET
- * /api/passes (the engine's pass table): fully lowered first, then
- * "checked" and every pass in the order they run.
- */
-function passPicker(initial) {
-  const sel = el("select", { "data-test": "after", "aria-label": "IR after pass" }, el("option", { value: "" }, "final (every pass)"));
-  if (initial) sel.append(el("option", { value: initial }, initial));
-  sel.value = initial || "";
-  api.passes().then(
-    (res) => {
-      const keep = sel.value;
-      sel.replaceChildren(el("option", { value: "" }, "final (every pass)"), ...res.passes.map((p) => el("option", { value: p.name, title: p.doc }, p.name)));
-      sel.value = keep;
-      sel.dataset.loaded = String(res.passes.length);
-    },
-    () => (sel.dataset.loaded = "0"),
-  );
-  return sel;
 }

@@ -12,7 +12,7 @@
 // few milliseconds.
 
 import { el, fmtNs, fmtBytes, plural } from "./util.js";
-import { flowChain, details, rangeStats, search, lowerBound, shortOp } from "./lanes-tools.js";
+import { lowerBound, shortOp, toolMethods } from "./lanes-tools.js";
 
 export const KINDS = [
   { id: "compute", label: "compute", color: "#5b7fc7" },
@@ -91,6 +91,7 @@ export class Lanes {
     // The browser tests (and a curious learner's console) read the view's
     // state from its element: the slices' places, the selection, the scale.
     this.root.__lanes = this;
+    this.axisH = AXIS; // the gutter's click handler (lanes-tools.js) needs the axis height
     this.reset(0);
     this.bind();
     new ResizeObserver(() => this.schedule(true)).observe(this.wrap);
@@ -711,117 +712,6 @@ export class Lanes {
     return this.t0 + (mx - GUTTER) * this.nsPerPx;
   }
 
-  // buildTools makes the bar above the lanes: search with next/previous,
-  // the arrow mode, the lane height, fold all blocks, and the measure.
-  buildTools() {
-    this.searchBox = el("input", { type: "search", class: "lt-search", "data-test": "lane-search", placeholder: "Find: op, line 42, signal[1", "aria-label": "Find slices by op, line or cell" });
-    this.searchCount = el("span", { class: "lt-count", "data-test": "lane-search-count", "aria-live": "polite" });
-    this.searchBox.addEventListener("input", () => this.runSearch(this.searchBox.value));
-    this.searchBox.addEventListener("keydown", (e) => {
-      if (e.key === "Enter") {
-        e.preventDefault();
-        this.stepMatch(e.shiftKey ? -1 : 1);
-      }
-    });
-    const mode = (test, label, options, onchange) => {
-      const s = el("select", { "data-test": test, "aria-label": label, onchange: () => onchange(s.value) },
-        options.map(([v, t]) => el("option", { value: v }, t)));
-      return s;
-    };
-    this.arrowSel = mode("lane-arrows", "Which arrows to draw", [["all", "All arrows"], ["view", "Arrows in view"], ["selection", "Selection's arrows"]], (v) => {
-      this.arrowMode = v;
-      this.schedule(true);
-    });
-    this.heightSel = mode("lane-height", "Lane height", [["auto", "Height: fit"], ["compact", "Compact"], ["comfortable", "Comfortable"], ["tall", "Tall"]], (v) => {
-      this.heightMode = v;
-      this.schedule(true);
-    });
-    this.foldBtn = el("button", { type: "button", class: "btn small", "data-test": "lane-fold", hidden: true, onclick: () => this.foldAll() }, "Fold blocks");
-    this.measureOut = el("span", { class: "lt-measure", "data-test": "lane-measure", "aria-live": "polite" });
-    return el("div", { class: "lanes-tools", hidden: true },
-      this.searchBox,
-      el("button", { type: "button", class: "btn small", "data-test": "lane-search-prev", "aria-label": "Previous match", onclick: () => this.stepMatch(-1) }, "‹"),
-      el("button", { type: "button", class: "btn small", "data-test": "lane-search-next", "aria-label": "Next match", onclick: () => this.stepMatch(1) }, "›"),
-      this.searchCount, this.arrowSel, this.heightSel, this.foldBtn, this.measureOut);
-  }
-
-  /** select makes e the selection (null clears it): details panel, flow chain, arrows. */
-  select(e, fromClick) {
-    this.selected = e || null;
-    this.chain = e ? flowChain(this, e) : null;
-    const box = this.detailsBox;
-    this.root.dataset.chain = String(this.chain ? this.chain.events.size : 0);
-    if (e) {
-      box.replaceChildren(...details(this, e, this.chain, (n) => this.select(n, true)));
-      box.hidden = false;
-      this.root.dataset.selected = `${e.op}@${e.rank}:${e.seq}`;
-    } else {
-      box.hidden = true;
-      delete this.root.dataset.selected;
-    }
-    this.schedule(true);
-    if (e && fromClick && this.opts.onSliceClick) this.opts.onSliceClick(e);
-  }
-
-  // gutterClick folds a rank's blocks (the ▾ column) or pins a lane.
-  gutterClick(mx, my) {
-    const rows = this.rows || [];
-    const lane = rows[Math.floor((my - AXIS) / this.laneHeight())];
-    if (!lane || my < AXIS) return;
-    if (mx < 13 && !lane.block && this.hasBlocks(lane.rank)) {
-      if (this.collapsed.has(lane.rank)) this.collapsed.delete(lane.rank);
-      else this.collapsed.add(lane.rank);
-    } else if (this.pinned.has(lane)) this.pinned.delete(lane);
-    else this.pinned.add(lane);
-    this.schedule(true);
-  }
-
-  foldAll() {
-    const ranks = [...new Set(this.order.filter((l) => l.block > 0).map((l) => l.rank))];
-    const fold = ranks.some((r) => !this.collapsed.has(r));
-    for (const r of ranks) fold ? this.collapsed.add(r) : this.collapsed.delete(r);
-    this.foldBtn.textContent = fold ? "Unfold blocks" : "Fold blocks";
-    this.schedule(true);
-  }
-
-  showMeasure() {
-    if (!this.range) return;
-    const a = Math.min(this.range.a, this.range.b);
-    const b = Math.max(this.range.a, this.range.b);
-    const st = rangeStats(this.rows || this.order, a, b);
-    this.measureOut.dataset.ns = String(Math.round(b - a));
-    this.measureOut.dataset.events = String(st.events);
-    this.measureOut.textContent = `Range ${fmtNs(b - a)} (${fmtNs(a)} – ${fmtNs(b)}) · ${plural(st.events, "event")} · ${fmtBytes(st.bytes)}`;
-  }
-
-  runSearch(q) {
-    this.matches = search(this.order, q);
-    this.matchSet = new Set(this.matches);
-    this.matchIdx = -1;
-    this.root.dataset.matches = String(this.matches.length);
-    this.searchCount.textContent = q.trim() ? (this.matches.length ? `${this.matches.length} found` : "none") : "";
-    this.schedule(true);
-  }
-
-  /** stepMatch selects the next (dir 1) or previous (-1) search match and brings it into view. */
-  stepMatch(dir) {
-    if (!this.matches.length) return;
-    const n = this.matches.length;
-    this.matchIdx = this.matchIdx < 0 ? (dir > 0 ? 0 : n - 1) : (this.matchIdx + dir + n) % n;
-    const e = this.matches[this.matchIdx];
-    this.searchCount.textContent = `${this.matchIdx + 1} of ${n}`;
-    if (e._lane.block && this.collapsed.has(e.rank)) this.collapsed.delete(e.rank);
-    const span = this.plotWidth() * this.nsPerPx;
-    if (this.follow) this.fit();
-    if (e.start_ns < this.t0 || e.end_ns > this.t0 + this.plotWidth() * this.nsPerPx) {
-      this.follow = false;
-      this.t0 = (e.start_ns + e.end_ns) / 2 - span / 2;
-      this.clampView();
-      this.syncView();
-    }
-    this.select(e, false);
-  }
-
   showTip(e, mx, my) {
     if (!e) {
       this.tip.hidden = true;
@@ -887,3 +777,6 @@ function niceStep(raw) {
   const f = raw / p;
   return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
 }
+
+// The search, selection, measure and fold methods live in lanes-tools.js.
+Object.assign(Lanes.prototype, toolMethods);

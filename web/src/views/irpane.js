@@ -5,6 +5,7 @@
 // Hovering a line on either side lights up its partners on the other.
 
 import { el, clear } from "../util.js";
+import { api } from "../api.js";
 
 // Ten light tints, told apart side by side; lines beyond ten reuse them in
 // order, which keeps neighbours apart.
@@ -94,4 +95,25 @@ export class IRPane {
       if (top < other.scrollTop || top > other.scrollTop + other.clientHeight - 20) other.scrollTop = top - other.clientHeight / 3;
     }
   }
+}
+
+/**
+ * passPicker is the IR cell's "after pass" menu, filled from GET
+ * /api/passes (the engine's pass table): fully lowered first, then
+ * "checked" and every pass in the order they run.
+ */
+export function passPicker(initial) {
+  const sel = el("select", { "data-test": "after", "aria-label": "IR after pass" }, el("option", { value: "" }, "final (every pass)"));
+  if (initial) sel.append(el("option", { value: initial }, initial));
+  sel.value = initial || "";
+  api.passes().then(
+    (res) => {
+      const keep = sel.value;
+      sel.replaceChildren(el("option", { value: "" }, "final (every pass)"), ...res.passes.map((p) => el("option", { value: p.name, title: p.doc }, p.name)));
+      sel.value = keep;
+      sel.dataset.loaded = String(res.passes.length);
+    },
+    () => (sel.dataset.loaded = "0"),
+  );
+  return sel;
 }
