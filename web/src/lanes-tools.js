@@ -47,7 +47,10 @@ export function flowChain(L, ev) {
 // prevReleased is the last released wait on ev's lane that started before it.
 function prevReleased(ev) {
   const evs = ev._lane.evs;
-  let i = evs.indexOf(ev);
+  // The lane is sorted by start: find ev by binary search, not a scan of
+  // a 100k-event lane per hop.
+  let i = lowerBound(evs, ev.start_ns);
+  while (i < evs.length && evs[i] !== ev) i++;
   for (let k = 0; i > 0 && k < backScan; k++) {
     i--;
     if (evs[i].released_by && evs[i].end_ns <= ev.start_ns) return evs[i];
