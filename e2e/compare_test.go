@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 )
 
 // TestCompareView runs step 12's compare cell (the hand-rolled broadcast
@@ -33,6 +35,48 @@ func TestCompareView(t *testing.T) {
 	} else {
 		t.Logf("IR diff: %d characters, begins %q", len(diff), firstLines(diff, 2))
 	}
+	// The diff side by side, lines aligned: a context row holds the same
+	// text on both sides, and each side's line numbers count up by one
+	// within a hunk (no line lost or repeated).
+	type sbsRow struct {
+		Kind, LText, RText string
+		L, R               int
+	}
+	sbs := eval[[]sbsRow](tb, "read the side-by-side diff", fmt.Sprintf(`[...%s.querySelectorAll('tr')].map(r => r.classList.contains('sbs-hunk') ? {Kind: 'hunk'} :
+		{Kind: r.dataset.kind, L: +r.children[0].textContent || 0, LText: r.children[1].textContent, R: +r.children[2].textContent || 0, RText: r.children[3].textContent})`,
+		c.q("[data-test=compare] [data-test=ir-diff-sbs]")))
+	if len(sbs) < 2 {
+		t.Errorf("side-by-side diff has %d rows", len(sbs))
+	}
+	lastL, lastR, changed := 0, 0, 0
+	for i, r := range sbs {
+		if r.Kind == "hunk" {
+			lastL, lastR = 0, 0
+			continue
+		}
+		if r.Kind == "same" && r.LText != r.RText {
+			t.Errorf("row %d is context but differs: %q | %q", i, r.LText, r.RText)
+		}
+		if r.Kind != "same" {
+			changed++
+		}
+		if r.L != 0 {
+			if lastL != 0 && r.L != lastL+1 {
+				t.Errorf("row %d: left line %d after %d", i, r.L, lastL)
+			}
+			lastL = r.L
+		}
+		if r.R != 0 {
+			if lastR != 0 && r.R != lastR+1 {
+				t.Errorf("row %d: right line %d after %d", i, r.R, lastR)
+			}
+			lastR = r.R
+		}
+	}
+	if changed == 0 {
+		t.Errorf("side-by-side diff shows no changed row, but the kernels differ")
+	}
+	t.Logf("side-by-side diff: %d rows, %d changed", len(sbs), changed)
 	// Both sides' timelines, replayed from their stored runs, stacked on
 	// one time axis.
 	ranks := 0
@@ -61,4 +105,6 @@ func TestCompareView(t *testing.T) {
 	eval[bool](tb, "scroll to the compare view",
 		fmt.Sprintf(`(%s.scrollIntoView({block: 'start'}), window.scrollBy(0, -56), true)`, c.q("[data-test=compare]")))
 	tb.viewportShot(shotDir(t), "compare.png")
+	tb.do("scroll to the diff", chromedp.ScrollIntoView(chromedp.JSPath(c.q("[data-test=compare] [data-test=ir-diff-sbs]"))))
+	tb.elementShot(shotDir(t), "compare-diff.png", c.q("[data-test=compare] [data-test=ir-diff-sbs]"))
 }

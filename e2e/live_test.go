@@ -95,6 +95,9 @@ func TestLiveAndStop(t *testing.T) {
 	if st := eval[string](tb, "state before stop", c.js()+".dataset.state"); st != "running" {
 		t.Fatalf("the cell is %q before Stop, want running (did the run end on its own?)", st)
 	}
+	// The screenshot scrolled the lanes into view, which can leave Stop just
+	// under the sticky header, where a click lands on the header's link.
+	c.scrollTo()
 	tb.do("click stop", chromedp.Click(chromedp.JSPath(c.q("[data-test=stop]"))))
 	ended := fmt.Sprintf(`(() => { const s = %s.dataset.state; return s === 'running' || s === 'queued' ? '' : s; })()`, c.js())
 	ctx, cancel := context.WithTimeout(tb.ctx, stopWithin)

@@ -43,6 +43,16 @@ func openShared(t *testing.T, tb *tab, shareURL, id string, events int) {
 	waitFor[bool](tb, fmt.Sprintf("the shared lanes to draw %d events", events),
 		fmt.Sprintf(`+(%s?.dataset.events) === %d`, lanes, events),
 		lanes+`?.outerHTML.slice(0, 200)`)
+	// The replayed lanes work as a live run's do: search a wait, select it,
+	// and its details name the notify that released it.
+	box := lanes + `.querySelector('[data-test=lane-search]')`
+	eval[bool](tb, "focus the shared lanes' search", fmt.Sprintf(`(%s.value = '', %s.focus(), true)`, box, box))
+	tb.do("search wait", chromedp.SendKeys(chromedp.JSPath(box), "wait"))
+	tb.do("next match", chromedp.Click(chromedp.JSPath(lanes+`.querySelector('[data-test=lane-search-next]')`)))
+	rel := waitFor[string](tb, "the shared wait's releasing notify", lanes+`.querySelector('[data-test=released-by]')?.textContent || ''`, lanes+`.dataset.selected`)
+	if !strings.Contains(rel, "notify") {
+		t.Errorf("on the share page the selected wait was released by %q, want a notify", rel)
+	}
 }
 
 // TestShareReopens runs step 8's solution, shares it, and opens the share

@@ -25,6 +25,12 @@ import (
 // whole of it runs under opts.Budget; past its deadline the diagnostic is
 // E0321.
 func IRText(ctx context.Context, name string, src []byte, opts Options, after string) (text string, diags diag.List, err error) {
+	return IRTextWith(ctx, name, src, opts, after, ir.PrintOptions{})
+}
+
+// IRTextWith is IRText printed under po: the page's IR pane asks for
+// po.Lines, every statement's source line, to colour IR by origin.
+func IRTextWith(ctx context.Context, name string, src []byte, opts Options, after string, po ir.PrintOptions) (text string, diags diag.List, err error) {
 	meter, cancel := limits.Start(ctx, opts.budget())
 	defer cancel()
 	defer func() {
@@ -61,7 +67,7 @@ func IRText(ctx context.Context, name string, src []byte, opts Options, after st
 				return b.String(), res.Diags, fmt.Errorf("%s: %w", name, err)
 			}
 		}
-		b.WriteString(ir.Print(prog))
+		b.WriteString(po.Print(prog))
 	}
 	return b.String(), res.Diags, nil
 }

@@ -14,7 +14,7 @@ import (
 
 // fuzzRoutes are the POST routes FuzzHandlers feeds; the first byte of a
 // fuzz input picks one.
-var fuzzRoutes = []string{"/api/runs", "/api/check", "/api/ir", "/api/compare", "/api/export", "/api/steps/8/check", "/api/steps/1/check"}
+var fuzzRoutes = []string{"/api/runs", "/api/check", "/api/ir", "/api/compare", "/api/export", "/api/steps/8/check", "/api/steps/1/check", "/api/ir/lines", "/api/schedules", "/api/sweep"}
 
 // FuzzHandlers feeds arbitrary bodies to every POST route through
 // app.Test: whatever the body, the answer is a 2xx or a 4xx with a JSON

@@ -49,6 +49,10 @@ func (s *Server) routes() {
 	// Checking, lowering, comparing.
 	app.Post("/api/check", s.postCheck)
 	app.Post("/api/ir", s.postIR)
+	app.Post("/api/ir/lines", s.postIRLines)
+	app.Get("/api/passes", s.getPasses)
+	app.Post("/api/schedules", s.postSchedules)
+	app.Post("/api/sweep", s.postSweep)
 	app.Post("/api/compare", s.postCompare)
 	app.Post("/api/export", s.postExport) // a runnable PyPTO script (workbench export)
 	app.Get("/api/pypto", s.getPyPTO)     // is PyPTO here, and which cards

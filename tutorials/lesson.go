@@ -52,6 +52,7 @@ var CellActions = map[string]string{
 	"bug":     "workbench step N --kernel bug [--ranks P]: the step's classic bug, failing its check as documented",
 	"starter": "workbench step N --kernel starter [--ranks P]: the learner's editable kernel, runnable, its gaps marked TODO",
 	"predict": "a run cell whose body is the answer to the question the prose asks just before it; the page shows the answer only after the learner runs the cell",
+	"sweep":   "workbench sweep KERNEL [--ranks 2,4,8] [--sizes 1K:16M]: every #! sweep: variant over rank counts and sizes, bandwidth plotted on a log axis",
 }
 
 // Lessons parses every embedded lesson, in file order.

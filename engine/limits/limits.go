@@ -174,6 +174,17 @@ const (
 	// PyPTOKillGrace is how long a killed script's process group has to
 	// go after the deadline before its pipes are closed on it.
 	PyPTOKillGrace = 2 * time.Second
+	// MaxSchedules is how many random schedules the page's schedule
+	// explorer runs in one request; the whole request shares one timeout,
+	// so more seeds would only be cut off by it.
+	MaxSchedules = 64
+	// SweepTime bounds a whole sweep the page asks for (every variant, rank
+	// count and size, each point also under the run budget): step 19's
+	// sweep at 2, 4 and 8 ranks over 1K:16M takes a few seconds here.
+	SweepTime = 60 * time.Second
+	// MaxSweepPoints bounds the points (variants × rank counts × sizes)
+	// of one page sweep.
+	MaxSweepPoints = 512
 )
 
 // Table lists every limit. Keep it in the order API.md shows it.
@@ -210,6 +221,10 @@ var Table = []Limit{
 		Error: "PyPTO counts as missing: `pypto is not importable by python3: build it from …`"},
 	{Name: "pypto-messages", What: "bytes of an exported script's output a PyPTO run keeps (the end of it)", Server: "8 KiB", CLI: "8 KiB", Flag: "—",
 		Error: "the earlier output is dropped, marked `…`"},
+	{Name: "sweep", What: "one sweep the page asks for: its points (variants × rank counts × sizes) and its wall clock, each point also under the run budget", Server: "512 points, 60 s", CLI: "— (`workbench sweep`: each point 2 min)", Flag: "—",
+		Error: "400 `the sweep has N points, more than the 512 allowed`; points past 60 s are left out (`done` false)"},
+	{Name: "schedules", What: "random schedules one schedule-explorer request runs (the whole request has one timeout)", Server: "64", CLI: "10000 (`run --schedules N`)", Flag: "—",
+		Error: "400 `schedules N out of range: want 1..64`; seeds the timeout cut off are reported as not run"},
 }
 
 // Markdown renders Table as the Markdown table that server/API.md and the

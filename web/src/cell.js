@@ -12,6 +12,8 @@ import { createEditor, functionExcerpt, splitHeader, firstTodo } from "./editor.
 import { RunView } from "./runview.js";
 import { exportButton } from "./exportbtn.js";
 import { StepCheck } from "./views/stepcheck.js";
+import { ScheduleExplorer } from "./views/schedules.js";
+import { passPicker } from "./views/irpane.js";
 import * as store from "./storage.js";
 
 const RUNS = new Set(["run", "check", "bug", "starter"]);
@@ -42,7 +44,7 @@ export class Cell {
     this.positional = parseArgs(spec.args).positional;
     this.state = "idle";
     this.sock = null;
-    this.runnable = RUNS.has(this.action) || this.action === "ir" || this.action === "compare";
+    this.runnable = RUNS.has(this.action) || this.action === "ir" || this.action === "compare" || this.action === "sweep";
     this.build();
   }
 
@@ -123,7 +125,10 @@ export class Cell {
         clearTimeout(saveTimer);
         saveTimer = setTimeout(() => store.saveCode(s.key, text, hashText(this.original)), 300);
       },
-      onCursorLine: (line) => this.rv && this.rv.lanes && this.rv.lanes.setLine(line),
+      onCursorLine: (line) => {
+        if (this.rv && this.rv.lanes) this.rv.lanes.setLine(line);
+        if (this.rv && this.rv.ir && this.rv.ir.right) this.rv.ir.light(line, this.rv.ir.right);
+      },
       lint: this.runnable ? (text) => this.lint(this.header + text) : null,
     });
     if (this.wc) this.wc.attach(this, this.editor);
@@ -174,6 +179,7 @@ export class Cell {
   }
 
   idleHint() {
+    if (this.action === "sweep") return "Press Sweep to run every variant of the kernel's #! sweep: lines over the rank counts and sizes and plot their bandwidth.";
     if (this.action === "ir") return "Press Lower (or Shift-Enter in the editor) to see the IR this kernel lowers to.";
     if (this.action === "compare") return `Press Compare (or Shift-Enter) to run this kernel and ${this.otherName()} on the same inputs and compare outputs, stats and lowered IR.`;
     return `No run yet. Press ${this.action === "check" ? "Check" : "Run"} (or Shift-Enter in the editor to run and move on, Ctrl/Cmd-Enter to stay) and every rank's timeline fills in here as it runs.`;
@@ -205,7 +211,7 @@ export class Cell {
     const fill = (shared && shared.fill) || (this.flags.fill && this.flags.fill[0]) || (this.action === "check" || this.action === "bug" ? "randn" : "index");
     this.fillSel = select("fill", "Inputs", ["index", "randn", "ones", "zeros"].map((v) => [v, v]), fill);
     this.fillSel.label.title = "index: element i is i; randn: seeded random; ones; zeros";
-    const runLabel = this.action === "ir" ? "Lower" : this.action === "compare" ? "Compare" : this.action === "check" ? "Check" : "Run";
+    const runLabel = this.action === "sweep" ? "Sweep" : this.action === "ir" ? "Lower" : this.action === "compare" ? "Compare" : this.action === "check" ? "Check" : "Run";
     this.runBtn = el("button", { type: "button", class: "btn primary", "data-test": "run", onclick: () => this.run({}), title: `${runLabel} (Ctrl/Cmd-Enter in the editor)` }, `▶ ${runLabel}`);
     this.stopBtn = el("button", { type: "button", class: "btn", "data-test": "stop", disabled: true, onclick: () => this.stop(), "aria-label": "Stop the run" }, "■ Stop");
     this.entrySel = this.entryPicker();
@@ -215,7 +221,14 @@ export class Cell {
       if (this.action === "bug") this.loadBug();
     });
     this.schedSel.select.addEventListener("change", () => (this.schedPicked = true));
-    if (this.action !== "ir") bits.push(this.schedSel.label);
+    if (this.action === "sweep") {
+      // A sweep has its own rank counts and sizes (the cell's --ranks 2,4,8
+      // and --sizes 1K:16M), not one run's.
+      bits.length = 2;
+      this.sweepRanks = el("input", { type: "text", class: "mono", size: "8", "data-test": "sweep-ranks-in", "aria-label": "Rank counts", value: (this.flags.ranks && this.flags.ranks[0]) || "2,4,8" });
+      this.sweepSizes = el("input", { type: "text", class: "mono", size: "8", "data-test": "sweep-sizes", "aria-label": "Sizes", value: (this.flags.sizes && this.flags.sizes[0]) || "1K:16M" });
+      bits.push(el("label", { class: "ctl" }, "ranks ", this.sweepRanks), el("label", { class: "ctl" }, "sizes ", this.sweepSizes));
+    } else if (this.action !== "ir") bits.push(this.schedSel.label);
     if (RUNS.has(this.action) || this.action === "compare") bits.push(this.fillSel.label);
     bits.push(this.platSel.label);
     if (RUNS.has(this.action) && !this.wc && s.step && (s.step.variants || []).length) {
@@ -224,9 +237,13 @@ export class Cell {
       this.variantSel.label.title = "which of the step's kernels the outputs are checked against";
       bits.push(this.variantSel.label);
     }
+    if (this.action === "run" && !s.shared) {
+      this.explorer = new ScheduleExplorer({ body: () => this.explorerBody(), open: (sched) => this.openSchedule(sched) });
+      bits.push(this.explorer.control);
+    }
     if (this.action === "ir") {
       const after = (this.flags.after && this.flags.after[0]) || "";
-      this.afterInput = el("input", { type: "text", class: "mono", "data-test": "after", value: after, placeholder: "final", size: "10", "aria-label": "IR after pass" });
+      this.afterInput = passPicker(after);
       bits.push(el("label", { class: "ctl" }, "after pass ", this.afterInput));
     }
     this.histSel = el("select", { class: "hist", "aria-label": "Restore an earlier version", "data-test": "history", onfocus: () => this.fillHistory(), onmousedown: () => this.fillHistory(), onchange: () => this.restoreVersion() });
@@ -238,7 +255,7 @@ export class Cell {
     }
     const right = [this.copyBtn || null, this.histSel, el("button", { type: "button", class: "btn small", "data-test": "reset", onclick: () => this.reset() }, "Reset"), this.undoBtn];
     if (this.action === "bug") this.loadBug();
-    return el("div", { class: "cell-controls" }, bits, el("span", { class: "spacer" }), this.ranksSel ? exportButton(this) : null, this.clearBtn, s.key || this.wc ? right : null);
+    return el("div", { class: "cell-controls" }, bits, el("span", { class: "spacer" }), this.ranksSel ? exportButton(this) : null, this.clearBtn, s.key || this.wc ? right : null, this.explorer ? this.explorer.root : null);
   }
 
   /**
@@ -294,11 +311,42 @@ export class Cell {
     this.state = st;
     this.root.dataset.state = st;
     const words = { idle: "idle", queued: "◷ queued", running: "● running", done: "✓ done", failed: "✗ failed" };
-    this.badge.textContent = words[st] || st;
+    // A queued run keeps its place through a repeated "queued" status: the
+    // server sends the place again only when it changes.
+    if (st !== "queued") this.queuePlace = null;
+    const q = this.queuePlace;
+    this.badge.textContent = q ? `${words.queued}: ${q[0]} of ${q[1]}` : words[st] || st;
+    if (q) this.root.dataset.queue = `${q[0]}/${q[1]}`;
+    else delete this.root.dataset.queue;
     this.badge.className = `badge st-${st}`;
     const busy = st === "queued" || st === "running";
     if (this.runBtn) this.runBtn.disabled = busy;
     if (this.stopBtn) this.stopBtn.disabled = !busy || !this.sock;
+  }
+
+  /** explorerBody is the schedule explorer's request: this cell's code and settings. */
+  explorerBody() {
+    const st = this.settings();
+    const body = { code: this.getCode(), ranks: st.ranks, platform: st.platform, fill: st.fill };
+    const entry = this.entry(st.ranks);
+    if (entry) body.entry = entry;
+    return body;
+  }
+
+  /** openSchedule runs this cell under schedule (a seed the explorer listed). */
+  openSchedule(sched) {
+    const sel = this.schedSel.select;
+    if (![...sel.options].some((o) => o.value === sched)) sel.append(el("option", { value: sched }, sched));
+    sel.value = sched;
+    this.schedPicked = true;
+    return this.run({});
+  }
+
+  /** showQueue puts a queued run's place in the badge: "◷ queued: 2 of 3". */
+  showQueue(position, of) {
+    if (this.state !== "queued") return;
+    this.queuePlace = [position, of];
+    this.setState("queued");
   }
 
   /** getCode is the whole file this cell runs (an excerpt shows only its function). */
@@ -356,10 +404,11 @@ export class Cell {
 
   ensureView() {
     if (this.rv) return this.rv;
-    const views = this.action === "ir" ? ["ir"] : this.action === "compare" ? ["compare"] : ["lanes", "outputs", "explain", "traffic"];
+    const views = this.action === "sweep" ? ["sweep"] : this.action === "ir" ? ["ir"] : this.action === "compare" ? ["compare"] : ["lanes", "outputs", "explain", "traffic"];
     this.rv = new RunView({
       views,
       onLine: (a, b) => this.showLines([a, b].filter(Boolean)),
+      onIRLine: (n) => this.editor.mark("focus", n ? [n] : []),
       onSliceClick: (e) => {
         this.showLines([e.line]);
         this.rv.lanes.setLine(e.line);
@@ -397,13 +446,13 @@ export class Cell {
     for (const k of ["race", "error", "blocked", "focus"]) this.editor.mark(k, []);
     const t0 = performance.now();
     const started = Date.now();
-    this.pending = (this.action === "ir" ? this.runIR(code) : this.action === "compare" ? this.runCompare(code) : this.runTrace(code)).then((ok) => {
+    this.pending = (this.action === "sweep" ? this.runSweep(code) : this.action === "ir" ? this.runIR(code) : this.action === "compare" ? this.runCompare(code) : this.runTrace(code)).then((ok) => {
       const ms = performance.now() - t0;
       this.countEl.textContent = `[${n}]`;
       this.finalState(ok);
       this.showTime(started, ms);
       const key = this.outKey();
-      if (key && this.runId && this.action !== "ir" && this.action !== "compare") {
+      if (key && this.runId && this.action !== "ir" && this.action !== "compare" && this.action !== "sweep") {
         store.saveOutput(key, { id: this.runId, t: started, ms: Math.round(ms), n, check: this.lastCheck, code: hashText(code) });
       }
       return { state: this.state, summary: this.summary() };
@@ -445,7 +494,7 @@ export class Cell {
   restore() {
     const key = this.outKey();
     const saved = key && store.lastOutput(key);
-    if (!saved || !saved.id || !this.runnable || this.action === "ir" || this.action === "compare") return null;
+    if (!saved || !saved.id || !this.runnable || this.action === "ir" || this.action === "compare" || this.action === "sweep") return null;
     this.ensureView();
     if (this.sc && saved.check) {
       this.sc.render(saved.check, saved.check.step || this.fullCheckStep(), this.action === "bug");
@@ -492,20 +541,36 @@ export class Cell {
     this.setState("idle");
   }
 
+  async runSweep(code) {
+    this.setState("running");
+    const ranks = this.sweepRanks.value.split(",").map((x) => Number(x.trim())).filter((x) => x > 0);
+    this.rv.status.textContent = "Sweeping…";
+    try {
+      const res = await api.sweep({ code, ranks, sizes: this.sweepSizes.value.trim(), platform: this.platSel.select.value });
+      this.rv.sweep.show(res);
+      const bad = res.rows.filter((r) => r.status).length;
+      this.rv.status.textContent = `${res.rows.length} points over ${res.variants.map((v) => v.name).join(", ")}${bad ? ` · ${bad} did not run (see the table)` : ""}`;
+      return res.done;
+    } catch (e) {
+      this.rv.status.textContent = `✗ ${e.message}${e.hint ? ` (${e.hint})` : ""}`;
+      return false;
+    }
+  }
+
   async runIR(code) {
     const st = this.settings();
     this.setState("running");
     try {
       const after = this.afterInput.value.trim();
-      const res = await api.ir({ code, entry: this.entry(st.ranks), ranks: st.ranks, platform: st.platform, after: after || undefined });
-      this.rv.showIR(res.ir, res.diagnostics);
+      const res = await api.irLines({ code, entry: this.entry(st.ranks), ranks: st.ranks, platform: st.platform, after: after || undefined });
+      this.rv.showIR(res.ir || res.error, res.diagnostics, code);
       this.rv.status.textContent = `IR${after ? ` after ${after}` : ""} at ${st.ranks} ranks`;
       const bad = (res.diagnostics || []).filter((d) => d.severity === "error");
       this.editor.mark("error", bad.map((d) => d.line));
       return !bad.length;
     } catch (e) {
       this.rv.status.textContent = `✗ ${e.message}`;
-      this.rv.showIR(e.hint ? `${e.message}\nhint: ${e.hint}` : e.message);
+      this.rv.showIR(e.hint ? `${e.message}\nhint: ${e.hint}` : e.message, null, "");
       return false;
     }
   }
@@ -626,6 +691,7 @@ export class Cell {
         (m) => {
           this.rv.handle(m);
           if (m.type === "status") this.setState(m.status === "queued" ? "queued" : "running");
+          else if (m.type === "queue") this.showQueue(m.position, m.of);
           else if (m.type === "race") {
             races.push(m.race);
             this.editor.mark("race", races.flatMap((r) => [r.a.line, r.b.line]));

@@ -11,7 +11,8 @@
 // of one colour are filled as one path. 64 ranks × 100k events redraw in a
 // few milliseconds.
 
-import { el, fmtNs, fmtBytes } from "./util.js";
+import { el, fmtNs, fmtBytes, plural } from "./util.js";
+import { lowerBound, shortOp, toolMethods } from "./lanes-tools.js";
 
 export const KINDS = [
   { id: "compute", label: "compute", color: "#5b7fc7" },
@@ -41,6 +42,11 @@ const GUTTER = 72;
 const AXIS = 24;
 const PAD_R = 12;
 const NARROW = 3;
+// A slice gets its op's name written on it when it is this wide and its
+// lane this tall; at 6 px a character, 24 px holds "wait" or "put".
+const LABEL_W = 24;
+const LABEL_H = 12;
+const HEIGHTS = { auto: 0, compact: 10, comfortable: 18, tall: 30 };
 
 /**
  * linkAxis puts several Lanes on one time axis: the same extent (the
@@ -66,6 +72,8 @@ export class Lanes {
     });
     this.tip = el("div", { class: "lane-tip", role: "tooltip", hidden: true });
     this.empty = el("p", { class: "lanes-empty" });
+    this.tools = this.buildTools();
+    this.detailsBox = el("div", { class: "lane-details", "data-test": "lane-details", hidden: true });
     this.wrap = el("div", { class: "lanes-canvas" }, this.canvas, this.tip);
     this.root = el(
       "div",
@@ -74,10 +82,16 @@ export class Lanes {
         KINDS.map((k) => el("span", { class: "legend-item" }, el("i", { style: `background:${k.color}` }), k.label)),
         el("span", { class: "legend-item" }, el("i", { class: "legend-arrow" }), "notify → wait"),
       ),
+      this.tools,
       this.empty,
       this.wrap,
-      opts.help === false ? null : el("p", { class: "lanes-help" }, "Wheel or +/− zooms, drag or ←/→ pans, 0 or double-click fits. Click a slice to find its line; put the cursor on a line to see its slices."),
+      this.detailsBox,
+      opts.help === false ? null : el("p", { class: "lanes-help" }, "W/S or the wheel zooms, A/D or drag pans, 0 or double-click fits. Click a slice for its details and flow chain; Shift-drag (or drag on the time axis) measures a range; Esc clears. Click ▾ beside a rank to fold its blocks, click a lane's name to pin it on top."),
     );
+    // The browser tests (and a curious learner's console) read the view's
+    // state from its element: the slices' places, the selection, the scale.
+    this.root.__lanes = this;
+    this.axisH = AXIS; // the gutter's click handler (lanes-tools.js) needs the axis height
     this.reset(0);
     this.bind();
     new ResizeObserver(() => this.schedule(true)).observe(this.wrap);
@@ -101,6 +115,16 @@ export class Lanes {
     this.selected = null;
     this.raceMarks = [];
     this.hover = null;
+    this.chain = null;
+    this.range = null;
+    this.matches = [];
+    this.matchSet = new Set();
+    this.matchIdx = -1;
+    this.collapsed = new Set();
+    this.pinned = new Set();
+    if (this.detailsBox) this.detailsBox.hidden = true;
+    if (this.measureOut) this.measureOut.textContent = "";
+    if (this.searchCount) this.searchCount.textContent = "";
     this.setEmpty(emptyText === undefined ? "No run yet: press Run (or Shift-Enter in the editor) and the ranks' timelines fill in here as the run goes." : emptyText);
     this.schedule();
   }
@@ -199,8 +223,25 @@ export class Lanes {
   }
 
   laneHeight() {
-    const n = Math.max(1, this.order.length);
+    const fixed = HEIGHTS[this.heightMode || "auto"];
+    if (fixed) return fixed;
+    const n = Math.max(1, this.rows ? this.rows.length : this.order.length);
     return Math.max(6, Math.min(22, Math.floor(560 / n)));
+  }
+
+  /** visibleRows is the lanes drawn, top to bottom: the pinned ones, then the rest, folded blocks left out. */
+  visibleRows() {
+    const pinned = [];
+    const rest = [];
+    for (const l of this.order) {
+      if (l.block && this.collapsed.has(l.rank)) continue;
+      (this.pinned.has(l) ? pinned : rest).push(l);
+    }
+    return pinned.concat(rest);
+  }
+
+  hasBlocks(rank) {
+    return this.order.some((l) => l.rank === rank && l.block > 0);
   }
 
   plotWidth() {
@@ -238,11 +279,16 @@ export class Lanes {
     r.dataset.ranks = String(this.declared || new Set(this.order.filter((l) => l.rank >= 0).map((l) => l.rank)).size);
     r.dataset.events = String(this.count);
     r.dataset.arrows = String(this.arrows.length);
+    r.dataset.chain = String(this.chain ? this.chain.events.size : 0);
+    r.dataset.rows = String(this.visibleRows().length);
     this.wrap.hidden = this.count === 0 && !this.deadlock;
+    this.tools.hidden = this.count === 0;
     const cssW = this.wrap.clientWidth;
     if (!cssW || this.wrap.hidden) return;
+    this.rows = this.visibleRows();
+    this.foldBtn.hidden = !this.order.some((l) => l.block > 0);
     const laneH = this.laneHeight();
-    const cssH = AXIS + this.order.length * laneH + 6;
+    const cssH = AXIS + this.rows.length * laneH + 6;
     const dpr = window.devicePixelRatio || 1;
     this.canvas.style.height = cssH + "px";
     if (this.canvas.width !== Math.round(cssW * dpr) || this.canvas.height !== Math.round(cssH * dpr)) {
@@ -261,17 +307,29 @@ export class Lanes {
 
     // Lane backgrounds and labels.
     const labelEvery = laneH >= 10 ? 1 : Math.ceil(10 / laneH);
-    this.order.forEach((lane, i) => {
+    for (const lane of this.order) lane.y = undefined;
+    const folds = new Set(this.order.filter((l) => l.block > 0).map((l) => l.rank));
+    this.rows.forEach((lane, i) => {
       const y = AXIS + i * laneH;
-      ctx.fillStyle = i % 2 ? "#f6f7f9" : "#ffffff";
+      ctx.fillStyle = this.pinned.has(lane) ? (i % 2 ? "#eef2fb" : "#f4f7fd") : i % 2 ? "#f6f7f9" : "#ffffff";
       ctx.fillRect(GUTTER, y, cssW - GUTTER, laneH);
       lane.y = y;
       if (i % labelEvery === 0 || lane.block) {
         ctx.fillStyle = lane.block ? "#7a8290" : "#2b303b";
         ctx.textBaseline = "middle";
-        ctx.fillText(laneLabel(lane), 6, y + laneH / 2);
+        const fold = !lane.block && folds.has(lane.rank);
+        if (fold) ctx.fillText(this.collapsed.has(lane.rank) ? "▸" : "▾", 2, y + laneH / 2);
+        ctx.fillText((this.pinned.has(lane) ? "• " : "") + laneLabel(lane), 14, y + laneH / 2);
       }
     });
+    if (this.pinned.size) {
+      const n = this.rows.filter((l) => this.pinned.has(l)).length;
+      ctx.strokeStyle = "#9aa7c7";
+      ctx.beginPath();
+      ctx.moveTo(0, AXIS + n * laneH + 0.5);
+      ctx.lineTo(cssW, AXIS + n * laneH + 0.5);
+      ctx.stroke();
+    }
     this.drawAxis(ctx, cssW, x, t0, t1);
 
     // Slices. Narrow ones (under NARROW px) are rasterised into a row of
@@ -282,12 +340,22 @@ export class Lanes {
     const rects = KINDS.map(() => []);
     const outline = [];
     const race = [];
+    const found = [];
+    const chainBoxes = [];
+    const labels = [];
+    const chainSet = this.chain ? this.chain.events : null;
     const sh = Math.max(2, laneH - (laneH > 10 ? 4 : 2));
     const raceSet = new Set(this.raceMarks.map((m) => `${m.rank}:${m.line}`));
     const plotW = Math.ceil(cssW - GUTTER);
     if (!this.cols || this.cols.length < plotW) this.cols = new Uint8Array(plotW + 64);
     const cols = this.cols;
     for (const lane of this.order) {
+      if (!lane.sorted) {
+        lane.evs.sort((a, b) => a.start_ns - b.start_ns);
+        lane.sorted = true;
+      }
+    }
+    for (const lane of this.rows) {
       if (!lane.sorted) {
         lane.evs.sort((a, b) => a.start_ns - b.start_ns);
         lane.sorted = true;
@@ -311,8 +379,11 @@ export class Lanes {
           any = true;
         } else {
           rects[e._k].push(GUTTER + x0, y, w - 0.5, sh);
+          if (w >= LABEL_W && laneH >= LABEL_H && labels.length < 4 * 3000) labels.push(GUTTER + Math.max(x0, 0), y, Math.min(x1, plotW) - Math.max(x0, 0), e);
         }
         if (this.line && e.line === this.line) outline.push(GUTTER + x0, y, Math.max(w, 2), sh);
+        if (this.matchSet.size && this.matchSet.has(e)) found.push(GUTTER + x0 - 1, y - 1, Math.max(w, 2) + 2, sh + 2);
+        if (chainSet && chainSet.has(e)) chainBoxes.push(GUTTER + x0 - 1, y - 1, Math.max(w, 2) + 2, sh + 2);
         if (raceSet.size && raceSet.has(`${e.rank}:${e.line}`)) race.push(GUTTER + x0, y, Math.max(w, 2), sh);
       }
       if (!any) continue;
@@ -333,15 +404,18 @@ export class Lanes {
       ctx.fillStyle = KINDS[ki].color;
       for (let j = 0; j < list.length; j += 4) ctx.fillRect(list[j], list[j + 1], list[j + 2], list[j + 3]);
     });
-    if (outline.length > 4 * 4000) outline.length = 4 * 4000;
-    if (race.length > 4 * 4000) race.length = 4 * 4000;
+    this.drawLabels(ctx, labels, laneH);
+    for (const list of [outline, race, found, chainBoxes]) if (list.length > 4 * 4000) list.length = 4 * 4000;
     strokeRects(ctx, race, "#c1121f", 2);
     strokeRects(ctx, outline, "#111827", 1.5);
-    if (this.selected) {
+    strokeRects(ctx, found, "#d97706", 2);
+    strokeRects(ctx, chainBoxes, "#4c1d95", 2);
+    if (this.selected && this.selected._lane.y !== undefined) {
       const s = this.selected;
-      strokeRects(ctx, [x(s.start_ns) - 1, s._lane.y + 1, Math.max(x(s.end_ns) - x(s.start_ns), 2) + 2, laneH - 2], "#111827", 2);
+      strokeRects(ctx, [x(s.start_ns) - 1, s._lane.y + 1, Math.max(x(s.end_ns) - x(s.start_ns), 2) + 2, laneH - 2], "#111827", 2.5);
     }
     this.drawArrows(ctx, x, t0, t1, laneH);
+    this.drawRange(ctx, x, cssH);
     this.drawDeadlock(ctx, x, laneH, cssW);
     ctx.restore();
   }
@@ -370,45 +444,100 @@ export class Lanes {
     ctx.fillText("time", 6, AXIS - 9);
   }
 
+  // drawArrows draws the notify→wait arrows the arrow mode asks for: all
+  // of them, only those with both ends on screen ("view"), or only the
+  // selection's flow chain ("selection"), which is what keeps 8 ranks × 3
+  // blocks readable. The chain is drawn on top, thick, in every mode.
   drawArrows(ctx, x, t0, t1, laneH) {
     const mid = (e) => e._lane.y + laneH / 2;
-    const sel = this.selected;
-    ctx.lineWidth = 1;
-    ctx.strokeStyle = this.arrows.length > 400 ? "rgba(110,60,170,0.35)" : "rgba(110,60,170,0.75)";
-    ctx.fillStyle = ctx.strokeStyle;
-    ctx.beginPath();
-    const seen = new Set();
-    const heads = [];
-    for (const a of this.arrows) {
-      if (a.from.end_ns > t1 && a.to.end_ns > t1) continue;
-      if (a.from.end_ns < t0 && a.to.end_ns < t0) continue;
-      const x1 = x(a.from.end_ns);
-      const x2 = x(a.to.end_ns);
-      const y1 = mid(a.from);
-      const y2 = mid(a.to);
-      const key = `${Math.round(x1)},${Math.round(y1)},${Math.round(x2)},${Math.round(y2)}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      ctx.moveTo(x1, y1);
-      ctx.lineTo(x2, y2);
-      if (seen.size < 3000) heads.push([x1, y1, x2, y2]);
+    const mode = this.arrowMode || "all";
+    const shown = (e) => e._lane.y !== undefined;
+    let drawn = 0;
+    if (mode !== "selection") {
+      ctx.lineWidth = 1;
+      ctx.strokeStyle = this.arrows.length > 400 ? "rgba(110,60,170,0.35)" : "rgba(110,60,170,0.75)";
+      ctx.fillStyle = ctx.strokeStyle;
+      ctx.beginPath();
+      const seen = new Set();
+      const heads = [];
+      for (const a of this.arrows) {
+        if (!shown(a.from) || !shown(a.to)) continue;
+        if (mode === "view") {
+          if (a.from.end_ns < t0 || a.from.end_ns > t1 || a.to.end_ns < t0 || a.to.end_ns > t1) continue;
+        } else {
+          if (a.from.end_ns > t1 && a.to.end_ns > t1) continue;
+          if (a.from.end_ns < t0 && a.to.end_ns < t0) continue;
+        }
+        const x1 = x(a.from.end_ns);
+        const x2 = x(a.to.end_ns);
+        const y1 = mid(a.from);
+        const y2 = mid(a.to);
+        const key = `${Math.round(x1)},${Math.round(y1)},${Math.round(x2)},${Math.round(y2)}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        ctx.moveTo(x1, y1);
+        ctx.lineTo(x2, y2);
+        if (seen.size < 3000) heads.push([x1, y1, x2, y2]);
+      }
+      ctx.stroke();
+      for (const h of heads) arrowHead(ctx, ...h, 5);
+      drawn = seen.size;
     }
-    ctx.stroke();
-    for (const h of heads) arrowHead(ctx, ...h, 5);
-    if (sel) {
+    if (this.chain) {
       ctx.strokeStyle = "#4c1d95";
       ctx.fillStyle = "#4c1d95";
       ctx.lineWidth = 2;
-      for (const a of this.arrows) {
-        if (a.from !== sel && a.to !== sel) continue;
+      for (const a of this.chain.arrows) {
+        if (!shown(a.from) || !shown(a.to)) continue;
         ctx.beginPath();
         ctx.moveTo(x(a.from.end_ns), mid(a.from));
         ctx.lineTo(x(a.to.end_ns), mid(a.to));
         ctx.stroke();
         arrowHead(ctx, x(a.from.end_ns), mid(a.from), x(a.to.end_ns), mid(a.to), 7);
+        if (mode === "selection") drawn++;
       }
       ctx.lineWidth = 1;
     }
+    this.root.dataset.arrowsDrawn = String(drawn);
+  }
+
+  // drawLabels writes each wide slice's op on it, cut to fit (about 6 px a
+  // character at 11 px), white on the dark kinds and dark on the light ones.
+  drawLabels(ctx, labels, laneH) {
+    if (!labels.length) return;
+    ctx.font = `${Math.min(11, laneH - 4)}px system-ui, sans-serif`;
+    ctx.textBaseline = "middle";
+    const sh = Math.max(2, laneH - (laneH > 10 ? 4 : 2));
+    for (let j = 0; j < labels.length; j += 4) {
+      const w = labels[j + 2];
+      const e = labels[j + 3];
+      const n = Math.floor((w - 4) / 6);
+      if (n < 2) continue;
+      let t = shortOp(e.op);
+      if (t.length > n) t = t.slice(0, n - 1) + "…";
+      ctx.fillStyle = e._k === 4 || e._k === 6 ? "#1f2430" : "#ffffff";
+      ctx.fillText(t, labels[j] + 3, labels[j + 1] + sh / 2);
+    }
+  }
+
+  // drawRange shades the measured range and writes its duration on it.
+  drawRange(ctx, x, cssH) {
+    if (!this.range) return;
+    const a = x(Math.min(this.range.a, this.range.b));
+    const b = x(Math.max(this.range.a, this.range.b));
+    ctx.fillStyle = "rgba(37,99,235,0.12)";
+    ctx.fillRect(a, AXIS, b - a, cssH - AXIS);
+    ctx.strokeStyle = "#2563eb";
+    ctx.beginPath();
+    ctx.moveTo(a + 0.5, 0);
+    ctx.lineTo(a + 0.5, cssH);
+    ctx.moveTo(b - 0.5, 0);
+    ctx.lineTo(b - 0.5, cssH);
+    ctx.stroke();
+    ctx.fillStyle = "#1d4ed8";
+    ctx.font = "bold 11px system-ui, sans-serif";
+    ctx.textBaseline = "alphabetic";
+    ctx.fillText(fmtNs(Math.abs(this.range.b - this.range.a)), a + 4, AXIS + 12);
   }
 
   drawDeadlock(ctx, x, laneH, cssW) {
@@ -443,9 +572,10 @@ export class Lanes {
 
   hit(mx, my) {
     const laneH = this.laneHeight();
+    const rows = this.rows || this.order;
     const i = Math.floor((my - AXIS) / laneH);
-    if (i < 0 || i >= this.order.length || mx < GUTTER) return null;
-    const evs = this.order[i].evs;
+    if (i < 0 || i >= rows.length || mx < GUTTER) return null;
+    const evs = rows[i].evs;
     const t = this.t0 + (mx - GUTTER) * this.nsPerPx;
     const tol = 3 * this.nsPerPx;
     let j = lowerBound(evs, t - tol);
@@ -471,23 +601,33 @@ export class Lanes {
     };
     let drag = null;
     c.addEventListener("mousedown", (e) => {
-      drag = { x: e.clientX, t0: this.t0, moved: false };
+      const [mx, my] = pos(e);
+      const measure = (e.shiftKey || my < AXIS) && mx >= GUTTER;
+      drag = { x: e.clientX, t0: this.t0, moved: false, measure, at: this.timeAt(mx) };
+      if (measure) e.preventDefault();
     });
     window.addEventListener("mouseup", (e) => {
       if (drag && !drag.moved && e.target === c) {
         const [mx, my] = pos(e);
-        const hit = this.hit(mx, my);
-        this.selected = hit;
-        this.schedule(true);
-        if (hit && this.opts.onSliceClick) this.opts.onSliceClick(hit);
+        if (mx < GUTTER) this.gutterClick(mx, my);
+        else if (my >= AXIS) this.select(this.hit(mx, my), true);
+      } else if (drag && drag.measure && drag.moved) {
+        this.showMeasure();
       }
       drag = null;
     });
     c.addEventListener("mousemove", (e) => {
       const [mx, my] = pos(e);
+      this.mouseX = mx;
       if (drag) {
         const dx = e.clientX - drag.x;
         if (Math.abs(dx) > 3) drag.moved = true;
+        if (drag.moved && drag.measure) {
+          this.range = { a: drag.at, b: this.timeAt(mx) };
+          this.tip.hidden = true;
+          this.schedule(true);
+          return;
+        }
         if (drag.moved) {
           this.follow = false;
           this.t0 = drag.t0 - dx * this.nsPerPx;
@@ -521,10 +661,19 @@ export class Lanes {
     );
     c.addEventListener("keydown", (e) => {
       const w = this.plotWidth();
-      if (e.key === "+" || e.key === "=") this.zoom(1 / 1.4, GUTTER + w / 2);
-      else if (e.key === "-" || e.key === "_") this.zoom(1.4, GUTTER + w / 2);
-      else if (e.key === "ArrowLeft") this.pan(-w * 0.15 * this.nsPerPx);
-      else if (e.key === "ArrowRight") this.pan(w * 0.15 * this.nsPerPx);
+      // W/S zoom at the mouse (the middle when it is elsewhere), A/D pan, as in Perfetto.
+      const at = this.mouseX >= GUTTER ? this.mouseX : GUTTER + w / 2;
+      const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      if (key === "+" || key === "=" || key === "w") this.zoom(1 / 1.4, at);
+      else if (key === "-" || key === "_" || key === "s") this.zoom(1.4, at);
+      else if (key === "ArrowLeft" || key === "a") this.pan(-w * 0.15 * this.nsPerPx);
+      else if (key === "ArrowRight" || key === "d") this.pan(w * 0.15 * this.nsPerPx);
+      else if (key === "Escape") {
+        this.range = null;
+        this.measureOut.textContent = "";
+        this.select(null);
+      }
       else if (e.key === "0" || e.key === "Home") {
         this.follow = true;
         this.schedule(true);
@@ -557,6 +706,10 @@ export class Lanes {
     const span = this.plotWidth() * this.nsPerPx;
     const ext = this.extent();
     this.t0 = Math.max(-span * 0.5, Math.min(this.t0, ext - span * 0.5));
+  }
+
+  timeAt(mx) {
+    return this.t0 + (mx - GUTTER) * this.nsPerPx;
   }
 
   showTip(e, mx, my) {
@@ -598,17 +751,6 @@ function laneLabel(l) {
   return l.block ? `  r${l.rank} b${l.block}` : `rank ${l.rank}`;
 }
 
-function lowerBound(evs, t) {
-  let lo = 0;
-  let hi = evs.length;
-  while (lo < hi) {
-    const m = (lo + hi) >> 1;
-    if (evs[m].start_ns < t) lo = m + 1;
-    else hi = m;
-  }
-  return lo;
-}
-
 function strokeRects(ctx, list, color, width) {
   if (!list.length) return;
   ctx.strokeStyle = color;
@@ -635,3 +777,6 @@ function niceStep(raw) {
   const f = raw / p;
   return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
 }
+
+// The search, selection, measure and fold methods live in lanes-tools.js.
+Object.assign(Lanes.prototype, toolMethods);

@@ -9,8 +9,10 @@ import { Outputs } from "./views/outputs.js";
 import { Explain } from "./views/explain.js";
 import { Traffic } from "./views/traffic.js";
 import { Compare } from "./views/compare.js";
+import { IRPane } from "./views/irpane.js";
+import { SweepView } from "./views/sweep.js";
 
-const TITLES = { lanes: "Swimlanes", outputs: "Outputs", explain: "Explain", traffic: "Traffic", compare: "Compare", ir: "IR" };
+const TITLES = { lanes: "Swimlanes", outputs: "Outputs", explain: "Explain", traffic: "Traffic", compare: "Compare", ir: "IR", sweep: "Sweep" };
 
 export class RunView {
   /**
@@ -42,8 +44,9 @@ export class RunView {
     else if (v === "explain") view = this.explain = new Explain((a, b) => this.opts.onLine && this.opts.onLine(a, b));
     else if (v === "traffic") view = this.traffic = new Traffic();
     else if (v === "compare") view = this.compare = new Compare();
+    else if (v === "sweep") view = this.sweep = new SweepView();
     else if (v === "ir") {
-      view = this.ir = { root: el("div", { class: "irview", "data-test": "ir" }, el("p", { class: "empty" }, "Press Lower to see the kernel's IR after the chosen pass.")) };
+      view = this.ir = new IRPane({ onLine: (n) => this.opts.onIRLine && this.opts.onIRLine(n) });
     }
     const id = `p${Math.random().toString(36).slice(2, 9)}`;
     const tab = el("button", {
@@ -113,6 +116,9 @@ export class RunView {
           this.lanes && this.lanes.setRanks(m.ranks);
           this.traffic && this.traffic.setRanks(m.ranks);
         }
+        break;
+      case "queue":
+        this.status.textContent = `Queued: ${m.position} of ${m.of} waiting for a free runner…`;
         break;
       case "diagnostic":
         this.explain && this.explain.addDiagnostic(m.diagnostic);
@@ -205,12 +211,8 @@ export class RunView {
     if (ok) setTimeout(() => (this.status.textContent = old), 4000);
   }
 
-  /** showIR shows lowered IR text (the ir cell). */
-  showIR(text, diags) {
-    const root = clear(this.ir.root);
-    if (diags && diags.length) {
-      root.append(el("ul", { class: "diags" }, diags.map((d) => el("li", { class: d.severity }, `line ${d.line}:${d.col} ${d.code || ""} ${d.message}`))));
-    }
-    root.append(el("pre", { class: "ir" }, text || "(no IR)"));
+  /** showIR shows IR text beside the source it came from (the ir cell). */
+  showIR(text, diags, source) {
+    this.ir.show(source, text, diags);
   }
 }

@@ -71,7 +71,7 @@ export class Compare {
           row("simulated time", "sim_time_ns", fmtNs), row("statements", "steps", n),
         ),
       ));
-    this.root.append(el("h4", null, "Lowered IR: A → B"), diffView(res.kernel_diff));
+    this.root.append(el("h4", null, "Lowered IR: A → B"), diffPanel(res.kernel_diff));
     if (res.ir_a || res.ir_b) {
       this.root.append(el("details", { class: "ir-sides" }, el("summary", null, "Both lowered IRs in full"),
         el("div", { class: "ir-pair" },
@@ -144,4 +144,64 @@ export function diffView(text) {
     pre.append(el("span", { class: `d-line ${c}` }, line || " "));
   }
   return pre;
+}
+
+/**
+ * diffPanel shows the kernel diff side by side (the default, as Compiler
+ * Explorer's diff view) or unified, with a toggle.
+ */
+function diffPanel(text) {
+  const uni = diffView(text);
+  if (!text) return uni;
+  const sbs = sideBySide(text);
+  uni.hidden = true;
+  const btn = el("button", { type: "button", class: "btn small", "data-test": "diff-mode" }, "Unified");
+  btn.addEventListener("click", () => {
+    uni.hidden = !uni.hidden;
+    sbs.hidden = !sbs.hidden;
+    btn.textContent = uni.hidden ? "Unified" : "Side by side";
+  });
+  return el("div", { class: "diff-panel" }, el("div", { class: "diff-bar" }, btn), sbs, uni);
+}
+
+/**
+ * sideBySide lays a unified diff out in two aligned columns: a context
+ * line on both sides of one row, a run of removals beside the run of
+ * additions that replaced it (row by row), the rest against a blank.
+ */
+export function sideBySide(text) {
+  const rows = [];
+  let a = 0;
+  let b = 0;
+  let dels = [];
+  let adds = [];
+  const flush = () => {
+    for (let i = 0; i < Math.max(dels.length, adds.length); i++) rows.push([dels[i] || null, adds[i] || null, dels[i] && adds[i] ? "chg" : dels[i] ? "del" : "add"]);
+    dels = [];
+    adds = [];
+  };
+  for (const line of text.split("\n")) {
+    if (line.startsWith("---") || line.startsWith("+++")) continue;
+    const h = line.match(/^@@ -(\d+)(?:,\d+)? \+(\d+)/);
+    if (h) {
+      flush();
+      a = +h[1];
+      b = +h[2];
+      rows.push([null, null, "hunk", line]);
+      continue;
+    }
+    if (line.startsWith("-")) dels.push([a++, line.slice(1)]);
+    else if (line.startsWith("+")) adds.push([b++, line.slice(1)]);
+    else {
+      flush();
+      rows.push([[a++, line.slice(1)], [b++, line.slice(1)], "same"]);
+    }
+  }
+  flush();
+  const cell = (x, cls) => x ? [el("td", { class: "sbs-no" }, String(x[0])), el("td", { class: `sbs-text ${cls}` }, x[1] || " ")] : [el("td", { class: "sbs-no" }), el("td", { class: "sbs-text sbs-blank" })];
+  return el("table", { class: "sbs", "data-test": "ir-diff-sbs" },
+    el("colgroup", null, el("col", { class: "sbs-nc" }), el("col"), el("col", { class: "sbs-nc" }), el("col")),
+    el("tbody", null, rows.map(([l, r, kind, text]) => kind === "hunk"
+      ? el("tr", { class: "sbs-hunk" }, el("td", { colspan: "4" }, text))
+      : el("tr", { "data-kind": kind }, cell(l, kind === "same" ? "" : "d-del"), cell(r, kind === "same" ? "" : "d-add")))));
 }

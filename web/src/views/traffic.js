@@ -1,19 +1,31 @@
 // The traffic view: a rank × rank heatmap of the bytes the run moved
 // between ranks. put and remote_store move bytes from the rank to its
-// peer; get and remote_load move them from the peer to the rank.
+// peer; get and remote_load move them from the peer to the rank. A time
+// scrubber shows the bytes moved up to a simulated moment (each transfer
+// counts at its end); a rank's transfers to its own window are listed
+// apart, since they cross no link.
 
-import { el, clear, fmtBytes } from "../util.js";
+import { el, clear, fmtBytes, fmtNs } from "../util.js";
 
 export class Traffic {
   constructor() {
     this.body = el("div", { class: "traffic-body" });
-    this.root = el("div", { class: "traffic", "data-test": "traffic" }, this.body);
+    this.scrub = el("input", { type: "range", min: "0", max: "1000", value: "1000", step: "1", "data-test": "traffic-time", "aria-label": "Simulated time: bytes moved up to it" });
+    this.scrubText = el("span", { class: "traffic-at", "data-test": "traffic-at" });
+    this.scrub.addEventListener("input", () => {
+      this.dirty = true;
+      this.render();
+    });
+    this.scrubBar = el("div", { class: "traffic-scrub", hidden: true }, el("label", null, "up to ", this.scrub), this.scrubText);
+    this.root = el("div", { class: "traffic", "data-test": "traffic" }, this.scrubBar, this.body);
     this.reset(0);
   }
 
   reset(ranks) {
     this.ranks = ranks || 0;
-    this.m = new Map();
+    this.xfers = [];
+    this.selfBytes = new Map();
+    this.endNs = 0;
     this.total = 0;
     this.maxRank = -1;
     this.dirty = true;
@@ -31,11 +43,12 @@ export class Traffic {
     if (/\.put$|remote_store$/.test(ev.op)) [src, dst] = [ev.rank, ev.peer];
     else if (/\.get$|remote_load$/.test(ev.op)) [src, dst] = [ev.peer, ev.rank];
     else return;
+    this.endNs = Math.max(this.endNs, ev.end_ns || 0);
     // A put to oneself moves nothing between ranks, and the run's summary
-    // leaves it out of the remote bytes: so does the heatmap.
+    // leaves it out of the remote bytes: so does the heatmap; it is listed
+    // apart, as self-traffic.
+    this.xfers.push({ s: src, d: dst, b: ev.bytes, t: ev.end_ns || 0 });
     if (src === dst) return;
-    const k = src * 65536 + dst;
-    this.m.set(k, (this.m.get(k) || 0) + ev.bytes);
     this.total += ev.bytes;
     this.maxRank = Math.max(this.maxRank, src, dst);
     this.dirty = true;
@@ -47,6 +60,25 @@ export class Traffic {
     this.dirty = false;
     const n = Math.max(this.ranks, this.maxRank + 1);
     clear(this.body);
+    this.scrubBar.hidden = !this.xfers.length;
+    const full = +this.scrub.value >= 1000;
+    const at = full ? Infinity : (this.endNs * +this.scrub.value) / 1000;
+    this.m = new Map();
+    const self = new Map();
+    let total = 0;
+    for (const x of this.xfers) {
+      if (x.t > at) continue;
+      if (x.s === x.d) {
+        self.set(x.s, (self.get(x.s) || 0) + x.b);
+        continue;
+      }
+      const k = x.s * 65536 + x.d;
+      this.m.set(k, (this.m.get(k) || 0) + x.b);
+      total += x.b;
+    }
+    this.scrubText.textContent = full ? `the whole run (${fmtNs(this.endNs)})` : `${fmtNs(at)} of ${fmtNs(this.endNs)}`;
+    this.root.dataset.shownBytes = String(total);
+    this.root.dataset.selfBytes = String([...self.values()].reduce((a, b) => a + b, 0));
     if (!this.total) {
       this.body.append(el("p", { class: "empty" }, n ? "This run moved no bytes between ranks (no put, get, remote_load or remote_store with a peer)." : "No traffic yet. After a run, this shows how many bytes each rank sent to each other rank."));
       return;
@@ -82,11 +114,15 @@ export class Traffic {
     }
     const foot = el("tr", null, el("th", { scope: "row" }, "received"));
     for (let d = 0; d < n; d++) foot.append(el("td", { class: "sum", title: `rank ${d} received ${fmtBytes(colSum[d])}` }, small ? "" : fmtBytes(colSum[d])));
-    foot.append(el("td", { class: "sum total" }, fmtBytes(this.total)));
+    foot.append(el("td", { class: "sum total" }, fmtBytes(total)));
+    const selfNote = self.size
+      ? el("p", { class: "traffic-self", "data-test": "traffic-self" }, "To its own window (no link crossed): ", [...self].sort((a, b) => a[0] - b[0]).map(([r, b]) => `rank ${r} ${fmtBytes(b)}`).join(", "), ".")
+      : el("p", { class: "traffic-self muted", "data-test": "traffic-self" }, "No rank moved bytes to its own window" + (full ? "." : " by then."));
     this.body.append(
-      el("p", { class: "traffic-total" }, `${fmtBytes(this.total)} moved between ranks. Rows send, columns receive: a put or remote_store sends from the rank that issues it, a get or remote_load from the peer that owns the data.`),
+      el("p", { class: "traffic-total" }, `${fmtBytes(total)} moved between ranks${full ? "" : ` up to ${fmtNs(at)}`}. Rows send, columns receive: a put or remote_store sends from the rank that issues it, a get or remote_load from the peer that owns the data.`),
       el("div", { class: "legend heat-legend" }, "0 B ", el("i", { class: "heat-scale" }), ` ${fmtBytes(max)} per pair`),
       el("div", { class: "heat-wrap" }, el("table", { class: `heat${small ? " small" : ""}` }, el("thead", null, head), el("tbody", null, rows, foot))),
+      selfNote,
     );
   }
 }
