@@ -24,7 +24,12 @@ func TestQueuedPosition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := startSiteWith(t, server.Options{DataDir: t.TempDir(), MaxConcurrentRuns: 1, RunTimeout: 120 * time.Second})
+	// The first run must hold the slot until it is stopped, however fast
+	// the machine: budgets it cannot use up (steps, and the 256 bytes the
+	// engine charges per event, about 4 M events a GiB; the server keeps at
+	// most 500k of them), the timeout as backstop.
+	s := startSiteWith(t, server.Options{DataDir: t.TempDir(), MaxConcurrentRuns: 1, RunTimeout: 120 * time.Second,
+		RunSteps: 1 << 40, MemoryBudget: 64 << 30})
 	tb := startBrowser(t, testContext(t))
 	tb.navigate(s.base + "/step/8")
 	a := findCell(tb, 8, "run", meshKernel)
@@ -37,9 +42,8 @@ func TestQueuedPosition(t *testing.T) {
 	waitFor[bool](tb2, "the run cell's editor", "!!"+b.q(".cm-editor"), b.state())
 	b.setCode(string(long))
 	b.setRanks(2)
-	// Both tabs are ready before the first run starts: long_mesh.py uses up
-	// the run-steps budget within seconds, so the second run is posted
-	// right after the first holds the slot.
+	// Both tabs are ready before the first run starts, so the second run
+	// is posted right after the first holds the slot.
 	tb.do("run the long program", chromedp.Click(chromedp.JSPath(a.q("[data-test=run]"))))
 	waitFor[bool](tb, "the first run running", a.js()+".dataset.state === 'running'", a.state())
 
@@ -50,7 +54,7 @@ func TestQueuedPosition(t *testing.T) {
 	badge, err := chromedp.Run(ctx, chromedp.Poll[string](`(() => { const c = `+b.js()+`; return c.dataset.state === 'queued' && c.dataset.queue ? c.querySelector('.badge').textContent : ''; })()`,
 		chromedp.WithPollingInterval(pollEvery)))
 	if err != nil {
-		t.Fatalf("waiting for the queued position in the cell state: %v; messages %s; cell %s", err,
+		t.Fatalf("waiting for the queued position in the cell state: %v; first cell %s (%s); messages %s; cell %s", err, eval[string](tb, "first state", a.state()), eval[string](tb, "first status", a.q(".rv-status")+".textContent"),
 			eval[string](tb2, "messages", "JSON.stringify(window.__e2eLog)"), eval[string](tb2, "state", b.state()))
 	}
 	// The page may have editor checks waiting for the same slot, so the

@@ -57,6 +57,7 @@ type Options struct {
 	SlotWait          time.Duration // a request's wait for a slot; 0 = limits.SlotWait
 	StoreBudget       int64         // bytes; 0 = limits.StoreBudget
 	MemoryBudget      int64         // bytes one piece of work may make; 0 = limits.DefaultMemory
+	RunSteps          int64         // emulator statements of one run; 0 = limits.DefaultRunSteps
 	// Token, when set, is required on every request (gate.go): the
 	// command line sets it when it binds a non-loopback address.
 	Token string
@@ -88,6 +89,9 @@ func (s *Server) budget() limits.Budget {
 	b.Timeout = s.opts.RunTimeout
 	if s.opts.MemoryBudget > 0 {
 		b.Memory = s.opts.MemoryBudget
+	}
+	if s.opts.RunSteps > 0 {
+		b.RunSteps = s.opts.RunSteps
 	}
 	return b
 }

@@ -1,15 +1,17 @@
 """A program that runs for many seconds on the emulator, written to stand
 in for step 8's mesh all-reduce: its host entry has the same name and
 signature (mesh_allreduce(x, y) on [NR, 1, SIZE] FP32), so the step's run
-cell runs it as it is. Every rank adds 1.0 to its slice five million times;
-the live-streaming test stops it long before it ends."""
+cell runs it as it is. Every rank adds 1.0 to its slice 500 million times,
+far more than the run-steps budget allows: the live-streaming test stops it
+long before that ends it, and the queue test lifts the budget so it holds its
+slot until stopped."""
 
 import pypto.language as pl
 import pypto.language.distributed as pld
 
 NR = pl.dynamic("NR")
 SIZE = 64
-ITERS = 5_000_000
+ITERS = 500_000_000
 
 
 @pl.jit.incore
