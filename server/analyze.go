@@ -83,7 +83,11 @@ type irResponse struct {
 
 // postIR answers POST /api/ir: the program's IR after a pass (fully
 // lowered by default, "checked" = before any), as `workbench ir` prints it.
-func (s *Server) postIR(c *fiber.Ctx) error {
+func (s *Server) postIR(c *fiber.Ctx) error { return s.answerIR(c, ir.PrintOptions{}) }
+
+// answerIR is POST /api/ir and POST /api/ir/lines: one request, printed
+// with print (the lines route adds each statement's source line).
+func (s *Server) answerIR(c *fiber.Ctx, print ir.PrintOptions) error {
 	var req frontRequest
 	if err := decode(c, &req); err != nil {
 		return err
@@ -99,7 +103,7 @@ func (s *Server) postIR(c *fiber.Ctx) error {
 	var text string
 	var diags diag.List
 	if err := s.withSlot("ir", func() {
-		text, diags, err = engine.IRText(s.base, fileName, []byte(req.Code), opts, req.After)
+		text, diags, err = engine.IRTextWith(s.base, fileName, []byte(req.Code), opts, req.After, print)
 	}); err != nil {
 		return err
 	}

@@ -6,15 +6,11 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"pldworkbench/engine"
-	"pldworkbench/engine/diag"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/limits"
 	"pldworkbench/engine/lower"
@@ -41,37 +37,7 @@ func (s *Server) getPasses(c *fiber.Ctx) error {
 // statement's source line in a trailing comment (`# line 42`, or the
 // builtin's `# from pld.tensor.allreduce (line 42)` on lowered code).
 func (s *Server) postIRLines(c *fiber.Ctx) error {
-	var req frontRequest
-	if err := decode(c, &req); err != nil {
-		return err
-	}
-	opts, err := req.options()
-	if err != nil {
-		return err
-	}
-	if req.After != "" && req.After != "checked" && !slices.Contains(lower.PassNames(), req.After) {
-		return errorf(fiber.StatusBadRequest, "after is checked or one of "+strings.Join(lower.PassNames(), ", "), "no lowering pass %q", req.After)
-	}
-	opts.Budget = s.budget()
-	var text string
-	var diags diag.List
-	if err := s.withSlot("ir", func() {
-		text, diags, err = engine.IRTextWith(s.base, fileName, []byte(req.Code), opts, req.After, ir.PrintOptions{Lines: true})
-	}); err != nil {
-		return err
-	}
-	if ie := (*engine.InternalError)(nil); errors.As(err, &ie) {
-		return internalAPIError(s.engineInternal("ir", ie))
-	}
-	out := irResponse{Diagnostics: diagJSON(diags)}
-	switch {
-	case diags.HasErrors():
-	case err != nil:
-		out.Error = err.Error()
-	default:
-		out.IR = text
-	}
-	return c.JSON(out)
+	return s.answerIR(c, ir.PrintOptions{Lines: true})
 }
 
 // schedulesRequest is POST /api/schedules' body: a run's code and settings
