@@ -15,6 +15,7 @@ import { StepCheck } from "./views/stepcheck.js";
 import { ScheduleExplorer } from "./views/schedules.js";
 import { passPicker } from "./views/irpane.js";
 import * as store from "./storage.js";
+import { versionMethods } from "./versions.js";
 
 const RUNS = new Set(["run", "check", "bug", "starter"]);
 // The cells that also run the step's full check (POST /api/steps/{n}/check),
@@ -435,7 +436,7 @@ export class Cell {
     if (advance) this.ctx.focusNext(this);
     const code = this.getCode();
     const n = this.ctx.nextCount();
-    const histKey = this.wc ? this.wc.key : this.spec.key;
+    const histKey = this.histKey();
     if (histKey) store.snapshot(histKey, code, `run [${n}]`);
     if (this.spec.step && this.ctx.markStarted) this.ctx.markStarted(this.spec.step.number);
     this.countEl.textContent = "[*]";
@@ -759,61 +760,10 @@ export class Cell {
   dispose() {
     if (this.sock) this.sock.close();
   }
-
-  /** histKey is where this cell's versions are kept: the working copy's, or its own. */
-  histKey() {
-    return this.wc ? this.wc.key : this.spec.key;
-  }
-
-  fillHistory() {
-    const key = this.histKey();
-    const h = key ? store.history(key) : [];
-    clear(this.histSel).append(el("option", { value: "" }, h.length ? `History (${h.length})` : "History (empty)"));
-    h.forEach((v, i) => this.histSel.append(el("option", { value: String(i) }, `${timeOfDay(v.t)} · ${v.label} · ${v.code.split("\n").length} lines`)));
-  }
-
-  restoreVersion() {
-    const i = this.histSel.value;
-    if (i === "") return;
-    const key = this.histKey();
-    const h = store.history(key);
-    const v = h[Number(i)];
-    this.histSel.value = "";
-    if (!v) return;
-    store.snapshot(key, this.getCode(), "before restore");
-    this.setCode(v.code);
-    this.note.textContent = `Restored the version from ${timeOfDay(v.t)} (${v.label}). Ctrl/Cmd-Z undoes it.`;
-  }
-
-  /** pristine is the text Reset returns to: the starter for the working copy, else the lesson's kernel. */
-  pristine() {
-    return this.wc ? this.wc.starter.source : this.header + this.original;
-  }
-
-  reset() {
-    const cur = this.getCode();
-    const to = this.pristine();
-    if (cur === to) {
-      this.note.textContent = this.wc ? "Your kernel already is the starter." : "This cell already holds the lesson's code.";
-      return;
-    }
-    const what = this.wc ? "your kernel to the step's starter (every cell that uses your kernel follows)" : "this cell to the lesson's code";
-    if (!window.confirm(`Reset ${what}? Your current text is kept in History, and Undo reset brings it back.`)) return;
-    store.snapshot(this.histKey(), cur, "before reset");
-    this.preReset = cur;
-    this.setCode(to);
-    this.undoBtn.hidden = false;
-    this.note.textContent = this.wc ? "Reset to the starter." : "Reset to the lesson's code.";
-  }
-
-  undoReset() {
-    if (this.preReset === undefined) return;
-    this.setCode(this.preReset);
-    this.preReset = undefined;
-    this.undoBtn.hidden = true;
-    this.note.textContent = "Your text is back.";
-  }
 }
+
+// The version history, Reset and Undo reset (versions.js).
+Object.assign(Cell.prototype, versionMethods);
 
 function select(test, label, options, value) {
   const s = el("select", { "data-test": test, "aria-label": label });
