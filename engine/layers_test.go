@@ -12,6 +12,7 @@ import (
 var allowed = map[string][]string{
 	"pldworkbench/engine/diag":   {},
 	"pldworkbench/engine/limits": {},
+	"pldworkbench/engine/header": {},
 	"pldworkbench/engine/ir":     {},
 	"pldworkbench/engine/syntax": {"engine/diag"},
 	"pldworkbench/engine/meta":   {"engine/diag", "engine/syntax", "engine/limits"},
@@ -20,7 +21,7 @@ var allowed = map[string][]string{
 	"pldworkbench/engine/trace":  {},
 	"pldworkbench/engine/emu":    {"engine/ir", "engine/trace", "engine/limits"},
 	"pldworkbench/engine/npu":    {"engine/ir", "engine/trace", "engine/limits"},
-	"pldworkbench/kernels":       {},
+	"pldworkbench/kernels":       {"engine/header"},
 	"pldworkbench/tutorials":     {},
 	"pldworkbench/web":           {},
 }
