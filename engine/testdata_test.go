@@ -13,6 +13,7 @@ import (
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
 	hdr "pldworkbench/engine/header"
+	"pldworkbench/engine/limits"
 )
 
 // header is what a testdata program says about itself in `#!` lines.
@@ -40,7 +41,7 @@ func readHeader(t *testing.T, src string) header {
 		}
 	}
 	if len(h.ranks) == 0 {
-		h.ranks = []int{engine.DefaultRanks}
+		h.ranks = []int{limits.DefaultRanks}
 	}
 	return h
 }

@@ -313,7 +313,7 @@ func checkAllreduce(a *opCall) {
 				"HOST pld.tensor.allreduce without a signal inside a loop: the compiler allocates its signal once, not once per iteration")
 			return
 		}
-		if aiv := platforms[a.fc.c.opts.Platform].aivCores; cores > aiv {
+		if aiv := a.fc.c.platform().AIVCores; cores > aiv {
 			a.errorf("core_num", ErrCoreNum, "", "core_num=%d exceeds the %d AIV cores of platform %s", cores, aiv, a.fc.c.opts.Platform)
 			return
 		}

@@ -11,6 +11,7 @@ import (
 	"pldworkbench/engine"
 	hdr "pldworkbench/engine/header"
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/limits"
 	"pldworkbench/engine/lower"
 )
 
@@ -55,7 +56,7 @@ func readHeader(t *testing.T, path string) header {
 		}
 	}
 	if len(h.ranks) == 0 {
-		h.ranks = []int{engine.DefaultRanks}
+		h.ranks = []int{limits.DefaultRanks}
 	}
 	return h
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/limits"
 	"pldworkbench/engine/npu"
 	"pldworkbench/kernels"
 )
@@ -31,7 +32,7 @@ func Export(ctx context.Context, kernel, file string, src []byte, opts engine.Ex
 	}
 	p := opts.Ranks
 	if p == 0 {
-		p = engine.DefaultRanks
+		p = limits.DefaultRanks
 	}
 	attach(p)
 	res, err := engine.Export(ctx, file, src, opts)
