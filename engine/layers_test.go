@@ -10,19 +10,21 @@ import (
 // may import (STYLE.md: syntax ← meta ← check ← lower → ir; ir, trace and
 // web import nothing of the project).
 var allowed = map[string][]string{
-	"pldworkbench/engine/diag":   {},
-	"pldworkbench/engine/limits": {},
-	"pldworkbench/engine/ir":     {},
-	"pldworkbench/engine/syntax": {"engine/diag"},
-	"pldworkbench/engine/meta":   {"engine/diag", "engine/syntax", "engine/limits"},
-	"pldworkbench/engine/check":  {"engine/diag", "engine/syntax", "engine/meta", "engine/ir", "engine/limits"},
-	"pldworkbench/engine/lower":  {"engine/diag", "engine/syntax", "engine/meta", "engine/check", "engine/ir", "engine/limits"},
-	"pldworkbench/engine/trace":  {},
-	"pldworkbench/engine/emu":    {"engine/ir", "engine/trace", "engine/limits"},
-	"pldworkbench/engine/npu":    {"engine/ir", "engine/trace", "engine/limits"},
-	"pldworkbench/kernels":       {},
-	"pldworkbench/tutorials":     {},
-	"pldworkbench/web":           {},
+	"pldworkbench/engine/diag":     {},
+	"pldworkbench/engine/limits":   {},
+	"pldworkbench/engine/header":   {},
+	"pldworkbench/engine/platform": {},
+	"pldworkbench/engine/ir":       {},
+	"pldworkbench/engine/syntax":   {"engine/diag"},
+	"pldworkbench/engine/meta":     {"engine/diag", "engine/syntax", "engine/limits"},
+	"pldworkbench/engine/check":    {"engine/diag", "engine/syntax", "engine/meta", "engine/ir", "engine/limits", "engine/platform"},
+	"pldworkbench/engine/lower":    {"engine/diag", "engine/syntax", "engine/meta", "engine/check", "engine/ir", "engine/limits"},
+	"pldworkbench/engine/trace":    {},
+	"pldworkbench/engine/emu":      {"engine/ir", "engine/trace", "engine/limits", "engine/platform"},
+	"pldworkbench/engine/npu":      {"engine/ir", "engine/trace", "engine/limits", "engine/platform"},
+	"pldworkbench/kernels":         {"engine/header"},
+	"pldworkbench/tutorials":       {},
+	"pldworkbench/web":             {},
 }
 
 // TestLayers keeps the package graph pointing one way.

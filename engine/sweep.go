@@ -10,6 +10,7 @@ import (
 
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/header"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/limits"
 	"pldworkbench/engine/lower"
@@ -127,28 +128,20 @@ var sweepVariantName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 
 // SweepHeader reads the `#! sweep:` and `#! sweep-op:` lines of a source.
 func SweepHeader(src []byte) (variants []SweepVariant, collective, dtype string, err error) {
-	for i, line := range strings.Split(string(src), "\n") {
-		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, "#!") {
-			continue
-		}
-		key, val, ok := strings.Cut(line[2:], ":")
-		if !ok {
-			continue
-		}
-		val = strings.TrimSpace(val)
-		switch strings.TrimSpace(key) {
+	for _, h := range header.Parse(src) {
+		val := h.Value
+		switch h.Key {
 		case "sweep":
 			name, entry, _ := strings.Cut(val, " ")
 			entry = strings.TrimSpace(entry)
 			if !sweepVariantName.MatchString(name) || entry == "" {
-				return nil, "", "", fmt.Errorf("line %d: #! sweep: got %q, want a variant name and an entry template", i+1, val)
+				return nil, "", "", fmt.Errorf("line %d: #! sweep: got %q, want a variant name and an entry template", h.Line, val)
 			}
 			variants = append(variants, SweepVariant{Name: name, Entry: entry})
 		case "sweep-op":
 			f := strings.Fields(val)
 			if len(f) < 1 || len(f) > 2 {
-				return nil, "", "", fmt.Errorf("line %d: #! sweep-op: got %q, want a collective and optionally a dtype", i+1, val)
+				return nil, "", "", fmt.Errorf("line %d: #! sweep-op: got %q, want a collective and optionally a dtype", h.Line, val)
 			}
 			collective = f[0]
 			if len(f) == 2 {

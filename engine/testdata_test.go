@@ -12,6 +12,8 @@ import (
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
+	hdr "pldworkbench/engine/header"
+	"pldworkbench/engine/limits"
 )
 
 // header is what a testdata program says about itself in `#!` lines.
@@ -23,17 +25,9 @@ type header struct {
 func readHeader(t *testing.T, src string) header {
 	t.Helper()
 	var h header
-	for _, line := range strings.Split(src, "\n") {
-		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, "#!") {
-			continue
-		}
-		key, val, ok := strings.Cut(strings.TrimSpace(line[2:]), ":")
-		if !ok {
-			continue
-		}
-		val = strings.TrimSpace(val)
-		switch strings.TrimSpace(key) {
+	for _, l := range hdr.Parse([]byte(src)) {
+		val := l.Value
+		switch l.Key {
 		case "entry":
 			h.entries = append(h.entries, val)
 		case "ranks":
@@ -47,7 +41,7 @@ func readHeader(t *testing.T, src string) header {
 		}
 	}
 	if len(h.ranks) == 0 {
-		h.ranks = []int{engine.DefaultRanks}
+		h.ranks = []int{limits.DefaultRanks}
 	}
 	return h
 }

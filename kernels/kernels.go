@@ -52,19 +52,26 @@
 // and kernels_test.go checks every kernel at every listed rank count
 // against them on the emulator.
 //
-// The package imports nothing else of the project, so anything (server,
-// lessons, command line) can depend on it without a cycle. All and Get
-// parse the embedded headers on every call: there are two dozen small files,
-// parsing them takes microseconds, and nothing is cached or shared.
+// The package imports nothing else of the project but the header splitter
+// (engine/header, itself a leaf), so anything (server, lessons, command
+// line) can depend on it without a cycle. The embedded headers are parsed
+// once, on first use, and every later All, Get, Bugs and Starters reads
+// that one index: the server calls Get several times per request, and
+// parsing all 77 files each time cost about 0.7 ms a call, 30% of the
+// server's CPU under load (BenchmarkGet has the before and after).
 package kernels
 
 import (
 	"embed"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+
+	"pldworkbench/engine/header"
 )
 
 //go:embed *.py
@@ -149,43 +156,52 @@ func (k Kernel) Supports(p int) bool {
 // the bug variants and the starters), sorted by file name (so by step). It
 // panics if a header is malformed; the files are fixed at build time and
 // the package's tests parse every one of them.
-func All() []Kernel {
-	var out []Kernel
-	for _, k := range parseAll() {
-		if !k.IsBug() && !k.IsStarter() {
-			out = append(out, k)
-		}
-	}
-	return out
-}
+func All() []Kernel { return slices.Clone(embedded().all) }
 
 // Bugs returns the bug variants (files named NN_..._bug.py), sorted by
 // file name. They are kept apart from All because every other user of the
 // kernels (the engine's race and sweep tests, the lessons' runnable cells)
 // wants programs that work.
-func Bugs() []Kernel {
-	var out []Kernel
-	for _, k := range parseAll() {
-		if k.IsBug() {
-			out = append(out, k)
-		}
-	}
-	return out
-}
+func Bugs() []Kernel { return slices.Clone(embedded().bugs) }
 
 // Starters returns the starters (files named NN_..._starter.py), sorted by
 // file name. Like the bugs they are kept out of All: a starter runs, but
 // its outputs are wrong until the learner fills its gaps.
-func Starters() []Kernel {
-	var out []Kernel
-	for _, k := range parseAll() {
-		if k.IsStarter() {
-			out = append(out, k)
-		}
-	}
-	return out
+func Starters() []Kernel { return slices.Clone(embedded().starters) }
+
+// Get returns the kernel called name, given with or without ".py"
+// ("08_allreduce_mesh" or "08_allreduce_mesh.py"); bug variants and
+// starters included.
+func Get(name string) (Kernel, bool) {
+	k, ok := embedded().byName[strings.TrimSuffix(name, ".py")]
+	return k, ok
 }
 
+// index is every embedded kernel, parsed once. The Kernel values it hands
+// out share their slices and Source with it, so callers must not write
+// into them; the slices are clipped, so an append copies instead.
+type index struct {
+	all, bugs, starters []Kernel
+	byName              map[string]Kernel
+}
+
+var embedded = sync.OnceValue(func() index {
+	ix := index{byName: map[string]Kernel{}}
+	for _, k := range parseAll() {
+		ix.byName[k.Name] = k
+		switch {
+		case k.IsBug():
+			ix.bugs = append(ix.bugs, k)
+		case k.IsStarter():
+			ix.starters = append(ix.starters, k)
+		default:
+			ix.all = append(ix.all, k)
+		}
+	}
+	return ix
+})
+
+// parseAll reads and parses every embedded file, sorted by file name.
 func parseAll() []Kernel {
 	names, err := files.ReadDir(".")
 	if err != nil {
@@ -210,19 +226,6 @@ func parseAll() []Kernel {
 	return out
 }
 
-// Get returns the kernel called name, given with or without ".py"
-// ("08_allreduce_mesh" or "08_allreduce_mesh.py"); bug variants and
-// starters included.
-func Get(name string) (Kernel, bool) {
-	name = strings.TrimSuffix(name, ".py")
-	for _, k := range parseAll() {
-		if k.Name == name {
-			return k, true
-		}
-	}
-	return Kernel{}, false
-}
-
 // Parse reads the `#!` header lines of a program called file. A header
 // line is a comment starting with "#!" (at any indentation) of the form
 // "key: value"; keys other than entry, ranks, golden, warns, bug and
@@ -233,27 +236,19 @@ func Get(name string) (Kernel, bool) {
 // one, and likewise a file named NN_..._starter.py and a starter line.
 func Parse(file string, src []byte) (Kernel, error) {
 	k := Kernel{Name: strings.TrimSuffix(file, ".py"), File: file, Source: src}
-	for i, line := range strings.Split(string(src), "\n") {
-		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, "#!") {
-			continue
-		}
-		key, val, ok := strings.Cut(line[2:], ":")
-		if !ok {
-			continue
-		}
-		val = strings.TrimSpace(val)
-		switch strings.TrimSpace(key) {
+	for _, h := range header.Parse(src) {
+		val := h.Value
+		switch h.Key {
 		case "entry":
 			if val == "" {
-				return k, fmt.Errorf("%s:%d: empty #! entry", file, i+1)
+				return k, fmt.Errorf("%s:%d: empty #! entry", file, h.Line)
 			}
 			k.Entries = append(k.Entries, val)
 		case "ranks":
 			for _, f := range strings.Fields(val) {
 				n, err := strconv.Atoi(f)
 				if err != nil || n < 1 {
-					return k, fmt.Errorf("%s:%d: #! ranks: got %q, want positive integers", file, i+1, f)
+					return k, fmt.Errorf("%s:%d: #! ranks: got %q, want positive integers", file, h.Line, f)
 				}
 				k.Ranks = append(k.Ranks, n)
 			}
@@ -266,12 +261,13 @@ func Parse(file string, src []byte) (Kernel, error) {
 		case "warns":
 			for _, f := range strings.Fields(val) {
 				if len(f) != 5 || f[0] != 'W' {
-					return k, fmt.Errorf("%s:%d: #! warns: got %q, want warning codes like W0302", file, i+1, f)
+					return k, fmt.Errorf("%s:%d: #! warns: got %q, want warning codes like W0302", file, h.Line, f)
 				}
 				k.Warnings = append(k.Warnings, f)
 			}
 		}
 	}
+	k.Entries, k.Ranks, k.Goldens, k.Warnings = slices.Clip(k.Entries), slices.Clip(k.Ranks), slices.Clip(k.Goldens), slices.Clip(k.Warnings)
 	if len(k.Entries) == 0 {
 		return k, fmt.Errorf("%s: no #! entry line", file)
 	}

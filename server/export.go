@@ -10,6 +10,7 @@ import (
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/npu"
+	"pldworkbench/engine/platform"
 	"pldworkbench/kernels"
 	"pldworkbench/tutorials/check"
 )
@@ -21,7 +22,7 @@ type exportRequest struct {
 	Ranks    int    `json:"ranks"`
 	Fill     string `json:"fill"`
 	Seed     uint64 `json:"seed"`
-	Platform string `json:"platform"` // a PyPTO platform: a2a3sim (default), a2a3, a5, a5sim
+	Platform string `json:"platform"` // a PyPTO platform (engine/platform; default the default platform's simulator, a2a3sim)
 	// Kernel names the course kernel the code is a copy of (a step's
 	// kernel, "08_allreduce_mesh"), whose golden the script checks.
 	Kernel string `json:"kernel"`
@@ -56,7 +57,7 @@ func (s *Server) postExport(c *fiber.Ctx) error {
 		return errorf(fiber.StatusBadRequest, "fill is index, ones, zeros or randn", "%v", err)
 	}
 	if req.Platform == "" {
-		req.Platform = "a2a3sim"
+		req.Platform = platform.DefaultPyPTO()
 	}
 	if _, ok := npu.Profile(req.Platform); !ok {
 		return errorf(fiber.StatusBadRequest, "platform is one of "+strings.Join(npu.Platforms, ", "), "unknown platform %q", req.Platform)
@@ -157,7 +158,7 @@ func (s *Server) postPyPTOCheck(c *fiber.Ctx) error {
 		return err
 	}
 	if req.Platform == "" {
-		req.Platform = "a2a3sim"
+		req.Platform = platform.DefaultPyPTO()
 	}
 	if _, ok := npu.Profile(req.Platform); !ok {
 		return errorf(fiber.StatusBadRequest, "platform is one of "+strings.Join(npu.Platforms, ", "), "unknown platform %q", req.Platform)
@@ -184,7 +185,7 @@ func (s *Server) postPyPTOCheck(c *fiber.Ctx) error {
 		out.Exported = true
 		tc := npu.Detect(s.base, npu.DetectOptions{})
 		if tc.PyPTO == "" || tc.Torch == "" {
-			out.Missing = tc.MissingFor("a2a3sim")
+			out.Missing = tc.MissingFor(platform.DefaultPyPTO())
 			return
 		}
 		b := s.budget()

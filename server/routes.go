@@ -51,6 +51,7 @@ func (s *Server) routes() {
 	app.Post("/api/ir", s.postIR)
 	app.Post("/api/ir/lines", s.postIRLines)
 	app.Get("/api/passes", s.getPasses)
+	app.Get("/api/platforms", s.getPlatforms) // engine/platform's table, for the page's platform menu
 	app.Post("/api/schedules", s.postSchedules)
 	app.Post("/api/sweep", s.postSweep)
 	app.Post("/api/compare", s.postCompare)

@@ -73,8 +73,6 @@ const (
 	// its JSON 413 rather than a connection reset; fasthttp refuses a body
 	// past this limit before reading it.
 	bodyLimit = limits.BodySize
-	// MaxRanks is the largest rank count a request may ask for.
-	MaxRanks = limits.MaxRanks
 	// maxEvents is how many events a run keeps for its live stream and its
 	// stored record (about 150 bytes each in memory); a run with more still
 	// counts them in its stats, and its record says events_truncated.

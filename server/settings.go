@@ -13,6 +13,8 @@ import (
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/limits"
+	"pldworkbench/engine/platform"
 	"pldworkbench/kernels"
 	"pldworkbench/tutorials/check"
 )
@@ -65,7 +67,6 @@ const (
 	defaultFill     = "randn"
 	defaultSeed     = 1
 	defaultSchedule = "fair"
-	defaultPlatform = "910B"
 )
 
 // normalize validates a run request and fills in the defaults.
@@ -184,9 +185,9 @@ func sameEntry(a, b string) bool {
 
 // validRanks refuses rank counts the emulator will not run.
 func validRanks(p int, required bool) error {
-	if p < 1 && required || p < 0 || p > MaxRanks {
-		return errorf(fiber.StatusBadRequest, fmt.Sprintf("ranks is 1 to %d (the server's cap)", MaxRanks),
-			"ranks %d out of range: want 1..%d", p, MaxRanks)
+	if p < 1 && required || p < 0 || p > limits.MaxRanks {
+		return errorf(fiber.StatusBadRequest, fmt.Sprintf("ranks is 1 to %d (the server's cap)", limits.MaxRanks),
+			"ranks %d out of range: want 1..%d", p, limits.MaxRanks)
 	}
 	return nil
 }
@@ -194,13 +195,10 @@ func validRanks(p int, required bool) error {
 // validPlatform fills in the default platform and refuses unknown ones.
 func validPlatform(p *string) error {
 	if *p == "" {
-		*p = defaultPlatform
+		*p = platform.Default()
 	}
-	var names []string
-	for _, pr := range emu.Profiles() {
-		names = append(names, pr.Name)
-	}
-	if !slices.Contains(names, *p) {
+	names := platform.Names()
+	if _, ok := platform.Lookup(*p); !ok {
 		return errorf(fiber.StatusBadRequest, "platform is one of "+strings.Join(names, ", "),
 			"platform %q unknown: want %s", *p, strings.Join(names, " or "))
 	}
@@ -211,7 +209,7 @@ func validPlatform(p *string) error {
 // when 0), as the command line does.
 func expandP(entry string, ranks int) string {
 	if ranks == 0 {
-		ranks = engine.DefaultRanks
+		ranks = limits.DefaultRanks
 	}
 	return strings.ReplaceAll(entry, "{P}", strconv.Itoa(ranks))
 }

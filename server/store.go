@@ -268,7 +268,7 @@ func getPage(ctx context.Context, db *sql.DB, sr *storedRun, n int) ([][]byte, e
 	if err != nil {
 		return nil, fmt.Errorf("run %s: stored events page %d: %w", sr.ID, n, err)
 	}
-	return splitLines(raw), nil
+	return withCategories(splitLines(raw)), nil
 }
 
 // hasRun reports whether id is stored.

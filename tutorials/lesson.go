@@ -20,8 +20,6 @@ type Lesson struct {
 	Number        int
 	Slug          string
 	Title         string
-	Ranks         []int
-	DefaultRanks  int
 	Kernels       []string // kernel files, as "kernels/NN_name.py"
 	Prerequisites []int    // step numbers
 	Body          string   // the Markdown after the front matter
@@ -107,10 +105,10 @@ func ParseLesson(file string, src []byte) (Lesson, error) {
 			l.Slug = val
 		case "title":
 			l.Title = val
-		case "ranks":
-			l.Ranks, err = intList(val)
-		case "default_ranks":
-			l.DefaultRanks, err = strconv.Atoi(val)
+		case "ranks", "default_ranks":
+			// One source: a step's rank counts are its kernels' `#!
+			// ranks:` lines (check.Step.Ranks, DefaultRanks).
+			err = fmt.Errorf("%s is not a front matter key: the step's rank counts come from its kernels' #! ranks: lines", strings.TrimSpace(key))
 		case "kernels":
 			l.Kernels, err = list(val)
 		case "prerequisites":

@@ -42,10 +42,6 @@ func testLesson(t *testing.T, l tutorials.Lesson) {
 	if want := fmt.Sprintf("%02d-%s.md", s.Number, s.Slug); l.File != want || l.Slug != s.Slug || l.Title != s.Title {
 		t.Errorf("file %s, slug %q, title %q; the syllabus says %s, %q", l.File, l.Slug, l.Title, want, s.Title)
 	}
-	step, _ := check.StepOf(l.Number)
-	if !slices.Equal(l.Ranks, step.Ranks()) || l.DefaultRanks != step.DefaultRanks() {
-		t.Errorf("ranks %v default %d; the step's check runs at %v default %d", l.Ranks, l.DefaultRanks, step.Ranks(), step.DefaultRanks())
-	}
 	for _, p := range l.Prerequisites {
 		if p < 1 || p >= l.Number {
 			t.Errorf("prerequisite %d is not an earlier step", p)
@@ -87,7 +83,8 @@ func testCell(t *testing.T, l tutorials.Lesson, c tutorials.Cell) {
 		}
 		rest = append(rest, c.Args[i])
 	}
-	ranks := l.DefaultRanks
+	step, _ := check.StepOf(l.Number)
+	ranks := step.DefaultRanks()
 	if v, ok := flags["ranks"]; ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || !k.Supports(n) {
@@ -169,12 +166,12 @@ func kernelOf(t *testing.T, l tutorials.Lesson, file string) kernels.Kernel {
 
 // TestParseLesson covers the format's errors.
 func TestParseLesson(t *testing.T) {
-	good := "---\nnumber: 1\nslug: s\ntitle: T\nranks: [2, 4]\ndefault_ranks: 2\nkernels: [kernels/01_hello_rank.py]\nprerequisites: []\n---\n\ntext\n\n```cell run kernels/01_hello_rank.py --ranks 4\n```\n"
+	good := "---\nnumber: 1\nslug: s\ntitle: T\nkernels: [kernels/01_hello_rank.py]\nprerequisites: []\n---\n\ntext\n\n```cell run kernels/01_hello_rank.py --ranks 4\n```\n"
 	l, err := tutorials.ParseLesson("01-s.md", []byte(good))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Number != 1 || !slices.Equal(l.Ranks, []int{2, 4}) || len(l.Cells) != 1 || l.Cells[0].Line != 13 ||
+	if l.Number != 1 || len(l.Cells) != 1 || l.Cells[0].Line != 11 ||
 		l.Cells[0].Action != "run" || !slices.Equal(l.Cells[0].Args, []string{"--ranks", "4"}) {
 		t.Errorf("ParseLesson = %+v", l)
 	}
@@ -182,7 +179,8 @@ func TestParseLesson(t *testing.T) {
 		{"# no front matter\n", "want front matter"},
 		{"---\nnumber: 1\n", "no closing ---"},
 		{"---\ncolour: red\n---\n", `unknown key "colour"`},
-		{"---\nranks: 2 4\n---\n", "want a list"},
+		{"---\nprerequisites: 2 4\n---\n", "want a list"},
+		{"---\nranks: [2, 4]\n---\n", "come from its kernels' #! ranks: lines"},
 		{"---\nnumber: 1\n---\n```cell run kernels/01_hello_rank.py\nx = 1\n```\n", "a cell's body must be empty"},
 		{"---\nnumber: 1\n---\n```cell paint kernels/01_hello_rank.py\n```\n", `cell action "paint" unknown`},
 		{"---\nnumber: 1\n---\n```cell run kernels/01_hello_rank.py\n", "never closed"},

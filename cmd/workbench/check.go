@@ -16,6 +16,7 @@ import (
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/limits"
 	"pldworkbench/engine/lower"
+	"pldworkbench/engine/platform"
 )
 
 // frontFlags are the flags check, ir and run share.
@@ -30,8 +31,8 @@ type frontFlags struct {
 
 func (f *frontFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.entry, "entry", "", "Python expression naming the host orchestrator, e.g. build_ring_allreduce(4).ring_allreduce")
-	fs.IntVar(&f.ranks, "ranks", 0, "number of ranks P (default: the count the host tensors pin, else 4)")
-	fs.StringVar(&f.platform, "platform", "910B", "platform profile: 910B or 950")
+	fs.IntVar(&f.ranks, "ranks", 0, ranksHelp)
+	fs.StringVar(&f.platform, "platform", platform.Default(), platformHelp)
 	f.limits.register(fs, limits.CLIBudget())
 }
 
@@ -39,12 +40,19 @@ func (f *frontFlags) options() engine.Options {
 	return engine.Options{Entry: expandP(f.entry, f.ranks), Ranks: f.ranks, Platform: f.platform, Budget: f.bud}
 }
 
+// The --platform flag's help and usage text, from engine/platform's table.
+var (
+	platformHelp  = "platform profile: " + platform.Choices(" or ")
+	platformUsage = "[--platform " + platform.Choices("|") + "]"
+	ranksHelp     = fmt.Sprintf("number of ranks P (default: the count the host tensors pin, else %d)", limits.DefaultRanks)
+)
+
 // expandP replaces {P} in an entry with the rank count, so the entry lines
 // of our kernels' headers (build_ring_allreduce({P}).ring_allreduce) can be
-// pasted as they are. Without --ranks, {P} is engine.DefaultRanks.
+// pasted as they are. Without --ranks, {P} is limits.DefaultRanks.
 func expandP(entry string, ranks int) string {
 	if ranks == 0 {
-		ranks = engine.DefaultRanks
+		ranks = limits.DefaultRanks
 	}
 	return strings.ReplaceAll(entry, "{P}", strconv.Itoa(ranks))
 }
@@ -61,8 +69,8 @@ func (f *frontFlags) validate(stderr io.Writer) bool {
 		return false
 	}
 	f.bud = bud
-	if f.platform != "910B" && f.platform != "950" {
-		fmt.Fprintf(stderr, "--platform %q unknown: want 910B or 950\n", f.platform)
+	if _, ok := platform.Lookup(f.platform); !ok || f.platform == "" {
+		fmt.Fprintf(stderr, "--platform %q unknown: want %s\n", f.platform, platform.Choices(" or "))
 		return false
 	}
 	return true
@@ -148,7 +156,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	ff.register(fs)
 	asJSON := fs.Bool("json", false, `print {"ok": bool, "diagnostics": [...]} as JSON`)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench check FILE [--entry EXPR] [--ranks P] [--platform 910B|950] [--mem-limit SIZE] [--timeout DUR] [--json]\n       workbench check FILE --with-pypto [--entry EXPR] [--ranks P] [--platform a2a3sim|a2a3|a5|a5sim]   ours and PyPTO's compiler side by side")
+		fmt.Fprintln(stderr, "usage: workbench check FILE [--entry EXPR] [--ranks P] "+platformUsage+" [--mem-limit SIZE] [--timeout DUR] [--json]\n       workbench check FILE --with-pypto [--entry EXPR] [--ranks P] [--platform a2a3sim|a2a3|a5|a5sim]   ours and PyPTO's compiler side by side")
 		fs.PrintDefaults()
 	}
 	file, exit := parseFileArgs(fs, args, stderr)
@@ -266,7 +274,7 @@ func runIR(args []string, stdout, stderr io.Writer) int {
 	after := fs.String("after", "", "print the program after this lowering pass (default: fully lowered; \"checked\" = before any pass)")
 	passes := fs.Bool("passes", false, "list the lowering passes and exit")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench ir FILE [--entry EXPR] [--ranks P] [--platform 910B|950] [--mem-limit SIZE] [--timeout DUR] [--after PASS] | workbench ir --passes")
+		fmt.Fprintln(stderr, "usage: workbench ir FILE [--entry EXPR] [--ranks P] "+platformUsage+" [--mem-limit SIZE] [--timeout DUR] [--after PASS] | workbench ir --passes")
 		fs.PrintDefaults()
 	}
 	if len(args) == 1 && (args[0] == "--passes" || args[0] == "-passes") {

@@ -11,6 +11,7 @@ import (
 
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/npu"
+	"pldworkbench/engine/platform"
 )
 
 // withPyPTO reports whether check's arguments ask for PyPTO's verdict.
@@ -56,7 +57,7 @@ func runCheckWithPyPTO(args []string, stdout, stderr io.Writer) int {
 	tc := npu.Detect(ctx, npu.DetectOptions{Python: *python})
 	if tc.PyPTO == "" || tc.Torch == "" {
 		fmt.Fprintln(stdout, "PyPTO: not found, so only the workbench's verdict is shown:")
-		for _, m := range tc.MissingFor("a2a3sim") {
+		for _, m := range tc.MissingFor(platform.DefaultPyPTO()) {
 			fmt.Fprintf(stdout, "  - %s\n", m)
 		}
 		return 1

@@ -13,6 +13,7 @@ import (
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/limits"
+	"pldworkbench/engine/platform"
 )
 
 // entryFlags collects repeated --entry flags.
@@ -29,8 +30,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var entries entryFlags
 	fs.Var(&entries, "entry", "host orchestrator of A, then of B (give it twice to compare two entries of one file)")
-	ranks := fs.Int("ranks", 0, "number of ranks P (default: the count the host tensors pin, else 4)")
-	platform := fs.String("platform", "910B", "platform profile: 910B or 950")
+	ranks := fs.Int("ranks", 0, ranksHelp)
+	platform := fs.String("platform", platform.Default(), platformHelp)
 	fill := fs.String("fill", "index", "inputs: index, randn, ones or zeros")
 	seed := fs.Uint64("seed", 1, "seed for --fill randn")
 	asJSON := fs.Bool("json", false, "print one JSON object and nothing else on stdout")

@@ -13,6 +13,7 @@ import (
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/limits"
 	"pldworkbench/engine/npu"
+	"pldworkbench/engine/platform"
 	"pldworkbench/tutorials/check"
 )
 
@@ -31,10 +32,10 @@ type exportFlags struct {
 
 func (f *exportFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.entry, "entry", "", "Python expression naming the host orchestrator ({P} is the rank count)")
-	fs.IntVar(&f.ranks, "ranks", 0, "number of ranks P (default: the count the host tensors pin, else 4)")
+	fs.IntVar(&f.ranks, "ranks", 0, ranksHelp)
 	fs.StringVar(&f.fill, "fill", "index", "inputs: index, ones, zeros (made by the script) or randn (written beside it)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed for --fill randn")
-	fs.StringVar(&f.platform, "platform", "a2a3sim", "PyPTO platform: "+strings.Join(npu.Platforms, ", "))
+	fs.StringVar(&f.platform, "platform", platform.DefaultPyPTO(), "PyPTO platform: "+strings.Join(npu.Platforms, ", "))
 	fs.IntVar(&f.step, "step", 0, "check the outputs against step N's golden (default: the golden of the course kernel FILE is, if it is one)")
 	f.scalars = argFlags{}
 	fs.Var(f.scalars, "arg", "a host scalar parameter, name=value (repeatable)")

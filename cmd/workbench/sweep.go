@@ -16,6 +16,7 @@ import (
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/limits"
+	"pldworkbench/engine/platform"
 	"pldworkbench/kernels"
 )
 
@@ -46,7 +47,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&variants, "entry", "a variant, NAME=TEMPLATE with {P} and {SIZE} (repeatable; default: the file's #! sweep: lines)")
 	ranks := fs.String("ranks", "2,4,8", "rank counts, comma-separated")
 	sizes := fs.String("sizes", "1K:16M", "payload bytes LO:HI in powers of two (K, M, G = 1024-based)")
-	platform := fs.String("platform", "910B", "platform profile: 910B or 950")
+	platform := fs.String("platform", platform.Default(), platformHelp)
 	op := fs.String("op", "", "collective for the bus-bandwidth factor: allreduce, allgather, reduce_scatter, all_to_all, broadcast (default: the builtin the program calls)")
 	asJSON := fs.Bool("json", false, "print one JSON object: rows and crossovers")
 	asCSV := fs.Bool("csv", false, "print the rows as CSV (crossovers go to stderr)")
@@ -57,7 +58,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	var bf budgetFlags
 	bf.register(fs, sweepBudget)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench sweep FILE|STEP [--entry NAME=TEMPLATE]... [--ranks 2,4,8] [--sizes 1K:16M] [--platform 910B|950] [--op COLLECTIVE] [--mem-limit SIZE] [--timeout DUR] [--csv|--json]")
+		fmt.Fprintln(stderr, "usage: workbench sweep FILE|STEP [--entry NAME=TEMPLATE]... [--ranks 2,4,8] [--sizes 1K:16M] "+platformUsage+" [--op COLLECTIVE] [--mem-limit SIZE] [--timeout DUR] [--csv|--json]")
 		fs.PrintDefaults()
 	}
 	file, exit := parseFileArgs(fs, args, stderr)

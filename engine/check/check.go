@@ -48,38 +48,33 @@ import (
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/limits"
 	"pldworkbench/engine/meta"
+	"pldworkbench/engine/platform"
 	"pldworkbench/engine/syntax"
 )
 
 // Options configures a check.
 type Options struct {
 	// Ranks is P, the number of ranks the program is instantiated for
-	// (pld.world_size()). 0 means DefaultRanks.
+	// (pld.world_size()). 0 means limits.DefaultRanks.
 	Ranks int
-	// Platform is "910B" (the default when empty) or "950"; it sets the AIV
-	// core budget of host collectives.
+	// Platform names a row of engine/platform (its default when empty);
+	// it sets the AIV core budget of host collectives.
 	Platform string
 }
 
-// Defaults of Options.
-const (
-	DefaultRanks    = 4
-	DefaultPlatform = "910B"
-)
-
-// platforms lists what each supported platform allows; aivCores bounds the
-// core_num of a HOST collective (pld-spec §4.8.5).
-var platforms = map[string]struct{ aivCores int }{
-	"910B": {aivCores: 48},
-	"950":  {aivCores: 36},
+// platform is the row of the checked platform (newChecker refused an
+// unknown name).
+func (c *checker) platform() platform.Platform {
+	p, _ := platform.Lookup(c.opts.Platform)
+	return p
 }
 
 func (o Options) withDefaults() Options {
 	if o.Ranks == 0 {
-		o.Ranks = DefaultRanks
+		o.Ranks = limits.DefaultRanks
 	}
 	if o.Platform == "" {
-		o.Platform = DefaultPlatform
+		o.Platform = platform.Default()
 	}
 	return o
 }
@@ -233,8 +228,8 @@ func newChecker(mod *meta.Module, opts Options) (*checker, bool) {
 		c.errorf(sp, ErrEntry, "", "no module")
 		return c, false
 	}
-	if _, ok := platforms[c.opts.Platform]; !ok {
-		c.errorf(sp, ErrEntry, `use "910B" or "950"`, "unknown platform %q", c.opts.Platform)
+	if _, ok := platform.Lookup(c.opts.Platform); !ok {
+		c.errorf(sp, ErrEntry, "use "+platform.Choices(" or "), "unknown platform %q", c.opts.Platform)
 		return c, false
 	}
 	if c.opts.Ranks < 1 {

@@ -204,12 +204,12 @@ func (a *opCall) checkSignal(mode string, cores int) {
 		return
 	}
 	p := a.fc.c.opts.Ranks
-	r := LookupSignal(a.spec.name, mode, a.collectivePath())
+	r := LookupSignal(a.spec.name(), mode, a.collectivePath())
 	if r == nil || r.Fits(shape, p, cores) {
 		return
 	}
 	hint := fmt.Sprintf("%s (at %d ranks: %s)", r.Hint, p, r.Want(p, cores))
-	if a.spec.name == "pld.tensor.allreduce" {
+	if a.spec.kind == ir.OpAllreduce {
 		a.errorf("signal", ErrSignalShape, hint, "signal shape %s does not fit mode=%q: want %s", shape, mode, r.Want(p, cores))
 		return
 	}
@@ -313,7 +313,7 @@ func checkAllreduce(a *opCall) {
 				"HOST pld.tensor.allreduce without a signal inside a loop: the compiler allocates its signal once, not once per iteration")
 			return
 		}
-		if aiv := platforms[a.fc.c.opts.Platform].aivCores; cores > aiv {
+		if aiv := a.fc.c.platform().AIVCores; cores > aiv {
 			a.errorf("core_num", ErrCoreNum, "", "core_num=%d exceeds the %d AIV cores of platform %s", cores, aiv, a.fc.c.opts.Platform)
 			return
 		}
@@ -382,7 +382,7 @@ func checkBroadcast(a *opCall) {
 // all_to_all(input, target, signal).
 func checkGatherLike(a *opCall) {
 	src, srcRows := "local_data", "1"
-	if a.spec.name == "pld.tensor.all_to_all" {
+	if a.spec.kind == ir.OpAllToAll {
 		src, srcRows = "input", "nr"
 	}
 	p := int64(a.fc.c.opts.Ranks)

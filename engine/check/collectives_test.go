@@ -59,17 +59,17 @@ func TestSignalContract(t *testing.T) {
 	// Every collective in the operation table has a contract row for both
 	// of its forms (allreduce per mode).
 	for _, s := range opTable {
-		if s.param("signal") == nil || !strings.HasPrefix(s.name, "pld.tensor.") {
+		if s.param("signal") == nil || s.kind.Category() != ir.CatCollective {
 			continue
 		}
 		for _, path := range []Path{InCorePath, HostPath} {
 			modes := []string{""}
-			if s.name == "pld.tensor.allreduce" {
+			if s.kind == ir.OpAllreduce {
 				modes = []string{"mesh", "ring"}
 			}
 			for _, m := range modes {
-				if LookupSignal(s.name, m, path) == nil {
-					t.Errorf("%s %s %s has no signal contract row", path, s.name, m)
+				if LookupSignal(s.name(), m, path) == nil {
+					t.Errorf("%s %s %s has no signal contract row", path, s.name(), m)
 				}
 			}
 		}

@@ -114,10 +114,10 @@ func (fc *funcChecker) opCall(spec *opSpec, path string, e *syntax.CallExpr) *op
 	a := &opCall{fc: fc, spec: spec, path: path, e: e, ok: true,
 		args: map[string]*operand{}, exprs: map[string]syntax.Expr{},
 		lists: map[string][]*operand{}, shapes: map[string]ir.Shape{}}
-	levelOK := spec.allowed(fc.level)
+	levelOK := spec.kind.LegalAt(fc.level)
 	if !levelOK {
-		fc.errorf(e.Fn.Span(), ErrLevel, spec.levelHint, "%s() is %s, got it in %s",
-			path, levelWords(spec.levels), describeFunc(fc.dsl))
+		fc.errorf(e.Fn.Span(), ErrLevel, spec.kind.Info().LevelHint, "%s() is %s, got it in %s",
+			path, levelWords(spec.kind.Info().Levels), describeFunc(fc.dsl))
 	}
 	arityOK := fc.bindArgs(a)
 	for i := range spec.params {
@@ -145,7 +145,7 @@ func (fc *funcChecker) opCall(spec *opSpec, path string, e *syntax.CallExpr) *op
 		}
 		return invalidOp(e)
 	}
-	op := &ir.Op{Name: spec.name, Span: irSpan(e.Pos)}
+	op := &ir.Op{Name: spec.name(), Span: irSpan(e.Pos)}
 	for i := range spec.params {
 		p := &spec.params[i]
 		o, given := a.args[p.name]
@@ -317,7 +317,7 @@ func (a *opCall) signatureHint() string {
 		}
 		parts = append(parts, s)
 	}
-	return "the signature is " + a.spec.name + "(" + strings.Join(parts, ", ") + ")"
+	return "the signature is " + a.spec.name() + "(" + strings.Join(parts, ", ") + ")"
 }
 
 // want describes what a kind accepts.
@@ -550,7 +550,7 @@ func (fc *funcChecker) checkKind(a *opCall, p *param, o *operand) {
 		wrong()
 	case kDType:
 		if dt, ok := dtypeFromValue(o.cv); o.mode == modeStatic && ok {
-			if a.fc.c.refuseDType(a.span(p.name), dt, a.spec.name == "pld.window" || a.spec.name == "pld.alloc_window_buffer", p.name+"=") {
+			if a.fc.c.refuseDType(a.span(p.name), dt, a.spec.kind == ir.OpWindow || a.spec.kind == ir.OpAllocWindowBuffer, p.name+"=") {
 				a.fail()
 			}
 			return

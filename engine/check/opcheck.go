@@ -298,7 +298,7 @@ func promoteTileDType(a, b ir.DType) ir.DType {
 func checkElementwise(a *opCall) {
 	lt, lok := a.typeOf("lhs").(*ir.Tile)
 	if !lok {
-		a.errorf("lhs", ErrArgKind, "put the tile first: "+a.spec.name+"(tile, s)",
+		a.errorf("lhs", ErrArgKind, "put the tile first: "+a.spec.name()+"(tile, s)",
 			"%s lhs is %s, want a tile", a.path, a.args["lhs"].describe())
 		return
 	}

@@ -6,12 +6,13 @@ import (
 	"pldworkbench/engine/ir"
 )
 
-// This file is the operation table: for every pl/pld operation the
-// workbench runs, the levels it may run at, its parameters (positional or
+// This file is the checker's operation table: for every pl/pld operation
+// the workbench checks, its kind (ir.OpKind: the IR's one table of names,
+// spellings, categories and levels), its parameters (positional or
 // keyword-only, their kinds, which are compile-time attributes, defaults),
 // its result type and the extra rules of the spec. The same table drives
-// the checking and the IR emission (opcall.go), and its level column is
-// exported as LegalAt for ir.VerifyWith.
+// the checking and the IR emission (opcall.go); LegalAt exports the kinds'
+// level column for ir.VerifyWith.
 
 // argKind is what a parameter accepts.
 type argKind int
@@ -62,14 +63,12 @@ type param struct {
 	hint   string // overrides the code's hint for kind errors of this parameter
 }
 
-// opSpec is one operation.
+// opSpec is what the checker knows of one operation beyond its identity:
+// the kind's row in the IR's operation table (ir.OpInfo) holds its
+// canonical name, its other spellings, its category and its levels.
 type opSpec struct {
-	name    string   // canonical path; the IR's Op.Name
-	aliases []string // other spellings of the same operation
-	levels  []ir.Level
-	// levelHint explains what to do instead when the level is wrong.
-	levelHint string
-	params    []param
+	kind   ir.OpKind
+	params []param
 	// result returns the result type; nil (with resultOf empty) means the
 	// operation has no value.
 	result func(a *opCall) ir.Type
@@ -84,13 +83,6 @@ type opSpec struct {
 	// both operands are scalars.
 	scalarBin string
 }
-
-var (
-	inCore     = []ir.Level{ir.InCore}
-	hostOnly   = []ir.Level{ir.Host}
-	anyLevel   = []ir.Level{ir.Host, ir.Orchestration, ir.InCore}
-	hostOrCore = []ir.Level{ir.Host, ir.InCore}
-)
 
 // enumMembers lists the members each enum type accepts, in value order.
 var enumMembers = map[string][]string{
@@ -134,8 +126,8 @@ func putGetParams(dst, src argKind, withAtomic bool) []param {
 	)
 }
 
-func elementwise(name, bin string) *opSpec {
-	return &opSpec{name: name, levels: anyLevel, scalarBin: bin,
+func elementwise(kind ir.OpKind, bin string) *opSpec {
+	return &opSpec{kind: kind, scalarBin: bin,
 		params: []param{{name: "lhs", kind: kElemwise, required: true}, {name: "rhs", kind: kElemwise, required: true}},
 		result: elementwiseResult, check: checkElementwise}
 }
@@ -143,8 +135,8 @@ func elementwise(name, bin string) *opSpec {
 // scalarMinMax is pl.min or pl.max: the smaller or larger of two scalars
 // (upstream's tile reductions are row_min/col_min; the element-wise tile
 // form is pl.minimum/pl.maximum).
-func scalarMinMax(name, bin, tileForm string) *opSpec {
-	return &opSpec{name: name, levels: anyLevel, scalarBin: bin,
+func scalarMinMax(kind ir.OpKind, bin, tileForm string) *opSpec {
+	return &opSpec{kind: kind, scalarBin: bin,
 		params: []param{{name: "lhs", kind: kElemwise, required: true}, {name: "rhs", kind: kElemwise, required: true}},
 		result: elementwiseResult,
 		check: func(a *opCall) {
@@ -156,7 +148,7 @@ func scalarMinMax(name, bin, tileForm string) *opSpec {
 // opTable is every operation the workbench checks, runs and lowers.
 var opTable = []*opSpec{
 	// pl: local data movement and compute (pld-spec §3).
-	{name: "pl.load", levels: inCore,
+	{kind: ir.OpLoad,
 		params: []param{
 			{name: "tensor", kind: kTensor, required: true},
 			{name: "offsets", kind: kIndexList, rankOf: "tensor", required: true},
@@ -166,7 +158,7 @@ var opTable = []*opSpec{
 			{name: "clamp", kind: kPyBool, attr: true},
 		},
 		result: loadResult, check: checkLoad},
-	{name: "pl.store", levels: inCore,
+	{kind: ir.OpStore,
 		params: []param{
 			{name: "tile", kind: kTile, required: true, hint: "pl.store writes a tile; make one with pl.load(x, offsets, shape)"},
 			{name: "offsets", kind: kIndexList, rankOf: "output_tensor", required: true},
@@ -175,13 +167,13 @@ var opTable = []*opSpec{
 			{name: "atomic", kind: kEnum, enum: "AtomicType", kwOnly: true, attr: true, def: enumAttr("AtomicType", "None_")},
 		},
 		resultOf: "output_tensor", check: checkStore},
-	{name: "pl.read", levels: []ir.Level{ir.Orchestration, ir.InCore},
+	{kind: ir.OpRead,
 		params: []param{
 			{name: "src", kind: kTensorOrTile, required: true},
 			{name: "offset", kind: kIndexList, rankOf: "src", flatOK: true, required: true},
 		},
 		result: func(a *opCall) ir.Type { _, d, _ := ir.ShapeOf(a.typeOf("src")); return &ir.Scalar{DType: d} }},
-	{name: "pl.write", levels: []ir.Level{ir.Orchestration, ir.InCore},
+	{kind: ir.OpWrite,
 		params: []param{
 			{name: "dst", kind: kTensorOrTile, required: true},
 			{name: "offset", kind: kIndexList, rankOf: "dst", flatOK: true, required: true},
@@ -190,39 +182,36 @@ var opTable = []*opSpec{
 		check: checkWrite},
 	// pl.const(value, dtype) is a constant of an explicit dtype: the
 	// cast of a number, so one rule covers both.
-	{name: "pl.cast", aliases: []string{"pl.const"}, levels: anyLevel,
+	{kind: ir.OpCast,
 		params: []param{
 			{name: "input", kind: kCastInput, required: true},
 			{name: "target_type", kind: kDType, attr: true, required: true},
 			{name: "mode", kind: kStrOrInt, attr: true},
 		},
 		result: castResult, check: checkCast},
-	elementwise("pl.add", "+"),
-	elementwise("pl.sub", "-"),
-	elementwise("pl.mul", "*"),
-	elementwise("pl.maximum", ""),
-	elementwise("pl.minimum", ""),
-	scalarMinMax("pl.min", "min", "pl.minimum"),
-	scalarMinMax("pl.max", "max", "pl.maximum"),
+	elementwise(ir.OpAdd, "+"),
+	elementwise(ir.OpSub, "-"),
+	elementwise(ir.OpMul, "*"),
+	elementwise(ir.OpMaximum, ""),
+	elementwise(ir.OpMinimum, ""),
+	scalarMinMax(ir.OpMin, "min", "pl.minimum"),
+	scalarMinMax(ir.OpMax, "max", "pl.maximum"),
 
 	// pld system ops (pld-spec §4.3).
-	{name: "pld.world_size", aliases: []string{"pld.system.world_size"}, levels: hostOnly,
-		levelHint: "pass the rank count in from the host, or use pld.nranks(ctx)",
-		result:    func(*opCall) ir.Type { return &ir.Scalar{DType: ir.INT64} },
+	{kind: ir.OpWorldSize,
+		result: func(*opCall) ir.Type { return &ir.Scalar{DType: ir.INT64} },
 		// The program is instantiated at P ranks, so the world size is known.
 		check: func(a *opCall) { a.resKnown, a.resKV = true, int64(a.fc.c.opts.Ranks) }},
-	{name: "pld.get_comm_ctx", aliases: []string{"pld.system.get_comm_ctx"}, levels: hostOrCore,
+	{kind: ir.OpGetCommCtx,
 		params: []param{{name: "dist_tensor", kind: kDist, required: true}},
 		result: func(*opCall) ir.Type { return &ir.CommCtx{} }},
-	{name: "pld.rank", aliases: []string{"pld.system.rank"}, levels: inCore,
-		levelHint: "the host dispatches rank r with device=r; pass r down if the wrapper needs it",
-		params:    []param{{name: "ctx", kind: kCommCtx, required: true}},
-		result:    func(*opCall) ir.Type { return &ir.Scalar{DType: ir.INT32} }},
-	{name: "pld.nranks", aliases: []string{"pld.system.nranks"}, levels: inCore,
-		levelHint: "use pld.world_size() at the host",
-		params:    []param{{name: "ctx", kind: kCommCtx, required: true}},
-		result:    func(*opCall) ir.Type { return &ir.Scalar{DType: ir.INT32} }},
-	{name: "pld.system.notify", levels: inCore,
+	{kind: ir.OpRank,
+		params: []param{{name: "ctx", kind: kCommCtx, required: true}},
+		result: func(*opCall) ir.Type { return &ir.Scalar{DType: ir.INT32} }},
+	{kind: ir.OpNRanks,
+		params: []param{{name: "ctx", kind: kCommCtx, required: true}},
+		result: func(*opCall) ir.Type { return &ir.Scalar{DType: ir.INT32} }},
+	{kind: ir.OpNotify,
 		params: []param{
 			{name: "target", kind: kDist, required: true},
 			{name: "peer", kind: kIntScalar, required: true},
@@ -232,7 +221,7 @@ var opTable = []*opSpec{
 				hint: "op has no default: AtomicAdd adds value to the peer's cell (cells several ranks bump), Set overwrites it"},
 		},
 		check: checkSignalOffsets("target")},
-	{name: "pld.system.wait", levels: inCore,
+	{kind: ir.OpWait,
 		params: []param{
 			{name: "signal", kind: kDist, required: true},
 			{name: "offsets", kind: kIndexList, rankOf: "signal", required: true},
@@ -243,8 +232,7 @@ var opTable = []*opSpec{
 		check: checkSignalOffsets("signal")},
 
 	// Windows (pld-spec §4.4).
-	{name: "pld.alloc_window_buffer", aliases: []string{"pld.tensor.alloc_window_buffer"}, levels: hostOnly,
-		levelHint: "allocate windows in the host orchestrator and pass views down",
+	{kind: ir.OpAllocWindowBuffer,
 		params: []param{
 			{name: "size", kind: kSizeOrShape, required: true},
 			{name: "dtype", kind: kDType, kwOnly: true, attr: true},
@@ -252,8 +240,7 @@ var opTable = []*opSpec{
 				hint: "the buffer takes the name of the variable it is assigned to"},
 		},
 		result: func(a *opCall) ir.Type { return a.allocType() }, check: checkAlloc},
-	{name: "pld.window", aliases: []string{"pld.tensor.window"}, levels: hostOnly,
-		levelHint: "make views in the host's dispatch loop and pass them as pld.DistributedTensor parameters",
+	{kind: ir.OpWindow,
 		params: []param{
 			{name: "buf", kind: kPtr, required: true},
 			{name: "shape", kind: kShapeList, dynOK: true, required: true},
@@ -262,7 +249,7 @@ var opTable = []*opSpec{
 		result: windowResult, check: checkWindow},
 
 	// Remote access (pld-spec §4.5, §4.6).
-	{name: "pld.tile.remote_load", aliases: []string{"pld.remote_load"}, levels: inCore,
+	{kind: ir.OpRemoteLoad,
 		params: []param{
 			{name: "target", kind: kDist, required: true},
 			{name: "peer", kind: kIntScalar, required: true},
@@ -275,7 +262,7 @@ var opTable = []*opSpec{
 			return &ir.Tile{Shape: a.shapeOf("shape"), DType: d}
 		},
 		check: checkRemoteLoad},
-	{name: "pld.tile.remote_store", aliases: []string{"pld.remote_store"}, levels: inCore,
+	{kind: ir.OpRemoteStore,
 		params: []param{
 			{name: "src_tile", kind: kTile, required: true, hint: "remote_store sends a tile; make one with pl.load"},
 			{name: "target", kind: kDist, required: true},
@@ -283,11 +270,11 @@ var opTable = []*opSpec{
 			{name: "offsets", kind: kIndexList, rankOf: "target", required: true},
 		},
 		check: checkRemoteStore},
-	{name: "pld.tensor.put", levels: inCore, params: putGetParams(kDist, kTensor, true), check: checkPutGet},
-	{name: "pld.tensor.get", levels: inCore, params: putGetParams(kTensor, kDist, false), check: checkPutGet},
+	{kind: ir.OpPut, params: putGetParams(kDist, kTensor, true), check: checkPutGet},
+	{kind: ir.OpGet, params: putGetParams(kTensor, kDist, false), check: checkPutGet},
 
 	// Collectives (pld-spec §4.7), InCore composite or HOST builtin.
-	{name: "pld.tensor.allreduce", levels: hostOrCore,
+	{kind: ir.OpAllreduce,
 		params: []param{
 			{name: "target", kind: kDist, required: true},
 			{name: "signal", kind: kDist},
@@ -296,10 +283,10 @@ var opTable = []*opSpec{
 			{name: "core_num", kind: kPyInt, kwOnly: true, attr: true, def: ir.IntAttr(1)},
 		},
 		resultOf: "target", check: checkAllreduce},
-	{name: "pld.tensor.barrier", levels: hostOrCore,
+	{kind: ir.OpBarrier,
 		params:   []param{{name: "signal", kind: kDist, required: true}},
 		resultOf: "signal", check: checkBarrier},
-	{name: "pld.tensor.broadcast", levels: hostOrCore,
+	{kind: ir.OpBroadcast,
 		params: []param{
 			{name: "target", kind: kDist, required: true},
 			{name: "signal", kind: kDist, required: true},
@@ -307,28 +294,28 @@ var opTable = []*opSpec{
 				hint: "root names the rank whose data every rank receives: a literal or a module/closure constant"},
 		},
 		resultOf: "target", check: checkBroadcast},
-	{name: "pld.tensor.allgather", levels: hostOrCore,
+	{kind: ir.OpAllgather,
 		params: []param{
 			{name: "local_data", kind: kTensor, required: true},
 			{name: "target", kind: kDist, required: true},
 			{name: "signal", kind: kDist, required: true},
 		},
 		resultOf: "target", check: checkGatherLike},
-	{name: "pld.tensor.reduce_scatter", levels: hostOrCore,
+	{kind: ir.OpReduceScatter,
 		params: []param{
 			{name: "target", kind: kDist, required: true},
 			{name: "signal", kind: kDist, required: true},
 			{name: "op", kind: kEnum, enum: "ReduceOp", kwOnly: true, attr: true, def: enumAttr("ReduceOp", "Sum")},
 		},
 		resultOf: "target", check: checkReduceScatter},
-	{name: "pld.tensor.all_to_all", levels: hostOrCore,
+	{kind: ir.OpAllToAll,
 		params: []param{
 			{name: "input", kind: kTensor, required: true},
 			{name: "target", kind: kDist, required: true},
 			{name: "signal", kind: kDist, required: true},
 		},
 		resultOf: "target", check: checkGatherLike},
-	{name: "pld.tensor.all_to_all_v", levels: hostOrCore,
+	{kind: ir.OpAllToAllV,
 		params: []param{
 			{name: "input", kind: kTensor, required: true},
 			{name: "target", kind: kDist, required: true},
@@ -339,29 +326,21 @@ var opTable = []*opSpec{
 		resultOf: "target", check: checkAllToAllV},
 }
 
-// opIndex maps every spelling of an operation to its spec.
-var opIndex = func() map[string]*opSpec {
-	m := map[string]*opSpec{}
+// opIndex maps every kind with a row here to its spec.
+var opIndex = func() map[ir.OpKind]*opSpec {
+	m := map[ir.OpKind]*opSpec{}
 	for _, s := range opTable {
-		m[s.name] = s
-		for _, a := range s.aliases {
-			m[a] = s
-		}
+		m[s.kind] = s
 	}
 	return m
 }()
 
-// lookupOp returns the operation spelled path, or nil.
-func lookupOp(path string) *opSpec { return opIndex[path] }
+// lookupOp returns the operation spelled path (any of its kind's
+// spellings), or nil.
+func lookupOp(path string) *opSpec { return opIndex[ir.KindOf(path)] }
 
-func (s *opSpec) allowed(l ir.Level) bool {
-	for _, x := range s.levels {
-		if x == l {
-			return true
-		}
-	}
-	return false
-}
+// name is the operation's canonical path, the IR's Op.Name.
+func (s *opSpec) name() string { return s.kind.String() }
 
 func (s *opSpec) param(name string) *param {
 	for i := range s.params {
@@ -377,7 +356,7 @@ func (s *opSpec) param(name string) *param {
 // level column of the operation table, for ir.VerifyWith.
 func LegalAt(op string, l ir.Level) bool {
 	s := lookupOp(op)
-	return s != nil && s.allowed(l)
+	return s != nil && s.kind.LegalAt(l)
 }
 
 // OpArgs returns the names of the operand parameters of the operation
@@ -416,7 +395,7 @@ func OpArg(op *ir.Op, name string) ir.Operand {
 func OpNames() []string {
 	out := make([]string, len(opTable))
 	for i, s := range opTable {
-		out[i] = s.name
+		out[i] = s.name()
 	}
 	return out
 }

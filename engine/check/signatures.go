@@ -42,7 +42,8 @@ var kindWords = map[argKind]string{
 func Signatures() []OpSignature {
 	out := make([]OpSignature, 0, len(opTable))
 	for _, s := range opTable {
-		sig := OpSignature{Name: s.name, Aliases: append([]string(nil), s.aliases...), Levels: levelWords(s.levels)}
+		info := s.kind.Info()
+		sig := OpSignature{Name: info.Name, Aliases: append([]string(nil), info.Aliases...), Levels: levelWords(info.Levels)}
 		switch {
 		case s.resultOf != "":
 			sig.Returns = fmt.Sprintf("its `%s` argument, updated", s.resultOf)

@@ -44,13 +44,9 @@ func (fc *funcChecker) unknownOp(path string, sp diag.Span) {
 	last := path[strings.LastIndex(path, ".")+1:]
 	var homes []string
 	for _, s := range opTable {
-		if lastSegment(s.name) == last {
-			homes = append(homes, s.name)
-			continue
-		}
-		for _, al := range s.aliases {
-			if lastSegment(al) == last {
-				homes = append(homes, s.name)
+		for _, spelling := range spellings(s) {
+			if lastSegment(spelling) == last {
+				homes = append(homes, s.name())
 				break
 			}
 		}
@@ -66,14 +62,20 @@ func (fc *funcChecker) unknownOp(path string, sp diag.Span) {
 		return
 	}
 	var names []string
-	for name := range opIndex {
-		names = append(names, name)
+	for _, s := range opTable {
+		names = append(names, spellings(s)...)
 	}
 	if near := closest(path, names); near != "" {
 		fc.errorf(sp, ErrUnknownOp, "", "unknown operation %s; did you mean %s?", path, near)
 		return
 	}
 	fc.errorf(sp, ErrUnknownOp, "", "unknown operation %s", path)
+}
+
+// spellings are the canonical name and the aliases of an operation.
+func spellings(s *opSpec) []string {
+	info := s.kind.Info()
+	return append([]string{info.Name}, info.Aliases...)
 }
 
 func lastSegment(path string) string { return path[strings.LastIndex(path, ".")+1:] }

@@ -9,6 +9,7 @@ import (
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/meta"
+	"pldworkbench/engine/platform"
 	"pldworkbench/engine/syntax"
 )
 
@@ -56,7 +57,7 @@ func TestUpstreamPrograms(t *testing.T) {
 		}
 		for _, entry := range u.entries {
 			for _, p := range u.ranks {
-				for _, plat := range []string{"910B", "950"} {
+				for _, plat := range platform.Names() {
 					expr := entry
 					if strings.Contains(expr, "%d") {
 						expr = fmt.Sprintf(entry, p)
@@ -78,7 +79,7 @@ func TestUpstreamPrograms(t *testing.T) {
 							t.Errorf("%s %s P=%d: %v", u.file, expr, p, verr)
 						}
 					}
-					if plat == "910B" {
+					if plat == platform.Default() {
 						fmt.Fprintf(&table, "| %s | %s | %d | %s | %d funcs |\n", u.file, expr, p, status, len(prog.Funcs))
 					}
 				}

@@ -9,8 +9,8 @@ import (
 // Before a run the IR is turned into a form that is cheaper to interpret:
 // every *ir.Var of a function gets a slot in a flat environment, operands
 // become slot indices or ready-made constants, and every operation name is
-// looked up once in opKinds. The tree shape stays: a node's body is a slice
-// of nodes, which is what a cursor walks.
+// looked up once in the IR's operation table (ir.KindOf). The tree shape
+// stays: a node's body is a slice of nodes, which is what a cursor walks.
 
 // val is a run-time value. Its meaning comes from the static type of the
 // slot or constant that holds it: integer and BOOL scalars use i, float
@@ -222,7 +222,7 @@ func (c *compiler) stmt(s ir.Stmt) (*node, error) {
 	switch s := s.(type) {
 	case *ir.Op:
 		n.kind, n.irop = nOp, s
-		n.op = opKinds[s.Name]
+		n.op = s.Kind()
 		for _, a := range s.Args {
 			n.args = append(n.args, c.operand(a))
 		}

@@ -2,6 +2,8 @@ package emu
 
 import (
 	"sort"
+
+	"pldworkbench/engine/platform"
 )
 
 // Cost model v2: what an operation costs on the simulated clock, and how
@@ -50,113 +52,14 @@ import (
 // blocks of a grid, and the host starts a dispatch loop's ranks at no cost:
 // the reference has no source for either.
 
-// Profile is one platform's constants, in the units the sources use. The
-// emulator converts them to picoseconds per operation and per byte.
-type Profile struct {
-	Name string
-	// ClockGHz is the AI-core clock; a scalar statement or a call of
-	// another DSL function costs one cycle.
-	ClockGHz float64
-	// IssueNs is the fixed cost of issuing a tile operation, a DMA or a
-	// signal access.
-	IssueNs float64
-	// HBMGBs prices local moves between global memory and tiles (pl.load,
-	// pl.store, RMA with peer == me).
-	HBMGBs float64
-	// VectorGBs prices element-wise vector compute, per result byte.
-	VectorGBs float64
-	// StreamGBs is what one stream moves over a peer link when nothing
-	// else uses the link: B_link in the sweep's link_eff.
-	StreamGBs float64
-	// LinkGBs is the capacity of one HCCS link in one direction, shared by
-	// every stream that uses it.
-	LinkGBs float64
-	// ChipGBs is one chip's aggregate HCCS bandwidth in one direction,
-	// shared by all its links (egress and ingress are separate).
-	ChipGBs float64
-	// LatencyNs is the one-way latency of a remote transfer or a notify.
-	LatencyNs float64
-	// DispatchNs is the host's cost to start the ranks of a dispatch.
-	DispatchNs float64
-}
+// Profile is one platform's constants, in the units the sources use: a row
+// of engine/platform, the one table of the platforms, where every number's
+// source is cited. The emulator converts them to picoseconds per operation
+// and per byte.
+type Profile = platform.Platform
 
-// profileTable holds the cost-model platforms, 910B first (the default).
-// Every number cites ../shared/reference/perf-anchors.md by section, with
-// the reference's confidence tag and its own source. No number was chosen
-// to make an expected result come out.
-var profileTable = []Profile{
-	{
-		Name: "910B",
-		// cube_freq=1850 (MHz) in CANN's Ascend910B1.ini [official config,
-		// perf-anchors §3.1]; one scalar statement per cycle is an
-		// assumption.
-		ClockGHz: 1.85,
-		// No source gives a per-instruction issue overhead [UNVERIFIED]:
-		// 20 ns is an assumption kept from cost model v1, not fitted.
-		IssueNs: 20,
-		// HBM about 1.6 TB/s on 64 GB parts [community, perf-anchors §3.1,
-		// several third-party tables].
-		HBMGBs: 1600,
-		// Element-wise ops measured at about 640 GB/s on 910B (torch.exp,
-		// Sigmoid) [measured, perf-anchors §3.1, gameofdimension/limulidae].
-		VectorGBs: 640,
-		// 18.6 GB/s per peer link: 8-card AllGather busbw 130.4 GB/s over 7
-		// links, torch_npu/HCCL [measured+derived, perf-anchors §0 and
-		// §3.3, gameofdimension/limulidae README]. Used as one stream's
-		// rate on a link; the issue asks a single stream to land there.
-		StreamGBs: 18.6,
-		// 56 GB/s per NPU pair, "described as bidirectional" [community,
-		// perf-anchors §3.1, ArthurChiao GPU notes]: 28 GB/s per direction
-		// (§3.3 and §8 read it so; the direction convention is open).
-		LinkGBs: 28,
-		// 392 GB/s = 7 links × 56 aggregate per NPU [community citing the
-		// Atlas 800T A2 spec EDOC1100317202, perf-anchors §0, §3.1]; 196
-		// per direction, the figure a third-party simulator config uses
-		// for 910B2 (§3.1).
-		ChipGBs: 196,
-		// HCCS latency: no official figure; third-party models assume
-		// 0.5 µs [UNVERIFIED, perf-anchors §0, §3.1].
-		LatencyNs: 500,
-		// No source for a host launch overhead: not modelled.
-		DispatchNs: 0,
-	},
-	{
-		Name: "950",
-		// No 950 clock, issue overhead, HBM or vector figure in the
-		// reference [UNVERIFIED]: 910B's, as assumptions.
-		ClockGHz:  1.85,
-		IssueNs:   20,
-		HBMGBs:    1600,
-		VectorGBs: 640,
-		// "2 TB/s interconnect" (Huawei Connect 2025 marketing) [community,
-		// perf-anchors §3.1], read like 910B's 392 GB/s as an aggregate of
-		// both directions: 910B's link figures scaled by 2000/392 ≈ 5.1
-		// [derived], 1000 GB/s per direction per chip. The topology is
-		// assumed to be a full mesh like 910B's [UNVERIFIED].
-		StreamGBs: 18.6 * 2000 / 392,
-		LinkGBs:   28 * 2000 / 392,
-		ChipGBs:   1000,
-		// [UNVERIFIED] as for 910B.
-		LatencyNs:  500,
-		DispatchNs: 0,
-	},
-}
-
-// Profiles returns the cost-model platforms, the default (910B) first.
-func Profiles() []Profile { return append([]Profile(nil), profileTable...) }
-
-// ProfileOf returns the platform called name ("" is the default, 910B).
-func ProfileOf(name string) (Profile, bool) {
-	if name == "" {
-		return profileTable[0], true
-	}
-	for _, p := range profileTable {
-		if p.Name == name {
-			return p, true
-		}
-	}
-	return Profile{}, false
-}
+// ProfileOf returns the platform called name ("" is the default).
+func ProfileOf(name string) (Profile, bool) { return platform.Lookup(name) }
 
 // profile is a Profile in the emulator's units: picoseconds per operation
 // and per byte.
@@ -180,7 +83,7 @@ type profile struct {
 // psPerByte converts a bandwidth in GB/s (= bytes per ns) to ps per byte.
 func psPerByte(gbps float64) float64 { return 1000 / gbps }
 
-func (p Profile) compile() *profile {
+func compile(p Profile) *profile {
 	cycle := int64(1000/p.ClockGHz + 0.5)
 	return &profile{
 		name: p.Name, scalarPs: cycle, callPs: cycle,
@@ -197,14 +100,11 @@ func profileFor(name string) (*profile, bool) {
 	if !ok {
 		return nil, false
 	}
-	return p.compile(), true
+	return compile(p), true
 }
 
 func profileNames() []string {
-	var out []string
-	for _, p := range profileTable {
-		out = append(out, p.Name)
-	}
+	out := platform.Names()
 	sort.Strings(out)
 	return out
 }

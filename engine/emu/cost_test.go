@@ -112,30 +112,3 @@ func TestTransferLaterStartNoWait(t *testing.T) {
 		t.Errorf("a transfer after the link drained takes %d ps, want %d", got, want)
 	}
 }
-
-func TestProfileTable(t *testing.T) {
-	if p, ok := ProfileOf(""); !ok || p.Name != "910B" {
-		t.Errorf(`ProfileOf("") = %q, %v; want the 910B default`, p.Name, ok)
-	}
-	if _, ok := ProfileOf("A100"); ok {
-		t.Error("ProfileOf(A100) succeeded")
-	}
-	for _, p := range Profiles() {
-		for name, v := range map[string]float64{"ClockGHz": p.ClockGHz, "IssueNs": p.IssueNs, "HBMGBs": p.HBMGBs,
-			"VectorGBs": p.VectorGBs, "StreamGBs": p.StreamGBs, "LinkGBs": p.LinkGBs, "ChipGBs": p.ChipGBs, "LatencyNs": p.LatencyNs} {
-			if v <= 0 {
-				t.Errorf("%s: %s = %v, want > 0", p.Name, name, v)
-			}
-		}
-		// The structure the model relies on: one stream alone does not
-		// fill a link, and a chip's aggregate holds at least one link.
-		if p.StreamGBs > p.LinkGBs || p.LinkGBs > p.ChipGBs {
-			t.Errorf("%s: stream %.1f, link %.1f, chip %.1f GB/s: want stream <= link <= chip", p.Name, p.StreamGBs, p.LinkGBs, p.ChipGBs)
-		}
-	}
-	// 910B: seven 28 GB/s links are exactly the 196 GB/s aggregate.
-	p, _ := ProfileOf("910B")
-	if 7*p.LinkGBs != p.ChipGBs {
-		t.Errorf("910B: 7 links x %.1f != aggregate %.1f", p.LinkGBs, p.ChipGBs)
-	}
-}

@@ -146,7 +146,8 @@ type Options struct {
 	Timeout time.Duration
 	// OnEvent receives every event in a deterministic order as it happens.
 	OnEvent trace.Sink
-	// Platform selects the cost-model profile: "910B" (default) or "950".
+	// Platform selects the cost-model profile, a row of engine/platform by
+	// name ("" is its default).
 	Platform string
 	// Meter is the account of the piece of work the run belongs to: the run
 	// reserves what it allocates there first (budget.go) and refuses a rank

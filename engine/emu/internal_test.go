@@ -232,7 +232,8 @@ func TestBlockGrid(t *testing.T) {
 }
 
 // TestImports keeps the emulator's dependencies to the IR, the trace model
-// and the table of limits every layer reads (STYLE.md: emu → ir, trace).
+// and the tables every layer reads, limits and platforms (STYLE.md: emu →
+// ir, trace).
 func TestImports(t *testing.T) {
 	files, _ := filepath.Glob("*.go")
 	fset := token.NewFileSet()
@@ -246,8 +247,8 @@ func TestImports(t *testing.T) {
 		}
 		for _, imp := range af.Imports {
 			path, _ := strconv.Unquote(imp.Path.Value)
-			if strings.HasPrefix(path, "pldworkbench/") && path != "pldworkbench/engine/ir" && path != "pldworkbench/engine/trace" && path != "pldworkbench/engine/limits" {
-				t.Errorf("%s imports %s; package emu may import only engine/ir, engine/trace and engine/limits of the project", f, path)
+			if strings.HasPrefix(path, "pldworkbench/") && path != "pldworkbench/engine/ir" && path != "pldworkbench/engine/trace" && path != "pldworkbench/engine/limits" && path != "pldworkbench/engine/platform" {
+				t.Errorf("%s imports %s; package emu may import only engine/ir, engine/trace, engine/limits and engine/platform of the project", f, path)
 			}
 		}
 	}

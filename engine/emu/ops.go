@@ -7,63 +7,39 @@ import (
 	"pldworkbench/engine/trace"
 )
 
-// opKind is an operation the emulator knows, looked up once per statement.
-type opKind uint8
+// opKind is an operation's kind, the IR's (ir.OpKind, whose table holds
+// every spelling), looked up once per statement. The constants are the
+// emulator's short names for the kinds it dispatches on.
+type opKind = ir.OpKind
 
 const (
-	opUnknown opKind = iota
-	opLoad
-	opStore
-	opRead
-	opWrite
-	opCast
-	opAdd
-	opSub
-	opMul
-	opDiv
-	opMax
-	opMin
-	opWorldSize
-	opCommCtx
-	opRank
-	opNRanks
-	opNotify
-	opWait
-	opAlloc
-	opWindow
-	opRemoteLoad
-	opRemoteStore
-	opPut
-	opGet
-	opCollective
-	opView
-	opBlockIdx
+	opUnknown     = ir.OpUnknown
+	opLoad        = ir.OpLoad
+	opStore       = ir.OpStore
+	opRead        = ir.OpRead
+	opWrite       = ir.OpWrite
+	opCast        = ir.OpCast
+	opAdd         = ir.OpAdd
+	opSub         = ir.OpSub
+	opMul         = ir.OpMul
+	opDiv         = ir.OpDiv
+	opMax         = ir.OpMaximum
+	opMin         = ir.OpMinimum
+	opWorldSize   = ir.OpWorldSize
+	opCommCtx     = ir.OpGetCommCtx
+	opRank        = ir.OpRank
+	opNRanks      = ir.OpNRanks
+	opNotify      = ir.OpNotify
+	opWait        = ir.OpWait
+	opAlloc       = ir.OpAllocWindowBuffer
+	opWindow      = ir.OpWindow
+	opRemoteLoad  = ir.OpRemoteLoad
+	opRemoteStore = ir.OpRemoteStore
+	opPut         = ir.OpPut
+	opGet         = ir.OpGet
+	opView        = ir.OpView
+	opBlockIdx    = ir.OpBlockIdx
 )
-
-// opKinds maps every spelling of an operation (canonical and short form)
-// to its kind.
-var opKinds = map[string]opKind{
-	"pl.load": opLoad, "pl.store": opStore, "pl.read": opRead, "pl.write": opWrite, "pl.cast": opCast,
-	"pl.add": opAdd, "pl.sub": opSub, "pl.mul": opMul, "pl.div": opDiv,
-	"pl.maximum": opMax, "pl.minimum": opMin,
-	"pld.world_size": opWorldSize, "pld.system.world_size": opWorldSize,
-	"pld.get_comm_ctx": opCommCtx, "pld.system.get_comm_ctx": opCommCtx,
-	"pld.rank": opRank, "pld.system.rank": opRank,
-	"pld.nranks": opNRanks, "pld.system.nranks": opNRanks,
-	"pld.system.notify": opNotify, "pld.system.wait": opWait,
-	"pld.alloc_window_buffer": opAlloc, "pld.tensor.alloc_window_buffer": opAlloc,
-	"pld.window": opWindow, "pld.tensor.window": opWindow,
-	"pld.tile.remote_load": opRemoteLoad, "pld.remote_load": opRemoteLoad,
-	"pld.tile.remote_store": opRemoteStore, "pld.remote_store": opRemoteStore,
-	"pld.tensor.put": opPut, "pld.tensor.get": opGet,
-	"pld.tensor.allreduce": opCollective, "pld.tensor.barrier": opCollective,
-	"pld.tensor.broadcast": opCollective, "pld.tensor.allgather": opCollective,
-	"pld.tensor.reduce_scatter": opCollective, "pld.tensor.all_to_all": opCollective,
-	"pld.tensor.all_to_all_v": opCollective,
-	// The IR's own primitives, which only lowering passes emit (ir.ViewOp,
-	// ir.BlockIdxOp).
-	"pl.tensor.view": opView, "pl.get_block_idx": opBlockIdx,
-}
 
 // sharedOp reports whether an operation touches state other ranks can see:
 // window memory, signal cells or host tensors. pl.read and pl.write of a
@@ -136,7 +112,8 @@ func (m *machine) execOp(n *node) (bool, *failure) {
 		m.set(n, val{i: int64(m.block)})
 		m.s.emit(m, n, trace.Event{StartNs: m.clock / 1000, EndNs: m.clock / 1000})
 		return false, nil
-	case opCollective:
+	}
+	if n.op.Category() == ir.CatCollective {
 		return false, m.fail(n, codeCollective, "",
 			"%s is a builtin collective; the emulator runs it once the lowering passes land (issue 4) — write it by hand with notify/wait for now", n.irop.Name)
 	}

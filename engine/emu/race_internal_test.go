@@ -250,7 +250,7 @@ func TestGridRaces(t *testing.T) {
 func TestRaceMessages(t *testing.T) {
 	d := &detector{who: []threadInfo{{rank: 0}, {rank: 1}, {rank: 1, block: 2, grid: true}}}
 	at := func(tid int32, kind accessKind, line int, op string) entry {
-		return entry{tid: tid, kind: kind, n: &node{span: ir.Span{Line: line}, op: opKinds[op], irop: &ir.Op{Name: op}}}
+		return entry{tid: tid, kind: kind, n: &node{span: ir.Span{Line: line}, op: ir.KindOf(op), irop: &ir.Op{Name: op}}}
 	}
 	side := func(e entry) RaceAccess { return RaceAccess{Line: e.n.line()} }
 	for _, c := range []struct {

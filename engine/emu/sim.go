@@ -284,6 +284,13 @@ func (s *sim) emit(m *machine, n *node, e trace.Event) {
 			e.Op = n.irop.Name
 		}
 	}
+	// The category comes from the IR's operation table, so no consumer
+	// classifies op names again.
+	if n.kind == nOp && n.irop != nil && e.Op == n.irop.Name {
+		e.Cat = string(n.op.Category())
+	} else {
+		e.Cat = string(ir.CategoryOf(e.Op))
+	}
 	e.Line, e.Col, e.EndLine, e.EndCol = n.span.Line, n.span.Col, n.span.EndLine, n.span.EndCol
 	s.onEvent(e)
 }

@@ -95,7 +95,7 @@ func (d Dir) String() string {
 type Program struct {
 	Name     string // the @pl.program class, or the host function's name
 	Ranks    int
-	Platform string // "910B" or "950"
+	Platform string // a row of engine/platform, e.g. "910B"
 	// Funcs lists the host orchestrator first, then orchestration
 	// functions, then InCore kernels, each group in first-call order.
 	Funcs []*Func

@@ -24,8 +24,9 @@ import (
 //     ViewOp) have their operands and run in kernels, and only an
 //     orchestration function's call of a kernel launches a block grid.
 //
-// Which pl/pld operation may run at which level is the checker's table;
-// VerifyWith takes it as a function.
+// Which pl/pld operation may run at which level is the level column of the
+// operation table (ops.go), restricted to the operations the checker
+// accepts; VerifyWith takes that as a function (check.LegalAt).
 func Verify(p *Program) error { return VerifyWith(p, nil) }
 
 // VerifyWith is Verify plus, when legal is not nil, a check that every Op

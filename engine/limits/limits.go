@@ -132,6 +132,12 @@ type Limit struct {
 	Error  string // what the user gets past it
 }
 
+// DefaultRanks is the rank count used when none is given (and no host
+// annotation pins one), beside MaxRanks, the largest the server allows: the
+// upstream tutorial's default device list for the collective steps is four
+// devices.
+const DefaultRanks = 4
+
 // Server limits that are plain numbers, read by the server.
 const (
 	MaxCode  = 256 << 10 // bytes of program text a request may carry (413 above)

@@ -40,7 +40,7 @@ func lowerAllreduce(b *builder, op *ir.Op) error {
 // barrier (generation 2 + chunk) so that no rank overwrites a chunk a slow
 // peer has not read yet, and the store; the epilogue subtracts the
 // 1 + chunk_count credits of the call.
-func (b *builder) meshAllreduce(target *ir.Var, tt *ir.DistributedTensor, signal *ir.Var, reduce string) error {
+func (b *builder) meshAllreduce(target *ir.Var, tt *ir.DistributedTensor, signal *ir.Var, reduce ir.OpKind) error {
 	c := b.setup(target)
 	flat, n, err := b.flatten(target, tt)
 	if err != nil {
@@ -83,7 +83,7 @@ func (b *builder) meshAllreduce(target *ir.Var, tt *ir.DistributedTensor, signal
 // its segment in sub-chunks; every sub-chunk is bracketed by a ready and a
 // read-done barrier of all ranks on the round's signal row. The epilogue
 // subtracts 2*chunk_count from every cell of every row.
-func (b *builder) ringAllreduce(target *ir.Var, tt *ir.DistributedTensor, signal *ir.Var, st *ir.DistributedTensor, reduce string) error {
+func (b *builder) ringAllreduce(target *ir.Var, tt *ir.DistributedTensor, signal *ir.Var, st *ir.DistributedTensor, reduce ir.OpKind) error {
 	if len(st.Shape) != 2 {
 		return b.errorf("mode=\"ring\" signal %s is not [2*(NR-1), NR] (the checker should have rejected it)", st)
 	}
@@ -180,7 +180,7 @@ func (b *builder) ringAllreduce(target *ir.Var, tt *ir.DistributedTensor, signal
 	b.loop("reset_row", idx(0), dimOperand(st.Shape[0]), idx(1), func(rb *builder, row *ir.Var) {
 		rb.loop("reset_src", idx(0), c.nranks, idx(1), func(lb *builder, src *ir.Var) {
 			lb.when(lb.cmp(ir.Ne, src, c.me), func(t *builder) {
-				t.op("pld.system.notify", []ir.Attr{notifyAdd}, signal, c.me, list(row, src), total)
+				t.op(ir.OpNotify, []ir.Attr{notifyAdd}, signal, c.me, list(row, src), total)
 			})
 		})
 	})

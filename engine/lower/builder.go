@@ -108,13 +108,13 @@ func (b *builder) temp(t ir.Type) *ir.Var {
 }
 
 // op emits a side-effect operation.
-func (b *builder) op(name string, attrs []ir.Attr, args ...ir.Operand) {
-	b.emit(&ir.Op{Name: name, Args: args, Attrs: attrs, Span: b.span, From: b.from})
+func (b *builder) op(kind ir.OpKind, attrs []ir.Attr, args ...ir.Operand) {
+	b.emit(&ir.Op{Name: kind.String(), Args: args, Attrs: attrs, Span: b.span, From: b.from})
 }
 
 // value emits an operation whose result goes to res.
-func (b *builder) value(res *ir.Var, name string, attrs []ir.Attr, args ...ir.Operand) *ir.Var {
-	b.emit(&ir.Op{Name: name, Args: args, Attrs: attrs, Result: res, Span: b.span, From: b.from})
+func (b *builder) value(res *ir.Var, kind ir.OpKind, attrs []ir.Attr, args ...ir.Operand) *ir.Var {
+	b.emit(&ir.Op{Name: kind.String(), Args: args, Attrs: attrs, Result: res, Span: b.span, From: b.from})
 	return res
 }
 

@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"pldworkbench/engine"
+	hdr "pldworkbench/engine/header"
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/limits"
 	"pldworkbench/engine/lower"
 )
 
@@ -38,17 +40,9 @@ func readHeader(t *testing.T, path string) header {
 		t.Fatal(err)
 	}
 	var h header
-	for _, line := range strings.Split(string(src), "\n") {
-		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, "#!") {
-			continue
-		}
-		key, val, ok := strings.Cut(strings.TrimSpace(line[2:]), ":")
-		if !ok {
-			continue
-		}
-		val = strings.TrimSpace(val)
-		switch strings.TrimSpace(key) {
+	for _, l := range hdr.Parse(src) {
+		val := l.Value
+		switch l.Key {
 		case "entry":
 			h.entries = append(h.entries, val)
 		case "ranks":
@@ -62,7 +56,7 @@ func readHeader(t *testing.T, path string) header {
 		}
 	}
 	if len(h.ranks) == 0 {
-		h.ranks = []int{engine.DefaultRanks}
+		h.ranks = []int{limits.DefaultRanks}
 	}
 	return h
 }

@@ -48,17 +48,17 @@ func named(s string) func(*ir.Op) string { return func(*ir.Op) string { return s
 func oneBlock(*ir.Op) int                { return 1 }
 
 // hostRules is the table of HOST builtins.
-var hostRules = map[string]hostRule{
-	"pld.tensor.barrier": {"signal", named("barrier"), oneBlock, hostBarrier},
-	"pld.tensor.allreduce": {"target",
+var hostRules = map[ir.OpKind]hostRule{
+	ir.OpBarrier: {"signal", named("barrier"), oneBlock, hostBarrier},
+	ir.OpAllreduce: {"target",
 		func(op *ir.Op) string { return "allreduce_" + attrStr(op, "mode", "mesh") },
 		func(op *ir.Op) int { return int(attrInt(op, "core_num", 1)) },
 		hostAllreduce},
-	"pld.tensor.broadcast":      {"target", named("broadcast"), oneBlock, hostBroadcast},
-	"pld.tensor.reduce_scatter": {"target", named("reduce_scatter"), oneBlock, hostReduceScatter},
-	"pld.tensor.allgather":      {"target", named("allgather"), oneBlock, hostPush},
-	"pld.tensor.all_to_all":     {"target", named("all_to_all"), oneBlock, hostPush},
-	"pld.tensor.all_to_all_v":   {"target", named("all_to_all_v"), oneBlock, hostAllToAllV},
+	ir.OpBroadcast:     {"target", named("broadcast"), oneBlock, hostBroadcast},
+	ir.OpReduceScatter: {"target", named("reduce_scatter"), oneBlock, hostReduceScatter},
+	ir.OpAllgather:     {"target", named("allgather"), oneBlock, hostPush},
+	ir.OpAllToAll:      {"target", named("all_to_all"), oneBlock, hostPush},
+	ir.OpAllToAllV:     {"target", named("all_to_all_v"), oneBlock, hostAllToAllV},
 }
 
 // readOnly lists the operands a HOST kernel only reads; the others are
@@ -75,7 +75,7 @@ func lowerHost(p *ir.Program) (*ir.Program, error) {
 	for _, f := range hosts {
 		names := newNamer(f)
 		err := expandOps(f.Body, func(op *ir.Op, out *ir.Block) (bool, error) {
-			r, ok := hostRules[op.Name]
+			r, ok := hostRules[op.Kind()]
 			if !ok {
 				return false, nil
 			}
@@ -84,7 +84,7 @@ func lowerHost(p *ir.Program) (*ir.Program, error) {
 			if err != nil {
 				return true, err
 			}
-			ws := b.value(b.temp(&ir.Scalar{DType: ir.INT64}), "pld.world_size", nil)
+			ws := b.value(b.temp(&ir.Scalar{DType: ir.INT64}), ir.OpWorldSize, nil)
 			b.loop("r", idx(0), ws, idx(1), func(lb *builder, rank *ir.Var) {
 				lb.emit(&ir.Call{Callee: wrapper, Args: args, Device: rank, Span: lb.span, From: lb.from})
 			})

@@ -115,7 +115,7 @@ func hostAllreduceMesh(k *hostKernel) error {
 	c := b.setup(target)
 	var blk ir.Operand = idx(0)
 	if cores > 1 {
-		blk = b.value(b.newVar("block", index), ir.BlockIdxOp, nil)
+		blk = b.value(b.newVar("block", index), ir.OpBlockIdx, nil)
 	}
 	at := laneCell(signal, blk)
 	flat, n, err := b.flatten(target, tt)
@@ -191,7 +191,7 @@ func hostAllreduceRing(k *hostKernel) error {
 				recv := tb.remoteLoad(tb.newVar("recv", tile), flat, left, r)
 				if reduceStep {
 					acc := tb.load(tb.newVar("acc", tile), flat, r)
-					tb.value(acc, "pl.add", nil, acc, recv)
+					tb.value(acc, ir.OpAdd, nil, acc, recv)
 					tb.store(flat, acc, r)
 				} else {
 					tb.store(flat, recv, r)
@@ -296,7 +296,7 @@ func hostReduceScatter(k *hostKernel) error {
 		lb.loop("peer", idx(0), c.nranks, idx(1), func(pb *builder, peer *ir.Var) {
 			pb.when(pb.cmp(ir.Ne, peer, c.me), func(t *builder) {
 				recv := t.remoteLoad(t.newVar("recv", tile), flat, peer, r)
-				t.value(acc, "pl.add", nil, acc, recv)
+				t.value(acc, ir.OpAdd, nil, acc, recv)
 			})
 		})
 		lb.store(flat, acc, r)
@@ -312,7 +312,7 @@ func hostReduceScatter(k *hostKernel) error {
 // min(SIZE, 256); then the barrier and its epilogue.
 func hostPush(k *hostKernel) error {
 	b := k.b
-	srcName, allToAll := "local_data", k.op.Name == "pld.tensor.all_to_all"
+	srcName, allToAll := "local_data", k.op.Kind() == ir.OpAllToAll
 	if allToAll {
 		srcName = "input"
 	}
@@ -344,7 +344,7 @@ func hostPush(k *hostKernel) error {
 		}
 		db.loop("base", idx(0), size, idx(width), func(lb *builder, base *ir.Var) {
 			n := lb.tileValid(size, base, width)
-			lb.op("pld.tensor.put", putAttrs, target, dest, src, list(c.me, base), list(srcRow, base), list(idx(1), n))
+			lb.op(ir.OpPut, putAttrs, target, dest, src, list(c.me, base), list(srcRow, base), list(idx(1), n))
 		})
 	})
 	b.oneShot(c, signal, hostCell(signal))

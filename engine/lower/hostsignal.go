@@ -24,7 +24,7 @@ func synthesizeSignals(p *ir.Program) (*ir.Program, error) {
 		}
 		names := newNamer(f)
 		err := expandOps(f.Body, func(op *ir.Op, out *ir.Block) (bool, error) {
-			if op.Name != "pld.tensor.allreduce" || arg(op, "signal") != nil {
+			if op.Kind() != ir.OpAllreduce || arg(op, "signal") != nil {
 				return false, nil
 			}
 			b := newBuilder(names, out, op)
@@ -35,12 +35,12 @@ func synthesizeSignals(p *ir.Program) (*ir.Program, error) {
 				return true, b.errorf("has %d operands, want the target alone", len(op.Args))
 			}
 			cores := attrInt(op, "core_num", 1)
-			ws := b.value(b.temp(&ir.Scalar{DType: ir.INT64}), "pld.world_size", nil)
+			ws := b.value(b.temp(&ir.Scalar{DType: ir.INT64}), ir.OpWorldSize, nil)
 			bytes := b.mul(ws, idx(cores*int64(ir.INT32.Bytes())))
 			buf := b.value(b.newVar("allreduce_signal_buf", &ir.Ptr{Bytes: ir.ConstDim(int64(p.Ranks) * cores * 4)}),
-				"pld.alloc_window_buffer", nil, bytes)
+				ir.OpAllocWindowBuffer, nil, bytes)
 			sigT := &ir.DistributedTensor{Shape: ir.ConstShape(int64(p.Ranks), cores), DType: ir.INT32}
-			sig := b.value(b.newVar("allreduce_signal", sigT), "pld.window",
+			sig := b.value(b.newVar("allreduce_signal", sigT), ir.OpWindow,
 				[]ir.Attr{{Key: "dtype", Value: ir.DTypeAttr(ir.INT32)}}, buf, list(ws, idx(cores)))
 			op.Args = append(op.Args, sig)
 			out.Add(op)

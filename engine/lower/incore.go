@@ -20,14 +20,14 @@ type rule struct {
 }
 
 // incoreRules is the table of InCore composites.
-var incoreRules = map[string]rule{
-	"pld.tensor.barrier":        {"signal", lowerBarrier},
-	"pld.tensor.allreduce":      {"target", lowerAllreduce},
-	"pld.tensor.broadcast":      {"target", lowerBroadcast},
-	"pld.tensor.allgather":      {"target", lowerAllgather},
-	"pld.tensor.reduce_scatter": {"target", lowerReduceScatter},
-	"pld.tensor.all_to_all":     {"target", lowerAllToAll},
-	"pld.tensor.all_to_all_v":   {"target", lowerAllToAllV},
+var incoreRules = map[ir.OpKind]rule{
+	ir.OpBarrier:       {"signal", lowerBarrier},
+	ir.OpAllreduce:     {"target", lowerAllreduce},
+	ir.OpBroadcast:     {"target", lowerBroadcast},
+	ir.OpAllgather:     {"target", lowerAllgather},
+	ir.OpReduceScatter: {"target", lowerReduceScatter},
+	ir.OpAllToAll:      {"target", lowerAllToAll},
+	ir.OpAllToAllV:     {"target", lowerAllToAllV},
 }
 
 func lowerInCore(p *ir.Program) (*ir.Program, error) {
@@ -37,7 +37,7 @@ func lowerInCore(p *ir.Program) (*ir.Program, error) {
 		}
 		names := newNamer(f)
 		err := expandOps(f.Body, func(op *ir.Op, out *ir.Block) (bool, error) {
-			r, ok := incoreRules[op.Name]
+			r, ok := incoreRules[op.Kind()]
 			if !ok {
 				return false, nil
 			}
@@ -132,7 +132,7 @@ func lowerBroadcast(b *builder, op *ir.Op) error {
 	}
 	c := b.setup(target)
 	b.barrier(c, signal, meshCell, idx(1))
-	b.op("pld.tensor.get", getAttrs, target, idx(root), target)
+	b.op(ir.OpGet, getAttrs, target, idx(root), target)
 	b.epilogue(c, signal, meshCell, idx(1))
 	return nil
 }
@@ -173,7 +173,7 @@ func lowerPushRows(b *builder, op *ir.Op, srcArg, loopVar string, srcRow func(*i
 	size := dimOperand(tt.Shape[1])
 	c := b.setup(target)
 	b.loop(loopVar, idx(0), c.nranks, idx(1), func(lb *builder, rank *ir.Var) {
-		lb.op("pld.tensor.put", putAttrs, target, rank, src, list(c.me, idx(0)), list(srcRow(rank), idx(0)), list(idx(1), size))
+		lb.op(ir.OpPut, putAttrs, target, rank, src, list(c.me, idx(0)), list(srcRow(rank), idx(0)), list(idx(1), size))
 	})
 	b.barrier(c, signal, meshCell, idx(1))
 	b.epilogue(c, signal, meshCell, idx(1))
@@ -204,15 +204,15 @@ func lowerReduceScatter(b *builder, op *ir.Op) error {
 	row := list(c.me, idx(0))
 	shape := list(idx(1), size)
 	b.barrier(c, signal, meshCell, idx(1))
-	acc := b.value(b.newVar("acc", tile), "pl.load", nil, target, row, shape)
+	acc := b.value(b.newVar("acc", tile), ir.OpLoad, nil, target, row, shape)
 	b.loop("peer", idx(0), c.nranks, idx(1), func(lb *builder, peer *ir.Var) {
 		lb.when(lb.cmp(ir.Ne, peer, c.me), func(t *builder) {
-			recv := t.value(t.newVar("recv", tile), "pld.tile.remote_load", nil, target, peer, row, shape)
-			t.value(acc, "pl.add", nil, acc, recv)
+			recv := t.value(t.newVar("recv", tile), ir.OpRemoteLoad, nil, target, peer, row, shape)
+			t.value(acc, ir.OpAdd, nil, acc, recv)
 		})
 	})
 	b.barrier(c, signal, meshCell, idx(2))
-	b.value(target, "pl.store", []ir.Attr{atomicNone}, acc, row, target)
+	b.value(target, ir.OpStore, []ir.Attr{atomicNone}, acc, row, target)
 	b.epilogue(c, signal, meshCell, idx(2))
 	return nil
 }
@@ -271,10 +271,10 @@ func (b *builder) exchangeV(c comm, src, counts, target *ir.Var, tt *ir.Distribu
 		if len(cs) == 2 {
 			where = list(dest, idx(0))
 		}
-		count := lb.value(lb.newVar("count", &ir.Scalar{DType: cd}), "pl.read", nil, counts, where)
+		count := lb.value(lb.newVar("count", &ir.Scalar{DType: cd}), ir.OpRead, nil, counts, where)
 		rows := lb.minOf("rows", count, idx(maxRecv))
-		lb.op("pld.system.notify", []ir.Attr{notifySet}, recvCounts, dest, at(c.me), rows)
-		lb.op("pld.tensor.put", putAttrs, target, dest, src,
+		lb.op(ir.OpNotify, []ir.Attr{notifySet}, recvCounts, dest, at(c.me), rows)
+		lb.op(ir.OpPut, putAttrs, target, dest, src,
 			list(lb.mul(c.me, idx(maxRecv)), idx(0)), list(lb.mul(dest, idx(maxRecv)), idx(0)),
 			list(idx(maxRecv), dimOperand(tt.Shape[1])))
 	})

@@ -58,7 +58,7 @@ func (b *builder) flatten(target *ir.Var, t *ir.DistributedTensor) (*ir.Var, ir.
 		}
 	}
 	ft := &ir.DistributedTensor{Shape: ir.Shape{ir.ConstDim(1), last}, DType: t.DType}
-	flat := b.value(b.newVar(target.Name+"_flat", ft), ir.ViewOp, nil, target, list(idx(1), dimOperand(last)))
+	flat := b.value(b.newVar(target.Name+"_flat", ft), ir.OpView, nil, target, list(idx(1), dimOperand(last)))
 	return flat, dimOperand(last), nil
 }
 
@@ -101,21 +101,21 @@ func tileRegion(col ir.Operand, width int64, valid ir.Operand) region {
 // load emits pl.load of a region into res.
 func (b *builder) load(res *ir.Var, src ir.Operand, r region) *ir.Var {
 	if r.valid != nil {
-		return b.value(res, "pl.load", nil, src, r.at, r.shape, r.valid)
+		return b.value(res, ir.OpLoad, nil, src, r.at, r.shape, r.valid)
 	}
-	return b.value(res, "pl.load", nil, src, r.at, r.shape)
+	return b.value(res, ir.OpLoad, nil, src, r.at, r.shape)
 }
 
 // remoteLoad emits pld.tile.remote_load of a region of peer's copy into res.
 func (b *builder) remoteLoad(res *ir.Var, src, peer ir.Operand, r region) *ir.Var {
 	if r.valid != nil {
-		return b.value(res, "pld.tile.remote_load", nil, src, peer, r.at, r.shape, r.valid)
+		return b.value(res, ir.OpRemoteLoad, nil, src, peer, r.at, r.shape, r.valid)
 	}
-	return b.value(res, "pld.tile.remote_load", nil, src, peer, r.at, r.shape)
+	return b.value(res, ir.OpRemoteLoad, nil, src, peer, r.at, r.shape)
 }
 
 // store emits dst = pl.store(tile, region, dst): only the tile's valid part
 // reaches dst.
 func (b *builder) store(dst *ir.Var, tile ir.Operand, r region) {
-	b.value(dst, "pl.store", []ir.Attr{atomicNone}, tile, r.at, dst)
+	b.value(dst, ir.OpStore, []ir.Attr{atomicNone}, tile, r.at, dst)
 }

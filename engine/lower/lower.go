@@ -119,7 +119,7 @@ func Collectives(p *ir.Program) []*ir.Op {
 	for _, f := range p.Funcs {
 		ir.Walk(f.Body, func(s ir.Stmt) bool {
 			if op, ok := s.(*ir.Op); ok {
-				if _, c := incoreRules[op.Name]; c {
+				if op.Kind().Category() == ir.CatCollective {
 					out = append(out, op)
 				}
 			}

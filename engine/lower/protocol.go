@@ -28,11 +28,11 @@ var (
 
 // reduceOps maps a pld.ReduceOp member to the element-wise tile operation
 // that combines two partial results.
-var reduceOps = map[string]string{
-	"Sum":  "pl.add",
-	"Max":  "pl.maximum",
-	"Min":  "pl.minimum",
-	"Prod": "pl.mul",
+var reduceOps = map[string]ir.OpKind{
+	"Sum":  ir.OpAdd,
+	"Max":  ir.OpMaximum,
+	"Min":  ir.OpMinimum,
+	"Prod": ir.OpMul,
 }
 
 // comm is the preamble every lowering starts with: the comm context of a
@@ -43,9 +43,9 @@ type comm struct {
 }
 
 func (b *builder) setup(window ir.Operand) comm {
-	ctx := b.value(b.newVar("ctx", &ir.CommCtx{}), "pld.get_comm_ctx", nil, window)
-	n := b.value(b.newVar("nranks", i32), "pld.nranks", nil, ctx)
-	me := b.value(b.newVar("my_rank", i32), "pld.rank", nil, ctx)
+	ctx := b.value(b.newVar("ctx", &ir.CommCtx{}), ir.OpGetCommCtx, nil, window)
+	n := b.value(b.newVar("nranks", i32), ir.OpNRanks, nil, ctx)
+	me := b.value(b.newVar("my_rank", i32), ir.OpRank, nil, ctx)
 	return comm{ctx: ctx, nranks: n, me: me}
 }
 
@@ -83,7 +83,7 @@ func laneCell(signal ir.Operand, b ir.Operand) cell {
 func (b *builder) notifyAll(c comm, signal ir.Operand, at cell, value ir.Operand, op ir.Attr) {
 	b.loop("peer", idx(0), c.nranks, idx(1), func(lb *builder, peer *ir.Var) {
 		lb.when(lb.cmp(ir.Ne, peer, c.me), func(t *builder) {
-			t.op("pld.system.notify", []ir.Attr{op}, signal, peer, at(c.me), value)
+			t.op(ir.OpNotify, []ir.Attr{op}, signal, peer, at(c.me), value)
 		})
 	})
 }
@@ -93,7 +93,7 @@ func (b *builder) notifyAll(c comm, signal ir.Operand, at cell, value ir.Operand
 func (b *builder) waitAll(c comm, signal ir.Operand, at cell, expected ir.Operand) {
 	b.loop("src", idx(0), c.nranks, idx(1), func(lb *builder, src *ir.Var) {
 		lb.when(lb.cmp(ir.Ne, src, c.me), func(t *builder) {
-			t.op("pld.system.wait", []ir.Attr{waitGe}, signal, at(src), expected)
+			t.op(ir.OpWait, []ir.Attr{waitGe}, signal, at(src), expected)
 		})
 	})
 }
@@ -124,7 +124,7 @@ func (b *builder) epilogue(c comm, signal ir.Operand, at cell, total ir.Operand)
 	minus := b.neg(total)
 	b.loop("reset_src", idx(0), c.nranks, idx(1), func(lb *builder, src *ir.Var) {
 		lb.when(lb.cmp(ir.Ne, src, c.me), func(t *builder) {
-			t.op("pld.system.notify", []ir.Attr{notifyAdd}, signal, c.me, at(src), minus)
+			t.op(ir.OpNotify, []ir.Attr{notifyAdd}, signal, c.me, at(src), minus)
 		})
 	})
 }

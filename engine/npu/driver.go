@@ -182,7 +182,13 @@ func pyBool(v bool) string {
 
 func pyFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-var funcs = template.FuncMap{"quote": strconv.Quote}
+var funcs = template.FuncMap{"quote": strconv.Quote, "platforms": func() string {
+	q := make([]string, len(Platforms))
+	for i, p := range Platforms {
+		q[i] = strconv.Quote(p)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}}
 
 // prologue opens the file. Run as a script, the module's name is changed
 // before the program is defined: every course file ends in its own
@@ -313,7 +319,7 @@ def _pld_main():
 [[range .ImportsNames]]    from [[index . 0]] import [[index . 1]]
 [[end]]
     ap = argparse.ArgumentParser(description="PLD Workbench export: " + _PLD_ENTRY)
-    ap.add_argument("-p", "--platform", default=[[quote .Platform]], choices=["a2a3", "a2a3sim", "a5", "a5sim"])
+    ap.add_argument("-p", "--platform", default=[[quote .Platform]], choices=[[platforms]])
     ap.add_argument("-d", "--device", default=[[quote .DeviceIDs]], help="comma-separated device ids, exactly %d" % _PLD_RANKS)
     ap.add_argument("--compile-only", action="store_true")
     ap.add_argument("--swimlane", action="store_true", help="collect per-rank swimlane records")

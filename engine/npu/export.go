@@ -31,22 +31,17 @@ import (
 	"strings"
 
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/platform"
 )
 
 // Platforms lists the targets PyPTO knows, as its examples' --platform
-// choices spell them: the Ascend 910B (a2a3) and 950 (a5) cards and their
-// simulators.
-var Platforms = []string{"a2a3", "a2a3sim", "a5", "a5sim"}
+// choices spell them: each engine/platform row's cards and simulator.
+var Platforms = platform.PyPTONames()
 
 // Profile maps a PyPTO platform to the workbench's cost-model profile.
-func Profile(platform string) (string, bool) {
-	switch platform {
-	case "a2a3", "a2a3sim":
-		return "910B", true
-	case "a5", "a5sim":
-		return "950", true
-	}
-	return "", false
+func Profile(name string) (string, bool) {
+	p, ok := platform.ByPyPTO(name)
+	return p.Name, ok
 }
 
 // Param is one host parameter as the driver passes it: tensors in

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 
+	"pldworkbench/engine/ir"
 	"pldworkbench/engine/trace"
 )
 
@@ -136,7 +137,7 @@ func Convert(b []byte, rank int) ([]trace.Event, error) {
 		if t[4] < t[3] {
 			return nil, fmt.Errorf("task %d on core %d ends (cycle %d) before it starts (cycle %d)", t[2], core, t[4], t[3])
 		}
-		events = append(events, trace.Event{Rank: rank, Block: core, Op: TaskOp,
+		events = append(events, trace.Event{Rank: rank, Block: core, Op: TaskOp, Cat: string(ir.CatCompute), // what a task does is not recorded
 			Callee:  fmt.Sprintf("task %d on %s core %d", t[2], kind, core),
 			StartNs: ns(t[3]), EndNs: ns(t[4])})
 	}

@@ -103,7 +103,7 @@ func Perfetto(events []Event, opts PerfettoOptions) *ChromeTrace {
 
 	byRef := map[Ref]int{}
 	for i, e := range events {
-		if e.Op == opNotify {
+		if e.Cat == catNotify {
 			byRef[Ref{Rank: e.Rank, Seq: e.Seq}] = i
 		}
 	}
@@ -111,7 +111,7 @@ func Perfetto(events []Event, opts PerfettoOptions) *ChromeTrace {
 	flow := 0
 	for _, e := range events {
 		t := tid[laneOf(e)]
-		body = append(body, ChromeEvent{Name: sliceName(e), Cat: category(e.Op), Ph: "X", Ts: us(e.StartNs),
+		body = append(body, ChromeEvent{Name: sliceName(e), Cat: category(e), Ph: "X", Ts: us(e.StartNs),
 			Dur: dur(e.EndNs - e.StartNs), Pid: perfettoPid, Tid: t, Args: sliceArgs(e)})
 		if e.ReleasedBy == nil {
 			continue
@@ -122,7 +122,7 @@ func Perfetto(events []Event, opts PerfettoOptions) *ChromeTrace {
 			continue // too short to hold a child slice with a flow inside
 		}
 		rel := e.EndNs - d
-		body = append(body, ChromeEvent{Name: "released", Cat: "signal", Ph: "X", Ts: us(rel), Dur: dur(d), Pid: perfettoPid, Tid: t,
+		body = append(body, ChromeEvent{Name: "released", Cat: "wait", Ph: "X", Ts: us(rel), Dur: dur(d), Pid: perfettoPid, Tid: t,
 			Args: map[string]any{"by": fmt.Sprintf("rank %d seq %d", e.ReleasedBy.Rank, e.ReleasedBy.Seq)}})
 		if !ok || events[n].EndNs-events[n].StartNs < 2 {
 			continue
@@ -165,7 +165,9 @@ func WritePerfetto(w io.Writer, events []Event, opts PerfettoOptions) error {
 	return err
 }
 
-const opNotify = "pld.system.notify"
+// catNotify is the category of a notify (ir.CatNotify): a wait's
+// ReleasedBy names one.
+const catNotify = "notify"
 
 func us(ns int64) float64 { return float64(ns) / 1000 }
 
@@ -183,24 +185,14 @@ func sliceName(e Event) string {
 	return strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(e.Op, "pld."), "pl."), "system.")
 }
 
-// categories groups ops for Perfetto's colouring and filtering.
-var categories = map[string]string{
-	"pld.system.notify":    "signal",
-	"pld.system.wait":      "signal",
-	"pld.tile.remote_load": "rma", "pld.tile.remote_store": "rma",
-	"pld.tensor.put": "rma", "pld.tensor.get": "rma",
-	"pl.load": "memory", "pl.store": "memory", "pl.read": "memory", "pl.write": "memory",
-	"call": "call",
-}
-
-func category(op string) string {
-	if c, ok := categories[op]; ok {
-		return c
+// category is the event's Cat, which its producer took from the IR's
+// operation table; the exporter classifies no op names. An event without
+// one (a hand-made trace) is compute.
+func category(e Event) string {
+	if e.Cat == "" {
+		return "compute"
 	}
-	if strings.HasPrefix(op, "pld.") {
-		return "pld"
-	}
-	return "compute"
+	return e.Cat
 }
 
 // sliceArgs is what Perfetto shows for a selected slice.
@@ -243,7 +235,7 @@ func inFlight(events []Event) []ChromeEvent {
 	}
 	per := map[int][]delta{}
 	for _, e := range events {
-		if e.Bytes == 0 || e.Peer == nil || *e.Peer == e.Rank || e.Rank == HostRank || categories[e.Op] != "rma" {
+		if e.Bytes == 0 || e.Peer == nil || *e.Peer == e.Rank || e.Rank == HostRank || e.Cat != "rma" {
 			continue
 		}
 		per[e.Rank] = append(per[e.Rank], delta{e.StartNs, e.Bytes}, delta{e.EndNs, -e.Bytes})

@@ -7,19 +7,20 @@ import (
 	"testing"
 )
 
-// perfettoSample: the host allocates and dispatches; rank 0 notifies rank
+// perfettoSample: the events as the emulator makes them, each with its
+// category from the IR's table. The host allocates and dispatches; rank 0 notifies rank
 // 1, whose wait it releases; rank 1 then reads 256 bytes from rank 0 while
 // rank 0 pushes 512 bytes to rank 1; block 2 of rank 1's grid does a load.
 func perfettoSample() []Event {
 	return []Event{
-		{Rank: HostRank, Seq: 0, Op: "pld.alloc_window_buffer", Line: 3},
-		{Rank: HostRank, Seq: 1, Op: "call", Callee: "per_rank", Line: 6, Peer: Int(1)},
-		{Rank: 0, Seq: 4, Op: "pld.system.notify", Line: 12, Peer: Int(1), Cell: "signal[0, 0]", Before: Int64(0), After: Int64(1), StartNs: 10, EndNs: 30},
-		{Rank: 1, Seq: 7, Op: "pld.system.wait", Line: 14, Cell: "signal[0, 0]", Value: Int64(1), ReleasedBy: &Ref{Rank: 0, Seq: 4}, StartNs: 12, EndNs: 530},
-		{Rank: 1, Seq: 8, Op: "pld.tile.remote_load", Line: 15, Peer: Int(0), Bytes: 256, StartNs: 530, EndNs: 1044},
-		{Rank: 0, Seq: 5, Op: "pld.tensor.put", Line: 16, Peer: Int(1), Bytes: 512, StartNs: 530, EndNs: 1200},
-		{Rank: 1, Seq: 9, Block: 2, Op: "pl.load", Line: 20, Bytes: 64, StartNs: 1100, EndNs: 1120},
-		{Rank: 1, Seq: 10, Op: "call", Callee: "kernel", Blocks: 3, Line: 21, StartNs: 1044, EndNs: 1045},
+		{Rank: HostRank, Seq: 0, Op: "pld.alloc_window_buffer", Cat: "setup", Line: 3},
+		{Rank: HostRank, Seq: 1, Op: "call", Cat: "call", Callee: "per_rank", Line: 6, Peer: Int(1)},
+		{Rank: 0, Seq: 4, Op: "pld.system.notify", Cat: "notify", Line: 12, Peer: Int(1), Cell: "signal[0, 0]", Before: Int64(0), After: Int64(1), StartNs: 10, EndNs: 30},
+		{Rank: 1, Seq: 7, Op: "pld.system.wait", Cat: "wait", Line: 14, Cell: "signal[0, 0]", Value: Int64(1), ReleasedBy: &Ref{Rank: 0, Seq: 4}, StartNs: 12, EndNs: 530},
+		{Rank: 1, Seq: 8, Op: "pld.tile.remote_load", Cat: "rma", Line: 15, Peer: Int(0), Bytes: 256, StartNs: 530, EndNs: 1044},
+		{Rank: 0, Seq: 5, Op: "pld.tensor.put", Cat: "rma", Line: 16, Peer: Int(1), Bytes: 512, StartNs: 530, EndNs: 1200},
+		{Rank: 1, Seq: 9, Block: 2, Op: "pl.load", Cat: "memory", Line: 20, Bytes: 64, StartNs: 1100, EndNs: 1120},
+		{Rank: 1, Seq: 10, Op: "call", Cat: "call", Callee: "kernel", Blocks: 3, Line: 21, StartNs: 1044, EndNs: 1045},
 	}
 }
 
@@ -87,6 +88,22 @@ func TestPerfettoValid(t *testing.T) {
 	}
 	if wait == nil || released == nil || notify == nil {
 		t.Fatal("missing the wait, its released slice or the notify")
+	}
+	// Every slice carries its event's category; the released slice is part
+	// of its wait.
+	if wait.Cat != "wait" || notify.Cat != "notify" || released.Cat != "wait" {
+		t.Errorf("categories: wait %q, notify %q, released %q", wait.Cat, notify.Cat, released.Cat)
+	}
+	cats := map[string]string{}
+	for _, e := range doc.TraceEvents {
+		if e.Ph == "X" {
+			cats[e.Name] = e.Cat
+		}
+	}
+	for name, want := range map[string]string{"alloc_window_buffer": "setup", "call per_rank": "call", "tile.remote_load": "rma", "tensor.put": "rma", "load": "memory"} {
+		if cats[name] != want {
+			t.Errorf("slice %s has category %q, want %q", name, cats[name], want)
+		}
 	}
 	// The wait keeps its args; the released slice ends with it, 10 ns long.
 	if wait.Args["cell"] != "signal[0, 0]" || wait.Args["value"] != float64(1) || wait.Args["line"] != float64(14) {

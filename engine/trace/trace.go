@@ -28,7 +28,8 @@
 //     runs.
 //   - Every event is an X slice from StartNs to EndNs on its lane, named
 //     by the op without its namespace ("tile.remote_load", "call kernel"),
-//     with category signal, rma, memory, call or compute, and args line,
+//     with the event's category (Cat: compute, memory, rma, notify,
+//     wait, setup, collective or call), and args line,
 //     seq, peer, bytes, cell, value, before, after (those the event has).
 //   - A wait released by a notify gets a child slice "released" covering
 //     its last 10 ns (half the wait if shorter) — the moment it could go
@@ -63,6 +64,12 @@ type Event struct {
 	// Op is the IR operation name ("pl.load", "pld.system.notify", ...) or
 	// "call" for a call of another DSL function (a host dispatch included).
 	Op string `json:"op"`
+	// Cat is the operation's category, from the IR's operation table
+	// (ir.Category: compute, memory, rma, notify, wait, setup, collective,
+	// call): the producer fills it, and the Perfetto export and the page
+	// colour by it. Events stored before it existed have none; readers fill
+	// it in with ir.CategoryOf.
+	Cat string `json:"cat,omitempty"`
 	// Callee names the function a "call" calls, and Blocks the size of the
 	// grid it launches (0 for a plain call).
 	Callee string `json:"callee,omitempty"`

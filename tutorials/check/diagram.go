@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"pldworkbench/engine/ir"
 	"pldworkbench/engine/trace"
 )
 
@@ -38,7 +39,8 @@ func rounds(events []trace.Event) [][]move {
 		if e.Rank < 0 {
 			continue
 		}
-		if e.Op == "pld.system.wait" {
+		kind := ir.KindOf(e.Op)
+		if kind == ir.OpWait {
 			inWait[e.Rank] = true
 			continue
 		}
@@ -51,12 +53,12 @@ func rounds(events []trace.Event) [][]move {
 		}
 		var from, to int
 		data := true
-		switch e.Op {
-		case "pld.tile.remote_load", "pld.tensor.get":
+		switch kind {
+		case ir.OpRemoteLoad, ir.OpGet:
 			from, to = *e.Peer, e.Rank
-		case "pld.tile.remote_store", "pld.tensor.put":
+		case ir.OpRemoteStore, ir.OpPut:
 			from, to = e.Rank, *e.Peer
-		case "pld.system.notify":
+		case ir.OpNotify:
 			from, to, data = e.Rank, *e.Peer, false
 		default:
 			continue

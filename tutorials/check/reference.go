@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	echeck "pldworkbench/engine/check"
-	"pldworkbench/engine/emu"
+	"pldworkbench/engine/platform"
 	"pldworkbench/kernels"
 )
 
@@ -127,9 +127,10 @@ func opUse() map[string][]int {
 }
 
 // CostTable writes the cost model's constants per platform, from the
-// emulator's profile table, for the introduction (tutorials/intro.md).
+// platform table (engine/platform), for the introduction
+// (tutorials/intro.md).
 func CostTable() string {
-	ps := emu.Profiles()
+	ps := platform.All()
 	var b strings.Builder
 	b.WriteString("| constant | what it prices |")
 	for _, p := range ps {
@@ -138,17 +139,17 @@ func CostTable() string {
 	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(ps)) + "\n")
 	rows := []struct {
 		name, what string
-		v          func(emu.Profile) float64
+		v          func(platform.Platform) float64
 		unit       string
 	}{
-		{"clock", "one scalar statement or call: one cycle", func(p emu.Profile) float64 { return p.ClockGHz }, "GHz"},
-		{"issue", "the fixed cost of a tile op, a DMA or a signal access", func(p emu.Profile) float64 { return p.IssueNs }, "ns"},
-		{"HBM", "local moves (pl.load, pl.store, RMA to yourself)", func(p emu.Profile) float64 { return p.HBMGBs }, "GB/s"},
-		{"vector", "element-wise compute, per result byte", func(p emu.Profile) float64 { return p.VectorGBs }, "GB/s"},
-		{"stream", "what one core moves over a peer link alone", func(p emu.Profile) float64 { return p.StreamGBs }, "GB/s"},
-		{"link", "one link, one direction, shared by its streams", func(p emu.Profile) float64 { return p.LinkGBs }, "GB/s"},
-		{"chip", "one chip's links together, one direction", func(p emu.Profile) float64 { return p.ChipGBs }, "GB/s"},
-		{"latency", "one way, a remote transfer or a notify", func(p emu.Profile) float64 { return p.LatencyNs }, "ns"},
+		{"clock", "one scalar statement or call: one cycle", func(p platform.Platform) float64 { return p.ClockGHz }, "GHz"},
+		{"issue", "the fixed cost of a tile op, a DMA or a signal access", func(p platform.Platform) float64 { return p.IssueNs }, "ns"},
+		{"HBM", "local moves (pl.load, pl.store, RMA to yourself)", func(p platform.Platform) float64 { return p.HBMGBs }, "GB/s"},
+		{"vector", "element-wise compute, per result byte", func(p platform.Platform) float64 { return p.VectorGBs }, "GB/s"},
+		{"stream", "what one core moves over a peer link alone", func(p platform.Platform) float64 { return p.StreamGBs }, "GB/s"},
+		{"link", "one link, one direction, shared by its streams", func(p platform.Platform) float64 { return p.LinkGBs }, "GB/s"},
+		{"chip", "one chip's links together, one direction", func(p platform.Platform) float64 { return p.ChipGBs }, "GB/s"},
+		{"latency", "one way, a remote transfer or a notify", func(p platform.Platform) float64 { return p.LatencyNs }, "ns"},
 	}
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %s |", r.name, r.what)

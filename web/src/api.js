@@ -54,6 +54,7 @@ export const api = {
   ir: (body) => request("POST", "/api/ir", body),
   irLines: (body) => request("POST", "/api/ir/lines", body),
   passes: () => request("GET", "/api/passes"),
+  platforms: () => request("GET", "/api/platforms"),
   schedules: (body) => request("POST", "/api/schedules", body),
   sweep: (body) => request("POST", "/api/sweep", body),
   compare: (body) => request("POST", "/api/compare", body),

@@ -8,6 +8,7 @@
 
 import { el, clear, plural, parseArgs, hashText, timeOfDay, humanTime, fmtBytes, fmtNs } from "./util.js";
 import { api, openRun } from "./api.js";
+import { platformNames, defaultPlatform } from "./platforms.js";
 import { createEditor, functionExcerpt, splitHeader, firstTodo } from "./editor.js";
 import { RunView } from "./runview.js";
 import { exportButton } from "./exportbtn.js";
@@ -202,8 +203,8 @@ export class Cell {
     this.ranksSel = select("ranks", "Ranks", ranks.map((r) => [String(r), String(r)]), String(def));
     const sched = (shared && shared.schedule) || (this.flags.schedule && this.flags.schedule[0]) || "fair";
     this.schedSel = select("schedule", "Schedule", [...new Set([...SCHEDULES, sched])].map((v) => [v, v]), sched);
-    const plat = (shared && shared.platform) || (this.flags.platform && this.flags.platform[0]) || "910B";
-    this.platSel = select("platform", "Platform", [["910B", "910B"], ["950", "950"]], plat);
+    const plat = (shared && shared.platform) || (this.flags.platform && this.flags.platform[0]) || defaultPlatform();
+    this.platSel = select("platform", "Platform", [...new Set([...platformNames(), plat])].filter(Boolean).map((v) => [v, v]), plat);
     // A run cell is `workbench run`, whose inputs default to index (element
     // i = i, the numbers the lessons quote); a check uses the step check's
     // random inputs.

@@ -5,10 +5,7 @@
 
 import { el } from "./util.js";
 import { api } from "./api.js";
-
-// The PyPTO simulator of each cost-model profile: an export runs where
-// PyPTO is installed, and the simulators need no cards.
-const SIM = { "910B": "a2a3sim", "950": "a5sim" };
+import { simulatorOf } from "./platforms.js";
 
 function save(name, blob) {
   const url = URL.createObjectURL(blob);
@@ -42,7 +39,9 @@ export function exportButton(cell) {
     note.textContent = "exporting…";
     note.className = "lint-note";
     try {
-      const res = await api.exportScript({ code: cell.code(), entry: cell.entry(st.ranks), ranks: st.ranks, fill: st.fill, seed: 1, platform: SIM[st.platform] || "a2a3sim", kernel: (k && k.name) || undefined });
+      // The platform's PyPTO simulator: an export runs where PyPTO is
+      // installed, and the simulators need no cards.
+      const res = await api.exportScript({ code: cell.code(), entry: cell.entry(st.ranks), ranks: st.ranks, fill: st.fill, seed: 1, platform: simulatorOf(st.platform), kernel: (k && k.name) || undefined });
       if (!res.script) {
         const first = (res.diagnostics || []).find((d) => d.severity === "error");
         note.textContent = `✗ not exported: ${first ? `${first.code} ${first.message}` : res.error || "the program has errors"}`;

@@ -14,28 +14,25 @@
 import { el, fmtNs, fmtBytes, plural } from "./util.js";
 import { lowerBound, shortOp, toolMethods } from "./lanes-tools.js";
 
+// KINDS are the slice colours, one per event category (trace.Event's cat,
+// which the server fills from the IR's operation table: the page classifies
+// no op names).
 export const KINDS = [
   { id: "compute", label: "compute", color: "#5b7fc7" },
   { id: "memory", label: "load / store", color: "#2a9d8f" },
-  { id: "remote", label: "remote / put / get", color: "#e8892b" },
+  { id: "rma", label: "remote / put / get", color: "#e8892b" },
   { id: "notify", label: "notify", color: "#8e5cc2" },
-  { id: "wait", label: "wait", color: "#e8a3ad" },
+  { id: "wait", label: "wait", color: "#e8a3ad", ink: "#1f2430" },
   { id: "call", label: "call", color: "#5c6370" },
-  { id: "meta", label: "other", color: "#b9c1cc" },
+  { id: "setup", label: "other", color: "#b9c1cc", ink: "#1f2430" },
+  { id: "collective", label: "collective", color: "#c9a227", ink: "#1f2430" },
 ];
 
-const MEMORY = new Set(["pl.load", "pl.store", "pl.read", "pl.write"]);
-const META = new Set(["pld.window", "pld.rank", "pld.nranks", "pld.world_size", "pld.get_comm_ctx", "pld.alloc_window_buffer"]);
+const KIND_INDEX = new Map(KINDS.map((k, i) => [k.id, i]));
 
-/** kindOf classifies an op name into an index of KINDS. */
-export function kindOf(op) {
-  if (op === "call") return 5;
-  if (op.endsWith(".notify")) return 3;
-  if (op.endsWith(".wait")) return 4;
-  if (/remote_|\.put$|\.get$/.test(op)) return 2;
-  if (MEMORY.has(op)) return 1;
-  if (META.has(op)) return 6;
-  return 0;
+/** kindOf is the index in KINDS of an event's category. */
+export function kindOf(ev) {
+  return KIND_INDEX.get(ev.cat) ?? 0;
 }
 
 const GUTTER = 72;
@@ -151,7 +148,7 @@ export class Lanes {
       this.order.push(lane);
       this.order.sort((a, b) => a.rank - b.rank || a.block - b.block);
     }
-    ev._k = kindOf(ev.op);
+    ev._k = kindOf(ev);
     ev._lane = lane;
     const n = lane.evs.length;
     if (n && ev.start_ns < lane.evs[n - 1].start_ns) lane.sorted = false;
@@ -515,7 +512,7 @@ export class Lanes {
       if (n < 2) continue;
       let t = shortOp(e.op);
       if (t.length > n) t = t.slice(0, n - 1) + "…";
-      ctx.fillStyle = e._k === 4 || e._k === 6 ? "#1f2430" : "#ffffff";
+      ctx.fillStyle = KINDS[e._k].ink || "#ffffff"; // dark text on the light colours
       ctx.fillText(t, labels[j] + 3, labels[j + 1] + sh / 2);
     }
   }

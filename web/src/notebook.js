@@ -11,6 +11,7 @@ import { createEditor, splitHeader } from "./editor.js";
 import * as store from "./storage.js";
 import { errorPage, docLinks } from "./pages.js";
 import { SplitView } from "./split.js";
+import { loadPlatforms } from "./platforms.js";
 
 // The cells that act on "your kernel" when their kernel is the step's
 // starter or the kernel that judges it.
@@ -45,13 +46,13 @@ export async function renderNotebook(main, n, page) {
   const refName = kn[refVariant];
   const names = [...new Set([...holders.map((h) => kernelName(h.dataset.kernel || "")), kn.starter, refName].filter(Boolean))];
   const kernels = new Map();
-  await Promise.all(names.map(async (name) => {
+  await Promise.all([loadPlatforms(), ...names.map(async (name) => {
     try {
       kernels.set(name, await api.kernel(name));
     } catch (e) {
       kernels.set(name, { error: e });
     }
-  }));
+  })]);
 
   const ks = kernels.get(kn.starter);
   const kr = kernels.get(refName);

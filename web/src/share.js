@@ -7,11 +7,12 @@ import { diffView } from "./views/compare.js";
 import { api } from "./api.js";
 import { Cell } from "./cell.js";
 import { errorPage } from "./pages.js";
+import { loadPlatforms } from "./platforms.js";
 
 export async function renderShare(main, id, page) {
   let run;
   try {
-    run = await api.run(id);
+    [run] = await Promise.all([api.run(id), loadPlatforms()]);
   } catch (e) {
     if (e.status === 404) {
       page.crumbs([["Lessons", "/"], ["Shared run", null]]);
