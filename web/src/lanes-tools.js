@@ -14,6 +14,7 @@ const chainHops = 512;
 // hairline, above 60 eight ranks no longer fit a screen.
 const LANE_MIN = 6;
 const LANE_MAX = 60;
+const HEIGHTS = { auto: 0, compact: 10, comfortable: 18, tall: 30 };
 
 // backScan bounds how far back in one lane a chain looks for the wait that
 // let a notify happen; a kernel's notify follows its wait within a few ops.
@@ -226,6 +227,15 @@ export const toolMethods = {
     } else if (this.pinned.has(lane)) this.pinned.delete(lane);
     else this.pinned.add(lane);
     this.schedule(true);
+  },
+
+  /** laneHeight is the height of every lane: dragged, picked, or fitted to the lane count. */
+  laneHeight() {
+    if (this.heightMode === "custom") return this.customH;
+    const fixed = HEIGHTS[this.heightMode || "auto"];
+    if (fixed) return fixed;
+    const n = Math.max(1, this.rows ? this.rows.length : this.order.length);
+    return Math.max(6, Math.min(22, Math.floor(560 / n)));
   },
 
   // edgeAt is the lane boundary under a point of the gutter (1 for the

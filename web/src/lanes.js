@@ -46,7 +46,6 @@ const NARROW = 3;
 // lane this tall; at 6 px a character, 24 px holds "wait" or "put".
 const LABEL_W = 24;
 const LABEL_H = 12;
-const HEIGHTS = { auto: 0, compact: 10, comfortable: 18, tall: 30 };
 
 /**
  * linkAxis puts several Lanes on one time axis: the same extent (the
@@ -106,6 +105,7 @@ export class Lanes {
     this.pending = new Map();
     this.arrows = [];
     this.count = 0;
+    this.firstDrawAt = 0;
     this.maxEnd = 0;
     this.declared = ranks || 0;
     this.follow = true;
@@ -142,7 +142,10 @@ export class Lanes {
 
   /** add files one trace event. */
   add(ev) {
-    if (this.count === 0) this.setEmpty("");
+    if (this.count === 0) {
+      this.setEmpty("");
+      this.firstEventAt = performance.now();
+    }
     const block = ev.block || 0;
     const key = ev.rank * 4096 + block;
     let lane = this.lanes.get(key);
@@ -221,14 +224,6 @@ export class Lanes {
     };
     if (wait > 0) this.timer = setTimeout(go, wait);
     else go();
-  }
-
-  laneHeight() {
-    if (this.heightMode === "custom") return this.customH;
-    const fixed = HEIGHTS[this.heightMode || "auto"];
-    if (fixed) return fixed;
-    const n = Math.max(1, this.rows ? this.rows.length : this.order.length);
-    return Math.max(6, Math.min(22, Math.floor(560 / n)));
   }
 
   /** visibleRows is the lanes drawn, top to bottom: the pinned ones, then the rest, folded blocks left out. */
@@ -420,6 +415,8 @@ export class Lanes {
     this.drawRange(ctx, x, cssH);
     this.drawDeadlock(ctx, x, laneH, cssW);
     ctx.restore();
+    // When the first lanes were on screen, after the first event arrived (e2e's latency test).
+    if (this.count && !this.firstDrawAt) r.dataset.firstLaneMs = ((this.firstDrawAt = performance.now()) - this.firstEventAt).toFixed(1);
   }
 
   drawAxis(ctx, cssW, x, t0, t1) {
