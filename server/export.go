@@ -125,8 +125,10 @@ func (s *Server) export(req *exportRequest) (exported, error) {
 // pyptoResponse is GET /api/pypto: what the backend would run with.
 type pyptoResponse struct {
 	npu.Toolchain
-	// Ready lists the platforms an exported script can run on here.
-	Ready []string `json:"ready"`
+	// Ready lists the platforms an exported script can run on here,
+	// Platforms every platform an export may name.
+	Ready     []string `json:"ready"`
+	Platforms []string `json:"platforms"`
 }
 
 // getPyPTO answers GET /api/pypto: python3, pypto and torch as
@@ -140,7 +142,7 @@ func (s *Server) getPyPTO(c *fiber.Ctx) error {
 	}); err != nil {
 		return err
 	}
-	out := pyptoResponse{Toolchain: tc, Ready: []string{}}
+	out := pyptoResponse{Toolchain: tc, Ready: []string{}, Platforms: npu.Platforms}
 	for _, p := range npu.Platforms {
 		if tc.Usable(p) {
 			out.Ready = append(out.Ready, p)
