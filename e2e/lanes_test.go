@@ -197,6 +197,38 @@ func TestLanesManyCoresArrows(t *testing.T) {
 	if h := eval[int](tb, "lane height", L+".laneHeight()"); h != 30 {
 		t.Errorf("lane height after choosing tall: %d px, want 30", h)
 	}
+	// Drag the line under the third lane down by 30 px in the gutter: the
+	// line follows the pointer, so each of the three lanes grows by 10 px,
+	// and the picker says so. Then drag the first line up past the floor.
+	edge := func(i int) pt {
+		return eval[pt](tb, "a lane boundary", fmt.Sprintf(`(() => { const L = %s; L.canvas.scrollIntoView({block: 'start'});
+			const r = L.canvas.getBoundingClientRect(); return {X: r.left + 30, Y: r.top + L.axisH + %d * L.laneHeight()}; })()`, L, i))
+	}
+	dragY := func(what string, p pt, dy float64) {
+		tb.do(what,
+			chromedp.MouseEvent(chromedp.MouseMoved, p.X, p.Y),
+			chromedp.MouseEvent(chromedp.MousePressed, p.X, p.Y, chromedp.ButtonLeft, chromedp.ClickCount(1)),
+			chromedp.MouseEvent(chromedp.MouseMoved, p.X, p.Y+dy/2, chromedp.ButtonLeft),
+			chromedp.MouseEvent(chromedp.MouseMoved, p.X, p.Y+dy, chromedp.ButtonLeft),
+			chromedp.MouseEvent(chromedp.MouseReleased, p.X, p.Y+dy, chromedp.ButtonLeft, chromedp.ClickCount(1)))
+	}
+	first := eval[int](tb, "the top lane", L+".rows[0].rank")
+	dragY("drag the third lane's lower edge down 30 px", edge(3), 30)
+	if h := eval[int](tb, "lane height", L+".laneHeight()"); h != 40 {
+		t.Errorf("lane height after dragging the third boundary down 30 px from 30 px lanes: %d px, want 40", h)
+	}
+	if got := eval[string](tb, "the height picker", `(() => { const s = `+c.q("[data-test=lane-height]")+`; return s.value + ' ' + s.selectedOptions[0].textContent; })()`); got != "custom Height: 40 px" {
+		t.Errorf("the height picker shows %q after the drag, want custom Height: 40 px", got)
+	}
+	if now := eval[int](tb, "the top lane", L+".rows[0].rank"); now != first {
+		t.Errorf("the drag pinned or folded a lane: the top lane is rank %d, was %d", now, first)
+	}
+	tb.elementShot(shotDir(t), "step17-dragged-height.png", root)
+	dragY("drag the first lane's edge up 100 px", edge(1), -100)
+	if h := eval[int](tb, "lane height", L+".laneHeight()"); h != 6 {
+		t.Errorf("lane height after dragging far up: %d px, want the floor of 6", h)
+	}
+	dragY("drag the first lane's edge back down", edge(1), 16)
 	tb.do("fold blocks", chromedp.Click(chromedp.JSPath(c.q("[data-test=lane-fold]"))))
 	want := eval[int](tb, "lanes without blocks", lanesJS(c)+".order.filter(l => !l.block).length")
 	if want < 9 {

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -81,5 +82,43 @@ func TestPredictCell(t *testing.T) {
 	text := waitFor[string](tb, "the answer shown", `(`+answer+`.checkVisibility() ? `+answer+`.innerText : '')`, c.state())
 	if !strings.Contains(text, "first elements are") {
 		t.Errorf("the answer reads %.200q", text)
+	}
+
+	// Reload: the run's output comes back from the run store, and with it
+	// the answer to the prediction the learner made.
+	tb.navigate(s.base + "/step/8")
+	waitFor[bool](tb, "the notebook again", `!!document.querySelector('[data-test=notebook][data-step="8"]')`, summary)
+	waitFor[bool](tb, "the restored output", "!!"+c.q("[data-test=tab]"), c.state())
+	text = waitFor[string](tb, "the answer after reload", `(`+answer+`.checkVisibility() ? `+answer+`.innerText : '')`, c.state())
+	if !strings.Contains(text, "first elements are") {
+		t.Errorf("after reload the answer reads %.200q", text)
+	}
+	// Clearing the output takes the answer away with it.
+	tb.do("clear the output", chromedp.Click(chromedp.JSPath(c.q("[data-test=clear-output]"))))
+	waitFor[bool](tb, "the answer hidden again", answer+`.hidden && !`+answer+`.checkVisibility()`, c.state())
+}
+
+// TestPredictCellsEverywhere: steps 04, 09, 12, 16 and 19 each have a
+// predict cell whose answer is hidden until that cell runs, and shown
+// after; the answers quote figures the engine computed.
+func TestPredictCellsEverywhere(t *testing.T) {
+	s, tb := newSession(t)
+	for _, step := range []int{4, 9, 12, 16, 19} {
+		tb.navigate(fmt.Sprintf("%s/step/%d", s.base, step))
+		waitFor[bool](tb, "the notebook", fmt.Sprintf(`!!document.querySelector('[data-test=notebook][data-step="%d"]')`, step), summary)
+		i := waitFor[int](tb, "the predict cell", `[...document.querySelectorAll('[data-test=cell]')].findIndex(c => c.dataset.predict === 'true') + 1`, summary)
+		c := cell{tb: tb, i: i - 1}
+		answer := c.js() + `.nextElementSibling`
+		if !eval[bool](tb, "the answer is hidden", answer+`.classList.contains('predict-answer') && !`+answer+`.checkVisibility()`) {
+			t.Fatalf("step %d: the predict answer is visible (or missing) before the run", step)
+		}
+		c.scrollTo()
+		if st := c.run(); st != "done" && st != "failed" {
+			t.Fatalf("step %d: the predict cell ended %q", step, st)
+		}
+		text := waitFor[string](tb, "the answer shown", `(`+answer+`.checkVisibility() ? `+answer+`.innerText : '')`, c.state())
+		if !eval[bool](tb, "a computed figure in the answer", answer+`.querySelector('.fig') !== null`) {
+			t.Errorf("step %d: the answer quotes no computed figure: %.200q", step, text)
+		}
 	}
 }

@@ -46,42 +46,11 @@ func (s *Server) postExport(c *fiber.Ctx) error {
 	if err := decode(c, &req); err != nil {
 		return err
 	}
-	if err := checkCode("code", req.Code); err != nil {
-		return err
-	}
-	if err := validRanks(req.Ranks, false); err != nil {
-		return err
-	}
-	fill, err := engine.ParseFill(req.Fill)
+	x, err := s.export(&req)
 	if err != nil {
-		return errorf(fiber.StatusBadRequest, "fill is index, ones, zeros or randn", "%v", err)
-	}
-	if req.Platform == "" {
-		req.Platform = platform.DefaultPyPTO()
-	}
-	if _, ok := npu.Profile(req.Platform); !ok {
-		return errorf(fiber.StatusBadRequest, "platform is one of "+strings.Join(npu.Platforms, ", "), "unknown platform %q", req.Platform)
-	}
-	kernel, file := "main", fileName
-	if req.Kernel != "" {
-		k, ok := kernels.Get(req.Kernel)
-		if !ok {
-			return errorf(fiber.StatusNotFound, "kernel names are file names without .py, e.g. 08_allreduce_mesh", "no kernel %q", req.Kernel)
-		}
-		kernel, file = k.Name, k.File
-	}
-	base := strings.TrimSuffix(file, ".py") + "_pypto"
-	opts := engine.ExportOptions{Options: engine.Options{Entry: expandP(strings.TrimSpace(req.Entry), req.Ranks), Ranks: req.Ranks, Budget: s.budget()},
-		NPUPlatform: req.Platform, Fill: fill, Seed: req.Seed, DataFile: base + ".inputs.bin"}
-	var res *engine.ExportResult
-	if err := s.withSlot("export", func() {
-		res, err = check.Export(s.base, kernel, file, []byte(req.Code), opts)
-	}); err != nil {
 		return err
 	}
-	if ie := (*engine.InternalError)(nil); errors.As(err, &ie) {
-		return internalAPIError(s.engineInternal("export", ie))
-	}
+	res, opts, base, err := x.res, x.opts, x.base, x.err
 	out := exportResponse{Diagnostics: []diag.JSON{}}
 	var l diag.List
 	switch {
@@ -101,11 +70,66 @@ func (s *Server) postExport(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
+// exported is an export: its result or its own error (diagnostics, a
+// program that cannot export), the options it used and the base of its
+// file names.
+type exported struct {
+	res  *engine.ExportResult
+	err  error
+	opts engine.ExportOptions
+	base string
+}
+
+// export validates an export request (filling in the default platform)
+// and exports it in a worker slot. Its error is the API error of a
+// request it refused; the export's own error is exported.err.
+func (s *Server) export(req *exportRequest) (exported, error) {
+	var x exported
+	if err := checkCode("code", req.Code); err != nil {
+		return x, err
+	}
+	if err := validRanks(req.Ranks, false); err != nil {
+		return x, err
+	}
+	fill, err := engine.ParseFill(req.Fill)
+	if err != nil {
+		return x, errorf(fiber.StatusBadRequest, "fill is index, ones, zeros or randn", "%v", err)
+	}
+	if req.Platform == "" {
+		req.Platform = platform.DefaultPyPTO()
+	}
+	if _, ok := npu.Profile(req.Platform); !ok {
+		return x, errorf(fiber.StatusBadRequest, "platform is one of "+strings.Join(npu.Platforms, ", "), "unknown platform %q", req.Platform)
+	}
+	kernel, file := "main", fileName
+	if req.Kernel != "" {
+		k, ok := kernels.Get(req.Kernel)
+		if !ok {
+			return x, errorf(fiber.StatusNotFound, "kernel names are file names without .py, e.g. 08_allreduce_mesh", "no kernel %q", req.Kernel)
+		}
+		kernel, file = k.Name, k.File
+	}
+	x.base = strings.TrimSuffix(file, ".py") + "_pypto"
+	x.opts = engine.ExportOptions{Options: engine.Options{Entry: expandP(strings.TrimSpace(req.Entry), req.Ranks), Ranks: req.Ranks, Budget: s.budget()},
+		NPUPlatform: req.Platform, Fill: fill, Seed: req.Seed, DataFile: x.base + ".inputs.bin"}
+	if err := s.withSlot("export", func() {
+		x.res, x.err = check.Export(s.base, kernel, file, []byte(req.Code), x.opts)
+	}); err != nil {
+		return x, err
+	}
+	if ie := (*engine.InternalError)(nil); errors.As(x.err, &ie) {
+		return x, internalAPIError(s.engineInternal("export", ie))
+	}
+	return x, nil
+}
+
 // pyptoResponse is GET /api/pypto: what the backend would run with.
 type pyptoResponse struct {
 	npu.Toolchain
-	// Ready lists the platforms an exported script can run on here.
-	Ready []string `json:"ready"`
+	// Ready lists the platforms an exported script can run on here,
+	// Platforms every platform an export may name.
+	Ready     []string `json:"ready"`
+	Platforms []string `json:"platforms"`
 }
 
 // getPyPTO answers GET /api/pypto: python3, pypto and torch as
@@ -119,7 +143,7 @@ func (s *Server) getPyPTO(c *fiber.Ctx) error {
 	}); err != nil {
 		return err
 	}
-	out := pyptoResponse{Toolchain: tc, Ready: []string{}}
+	out := pyptoResponse{Toolchain: tc, Ready: []string{}, Platforms: npu.Platforms}
 	for _, p := range npu.Platforms {
 		if tc.Usable(p) {
 			out.Ready = append(out.Ready, p)

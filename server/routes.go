@@ -58,6 +58,7 @@ func (s *Server) routes() {
 	app.Post("/api/export", s.postExport) // a runnable PyPTO script (workbench export)
 	app.Get("/api/pypto", s.getPyPTO)     // is PyPTO here, and which cards
 	app.Post("/api/pypto/check", s.postPyPTOCheck)
+	app.Post("/api/pypto/run", s.postPyPTORun) // run through PyPTO, stored as a run
 
 	// Runs.
 	app.Post("/api/runs", s.postRun)

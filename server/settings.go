@@ -50,6 +50,9 @@ type Settings struct {
 	Schedule string             `json:"schedule"`
 	Platform string             `json:"platform"`
 	Args     map[string]float64 `json:"args,omitempty"`
+	// Backend is empty for the emulator; "pypto VERSION" for a run PyPTO
+	// made (POST /api/pypto/run), on Platform a2a3, a2a3sim, a5 or a5sim.
+	Backend string `json:"backend,omitempty"`
 }
 
 // stepCheck is what a step run is checked against: the golden of

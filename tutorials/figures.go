@@ -26,8 +26,10 @@ import (
 //
 // The keys are kernel (a kernel name, without .py), args (the command-line
 // flags of `workbench run`, quoted when they hold spaces), field (what to
-// quote; check.FigureFields lists them) and the bare word code (render the
-// value as inline code, for quoted messages). The value comes from
+// quote; check.FigureFields lists them), edit (optional, "OLD=>NEW": run a
+// copy of the kernel with that one change, which must match exactly once —
+// how a pitfall table's row quotes the mistake it describes) and the bare
+// word code (render the value as inline code, for quoted messages). The value comes from
 // figures.txt, a table the engine writes (`go test ./tutorials/check -run
 // TestFigures -update`) and a test recomputes and compares on every run,
 // so an engine change that moves a figure fails a test instead of making
@@ -40,13 +42,23 @@ type Figure struct {
 	Kernel string // "08_allreduce_mesh_bug"
 	Args   string // "--ranks 4 --schedules 20"
 	Field  string // "failing_seeds"
+	Edit   string // "" or "OLD=>NEW": the run is of a copy with that one change
 	Code   bool   // render as <code>
 }
 
 // Key is the figure's identity in figures.txt: the macro with its keys in
 // one order, without the presentation flag.
 func (f Figure) Key() string {
-	return fmt.Sprintf("kernel=%s args=%q field=%s", f.Kernel, f.Args, f.Field)
+	k := fmt.Sprintf("kernel=%s args=%q field=%s", f.Kernel, f.Args, f.Field)
+	if f.Edit != "" {
+		k += fmt.Sprintf(" edit=%q", f.Edit)
+	}
+	return k
+}
+
+// EditParts splits Edit into the text to replace and its replacement.
+func (f Figure) EditParts() (old, new string, ok bool) {
+	return strings.Cut(f.Edit, "=>")
 }
 
 // ArgList splits Args into flags and values as a shell would for words
@@ -111,8 +123,13 @@ func ParseFigure(s string) (Figure, error) {
 			f.Args = strings.Join(strings.Fields(val), " ")
 		case "field":
 			f.Field = val
+		case "edit":
+			if !strings.Contains(val, "=>") {
+				return f, fmt.Errorf("figure: edit=%q: want \"OLD=>NEW\"", val)
+			}
+			f.Edit = val
 		default:
-			return f, fmt.Errorf("figure: unknown key %q: want kernel, args, field", key)
+			return f, fmt.Errorf("figure: unknown key %q: want kernel, args, field, edit", key)
 		}
 	}
 	if f.Kernel == "" || f.Field == "" {
@@ -257,7 +274,11 @@ func (r figureRenderer) render(w util.BufWriter, src []byte, n ast.Node, enterin
 			html.EscapeString(f.Kernel+" "+f.Args+", round by round, drawn from the emulator's trace"), base64.StdEncoding.EncodeToString([]byte(v)))
 		return ast.WalkSkipChildren, nil
 	}
-	title := html.EscapeString("workbench run kernels/" + f.Kernel + ".py " + f.Args + " → " + f.Field)
+	what := "workbench run kernels/" + f.Kernel + ".py " + f.Args
+	if old, new, ok := f.EditParts(); ok {
+		what += " (on a copy with " + old + " changed to " + new + ")"
+	}
+	title := html.EscapeString(what + " → " + f.Field)
 	if f.Code {
 		fmt.Fprintf(w, `<code class="fig" title="%s">%s</code>`, title, html.EscapeString(v))
 	} else {

@@ -10,8 +10,9 @@ import (
 
 // typedFigure matches what reads as a figure about a run: an error code, a
 // number with a unit of bytes or time, a line number, a seed, a count of
-// failing schedules, "N of M".
-var typedFigure = regexp.MustCompile(`\bE0\d{3}\b|\d[\d.,]*\s*(?:µs|ns|ms|bytes|KiB|MiB|GiB)\b|\blines? \d+(?:[–/-]\d+)?|\bseeds? \d+|\d+ (?:failing|failed)\b|\b\d+ of (?:the )?\d+\b`)
+// failing schedules, "N of M", a count of the stats line (notifies, waits,
+// events, remote or local bytes).
+var typedFigure = regexp.MustCompile(`\bE0\d{3}\b|\d[\d.,]*\s*(?:µs|ns|ms|bytes|KiB|MiB|GiB)\b|\blines? \d+(?:[–/-]\d+)?|\bseeds? \d+|\d+ (?:failing|failed)\b|\b\d+ of (?:the )?\d+\b|\b\d[\d,]* (?:notifies|waits|events|remote bytes|local bytes)\b`)
 
 var figureMacro = regexp.MustCompile(`\{\{fig [^}]*\}\}`)
 

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,18 +22,29 @@ import (
 // what it is. A field is computed by the engine from the macro's kernel and
 // args exactly as `workbench run` (or `workbench check` for diag.*) would.
 var FigureFields = map[string]string{
-	"status":        "the run's status (ok, race, deadlock, ...)",
-	"race":          "the first race's message",
-	"race.what":     "the first race's message up to its advice (before the first ';')",
-	"race.a.line":   "the line of the race's first access",
-	"race.b.line":   "the line of the race's second access",
-	"remote_bytes":  "stats: bytes moved to or from another rank's window, summed over ranks",
-	"local_bytes":   "stats: bytes moved within a rank, summed over ranks",
-	"notifies":      "stats: notifies, summed over ranks",
-	"waits":         "stats: waits, summed over ranks",
-	"time_us":       "stats: the simulated makespan in µs, three decimals",
-	"error.code":    "the run-time error's code",
-	"error.line":    "the run-time error's line",
+	"status":       "the run's status (ok, race, deadlock, ...)",
+	"race":         "the first race's message",
+	"race.what":    "the first race's message up to its advice (before the first ';')",
+	"race.a.line":  "the line of the race's first access",
+	"race.b.line":  "the line of the race's second access",
+	"remote_bytes": "stats: bytes moved to or from another rank's window, summed over ranks",
+	"local_bytes":  "stats: bytes moved within a rank, summed over ranks",
+	"notifies":     "stats: notifies, summed over ranks",
+	"waits":        "stats: waits, summed over ranks",
+	"time_us":      "stats: the simulated makespan in µs, three decimals",
+	"error.code":   "the run-time error's code",
+	"error.line":   "the run-time error's line",
+	"error":        "the run-time error as `workbench run` prints it: \"rank 0, line 65: message\"",
+	"wrong":        "the step's check at --ranks P: \"N of M\" elements of the first wrong output",
+	// sweep:... is also accepted, from `workbench sweep` at --ranks P (see
+	// sweepFigure): sweep:line, sweep:near, sweep:time_us:V:SIZE,
+	// sweep:busbw:V:SIZE, sweep:link_eff:V:SIZE, sweep:slope:V:LO:HI (ns
+	// per byte) and sweep:diff:V1:V2:SIZE (µs).
+	// line_of:TEXT is also accepted: the first line of the kernel's code
+	// (after its docstring) that contains TEXT, for a sentence that names where a call sits (the IR's
+	// "# from ... (line N)" comments quote that line).
+	// deadlock:R is also accepted: rank R's blocked wait as `workbench run`
+	// prints it, without the "rank R, " in front: "line 65: wait ...".
 	"failed":        "with --schedules N: how many of the N random schedules fail",
 	"failing_seeds": "with --schedules N: the failing seeds, as a list in words",
 	"diagram":       "an SVG of the run, round by round, from its trace (rendered as an image)",
@@ -63,11 +75,42 @@ func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
 		return "", fmt.Errorf("figure %s: %v", f.Key(), err)
 	}
 	file := "kernels/" + k.File
+	src := k.Source
+	if old, new, ok := f.EditParts(); ok {
+		if n := strings.Count(string(src), old); n != 1 {
+			return "", fmt.Errorf("figure %s: edit: %q occurs %d times in the kernel, want once", f.Key(), old, n)
+		}
+		src = []byte(strings.Replace(string(src), old, new, 1))
+	}
+	if text, ok := strings.CutPrefix(f.Field, "line_of:"); ok {
+		// The docstring is skipped by starting after its closing quotes.
+		lines := strings.Split(string(src), "\n")
+		start, quotes := 0, 0
+		for i, l := range lines {
+			quotes += strings.Count(l, `"""`)
+			if quotes >= 2 {
+				start = i + 1
+				break
+			}
+		}
+		for i := start; i < len(lines); i++ {
+			if strings.Contains(lines[i], text) {
+				return strconv.Itoa(i + 1), nil
+			}
+		}
+		return "", fmt.Errorf("figure %s: no line of the kernel's code contains %q", f.Key(), text)
+	}
+	if spec, ok := strings.CutPrefix(f.Field, "sweep:"); ok {
+		return sweepFigure(ctx, f, k, src, spec, *ranks, *platform)
+	}
+	if f.Field == "wrong" {
+		return wrongFigure(ctx, f, k, file, src, *entry, *ranks)
+	}
 	// {P} in an entry is the rank count, as in a kernel's #! entry: lines.
 	*entry = strings.ReplaceAll(*entry, "{P}", strconv.Itoa(*ranks))
 	opts := engine.Options{Entry: *entry, Ranks: *ranks, Platform: *platform, Budget: limits.CLIBudget()}
 	if strings.HasPrefix(f.Field, "diag.") {
-		res := engine.Check(ctx, file, k.Source, opts)
+		res := engine.Check(ctx, file, src, opts)
 		for _, d := range res.Diags {
 			if d.Severity != diag.Error {
 				continue
@@ -89,7 +132,7 @@ func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
 	}
 	ro := engine.RunOptions{Options: opts, Fill: fl, Seed: *seed, Schedule: *sched, NoRaces: *noRaces}
 	if ro.Entry == "" {
-		if ro.Entry, err = engine.DefaultEntry(ctx, file, k.Source, opts); err != nil {
+		if ro.Entry, err = engine.DefaultEntry(ctx, file, src, opts); err != nil {
 			return "", fmt.Errorf("figure %s: %v", f.Key(), err)
 		}
 	}
@@ -97,7 +140,7 @@ func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
 		if *n <= 0 {
 			return "", fmt.Errorf("figure %s: %s needs --schedules N", f.Key(), f.Field)
 		}
-		_, outs := engine.Schedules(ctx, file, k.Source, ro, *n)
+		_, outs := engine.Schedules(ctx, file, src, ro, *n)
 		var failed []string
 		for _, o := range outs {
 			if o.Failed {
@@ -116,7 +159,7 @@ func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
 	if f.Field == "diagram" {
 		ro.OnEvent = events.Sink()
 	}
-	res := engine.Run(ctx, file, k.Source, ro)
+	res := engine.Run(ctx, file, src, ro)
 	if res.Status == engine.StatusCompileError {
 		return "", fmt.Errorf("figure %s: the kernel does not compile", f.Key())
 	}
@@ -158,6 +201,11 @@ func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
 			return what, nil
 		}
 		return r.Message, nil
+	case "error":
+		if res.Error == nil {
+			return "", fmt.Errorf("figure %s: the run reports no error (status %s)", f.Key(), res.Status)
+		}
+		return res.Error.Error(), nil
 	case "error.code", "error.line":
 		if res.Error == nil {
 			return "", fmt.Errorf("figure %s: the run reports no error (status %s)", f.Key(), res.Status)
@@ -166,6 +214,30 @@ func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
 			return res.Error.Code, nil
 		}
 		return strconv.Itoa(res.Error.Line), nil
+	}
+	if rs, ok := strings.CutPrefix(f.Field, "deadlock:"); ok {
+		if res.Deadlock == nil {
+			return "", fmt.Errorf("figure %s: the run does not deadlock (status %s)", f.Key(), res.Status)
+		}
+		for _, b := range res.Deadlock.Ranks {
+			if strconv.Itoa(b.Rank) != rs {
+				continue
+			}
+			by := "no rank has notified it"
+			if len(b.NotifiedBy) > 0 {
+				parts := make([]string, len(b.NotifiedBy))
+				for i, r := range b.NotifiedBy {
+					parts[i] = strconv.Itoa(r)
+				}
+				by = "notified so far by rank " + strings.Join(parts, ", ")
+			}
+			cmp := map[string]string{"Ge": ">=", "Eq": "=="}[b.Cmp]
+			if cmp == "" {
+				cmp = b.Cmp
+			}
+			return fmt.Sprintf("line %d: wait %s %s %d, but it holds %d; %s", b.Line, b.Cell, cmp, b.Expected, b.Value, by), nil
+		}
+		return "", fmt.Errorf("figure %s: rank %s is not among the blocked ranks", f.Key(), rs)
 	}
 	if name, ok := strings.CutPrefix(f.Field, "first:"); ok {
 		t := res.Out[name]
@@ -195,6 +267,121 @@ func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
 		return inWords(vals), nil
 	}
 	return "", fmt.Errorf("figure %s: unknown field %q", f.Key(), f.Field)
+}
+
+// sweepFigure computes a sweep figure at p ranks: the crossover line or
+// its "near" size over the default sizes (1K:16M, as `workbench sweep`),
+// or one variant's time, busbw or link_eff at one size, the growth of its
+// time per byte between two sizes, or the time one variant is behind
+// another at one size.
+func sweepFigure(ctx context.Context, f tutorials.Figure, k kernels.Kernel, src []byte, spec string, p int, platform string) (string, error) {
+	if p <= 0 {
+		return "", fmt.Errorf("figure %s: a sweep figure needs --ranks P", f.Key())
+	}
+	parts := strings.Split(spec, ":")
+	run := func(sizes string) (*engine.SweepResult, error) {
+		ss, err := engine.ParseSizes(sizes)
+		if err != nil {
+			return nil, fmt.Errorf("figure %s: %v", f.Key(), err)
+		}
+		res, err := engine.Sweep(ctx, k.Name, src, engine.SweepOptions{Ranks: []int{p}, Sizes: ss, Platform: platform, Budget: limits.CLIBudget()})
+		if err != nil {
+			return nil, fmt.Errorf("figure %s: %v", f.Key(), err)
+		}
+		return res, nil
+	}
+	row := func(res *engine.SweepResult, v string) (engine.SweepRow, error) {
+		for _, r := range res.Rows {
+			if r.Variant == v {
+				if r.Status != "" {
+					return r, fmt.Errorf("figure %s: %s ended %s: %s", f.Key(), v, r.Status, r.Error)
+				}
+				return r, nil
+			}
+		}
+		return engine.SweepRow{}, fmt.Errorf("figure %s: no variant %q", f.Key(), v)
+	}
+	at := func(v, size string) (engine.SweepRow, error) {
+		res, err := run(size + ":" + size)
+		if err != nil {
+			return engine.SweepRow{}, err
+		}
+		return row(res, v)
+	}
+	us := func(r engine.SweepRow) float64 { return float64(r.SimTimeNs) / 1000 }
+	switch {
+	case spec == "line" || spec == "near":
+		res, err := run("1K:16M")
+		if err != nil {
+			return "", err
+		}
+		if spec == "line" {
+			return res.CrossoverLine(p), nil
+		}
+		for _, c := range res.Crossovers {
+			if c.Ranks == p {
+				return engine.FormatBytes(c.NearBytes), nil
+			}
+		}
+		return "", fmt.Errorf("figure %s: no crossover at %d ranks", f.Key(), p)
+	case len(parts) == 3 && (parts[0] == "time_us" || parts[0] == "busbw" || parts[0] == "link_eff"):
+		r, err := at(parts[1], parts[2])
+		if err != nil {
+			return "", err
+		}
+		switch parts[0] {
+		case "time_us":
+			return strconv.FormatFloat(us(r), 'f', 3, 64), nil
+		case "busbw":
+			return strconv.FormatFloat(r.BusBW, 'f', 2, 64), nil
+		}
+		return strconv.FormatFloat(r.LinkEff, 'f', 3, 64), nil
+	case len(parts) == 4 && parts[0] == "slope":
+		lo, err := at(parts[1], parts[2])
+		if err != nil {
+			return "", err
+		}
+		hi, err := at(parts[1], parts[3])
+		if err != nil {
+			return "", err
+		}
+		return strconv.FormatFloat(float64(hi.SimTimeNs-lo.SimTimeNs)/float64(hi.Bytes-lo.Bytes), 'f', 2, 64), nil
+	case len(parts) == 4 && parts[0] == "diff":
+		a, err := at(parts[1], parts[3])
+		if err != nil {
+			return "", err
+		}
+		b, err := at(parts[2], parts[3])
+		if err != nil {
+			return "", err
+		}
+		return strconv.FormatFloat(us(a)-us(b), 'f', 1, 64), nil
+	}
+	return "", fmt.Errorf("figure %s: unknown sweep field %q", f.Key(), spec)
+}
+
+// wrongCount finds "N of M" in a check's "y: N of M elements wrong: ...".
+var wrongCount = regexp.MustCompile(`^\w+: (\d+ of \d+) elements wrong`)
+
+// wrongFigure runs the step's check (randn inputs, every schedule, as
+// `workbench step N --check` does) on one entry at p ranks and quotes how
+// many elements of the first wrong output are wrong.
+func wrongFigure(ctx context.Context, f tutorials.Figure, k kernels.Kernel, file string, src []byte, entry string, p int) (string, error) {
+	if entry == "" && len(k.Entries) > 0 {
+		entry = k.Entries[0]
+	}
+	if p <= 0 {
+		return "", fmt.Errorf("figure %s: wrong needs --ranks P", f.Key())
+	}
+	v := Run(ctx, limits.CLIBudget(), k.Name, entry, file, src, p)
+	if v.Status != WrongData {
+		return "", fmt.Errorf("figure %s: the check says %s, not wrong_data: %s", f.Key(), v.Status, v.Reason)
+	}
+	m := wrongCount.FindStringSubmatch(v.Reason)
+	if m == nil {
+		return "", fmt.Errorf("figure %s: no element count in %q", f.Key(), v.Reason)
+	}
+	return m[1], nil
 }
 
 // inWords joins "8", "11" as "8 and 11" and "1", "2", "3" as "1, 2 and 3".

@@ -68,3 +68,25 @@ func TestDiagramRounds(t *testing.T) {
 		t.Errorf("the mesh at P=4 draws %d data arrows, want P(P-1) = 12", n)
 	}
 }
+
+// TestFigureEdits: a figure of a copy with one change runs the changed
+// copy (the pitfall rows quote such runs), and an edit that does not match
+// exactly once, or a field the run cannot give, is an error rather than a
+// silently wrong figure.
+func TestFigureEdits(t *testing.T) {
+	ctx := context.Background()
+	own := `wait(arrived, [src, 0]=>wait(arrived, [me, 0]`
+	got, err := check.FigureValue(ctx, tutorials.Figure{Kernel: "04_barrier_hand", Args: "--ranks 2", Field: "deadlock:0", Edit: own})
+	if err != nil || !strings.Contains(got, "wait arrived[0, 0] >= 1, but it holds 0") {
+		t.Errorf("waiting on the own cell: got %q, %v; want rank 0's deadlocked wait on arrived[0, 0]", got, err)
+	}
+	if _, err := check.FigureValue(ctx, tutorials.Figure{Kernel: "04_barrier_hand", Args: "--ranks 2", Field: "deadlock:0"}); err == nil {
+		t.Error("deadlock:0 of the unchanged barrier: want an error, it does not deadlock")
+	}
+	if _, err := check.FigureValue(ctx, tutorials.Figure{Kernel: "04_barrier_hand", Args: "--ranks 2", Field: "status", Edit: "no such text=>x"}); err == nil || !strings.Contains(err.Error(), "occurs 0 times") {
+		t.Errorf("an edit that matches nothing: got %v, want an error saying it occurs 0 times", err)
+	}
+	if _, err := check.FigureValue(ctx, tutorials.Figure{Kernel: "12_broadcast_hand", Args: "--ranks 4", Field: "wrong"}); err == nil {
+		t.Error("wrong of a kernel that passes its check: want an error")
+	}
+}

@@ -1,11 +1,15 @@
 // The Export button of a runnable cell: POST /api/export with the cell's
 // code and settings, then the browser saves the PyPTO script (and, for
-// randn inputs, the data file it reads beside it). See server/API.md,
+// randn inputs, the data file it reads beside it); beside it the PyPTO
+// platform to export for, and "Run on PyPTO", which runs the script
+// through PyPTO on the server (POST /api/pypto/run) and shows the stored
+// run in the cell as an emulator run is shown. See server/API.md,
 // "Export to PyPTO".
 
-import { el } from "./util.js";
+import { el, hashText } from "./util.js";
 import { api } from "./api.js";
 import { simulatorOf } from "./platforms.js";
+import * as store from "./storage.js";
 
 function save(name, blob) {
   const url = URL.createObjectURL(blob);
@@ -23,6 +27,76 @@ function bytes(b64) {
   return out;
 }
 
+// pyptoInfo is GET /api/pypto, asked once per page and only when the
+// learner opens the platform list (it probes python3 and the cards).
+let pyptoInfo = null;
+const askPyPTO = () => (pyptoInfo = pyptoInfo || api.pypto().catch(() => null));
+
+/**
+ * platformSelect is the PyPTO platform an export or a PyPTO run is for.
+ * It starts at the simulator of the cell's cost-model profile; opened, it
+ * lists every platform the server knows, each marked ready or not here.
+ */
+function platformSelect(cell) {
+  const s = el("select", { "data-test": "pypto-platform", "aria-label": "PyPTO platform to export for or run on", title: "the PyPTO platform: a card (a2a3, a5) or PyPTO's simulator of it (a2a3sim, a5sim)" });
+  const fill = (info) => {
+    const cur = s.value;
+    const names = info && info.platforms ? info.platforms : [cur];
+    const ready = new Set((info && info.ready) || []);
+    s.replaceChildren(...names.map((p) => el("option", { value: p }, info ? `${p}${ready.has(p) ? " · ready" : " · not here"}` : p)));
+    s.value = names.includes(cur) ? cur : names[0];
+    if (info) s.dataset.loaded = "true";
+  };
+  s.append(el("option", { value: simulatorOf(cell.settings().platform) || "a2a3sim" }, simulatorOf(cell.settings().platform) || "a2a3sim"));
+  const load = () => { if (!s.dataset.loaded) askPyPTO().then(fill); };
+  s.addEventListener("focus", load);
+  s.addEventListener("mousedown", load);
+  return s;
+}
+
+/**
+ * runOnPyPTO runs the cell's program through PyPTO on the server and
+ * shows the stored run in the cell (lanes of task slices, Outputs,
+ * Explain, a share link), kept for reload as an emulator run is.
+ */
+async function runOnPyPTO(cell, body, note) {
+  if (cell.state === "queued" || cell.state === "running") return;
+  const n = cell.ctx.nextCount();
+  cell.countEl.textContent = "[*]";
+  cell.setState("running");
+  cell.ensureView();
+  cell.rv.begin(`Running on PyPTO (${body.platform})…`);
+  cell.timeEl.textContent = "";
+  const t0 = performance.now();
+  const started = Date.now();
+  note.textContent = `running on PyPTO (${body.platform})…`;
+  note.className = "lint-note";
+  let ok = false;
+  try {
+    const res = await api.pyptoRun(body);
+    if (!res.id) {
+      const first = (res.diagnostics || []).find((d) => d.severity === "error");
+      note.textContent = `✗ not run: ${first ? `${first.code} ${first.message}` : res.error || "the program has errors"}`;
+      note.className = "lint-note bad";
+      cell.rv.fail("the program did not export for PyPTO");
+    } else {
+      ok = await cell.watch(res.id, `Replaying the PyPTO run (${res.platform})…`);
+      note.textContent = `PyPTO ${res.pypto} on ${res.platform}: ${res.status}${res.cached ? " (stored earlier)" : ""}, ${res.events} task slices`;
+      note.title = `the lanes are ${res.lanes || "empty"}`;
+      note.className = `lint-note ${res.status === "ok" || res.status === "no_golden" ? "ok" : "warn"}`;
+      const key = cell.outKey();
+      if (key) store.saveOutput(key, { id: res.id, t: started, ms: Math.round(performance.now() - t0), n, code: hashText(body.code) });
+    }
+  } catch (e) {
+    note.textContent = `✗ PyPTO: ${e.message}${e.hint ? ` — ${e.hint}` : ""}`;
+    note.className = "lint-note warn";
+    cell.rv.fail(`PyPTO: ${e.message}`, e.hint);
+  }
+  cell.countEl.textContent = `[${n}]`;
+  cell.finalState(ok);
+  cell.showTime(started, performance.now() - t0);
+}
+
 /**
  * exportButton returns the button for cell (a Cell with settings(),
  * entry(p) and code()) and, beside it, its own note saying what happened
@@ -32,16 +106,27 @@ function bytes(b64) {
 export function exportButton(cell) {
   const note = el("span", { class: "lint-note", "data-test": "export-note" });
   const btn = el("button", { type: "button", class: "btn small", "data-test": "export", title: "save this kernel as a Python script PyPTO runs on NPUs or its simulator (workbench export)" }, "Export");
-  btn.addEventListener("click", async () => {
+  const plat = platformSelect(cell);
+  const body = () => {
     const st = cell.settings();
     const k = cell.wc ? cell.wc.reference : cell.spec.kernel;
+    return { code: cell.code(), entry: cell.entry(st.ranks), ranks: st.ranks, fill: st.fill, seed: 1, platform: plat.value, kernel: (k && k.name) || undefined };
+  };
+  const runBtn = el("button", { type: "button", class: "btn small", "data-test": "pypto-run", title: "run this kernel through PyPTO on the chosen platform, where the server finds PyPTO; the run is stored and shared like an emulator run" }, "Run on PyPTO");
+  runBtn.addEventListener("click", async () => {
+    runBtn.disabled = true;
+    try {
+      await runOnPyPTO(cell, body(), note);
+    } finally {
+      runBtn.disabled = false;
+    }
+  });
+  btn.addEventListener("click", async () => {
     btn.disabled = true;
     note.textContent = "exporting…";
     note.className = "lint-note";
     try {
-      // The platform's PyPTO simulator: an export runs where PyPTO is
-      // installed, and the simulators need no cards.
-      const res = await api.exportScript({ code: cell.code(), entry: cell.entry(st.ranks), ranks: st.ranks, fill: st.fill, seed: 1, platform: simulatorOf(st.platform), kernel: (k && k.name) || undefined });
+      const res = await api.exportScript(body());
       if (!res.script) {
         const first = (res.diagnostics || []).find((d) => d.severity === "error");
         note.textContent = `✗ not exported: ${first ? `${first.code} ${first.message}` : res.error || "the program has errors"}`;
@@ -59,5 +144,5 @@ export function exportButton(cell) {
       btn.disabled = false;
     }
   });
-  return el("span", { class: "export" }, btn, note);
+  return el("span", { class: "export" }, plat, btn, runBtn, note);
 }

@@ -10,6 +10,12 @@ import { el, fmtNs, fmtBytes, plural } from "./util.js";
 // has 2·63 hops; more would only be a loop the set below already stops.
 const chainHops = 512;
 
+// A dragged lane height stays between these (px): below 6 a slice is a
+// hairline, above 60 eight ranks no longer fit a screen.
+const LANE_MIN = 6;
+const LANE_MAX = 60;
+const HEIGHTS = { auto: 0, compact: 10, comfortable: 18, tall: 30 };
+
 // backScan bounds how far back in one lane a chain looks for the wait that
 // let a notify happen; a kernel's notify follows its wait within a few ops.
 const backScan = 4096;
@@ -221,6 +227,46 @@ export const toolMethods = {
     } else if (this.pinned.has(lane)) this.pinned.delete(lane);
     else this.pinned.add(lane);
     this.schedule(true);
+  },
+
+  /** laneHeight is the height of every lane: dragged, picked, or fitted to the lane count. */
+  laneHeight() {
+    if (this.heightMode === "custom") return this.customH;
+    const fixed = HEIGHTS[this.heightMode || "auto"];
+    if (fixed) return fixed;
+    const n = Math.max(1, this.rows ? this.rows.length : this.order.length);
+    return Math.max(6, Math.min(22, Math.floor(560 / n)));
+  },
+
+  // edgeAt is the lane boundary under a point of the gutter (1 for the
+  // line under the first visible lane, ...), or 0: dragging it sets the
+  // lane height, as dragging a track's edge does in Perfetto.
+  edgeAt(mx, my) {
+    const rows = this.rows || [];
+    if (mx >= this.gutterW || my <= this.axisH || !rows.length) return 0;
+    const h = this.laneHeight();
+    const i = Math.round((my - this.axisH) / h);
+    return i >= 1 && i <= rows.length && Math.abs(my - (this.axisH + i * h)) <= 3 ? i : 0;
+  },
+
+  /** setLaneHeight fixes every lane at h px (a drag's result), shown in the height picker as "Height: h px". */
+  setLaneHeight(h) {
+    h = Math.max(LANE_MIN, Math.min(LANE_MAX, Math.round(h)));
+    if (this.heightMode === "custom" && this.customH === h) return;
+    this.heightMode = "custom";
+    this.customH = h;
+    let opt = this.heightSel.querySelector("option[value=custom]");
+    if (!opt) this.heightSel.append((opt = el("option", { value: "custom" })));
+    opt.textContent = `Height: ${h} px`;
+    this.heightSel.value = "custom";
+    this.schedule(true);
+  },
+
+  // resizeDrag follows a drag that started on boundary i at clientY y0
+  // with lanes h0 px tall: the boundary stays under the pointer, so each
+  // of the i lanes above it grows by 1/i of the distance moved.
+  resizeDrag(d, clientY) {
+    this.setLaneHeight(d.h0 + (clientY - d.y0) / d.edge);
   },
 
   foldAll() {

@@ -43,7 +43,6 @@ const NARROW = 3;
 // lane this tall; at 6 px a character, 24 px holds "wait" or "put".
 const LABEL_W = 24;
 const LABEL_H = 12;
-const HEIGHTS = { auto: 0, compact: 10, comfortable: 18, tall: 30 };
 
 /**
  * linkAxis puts several Lanes on one time axis: the same extent (the
@@ -83,12 +82,13 @@ export class Lanes {
       this.empty,
       this.wrap,
       this.detailsBox,
-      opts.help === false ? null : el("p", { class: "lanes-help" }, "W/S or the wheel zooms, A/D or drag pans, 0 or double-click fits. Click a slice for its details and flow chain; Shift-drag (or drag on the time axis) measures a range; Esc clears. Click ▾ beside a rank to fold its blocks, click a lane's name to pin it on top."),
+      opts.help === false ? null : el("p", { class: "lanes-help" }, "W/S or the wheel zooms, A/D or drag pans, 0 or double-click fits. Click a slice for its details and flow chain; Shift-drag (or drag on the time axis) measures a range; Esc clears. Click ▾ beside a rank to fold its blocks, click a lane's name to pin it on top, drag a line between two names to set the lane height."),
     );
     // The browser tests (and a curious learner's console) read the view's
     // state from its element: the slices' places, the selection, the scale.
     this.root.__lanes = this;
-    this.axisH = AXIS; // the gutter's click handler (lanes-tools.js) needs the axis height
+    this.axisH = AXIS; // the gutter's click and drag handlers (lanes-tools.js) need the axis height
+    this.gutterW = GUTTER; // and the gutter's width
     this.reset(0);
     this.bind();
     new ResizeObserver(() => this.schedule(true)).observe(this.wrap);
@@ -102,6 +102,7 @@ export class Lanes {
     this.pending = new Map();
     this.arrows = [];
     this.count = 0;
+    this.firstDrawAt = 0;
     this.maxEnd = 0;
     this.declared = ranks || 0;
     this.follow = true;
@@ -138,7 +139,10 @@ export class Lanes {
 
   /** add files one trace event. */
   add(ev) {
-    if (this.count === 0) this.setEmpty("");
+    if (this.count === 0) {
+      this.setEmpty("");
+      this.firstEventAt = performance.now();
+    }
     const block = ev.block || 0;
     const key = ev.rank * 4096 + block;
     let lane = this.lanes.get(key);
@@ -217,13 +221,6 @@ export class Lanes {
     };
     if (wait > 0) this.timer = setTimeout(go, wait);
     else go();
-  }
-
-  laneHeight() {
-    const fixed = HEIGHTS[this.heightMode || "auto"];
-    if (fixed) return fixed;
-    const n = Math.max(1, this.rows ? this.rows.length : this.order.length);
-    return Math.max(6, Math.min(22, Math.floor(560 / n)));
   }
 
   /** visibleRows is the lanes drawn, top to bottom: the pinned ones, then the rest, folded blocks left out. */
@@ -415,6 +412,8 @@ export class Lanes {
     this.drawRange(ctx, x, cssH);
     this.drawDeadlock(ctx, x, laneH, cssW);
     ctx.restore();
+    // When the first lanes were on screen, after the first event arrived (e2e's latency test).
+    if (this.count && !this.firstDrawAt) r.dataset.firstLaneMs = ((this.firstDrawAt = performance.now()) - this.firstEventAt).toFixed(1);
   }
 
   drawAxis(ctx, cssW, x, t0, t1) {
@@ -599,12 +598,18 @@ export class Lanes {
     let drag = null;
     c.addEventListener("mousedown", (e) => {
       const [mx, my] = pos(e);
+      const edge = this.edgeAt(mx, my);
+      if (edge) {
+        drag = { edge, y0: e.clientY, h0: this.laneHeight(), moved: true };
+        e.preventDefault();
+        return;
+      }
       const measure = (e.shiftKey || my < AXIS) && mx >= GUTTER;
       drag = { x: e.clientX, t0: this.t0, moved: false, measure, at: this.timeAt(mx) };
       if (measure) e.preventDefault();
     });
     window.addEventListener("mouseup", (e) => {
-      if (drag && !drag.moved && e.target === c) {
+      if (drag && !drag.edge && !drag.moved && e.target === c) {
         const [mx, my] = pos(e);
         if (mx < GUTTER) this.gutterClick(mx, my);
         else if (my >= AXIS) this.select(this.hit(mx, my), true);
@@ -616,6 +621,12 @@ export class Lanes {
     c.addEventListener("mousemove", (e) => {
       const [mx, my] = pos(e);
       this.mouseX = mx;
+      if (drag && drag.edge) return; // the window's listener below follows it
+      if (!drag && this.edgeAt(mx, my)) {
+        this.tip.hidden = true;
+        c.style.cursor = "row-resize";
+        return;
+      }
       if (drag) {
         const dx = e.clientX - drag.x;
         if (Math.abs(dx) > 3) drag.moved = true;
@@ -636,6 +647,8 @@ export class Lanes {
       }
       this.showTip(this.hit(mx, my), mx, my);
     });
+    // A lane-height drag goes on when the pointer leaves the canvas.
+    window.addEventListener("mousemove", (e) => drag && drag.edge && this.resizeDrag(drag, e.clientY));
     c.addEventListener("mouseleave", () => (this.tip.hidden = true));
     c.addEventListener("dblclick", () => {
       this.follow = true;

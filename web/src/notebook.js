@@ -230,4 +230,17 @@ function predictCell(cell, answer) {
     answer.hidden = false;
     return r;
   };
+  // An output restored on reload is a run the learner made: its answer
+  // comes back with it. Clearing the output hides the answer again.
+  const restore = cell.restore.bind(cell);
+  cell.restore = () => {
+    const p = restore();
+    if (p) p.then(() => { if (cell.state !== "idle") answer.hidden = false; });
+    return p;
+  };
+  const clearOutput = cell.clearOutput.bind(cell);
+  cell.clearOutput = () => {
+    clearOutput();
+    if (cell.state === "idle") answer.hidden = true;
+  };
 }
