@@ -134,6 +134,7 @@ func mutationCorpus(t testing.TB) []mutCase {
 	out = append(out,
 		mutCase{file: "engine/emu/testdata/bench.py", src: bench, entry: "build_bench_mesh(4, 16384, 1024).mesh_host", ranks: 4},
 		mutCase{file: "engine/emu/testdata/bench.py", src: bench, entry: "build_bench_barrier(8).barrier_host", ranks: 8},
+		mutCase{file: "engine/emu/testdata/bench.py", src: bench, entry: "build_bench_ring(8, 1024).ring_host", ranks: 8},
 	)
 	return out
 }
