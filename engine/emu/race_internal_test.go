@@ -57,10 +57,10 @@ func TestShadowMatchesBytes(t *testing.T) {
 		for step := 0; step < 40; step++ {
 			tid := int32(rng.IntN(threads))
 			clk[tid]++
-			h := &hbThread{tid: tid, own: clk[tid], base: make([]uint32, threads)}
-			for o := range h.base {
+			h := &hbThread{tid: tid, own: clk[tid], base: &vclock{v: make([]uint32, threads), refs: 1}}
+			for o := range h.base.v {
 				if int32(o) != tid {
-					h.base[o] = uint32(rng.IntN(int(clk[o]) + 1))
+					h.base.v[o] = uint32(rng.IntN(int(clk[o]) + 1))
 				}
 			}
 			lo := rng.IntN(size)

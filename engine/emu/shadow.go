@@ -22,6 +22,9 @@ type shadowKey struct {
 // shadow is the access state of one memory.
 type shadow struct {
 	segs []segment
+	// [cellLo, cellHi) spans the signal cells with atomic accesses, in
+	// the same offsets as the segments (empty when cellHi <= cellLo).
+	cellLo, cellHi int
 }
 
 // segment is a byte range [lo, hi) whose bytes share their accesses.
@@ -112,14 +115,144 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 	if t.host != nil {
 		key = shadowKey{host: t.host}
 	}
-	sh := d.shadows[key]
-	if sh == nil {
-		sh = &shadow{}
-		d.shadows[key] = sh
-	}
+	sh := d.shadowOf(key)
 	h := &m.hb
 	cur := entry{tid: h.tid, clk: h.epoch(), kind: k, n: n, view: t}
-	sh.access(t.off+lo, t.off+hi, cur, h, func(e entry, lo, hi int) { d.report(key, e, cur, lo, hi) })
+	lo, hi = t.off+lo, t.off+hi
+	sh.access(lo, hi, cur, h, func(e entry, lo, hi int) { d.report(key, e, cur, lo, hi) })
+	if sh.cellHi > sh.cellLo && lo < sh.cellHi && hi > sh.cellLo {
+		d.plainOnCells(m, key, sh, max(lo, sh.cellLo), min(hi, sh.cellHi), cur)
+	}
+}
+
+// shadowOf returns the shadow of key, made on first use.
+func (d *detector) shadowOf(key shadowKey) *shadow {
+	if key.host != nil {
+		sh := d.hostShadows[key.host]
+		if sh == nil {
+			sh = &shadow{}
+			d.hostShadows[key.host] = sh
+			d.all = append(d.all, sh)
+		}
+		return sh
+	}
+	b := key.buf
+	if b.shadows == nil {
+		b.shadows = make([]*shadow, len(d.who))
+	}
+	sh := b.shadows[key.rank]
+	if sh == nil {
+		sh = &shadow{}
+		b.shadows[key.rank] = sh
+		d.all = append(d.all, sh)
+	}
+	return sh
+}
+
+// Signal cells live outside the segments: a notify is an atomic write of
+// its cell and a wait that passes an atomic read, and atomics never
+// conflict with each other, so a cell keeps its atomic accesses in its
+// own bookkeeping (cell.atom, at most one per thread and kind, as a
+// segment would) and a shadow only notes the byte range its cells span.
+// A plain access there (reading a tally with pl.read, resetting a cell
+// with pl.write) checks the cells it covers; a notify or wait checks the
+// plain accesses of its cell's bytes in the segments, without adding one.
+// So a barrier's P² cells cost no segment and no insert, and a signal
+// window that only notify and wait touch has no segments at all.
+
+// cellAccess records the atomic access of kind k by m at n to cell c (key
+// in its rank's copy of t) and reports the plain accesses it races with.
+func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, c *cell, k accessKind) {
+	lo := t.off + key.off - key.buf.off
+	hi := lo + t.dt.Bytes()
+	sk := shadowKey{buf: key.buf, rank: key.rank}
+	sh := d.shadowOf(sk)
+	h := &m.hb
+	cur := entry{tid: h.tid, clk: h.epoch(), kind: k, n: n, view: t}
+	if len(sh.segs) > 0 {
+		sh.check(lo, hi, cur, h, func(e entry, lo, hi int) { d.report(sk, e, cur, lo, hi) })
+	}
+	kept := c.atom[:0]
+	for _, e := range c.atom {
+		if e.tid == cur.tid && covers(k, e.kind) {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	c.atom = append(kept, cur)
+	if sh.cellHi <= sh.cellLo {
+		sh.cellLo, sh.cellHi = lo, hi
+	} else {
+		sh.cellLo, sh.cellHi = min(sh.cellLo, lo), max(sh.cellHi, hi)
+	}
+}
+
+// plainOnCells checks the plain access cur to bytes [lo, hi) of key
+// against the atomic accesses of the cells there, and records it: a write
+// leaves a cell none (everything later that is ordered after the write is
+// ordered after them, or a race was reported), a read replaces its own
+// thread's wait.
+func (d *detector) plainOnCells(m *machine, key shadowKey, sh *shadow, lo, hi int, cur entry) {
+	h := &m.hb
+	for x := lo; x < hi; x++ {
+		c := m.s.lookupCell(cellKey{buf: key.buf, rank: key.rank, off: key.buf.off + x}, false)
+		if c == nil || c.gen != d.gen || len(c.atom) == 0 {
+			continue
+		}
+		esz := c.atom[0].view.dt.Bytes()
+		for _, e := range c.atom {
+			if e.tid != cur.tid && conflicts(e.kind, cur.kind) && e.clk > h.at(e.tid) {
+				d.report(key, e, cur, x, x+esz)
+			}
+		}
+		if cur.kind == accWrite {
+			c.atom = c.atom[:0]
+			continue
+		}
+		kept := c.atom[:0]
+		for _, e := range c.atom {
+			if e.tid == cur.tid && covers(cur.kind, e.kind) {
+				continue
+			}
+			kept = append(kept, e)
+		}
+		c.atom = kept
+	}
+}
+
+// check reports the entries of bytes [lo, hi) that cur, by a thread whose
+// clock is h, conflicts with and is not ordered after, recording nothing.
+func (s *shadow) check(lo, hi int, cur entry, h *hbThread, race func(e entry, lo, hi int)) {
+	for i := s.first(lo); i < len(s.segs) && s.segs[i].lo < hi; i++ {
+		seg := &s.segs[i]
+		for _, e := range seg.acc {
+			if e.tid != cur.tid && conflicts(e.kind, cur.kind) && e.clk > h.at(e.tid) {
+				race(e, max(seg.lo, lo), min(seg.hi, hi))
+			}
+		}
+	}
+}
+
+// reset forgets every access: a dispatch join orders them all before
+// whatever comes next.
+func (s *shadow) reset() {
+	clear(s.segs)
+	s.segs = s.segs[:0]
+	s.cellLo, s.cellHi = 0, 0
+}
+
+// first returns the index of the first segment that ends after lo.
+func (s *shadow) first(lo int) int {
+	a, b := 0, len(s.segs)
+	for a < b {
+		mid := int(uint(a+b) >> 1)
+		if s.segs[mid].hi > lo {
+			b = mid
+		} else {
+			a = mid + 1
+		}
+	}
+	return a
 }
 
 // access checks cur, an access to bytes [lo, hi) by a thread whose clock
@@ -163,17 +296,7 @@ func (seg *segment) update(cur entry) {
 // exactly [lo, hi): it splits the segments that cross lo or hi and fills
 // the gaps with empty ones.
 func (s *shadow) cover(lo, hi int) (first, last int) {
-	// The first segment that ends after lo.
-	a, b := 0, len(s.segs)
-	for a < b {
-		mid := int(uint(a+b) >> 1)
-		if s.segs[mid].hi > lo {
-			b = mid
-		} else {
-			a = mid + 1
-		}
-	}
-	i := a
+	i := s.first(lo)
 	if i < len(s.segs) && s.segs[i].lo < lo {
 		s.split(i, lo)
 		i++
