@@ -272,6 +272,12 @@ func TestRaceMessages(t *testing.T) {
 		{at(0, accWrite, 10, "pld.tensor.put"), at(1, accAtomicWrite, 12, "pld.system.notify"),
 			"rank 0 (line 10) and rank 1 (line 12) both put and notified these bytes; no notify/wait orders them, so which value stays depends on timing: " +
 				"give each rank its own region, or order the put and the notify with a notify/wait"},
+		{at(0, accWrite, 10, "pld.tensor.put"), at(1, accWrite, 10, "pld.tensor.put"),
+			"rank 0 (line 10) and rank 1 (line 10) both put these bytes; no notify/wait orders them, so which value stays depends on timing: " +
+				"give each rank its own region, or order the two puts with a notify/wait, or, if the values are meant to add up, put with atomic=pld.AtomicType.Add"},
+		{at(0, accWrite, 10, "pld.tensor.put"), at(1, accAtomicWrite, 10, "pld.tensor.put"),
+			"rank 0 (line 10) and rank 1 (line 10) both put and added into these bytes; no notify/wait orders them, so which value stays depends on timing: " +
+				"give each rank its own region, or order the put and the atomic put with a notify/wait"},
 	} {
 		if got := d.message(c.a, c.b, side(c.a), side(c.b)); got != c.want {
 			t.Errorf("message:\n got %s\nwant %s", got, c.want)
