@@ -255,6 +255,7 @@ type detector struct {
 	// generation is stale (everything in it is ordered before the join).
 	gen  uint32
 	pool []*vclock
+	slab []cellRace // where cells' states come from
 	// fork is the clock the ranks of the current dispatch start on, shared
 	// by all of them; forkOwn is the host's epoch it was made at.
 	fork    *vclock
@@ -365,17 +366,42 @@ func (s *sim) joinBlock(p, c *machine) {
 	c.hb.base, c.hb.from = nil, nil
 }
 
-// fresh clears c's bookkeeping from an earlier dispatch.
-func (d *detector) fresh(c *cell) {
-	if c.gen == d.gen {
-		return
-	}
-	d.dropSnaps(c)
-	c.atom = c.atom[:0]
-	c.gen = d.gen
+// cellRace is the race detector's state of a signal cell: the clocks of
+// the notifies a wait on it acquires, and its atomic accesses (notifies,
+// waits that passed; see shadow.go), both from dispatch gen. It lives in
+// the detector's slabs, so a cell costs one pointer when detection is off.
+type cellRace struct {
+	hb   []hbSnap
+	atom []entry
+	gen  uint32
+	// Inline room for the usual single notifier, and its notify and the
+	// wait: a barrier's cells allocate nothing beyond their slab.
+	hbuf [1]hbSnap
+	abuf [2]entry
 }
 
-func (d *detector) dropSnaps(c *cell) {
+// state returns c's detector state, cleared of an earlier dispatch's.
+func (d *detector) state(c *cell) *cellRace {
+	rc := c.rc
+	if rc == nil {
+		if len(d.slab) == cap(d.slab) {
+			d.slab = make([]cellRace, 0, 1024)
+		}
+		d.slab = d.slab[:len(d.slab)+1]
+		rc = &d.slab[len(d.slab)-1]
+		rc.hb, rc.atom, rc.gen = rc.hbuf[:0], rc.abuf[:0], d.gen
+		c.rc = rc
+		return rc
+	}
+	if rc.gen != d.gen {
+		d.dropSnaps(rc)
+		rc.atom = rc.atom[:0]
+		rc.gen = d.gen
+	}
+	return rc
+}
+
+func (d *detector) dropSnaps(c *cellRace) {
 	for i := range c.hb {
 		d.drop(c.hb[i].base)
 		c.hb[i] = hbSnap{}
@@ -385,7 +411,7 @@ func (d *detector) dropSnaps(c *cell) {
 
 // release records a notify by m on cell c: a Set replaces the clocks the
 // cell held, an AtomicAdd adds m's.
-func (d *detector) release(m *machine, c *cell, set bool) {
+func (d *detector) release(m *machine, c *cellRace, set bool) {
 	sn := d.snap(&m.hb)
 	if set {
 		d.dropSnaps(c)
@@ -408,7 +434,7 @@ func (d *detector) release(m *machine, c *cell, set bool) {
 // later) has acquired the cell's clocks, every later wait on the cell is
 // by that thread or by a block it forks afterwards, which know them
 // already, so the cell lets them go.
-func (d *detector) acquire(m *machine, c *cell) {
+func (d *detector) acquire(m *machine, c *cellRace) {
 	h := &m.hb
 	for _, sn := range c.hb {
 		if sn.tid != h.tid && sn.own > h.at(sn.tid) {
@@ -428,9 +454,9 @@ func (m *machine) hbNotify(n *node, t *tref, p int, key cellKey, c *cell, set bo
 	if d == nil {
 		return
 	}
-	d.fresh(c)
-	d.cellAccess(m, n, t, key, c, accAtomicWrite)
-	d.release(m, c, set)
+	rc := d.state(c)
+	d.cellAccess(m, n, t, key, rc, accAtomicWrite)
+	d.release(m, rc, set)
 }
 
 // hbWait is the race detector's part of a wait of m at n that passed: the
@@ -440,11 +466,10 @@ func (m *machine) hbWait(n *node, w *waitInfo) {
 	if d == nil {
 		return
 	}
-	c := m.s.lookupCell(w.key, true)
-	d.fresh(c)
-	d.acquire(m, c)
+	rc := d.state(m.s.lookupCell(w.key, true))
+	d.acquire(m, rc)
 	if t, ok := m.eval(n.args[0]).o.(*tref); ok && t.buf != nil {
-		d.cellAccess(m, n, t, w.key, c, accAtomicRead)
+		d.cellAccess(m, n, t, w.key, rc, accAtomicRead)
 	}
 }
 

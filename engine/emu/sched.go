@@ -332,12 +332,9 @@ type cellKey struct {
 // cell is the bookkeeping of a signal cell that has been notified or
 // waited on.
 type cell struct {
-	// hb holds the clocks of the notifies a wait on the cell acquires,
-	// atom its atomic accesses (notifies, waits that passed), both from
-	// dispatch gen (race.go, shadow.go).
-	hb         []hbSnap
-	atom       []entry
-	gen        uint32
+	// rc is the race detector's state of the cell (race.go), nil while
+	// detection is off or the cell has not been touched with it on.
+	rc         *cellRace
 	notifiers  []int     // ranks that notified it, ascending
 	last       trace.Ref // the last notify that wrote it
 	hasLast    bool
@@ -347,8 +344,6 @@ type cell struct {
 	// that a barrier's cells cost no allocation beyond their slab.
 	nbuf [1]int
 	wbuf [1]*machine
-	hbuf [1]hbSnap
-	abuf [2]entry
 }
 
 // newCell returns a cell from the current slab: cells are allocated 1024
@@ -361,7 +356,6 @@ func (s *sim) newCell() *cell {
 	s.cellSlab = s.cellSlab[:len(s.cellSlab)+1]
 	c := &s.cellSlab[len(s.cellSlab)-1]
 	c.notifiers, c.waiters = c.nbuf[:0], c.wbuf[:0]
-	c.hb, c.atom = c.hbuf[:0], c.abuf[:0]
 	return c
 }
 

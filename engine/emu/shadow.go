@@ -152,7 +152,7 @@ func (d *detector) shadowOf(key shadowKey) *shadow {
 // Signal cells live outside the segments: a notify is an atomic write of
 // its cell and a wait that passes an atomic read, and atomics never
 // conflict with each other, so a cell keeps its atomic accesses in its
-// own bookkeeping (cell.atom, at most one per thread and kind, as a
+// own bookkeeping (cellRace.atom, at most one per thread and kind, as a
 // segment would) and a shadow only notes the byte range its cells span.
 // A plain access there (reading a tally with pl.read, resetting a cell
 // with pl.write) checks the cells it covers; a notify or wait checks the
@@ -162,7 +162,7 @@ func (d *detector) shadowOf(key shadowKey) *shadow {
 
 // cellAccess records the atomic access of kind k by m at n to cell c (key
 // in its rank's copy of t) and reports the plain accesses it races with.
-func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, c *cell, k accessKind) {
+func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, c *cellRace, k accessKind) {
 	lo := t.off + key.off - key.buf.off
 	hi := lo + t.dt.Bytes()
 	sk := shadowKey{buf: key.buf, rank: key.rank}
@@ -195,10 +195,11 @@ func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, c *cell
 func (d *detector) plainOnCells(m *machine, key shadowKey, sh *shadow, lo, hi int, cur entry) {
 	h := &m.hb
 	for x := lo; x < hi; x++ {
-		c := m.s.lookupCell(cellKey{buf: key.buf, rank: key.rank, off: key.buf.off + x}, false)
-		if c == nil || c.gen != d.gen || len(c.atom) == 0 {
+		cl := m.s.lookupCell(cellKey{buf: key.buf, rank: key.rank, off: key.buf.off + x}, false)
+		if cl == nil || cl.rc == nil || cl.rc.gen != d.gen || len(cl.rc.atom) == 0 {
 			continue
 		}
+		c := cl.rc
 		esz := c.atom[0].view.dt.Bytes()
 		for _, e := range c.atom {
 			if e.tid != cur.tid && conflicts(e.kind, cur.kind) && e.clk > h.at(e.tid) {
