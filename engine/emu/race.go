@@ -256,6 +256,13 @@ type detector struct {
 	gen  uint32
 	pool []*vclock
 	slab []cellRace // where cells' states come from
+	// Interned sites of cell accesses (cellrace.go), and per thread the
+	// last two it used.
+	sites     []site
+	siteIDs   map[site]uint32
+	siteCache [][2]uint32
+	snapBuf   []hbSnap
+	accBuf    []cellAcc
 	// fork is the clock the ranks of the current dispatch start on, shared
 	// by all of them; forkOwn is the host's epoch it was made at.
 	fork    *vclock
@@ -275,7 +282,7 @@ func (s *sim) initRace(opts Options) {
 	if opts.NoRaces {
 		return
 	}
-	d := &detector{blocks: map[[2]int]int32{}, hostShadows: map[*hostTensor]*shadow{}, seen: map[raceKey]bool{}, gen: 1}
+	d := &detector{blocks: map[[2]int]int32{}, hostShadows: map[*hostTensor]*shadow{}, seen: map[raceKey]bool{}, gen: 1, siteIDs: map[site]uint32{}}
 	for r, m := range s.ranks {
 		d.who = append(d.who, threadInfo{rank: r})
 		m.hb = hbThread{tid: int32(r)}
@@ -364,86 +371,6 @@ func (s *sim) joinBlock(p, c *machine) {
 	d.drop(c.hb.base)
 	d.drop(c.hb.from)
 	c.hb.base, c.hb.from = nil, nil
-}
-
-// cellRace is the race detector's state of a signal cell: the clocks of
-// the notifies a wait on it acquires, and its atomic accesses (notifies,
-// waits that passed; see shadow.go), both from dispatch gen. It lives in
-// the detector's slabs, so a cell costs one pointer when detection is off.
-type cellRace struct {
-	hb   []hbSnap
-	atom []entry
-	gen  uint32
-	// Inline room for the usual single notifier, and its notify and the
-	// wait: a barrier's cells allocate nothing beyond their slab.
-	hbuf [1]hbSnap
-	abuf [2]entry
-}
-
-// state returns c's detector state, cleared of an earlier dispatch's.
-func (d *detector) state(c *cell) *cellRace {
-	rc := c.rc
-	if rc == nil {
-		if len(d.slab) == cap(d.slab) {
-			d.slab = make([]cellRace, 0, 1024)
-		}
-		d.slab = d.slab[:len(d.slab)+1]
-		rc = &d.slab[len(d.slab)-1]
-		rc.hb, rc.atom, rc.gen = rc.hbuf[:0], rc.abuf[:0], d.gen
-		c.rc = rc
-		return rc
-	}
-	if rc.gen != d.gen {
-		d.dropSnaps(rc)
-		rc.atom = rc.atom[:0]
-		rc.gen = d.gen
-	}
-	return rc
-}
-
-func (d *detector) dropSnaps(c *cellRace) {
-	for i := range c.hb {
-		d.drop(c.hb[i].base)
-		c.hb[i] = hbSnap{}
-	}
-	c.hb = c.hb[:0]
-}
-
-// release records a notify by m on cell c: a Set replaces the clocks the
-// cell held, an AtomicAdd adds m's.
-func (d *detector) release(m *machine, c *cellRace, set bool) {
-	sn := d.snap(&m.hb)
-	if set {
-		d.dropSnaps(c)
-		c.hb = append(c.hb, sn)
-		return
-	}
-	for i := range c.hb {
-		if c.hb[i].tid == sn.tid {
-			d.drop(c.hb[i].base)
-			c.hb[i] = sn
-			return
-		}
-	}
-	c.hb = append(c.hb, sn)
-}
-
-// acquire orders m after every notify cell c holds: the wait m is in has
-// passed. Only rank p's threads wait on the cells of p's window; once its
-// rank thread (not a block of a grid, whose sibling blocks may wait
-// later) has acquired the cell's clocks, every later wait on the cell is
-// by that thread or by a block it forks afterwards, which know them
-// already, so the cell lets them go.
-func (d *detector) acquire(m *machine, c *cellRace) {
-	h := &m.hb
-	for _, sn := range c.hb {
-		if sn.tid != h.tid && sn.own > h.at(sn.tid) {
-			d.join(h, sn)
-		}
-	}
-	if m.block == 0 && m.parent == nil {
-		d.dropSnaps(c)
-	}
 }
 
 // hbNotify is the race detector's part of a notify by m at n on the cell

@@ -107,7 +107,7 @@ func benchProgram(b testing.TB, file, entry string, ranks int) *ir.Program {
 	return prog
 }
 
-// BenchmarkRaceScale is the acceptance's large runs with detection on: a
+// BenchmarkRaceScale is the acceptance's large runs, detection on and off: a
 // barrier at P = 2048 and 4096, a ring of 1 K FP32 per rank at P = 1024.
 // Run one at a time under /usr/bin/time -v for the peak memory:
 //
@@ -122,19 +122,25 @@ func BenchmarkRaceScale(b *testing.B) {
 		{"barrier/P=4096", "build_bench_barrier(4096).barrier_host", 4096},
 		{"ring/P=1024/1K", "build_bench_ring(1024, 1024).ring_host", 1024},
 	} {
-		b.Run(bc.name, func(b *testing.B) {
-			prog := benchProgram(b, "testdata/bench.py", bc.entry, bc.ranks)
-			in := fill(prog, "randn", 1)
-			b.ResetTimer()
-			var ops int64
-			for i := 0; i < b.N; i++ {
-				res := emu.Run(context.Background(), prog, emu.Options{Inputs: in, Timeout: time.Minute, MaxSteps: 1 << 40})
-				if res.Status != emu.StatusOK {
-					b.Fatalf("status %s: %v", res.Status, res.Error)
-				}
-				ops += res.Stats.Notifies + res.Stats.Waits
+		for _, off := range []bool{false, true} {
+			name := bc.name + "/on"
+			if off {
+				name = bc.name + "/off"
 			}
-			b.ReportMetric(float64(ops)/b.Elapsed().Seconds(), "signalops/s")
-		})
+			b.Run(name, func(b *testing.B) {
+				prog := benchProgram(b, "testdata/bench.py", bc.entry, bc.ranks)
+				in := fill(prog, "randn", 1)
+				b.ResetTimer()
+				var ops int64
+				for i := 0; i < b.N; i++ {
+					res := emu.Run(context.Background(), prog, emu.Options{Inputs: in, Timeout: time.Minute, MaxSteps: 1 << 40, NoRaces: off})
+					if res.Status != emu.StatusOK {
+						b.Fatalf("status %s: %v", res.Status, res.Error)
+					}
+					ops += res.Stats.Notifies + res.Stats.Waits
+				}
+				b.ReportMetric(float64(ops)/b.Elapsed().Seconds(), "signalops/s")
+			})
+		}
 	}
 }

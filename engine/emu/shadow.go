@@ -121,7 +121,7 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 	lo, hi = t.off+lo, t.off+hi
 	sh.access(lo, hi, cur, h, func(e entry, lo, hi int) { d.report(key, e, cur, lo, hi) })
 	if sh.cellHi > sh.cellLo && lo < sh.cellHi && hi > sh.cellLo {
-		d.plainOnCells(m, key, sh, max(lo, sh.cellLo), min(hi, sh.cellHi), cur)
+		d.plainOnCells(m, key, max(lo, sh.cellLo), min(hi, sh.cellHi), cur)
 	}
 }
 
@@ -147,78 +147,6 @@ func (d *detector) shadowOf(key shadowKey) *shadow {
 		d.all = append(d.all, sh)
 	}
 	return sh
-}
-
-// Signal cells live outside the segments: a notify is an atomic write of
-// its cell and a wait that passes an atomic read, and atomics never
-// conflict with each other, so a cell keeps its atomic accesses in its
-// own bookkeeping (cellRace.atom, at most one per thread and kind, as a
-// segment would) and a shadow only notes the byte range its cells span.
-// A plain access there (reading a tally with pl.read, resetting a cell
-// with pl.write) checks the cells it covers; a notify or wait checks the
-// plain accesses of its cell's bytes in the segments, without adding one.
-// So a barrier's P² cells cost no segment and no insert, and a signal
-// window that only notify and wait touch has no segments at all.
-
-// cellAccess records the atomic access of kind k by m at n to cell c (key
-// in its rank's copy of t) and reports the plain accesses it races with.
-func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, c *cellRace, k accessKind) {
-	lo := t.off + key.off - key.buf.off
-	hi := lo + t.dt.Bytes()
-	sk := shadowKey{buf: key.buf, rank: key.rank}
-	sh := d.shadowOf(sk)
-	h := &m.hb
-	cur := entry{tid: h.tid, clk: h.epoch(), kind: k, n: n, view: t}
-	if len(sh.segs) > 0 {
-		sh.check(lo, hi, cur, h, func(e entry, lo, hi int) { d.report(sk, e, cur, lo, hi) })
-	}
-	kept := c.atom[:0]
-	for _, e := range c.atom {
-		if e.tid == cur.tid && covers(k, e.kind) {
-			continue
-		}
-		kept = append(kept, e)
-	}
-	c.atom = append(kept, cur)
-	if sh.cellHi <= sh.cellLo {
-		sh.cellLo, sh.cellHi = lo, hi
-	} else {
-		sh.cellLo, sh.cellHi = min(sh.cellLo, lo), max(sh.cellHi, hi)
-	}
-}
-
-// plainOnCells checks the plain access cur to bytes [lo, hi) of key
-// against the atomic accesses of the cells there, and records it: a write
-// leaves a cell none (everything later that is ordered after the write is
-// ordered after them, or a race was reported), a read replaces its own
-// thread's wait.
-func (d *detector) plainOnCells(m *machine, key shadowKey, sh *shadow, lo, hi int, cur entry) {
-	h := &m.hb
-	for x := lo; x < hi; x++ {
-		cl := m.s.lookupCell(cellKey{buf: key.buf, rank: key.rank, off: key.buf.off + x}, false)
-		if cl == nil || cl.rc == nil || cl.rc.gen != d.gen || len(cl.rc.atom) == 0 {
-			continue
-		}
-		c := cl.rc
-		esz := c.atom[0].view.dt.Bytes()
-		for _, e := range c.atom {
-			if e.tid != cur.tid && conflicts(e.kind, cur.kind) && e.clk > h.at(e.tid) {
-				d.report(key, e, cur, x, x+esz)
-			}
-		}
-		if cur.kind == accWrite {
-			c.atom = c.atom[:0]
-			continue
-		}
-		kept := c.atom[:0]
-		for _, e := range c.atom {
-			if e.tid == cur.tid && covers(cur.kind, e.kind) {
-				continue
-			}
-			kept = append(kept, e)
-		}
-		c.atom = kept
-	}
 }
 
 // check reports the entries of bytes [lo, hi) that cur, by a thread whose
