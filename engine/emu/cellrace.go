@@ -1,5 +1,7 @@
 package emu
 
+import "slices"
+
 // Signal cells live outside the segments of the shadow (shadow.go): a
 // notify is an atomic write of its cell and a wait that passes an atomic
 // read, and atomics never conflict with each other, so a cell keeps its
@@ -11,11 +13,11 @@ package emu
 // So a barrier's P² cells cost no segment and no insert, and a signal
 // window that only notify and wait touch has no segments at all.
 //
-// A cell's state is one cache line (64 bytes) in the detector's slabs: the
-// usual single notifier's clock and two accesses (its notify and the wait)
-// inline, anything beyond in an overflow a few counters and many-notifier
-// cells need. A cell itself holds one pointer to it, nil while detection
-// is off.
+// A cell's state is one cache line (64 bytes), in an array per shadow
+// indexed by cell: the usual single notifier's clock and two accesses (its
+// notify and the wait) inline, anything beyond in an overflow a few
+// counters and many-notifier cells need. The scheduler's cells know
+// nothing of it.
 
 // cellRace is the race detector's state of a signal cell, from dispatch
 // gen: the clocks of the notifies a wait on it acquires, and its atomic
@@ -80,23 +82,53 @@ func (d *detector) entryOf(a cellAcc) entry {
 	return entry{tid: a.tid, clk: a.clk, kind: a.kind, n: s.n, view: s.view}
 }
 
-// state returns c's detector state, cleared of an earlier dispatch's.
-func (d *detector) state(c *cell) *cellRace {
-	rc := c.rc
-	if rc == nil {
-		if len(d.slab) == cap(d.slab) {
-			d.slab = make([]cellRace, 0, 1024)
+// maxCellSlots bounds the state array of one shadow: a signal window of
+// up to 16 Ki cells (a barrier's at P = 16384) gets one, indexed by cell;
+// the cells of a larger buffer, or of a view whose element size or
+// alignment differs from the first one's, go to a map.
+const maxCellSlots = 16 << 10
+
+// state returns the detector state of the cell at bytes [x, x+size) of the
+// memory sh shadows (buffer bytes bufSize), cleared of an earlier
+// dispatch's. The states of one rank's window lie side by side, so the
+// P-1 waits of a barrier rank walk one array.
+func (d *detector) state(sh *shadow, x, size, bufSize int) *cellRace {
+	if sh.cellSize == 0 {
+		sh.cellSize = size
+		if n := bufSize / size; n <= maxCellSlots {
+			sh.cells = make([]cellRace, n)
 		}
-		d.slab = d.slab[:len(d.slab)+1]
-		rc = &d.slab[len(d.slab)-1]
-		rc.gen = d.gen
-		c.rc = rc
-		return rc
+	}
+	var rc *cellRace
+	if i := x / size; size == sh.cellSize && x%size == 0 && i < len(sh.cells) {
+		rc = &sh.cells[i]
+	} else {
+		if sh.odd == nil {
+			sh.odd = map[int]*cellRace{}
+		}
+		if rc = sh.odd[x]; rc == nil {
+			rc = &cellRace{gen: d.gen}
+			sh.odd[x] = rc
+		}
 	}
 	if rc.gen != d.gen {
 		d.dropSnaps(rc)
 		rc.setAccs(nil)
 		rc.gen = d.gen
+	}
+	return rc
+}
+
+// stateAt returns the state of the cell that starts at byte x, or nil.
+func (d *detector) stateAt(sh *shadow, x int) *cellRace {
+	var rc *cellRace
+	if i := x / sh.cellSize; x%sh.cellSize == 0 && i < len(sh.cells) {
+		rc = &sh.cells[i]
+	} else if sh.odd != nil {
+		rc = sh.odd[x]
+	}
+	if rc == nil || rc.gen != d.gen {
+		return nil
 	}
 	return rc
 }
@@ -207,13 +239,19 @@ func (d *detector) acquire(m *machine, c *cellRace) {
 	}
 }
 
-// cellAccess records the atomic access of kind k by m at n to cell c (key
-// in its rank's copy of t) and reports the plain accesses it races with.
-func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, c *cellRace, k accessKind) {
+// cellAccess records the atomic access of kind k by m at n to the cell
+// key in its rank's copy of t, and reports the plain accesses it races
+// with; it returns the cell's state. The read of a wait that passed
+// comes after the wait's acquire of the cell's clocks.
+func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, k accessKind) *cellRace {
 	lo := t.off + key.off - key.buf.off
 	hi := lo + t.dt.Bytes()
 	sk := shadowKey{buf: key.buf, rank: key.rank}
 	sh := d.shadowOf(sk)
+	c := d.state(sh, lo, hi-lo, key.buf.size)
+	if k == accAtomicRead {
+		d.acquire(m, c)
+	}
 	h := &m.hb
 	cur := cellAcc{tid: h.tid, clk: h.epoch(), site: d.siteOf(h.tid, n, t), kind: k}
 	if len(sh.segs) > 0 {
@@ -241,6 +279,7 @@ func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, c *cell
 	} else {
 		sh.cellLo, sh.cellHi = min(sh.cellLo, lo), max(sh.cellHi, hi)
 	}
+	return c
 }
 
 // plainOnCells checks the plain access cur to bytes [lo, hi) of key
@@ -248,14 +287,27 @@ func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, c *cell
 // leaves a cell none (everything later that is ordered after the write is
 // ordered after them, or a race was reported), a read replaces its own
 // thread's wait.
-func (d *detector) plainOnCells(m *machine, key shadowKey, lo, hi int, cur entry) {
+func (d *detector) plainOnCells(m *machine, key shadowKey, sh *shadow, lo, hi int, cur entry) {
 	h := &m.hb
-	for x := lo; x < hi; x++ {
-		cl := m.s.lookupCell(cellKey{buf: key.buf, rank: key.rank, off: key.buf.off + x}, false)
-		if cl == nil || cl.rc == nil || cl.rc.gen != d.gen {
+	var xs []int
+	if sh.odd != nil { // in byte order, so the reports come out the same every run
+		for x := range sh.odd {
+			if x >= lo && x < hi {
+				xs = append(xs, x)
+			}
+		}
+	}
+	if len(sh.cells) > 0 {
+		for x := (lo + sh.cellSize - 1) / sh.cellSize * sh.cellSize; x < hi && x/sh.cellSize < len(sh.cells); x += sh.cellSize {
+			xs = append(xs, x)
+		}
+	}
+	slices.Sort(xs)
+	for _, x := range xs {
+		c := d.stateAt(sh, x)
+		if c == nil {
 			continue
 		}
-		c := cl.rc
 		list := c.accs(d.accBuf)
 		d.accBuf = list
 		if len(list) == 0 {

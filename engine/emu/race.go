@@ -255,7 +255,6 @@ type detector struct {
 	// generation is stale (everything in it is ordered before the join).
 	gen  uint32
 	pool []*vclock
-	slab []cellRace // where cells' states come from
 	// Interned sites of cell accesses (cellrace.go), and per thread the
 	// last two it used.
 	sites     []site
@@ -376,14 +375,12 @@ func (s *sim) joinBlock(p, c *machine) {
 // hbNotify is the race detector's part of a notify by m at n on the cell
 // key of rank p's copy of t: an atomic write of the cell, then the
 // release (a Set replaces the cell's clocks, an AtomicAdd adds to them).
-func (m *machine) hbNotify(n *node, t *tref, p int, key cellKey, c *cell, set bool) {
+func (m *machine) hbNotify(n *node, t *tref, key cellKey, set bool) {
 	d := m.s.race
 	if d == nil {
 		return
 	}
-	rc := d.state(c)
-	d.cellAccess(m, n, t, key, rc, accAtomicWrite)
-	d.release(m, rc, set)
+	d.release(m, d.cellAccess(m, n, t, key, accAtomicWrite), set)
 }
 
 // hbWait is the race detector's part of a wait of m at n that passed: the
@@ -393,10 +390,8 @@ func (m *machine) hbWait(n *node, w *waitInfo) {
 	if d == nil {
 		return
 	}
-	rc := d.state(m.s.lookupCell(w.key, true))
-	d.acquire(m, rc)
 	if t, ok := m.eval(n.args[0]).o.(*tref); ok && t.buf != nil {
-		d.cellAccess(m, n, t, w.key, rc, accAtomicRead)
+		d.cellAccess(m, n, t, w.key, accAtomicRead)
 	}
 }
 

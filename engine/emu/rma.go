@@ -125,7 +125,7 @@ func (m *machine) notify(n *node) *failure {
 	if after != before || !c.hasLast {
 		c.last, c.hasLast, c.lastArrive = ref, true, arrive
 	}
-	m.hbNotify(n, t, p, key, c, set)
+	m.hbNotify(n, t, key, set)
 	m.s.stats.Notifies++
 	e := trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000}
 	if m.tracing() {

@@ -332,9 +332,6 @@ type cellKey struct {
 // cell is the bookkeeping of a signal cell that has been notified or
 // waited on.
 type cell struct {
-	// rc is the race detector's state of the cell (race.go), nil while
-	// detection is off or the cell has not been touched with it on.
-	rc         *cellRace
 	notifiers  []int     // ranks that notified it, ascending
 	last       trace.Ref // the last notify that wrote it
 	hasLast    bool

@@ -25,6 +25,11 @@ type shadow struct {
 	// [cellLo, cellHi) spans the signal cells with atomic accesses, in
 	// the same offsets as the segments (empty when cellHi <= cellLo).
 	cellLo, cellHi int
+	// The states of the signal cells (cellrace.go): cells[i] is the cell
+	// at byte i*cellSize, odd the cells off that grid.
+	cellSize int
+	cells    []cellRace
+	odd      map[int]*cellRace
 }
 
 // segment is a byte range [lo, hi) whose bytes share their accesses.
@@ -121,7 +126,7 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 	lo, hi = t.off+lo, t.off+hi
 	sh.access(lo, hi, cur, h, func(e entry, lo, hi int) { d.report(key, e, cur, lo, hi) })
 	if sh.cellHi > sh.cellLo && lo < sh.cellHi && hi > sh.cellLo {
-		d.plainOnCells(m, key, max(lo, sh.cellLo), min(hi, sh.cellHi), cur)
+		d.plainOnCells(m, key, sh, max(lo, sh.cellLo), min(hi, sh.cellHi), cur)
 	}
 }
 
