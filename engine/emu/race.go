@@ -184,24 +184,29 @@ func (d *detector) drop(v *vclock) {
 	}
 }
 
-// clone returns a new vclock, held once, with src's entries and room for
-// n.
-func (d *detector) clone(src *vclock, n int) *vclock {
+// alloc returns a vclock of n entries, held once, its entries not set.
+func (d *detector) alloc(n int) *vclock {
 	var v *vclock
 	if k := len(d.pool); k > 0 {
 		v, d.pool = d.pool[k-1], d.pool[:k-1]
 	} else {
 		v = &vclock{}
 	}
-	n = max(n, len(src.v))
 	if cap(v.v) < n {
 		v.v = make([]uint32, n)
 	} else {
 		v.v = v.v[:n]
 	}
+	v.refs = 1
+	return v
+}
+
+// clone returns a new vclock, held once, with src's entries and room for
+// n.
+func (d *detector) clone(src *vclock, n int) *vclock {
+	v := d.alloc(max(n, len(src.v)))
 	copy(v.v, src.v)
 	clear(v.v[len(src.v):])
-	v.refs = 1
 	return v
 }
 
@@ -223,11 +228,28 @@ func (d *detector) writable(h *hbThread, n int) {
 func (d *detector) join(h *hbThread, sn hbSnap) {
 	h.advance()
 	if sn.base != h.base && sn.base != h.from {
-		d.writable(h, len(sn.base.v))
-		hv := h.base.v[:len(sn.base.v)]
-		for i, x := range sn.base.v {
-			if x > hv[i] {
-				hv[i] = x
+		src := sn.base.v
+		if h.base.refs > 1 {
+			// Copy-on-write and the join in one pass: a ring's rank joins
+			// its left neighbour's clock every round, just after handing
+			// its own to its right one.
+			old := h.base
+			v := d.alloc(max(len(old.v), len(src)))
+			n := min(len(old.v), len(src))
+			ov, sv, nv := old.v[:n], src[:n], v.v[:n]
+			for i := range nv {
+				nv[i] = max(ov[i], sv[i])
+			}
+			copy(v.v[n:], old.v[n:])
+			copy(v.v[n:], src[n:])
+			h.base = v
+			d.drop(h.from)
+			h.from = old // h's hold on old moves here
+		} else {
+			d.writable(h, len(src))
+			hv := h.base.v[:len(src)]
+			for i, x := range src {
+				hv[i] = max(hv[i], x)
 			}
 		}
 	}

@@ -25,6 +25,7 @@ type shadow struct {
 	// [cellLo, cellHi) spans the signal cells with atomic accesses, in
 	// the same offsets as the segments (empty when cellHi <= cellLo).
 	cellLo, cellHi int
+	hint           int // the segment first found last
 	// The states of the signal cells (cellrace.go): cells[i] is the cell
 	// at byte i*cellSize, odd the cells off that grid.
 	cellSize int
@@ -176,8 +177,20 @@ func (s *shadow) reset() {
 }
 
 // first returns the index of the first segment that ends after lo.
+// Accesses move through a window a tile at a time (a ring's rounds step
+// one chunk over), so the segments next to the last one found are tried
+// before a binary search: a ring of 1024 ranks has 1024 segments per
+// window, and the search's cache misses were a fifth of its detection
+// cost.
 func (s *shadow) first(lo int) int {
-	a, b := 0, len(s.segs)
+	n := len(s.segs)
+	for i := max(s.hint-1, 0); i <= s.hint+2 && i < n; i++ {
+		if s.segs[i].hi > lo && (i == 0 || s.segs[i-1].hi <= lo) {
+			s.hint = i
+			return i
+		}
+	}
+	a, b := 0, n
 	for a < b {
 		mid := int(uint(a+b) >> 1)
 		if s.segs[mid].hi > lo {
@@ -186,6 +199,7 @@ func (s *shadow) first(lo int) int {
 			a = mid + 1
 		}
 	}
+	s.hint = a
 	return a
 }
 
