@@ -254,7 +254,7 @@ func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, k acces
 	}
 	h := &m.hb
 	cur := cellAcc{tid: h.tid, clk: h.epoch(), site: d.siteOf(h.tid, n, t), kind: k}
-	if len(sh.segs) > 0 {
+	if sh.n() > 0 {
 		e := d.entryOf(cur)
 		sh.check(lo, hi, e, h, func(a entry, lo, hi int) { d.report(sk, a, e, lo, hi) })
 	}

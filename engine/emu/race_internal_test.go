@@ -92,11 +92,12 @@ func TestShadowMatchesBytes(t *testing.T) {
 					t.Fatalf("round %d step %d: race reported on byte %d outside [%d, %d)", round, step, i, lo, hi)
 				}
 			}
-			for i, s := range sh.segs {
-				if s.lo >= s.hi || i > 0 && sh.segs[i-1].hi > s.lo {
-					t.Fatalf("segments out of order: %+v", sh.segs)
+			segs := sh.list()
+			for i, s := range segs {
+				if s.lo >= s.hi || i > 0 && segs[i-1].hi > s.lo {
+					t.Fatalf("segments out of order: %+v", segs)
 				}
-				if i > 0 && sh.segs[i-1].hi == s.lo && sameEntries(sh.segs[i-1].acc, s.acc) {
+				if i > 0 && segs[i-1].hi == s.lo && sameEntries(segs[i-1].acc, s.acc) {
 					t.Fatalf("adjacent equal segments not merged at %d", s.lo)
 				}
 				for b := s.lo; b < s.hi; b++ {
