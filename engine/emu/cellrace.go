@@ -1,6 +1,9 @@
 package emu
 
-import "slices"
+import (
+	"slices"
+	"unsafe"
+)
 
 // Signal cells live outside the segments of the shadow (shadow.go): a
 // notify is an atomic write of its cell and a wait that passes an atomic
@@ -92,10 +95,11 @@ const maxCellSlots = 16 << 10
 // memory sh shadows (buffer bytes bufSize), cleared of an earlier
 // dispatch's. The states of one rank's window lie side by side, so the
 // P-1 waits of a barrier rank walk one array.
-func (d *detector) state(sh *shadow, x, size, bufSize int) *cellRace {
+func (d *detector) state(s *sim, sh *shadow, x, size, bufSize int) *cellRace {
 	if sh.cellSize == 0 {
 		sh.cellSize = size
 		if n := bufSize / size; n <= maxCellSlots {
+			s.reserveSignals(int64(n) * int64(unsafe.Sizeof(cellRace{})))
 			sh.cells = make([]cellRace, n)
 		}
 	}
@@ -107,6 +111,7 @@ func (d *detector) state(sh *shadow, x, size, bufSize int) *cellRace {
 			sh.odd = map[int]*cellRace{}
 		}
 		if rc = sh.odd[x]; rc == nil {
+			s.reserveSignals(int64(unsafe.Sizeof(cellRace{})) + 16) // and its map entry
 			rc = &cellRace{gen: d.gen}
 			sh.odd[x] = rc
 		}
@@ -198,6 +203,9 @@ func (d *detector) release(m *machine, c *cellRace, set bool) {
 	if set {
 		d.dropSnaps(c)
 	}
+	if c.nhb == 0 && (c.more == nil || len(c.more.hb) == 0) {
+		d.held = append(d.held, c)
+	}
 	if c.nhb == 0 && c.more == nil {
 		c.nhb, c.hb0 = 1, sn
 		return
@@ -248,7 +256,7 @@ func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, k acces
 	hi := lo + t.dt.Bytes()
 	sk := shadowKey{buf: key.buf, rank: key.rank}
 	sh := d.shadowOf(sk)
-	c := d.state(sh, lo, hi-lo, key.buf.size)
+	c := d.state(m.s, sh, lo, hi-lo, key.buf.size)
 	if k == accAtomicRead {
 		d.acquire(m, c)
 	}

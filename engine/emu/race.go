@@ -28,16 +28,32 @@ import "slices"
 //     clock (fork) and the host continues after all of them (join); the
 //     blocks of a kernel grid likewise fork from and join into their rank.
 //
-// A clock is kept in two parts: the thread's own epoch, and a base vector
-// for everyone else that is shared, not copied, when it is published. A
-// release hands the cell (base, own epoch) and marks both published; the
-// thread's next access moves to a new own epoch, which costs nothing, and
-// only a change of the base (an acquire that learns something, a fork or
-// a join) copies it first. So the P-1 notifies of a barrier copy nothing,
-// and each published clock of thread t with own epoch k is the same clock:
-// a wait may skip the join of a clock from t when it already knows t's
-// epoch k. A barrier at P = 256 costs one base copy per rank and one O(P)
-// join per wait.
+// Clocks (FastTrack, Flanagan & Freund, PLDI 2009, where it pays). A
+// thread's clock is its own epoch plus a base vector (vclock) for everyone
+// else, shared copy-on-write and reference-counted: a release hands the
+// cell (tid, own epoch, base) and the thread's next access moves to a new
+// own epoch, which costs nothing; only a change of the base copies it,
+// and only while someone else holds it. Each published clock of thread t
+// with own epoch k is therefore the same clock, so a wait skips a clock
+// whose epoch it already knows. The ranks of a dispatch start on one
+// shared fork vector (the host has joined them all since the last one),
+// and a thread remembers the vector it copied its base from, so joining a
+// clock whose base is either is O(1): a barrier's P-1 waits per rank cost
+// one copy and P-1 O(1) joins, not P-1 O(P) joins. A cell lets go of its
+// clocks once its rank thread has acquired them (only that rank's threads
+// wait on its cells), and at a dispatch join every cell's clocks and
+// every shadow are dropped (nothing before the join can race with
+// anything after it), so a ring keeps the clocks of its pending notifies,
+// not one per cell. Joins that do learn much stay O(P): a ring's round
+// learns an epoch of every rank before it, so its 2(P-1) rounds cost
+// O(P²) per rank, as with tree clocks (Mathur et al., ASPLOS 2022), whose
+// sublinear joins need sparse changes.
+//
+// Accesses are epochs too: a shadow segment (shadow.go) holds at most one
+// entry per thread and kind — a write epoch, or read epochs that grow to
+// one per concurrent reader only when reads are concurrent — and a signal
+// cell keeps its atomic accesses in its own state outside the shadow
+// (cellrace.go).
 //
 // What counts as a conflict: two accesses to overlapping bytes of one copy
 // of a window (or of one host tensor) by different threads, at least one a
@@ -283,7 +299,10 @@ type detector struct {
 	siteIDs   map[site]uint32
 	siteCache [][2]uint32
 	snapBuf   []hbSnap
-	accBuf    []cellAcc
+	// held lists the cells that took a clock this dispatch, to let go of
+	// at its join.
+	held   []*cellRace
+	accBuf []cellAcc
 	// fork is the clock the ranks of the current dispatch start on, shared
 	// by all of them; forkOwn is the host's epoch it was made at.
 	fork    *vclock
@@ -356,6 +375,11 @@ func (s *sim) joinRanks() {
 	}
 	d.drop(d.fork)
 	d.fork = nil
+	for _, c := range d.held {
+		d.dropSnaps(c)
+	}
+	clear(d.held)
+	d.held = d.held[:0]
 	d.gen++
 	for _, sh := range d.all {
 		sh.reset()
