@@ -203,9 +203,6 @@ func (d *detector) release(m *machine, c *cellRace, set bool) {
 	if set {
 		d.dropSnaps(c)
 	}
-	if c.nhb == 0 && (c.more == nil || len(c.more.hb) == 0) {
-		d.held = append(d.held, c)
-	}
 	if c.nhb == 0 && c.more == nil {
 		c.nhb, c.hb0 = 1, sn
 		return
@@ -259,6 +256,8 @@ func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, k acces
 	c := d.state(m.s, sh, lo, hi-lo, key.buf.size)
 	if k == accAtomicRead {
 		d.acquire(m, c)
+	} else {
+		sh.clocks = true
 	}
 	h := &m.hb
 	cur := cellAcc{tid: h.tid, clk: h.epoch(), site: d.siteOf(h.tid, n, t), kind: k}
@@ -339,5 +338,24 @@ func (d *detector) plainOnCells(m *machine, key shadowKey, sh *shadow, lo, hi in
 			kept = append(kept, a)
 		}
 		c.setAccs(kept)
+	}
+}
+
+// dropClocks lets go of every clock the cells of sh hold: at a dispatch
+// join nothing needs them. Only a shadow a notify touched this dispatch
+// is walked; a barrier's or a ring's cells have let go of theirs at their
+// waits already, so the walk only reads.
+func (d *detector) dropClocks(sh *shadow) {
+	if !sh.clocks {
+		return
+	}
+	sh.clocks = false
+	for i := range sh.cells {
+		if c := &sh.cells[i]; c.nhb > 0 || c.more != nil {
+			d.dropSnaps(c)
+		}
+	}
+	for _, c := range sh.odd {
+		d.dropSnaps(c)
 	}
 }

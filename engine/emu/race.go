@@ -299,10 +299,7 @@ type detector struct {
 	siteIDs   map[site]uint32
 	siteCache [][2]uint32
 	snapBuf   []hbSnap
-	// held lists the cells that took a clock this dispatch, to let go of
-	// at its join.
-	held   []*cellRace
-	accBuf []cellAcc
+	accBuf    []cellAcc
 	// fork is the clock the ranks of the current dispatch start on, shared
 	// by all of them; forkOwn is the host's epoch it was made at.
 	fork    *vclock
@@ -375,13 +372,9 @@ func (s *sim) joinRanks() {
 	}
 	d.drop(d.fork)
 	d.fork = nil
-	for _, c := range d.held {
-		d.dropSnaps(c)
-	}
-	clear(d.held)
-	d.held = d.held[:0]
 	d.gen++
 	for _, sh := range d.all {
+		d.dropClocks(sh)
 		sh.reset()
 	}
 }

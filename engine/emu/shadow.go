@@ -32,6 +32,7 @@ type shadow struct {
 	cellSize int
 	cells    []cellRace
 	odd      map[int]*cellRace
+	clocks   bool // a notify gave a cell here a clock this dispatch
 }
 
 // segment is a byte range [lo, hi) whose bytes share their accesses.
