@@ -30,11 +30,11 @@ type cellRace struct {
 	acc      [2]cellAcc // the first accesses
 	gen      uint32
 	nhb, nac uint8
-	more     *cellMore // the clocks and accesses past the inline ones
+	more     *raceMore // the clocks and accesses past the inline ones
 }
 
-// cellMore is a cell's overflow.
-type cellMore struct {
+// raceMore is a cell's overflow.
+type raceMore struct {
 	hb  []hbSnap
 	acc []cellAcc
 }
@@ -158,7 +158,7 @@ func (c *cellRace) setSnaps(list []hbSnap) {
 	}
 	if len(list) > 0 || c.more != nil && len(c.more.hb) > 0 {
 		if c.more == nil {
-			c.more = &cellMore{}
+			c.more = &raceMore{}
 		}
 		clear(c.more.hb)
 		c.more.hb = append(c.more.hb[:0], list...)
@@ -180,7 +180,7 @@ func (c *cellRace) setAccs(list []cellAcc) {
 	list = list[c.nac:]
 	if len(list) > 0 || c.more != nil && len(c.more.acc) > 0 {
 		if c.more == nil {
-			c.more = &cellMore{}
+			c.more = &raceMore{}
 		}
 		c.more.acc = append(c.more.acc[:0], list...)
 	}
