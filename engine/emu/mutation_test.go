@@ -252,11 +252,16 @@ func sameOutputs(a, b *emu.Result) bool {
 	}
 	for k, x := range a.Outputs {
 		y := b.Outputs[k]
-		if y == nil || len(x.Data) != len(y.Data) {
+		if y == nil || !slices.Equal(x.Shape, y.Shape) {
 			return false
 		}
-		for i, v := range x.Data {
-			if w := y.Data[i]; v != w && !(math.IsNaN(v) && math.IsNaN(w)) {
+		n := 1
+		for _, d := range x.Shape {
+			n *= d
+		}
+		for i := 0; i < n; i++ {
+			idx := flatToIndex(x.Shape, i)
+			if v, w := x.At(idx...), y.At(idx...); v != w && !(math.IsNaN(v) && math.IsNaN(w)) {
 				return false
 			}
 		}
