@@ -147,16 +147,26 @@ const barrierRanks = 256
 // BenchmarkBarrier is the signal path: a hand-rolled barrier at P = 256,
 // 65,280 notifies and as many waits.
 func BenchmarkBarrier(b *testing.B) {
-	b.Run("emu", func(b *testing.B) {
-		prog := compileFile(b, "testdata/bench.py", "build_bench_barrier(256).barrier_host", barrierRanks)
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			res := emu.Run(context.Background(), prog, emu.Options{})
-			if res.Status != emu.StatusOK || res.Stats.Notifies != barrierRanks*(barrierRanks-1) {
-				b.Fatalf("status %s, %d notifies: %v", res.Status, res.Stats.Notifies, res.Error)
+	// With race detection on (the default) and off; signalops/s counts
+	// notifies and waits.
+	for _, mode := range []struct {
+		name string
+		off  bool
+	}{{"emu", false}, {"emu-noraces", true}} {
+		b.Run(mode.name, func(b *testing.B) {
+			prog := compileFile(b, "testdata/bench.py", "build_bench_barrier(256).barrier_host", barrierRanks)
+			b.ResetTimer()
+			var ops int64
+			for i := 0; i < b.N; i++ {
+				res := emu.Run(context.Background(), prog, emu.Options{NoRaces: mode.off})
+				if res.Status != emu.StatusOK || res.Stats.Notifies != barrierRanks*(barrierRanks-1) {
+					b.Fatalf("status %s, %d notifies: %v", res.Status, res.Stats.Notifies, res.Error)
+				}
+				ops += res.Stats.Notifies + res.Stats.Waits
 			}
-		}
-	})
+			b.ReportMetric(float64(ops)/b.Elapsed().Seconds(), "signalops/s")
+		})
+	}
 	// The same cell updates and checks in one goroutine: every rank bumps
 	// its cell in every peer's window, then every rank checks its cells.
 	b.Run("native-serial", func(b *testing.B) {

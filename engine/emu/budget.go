@@ -20,12 +20,16 @@ import (
 //     overwritten (unless the tile pool keeps its bytes) or its frame returns;
 //   - signal-cell bookkeeping: a buffer's cell table per rank the first time
 //     a notify or wait touches it there (8 bytes a byte, buffers up to
-//     64 KiB), and cells in slabs of 1024;
+//     64 KiB), and cells in slabs of 1024; with race detection on, a
+//     64-byte state per cell of a signal window the first time a notify or
+//     wait touches that copy of it (cellrace.go);
 //   - trace events handed to Options.OnEvent, limits.EventBytes each, since
 //     the caller keeps them (the server stores and replays them).
 //
-// The race detector's shadow of accessed byte ranges is not charged: it
-// grows with distinct access regions, bounded by the step budget.
+// The race detector's shadow of accessed byte ranges and its clocks are not
+// charged: the shadow grows with distinct access regions, bounded by the
+// step budget, and the clocks with the notifies not yet waited for (a
+// cell lets go of its clocks once its rank has acquired them).
 
 // perRankBytes is a rank's machine, its frames and its heap entry, measured
 // as about 600 bytes for the lesson kernels; rounded up.

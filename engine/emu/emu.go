@@ -59,10 +59,11 @@
 // is checked against the earlier accesses to the same bytes by other
 // ranks (and blocks): a conflicting pair that no chain of program order,
 // notify→wait edges and dispatch fork/join orders is a race (pld-spec
-// §5.6). Vector clocks per rank and block, and a shadow of byte ranges per
-// window copy and host tensor that keeps one entry per thread and kind,
-// make a check a binary search and a scan of a few entries, however large
-// the tile (race.go, shadow.go). A race names both accesses — rank, line,
+// §5.6). Epochs and copy-on-write vector clocks per rank and block, a
+// shadow of byte ranges per window copy and host tensor that keeps one
+// entry per thread and kind, and signal cells kept apart from it, make a
+// check a search and a scan of a few entries, however large the tile, and
+// a notify or wait O(1) in a barrier (race.go, shadow.go, cellrace.go). A race names both accesses — rank, line,
 // op, region — and the notify/wait that is missing (racereport.go); it
 // does not stop the run, which ends with StatusRace unless it failed.
 // BenchmarkRaceDetector measures the cost.

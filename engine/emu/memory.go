@@ -50,6 +50,8 @@ type bufDesc struct {
 	// cells[rank][byte] is the bookkeeping of the signal cells of each
 	// rank's copy, made when first touched (see lookupCell).
 	cells [][]*cell
+	// shadows[rank] is the race detector's shadow of each rank's copy.
+	shadows []*shadow
 }
 
 // tref is a view of global memory: a host tensor (or a slice of one), or a

@@ -28,16 +28,32 @@ import "slices"
 //     clock (fork) and the host continues after all of them (join); the
 //     blocks of a kernel grid likewise fork from and join into their rank.
 //
-// A clock is kept in two parts: the thread's own epoch, and a base vector
-// for everyone else that is shared, not copied, when it is published. A
-// release hands the cell (base, own epoch) and marks both published; the
-// thread's next access moves to a new own epoch, which costs nothing, and
-// only a change of the base (an acquire that learns something, a fork or
-// a join) copies it first. So the P-1 notifies of a barrier copy nothing,
-// and each published clock of thread t with own epoch k is the same clock:
-// a wait may skip the join of a clock from t when it already knows t's
-// epoch k. A barrier at P = 256 costs one base copy per rank and one O(P)
-// join per wait.
+// Clocks (FastTrack, Flanagan & Freund, PLDI 2009, where it pays). A
+// thread's clock is its own epoch plus a base vector (vclock) for everyone
+// else, shared copy-on-write and reference-counted: a release hands the
+// cell (tid, own epoch, base) and the thread's next access moves to a new
+// own epoch, which costs nothing; only a change of the base copies it,
+// and only while someone else holds it. Each published clock of thread t
+// with own epoch k is therefore the same clock, so a wait skips a clock
+// whose epoch it already knows. The ranks of a dispatch start on one
+// shared fork vector (the host has joined them all since the last one),
+// and a thread remembers the vector it copied its base from, so joining a
+// clock whose base is either is O(1): a barrier's P-1 waits per rank cost
+// one copy and P-1 O(1) joins, not P-1 O(P) joins. A cell lets go of its
+// clocks once its rank thread has acquired them (only that rank's threads
+// wait on its cells), and at a dispatch join every cell's clocks and
+// every shadow are dropped (nothing before the join can race with
+// anything after it), so a ring keeps the clocks of its pending notifies,
+// not one per cell. Joins that do learn much stay O(P): a ring's round
+// learns an epoch of every rank before it, so its 2(P-1) rounds cost
+// O(P²) per rank, as with tree clocks (Mathur et al., ASPLOS 2022), whose
+// sublinear joins need sparse changes.
+//
+// Accesses are epochs too: a shadow segment (shadow.go) holds at most one
+// entry per thread and kind — a write epoch, or read epochs that grow to
+// one per concurrent reader only when reads are concurrent — and a signal
+// cell keeps its atomic accesses in its own state outside the shadow
+// (cellrace.go).
 //
 // What counts as a conflict: two accesses to overlapping bytes of one copy
 // of a window (or of one host tensor) by different threads, at least one a
@@ -80,25 +96,44 @@ func covers(k, e accessKind) bool {
 	return e == accAtomicRead
 }
 
+// vclock is a vector of epochs, indexed by thread, shared by the thread
+// clocks and published snapshots that hold it; refs counts them. A vclock
+// held more than once is never written: a thread that must change its
+// base while others hold it clones it first (copy-on-write), and one whose
+// last holder lets go returns to the detector's pool, so a ring of P
+// ranks, which publishes a clock every round, keeps only the clocks its
+// pending notifies hold (O(P) of them) rather than one per cell (P² for
+// P = 1024 ranks and 2(P-1) rounds: the 6 GiB that killed it).
+type vclock struct {
+	v    []uint32
+	refs int32
+}
+
 // hbThread is a machine's happens-before state.
 type hbThread struct {
 	tid int32
-	// own is the epoch that tags the thread's accesses; base[t] is the
+	// own is the epoch that tags the thread's accesses; base.v[t] is the
 	// latest epoch of thread t (t != tid) the thread is ordered after
-	// (base[tid] is not used).
+	// (base.v[tid] is only a lower bound of own, never read for it).
 	own  uint32
-	base []uint32
-	// pub says base has been handed out and must be copied before it
-	// changes; released says own has been handed out, so the next access
-	// or change moves to a new epoch.
-	pub, released bool
+	base *vclock
+	// from is a vclock base dominates (base was cloned from it and has
+	// only grown since), or nil: a snapshot whose base is from (or base)
+	// adds nothing but its thread's own epoch, an O(1) join. The ranks of a
+	// dispatch start on one shared vclock, so in a barrier every wait's
+	// join is O(1) instead of O(P).
+	from *vclock
+	// released says own has been handed out, so the next access or change
+	// moves to a new epoch.
+	released bool
 }
 
-// hbSnap is a published clock of thread tid.
+// hbSnap is a published clock of thread tid; base is held (counted in its
+// refs) while the snapshot is kept.
 type hbSnap struct {
 	tid  int32
 	own  uint32
-	base []uint32
+	base *vclock
 }
 
 // at returns the epoch of thread t the clock is ordered after.
@@ -106,8 +141,8 @@ func (c hbSnap) at(t int32) uint32 {
 	if t == c.tid {
 		return c.own
 	}
-	if int(t) < len(c.base) {
-		return c.base[t]
+	if int(t) < len(c.base.v) {
+		return c.base.v[t]
 	}
 	return 0
 }
@@ -117,16 +152,10 @@ func (h *hbThread) at(t int32) uint32 {
 	if t == h.tid {
 		return h.own
 	}
-	if int(t) < len(h.base) {
-		return h.base[t]
+	if int(t) < len(h.base.v) {
+		return h.base.v[t]
 	}
 	return 0
-}
-
-// snap publishes h's clock.
-func (h *hbThread) snap() hbSnap {
-	h.pub, h.released = true, true
-	return hbSnap{tid: h.tid, own: h.own, base: h.base}
 }
 
 // advance moves h to a new epoch if its current one was published.
@@ -143,23 +172,106 @@ func (h *hbThread) epoch() uint32 {
 	return h.own
 }
 
-// join makes h ordered after everything c is ordered after.
-func (h *hbThread) join(c hbSnap) {
+// view returns h's clock for a join that reads it at once; nothing holds
+// its base.
+func (h *hbThread) view() hbSnap {
+	h.released = true
+	return hbSnap{tid: h.tid, own: h.own, base: h.base}
+}
+
+// snap publishes h's clock for a cell to keep.
+func (d *detector) snap(h *hbThread) hbSnap {
+	sn := h.view()
+	sn.base.refs++
+	return sn
+}
+
+// vclockPoolMax bounds the pool of spare vclocks: enough for the clocks a
+// ring's pending notifies hold at once, at P up to a few thousand.
+const vclockPoolMax = 4096
+
+// drop lets go of one hold on v.
+func (d *detector) drop(v *vclock) {
+	if v == nil {
+		return
+	}
+	if v.refs--; v.refs == 0 && len(d.pool) < vclockPoolMax {
+		d.pool = append(d.pool, v)
+	}
+}
+
+// alloc returns a vclock of n entries, held once, its entries not set.
+func (d *detector) alloc(n int) *vclock {
+	var v *vclock
+	if k := len(d.pool); k > 0 {
+		v, d.pool = d.pool[k-1], d.pool[:k-1]
+	} else {
+		v = &vclock{}
+	}
+	if cap(v.v) < n {
+		v.v = make([]uint32, n)
+	} else {
+		v.v = v.v[:n]
+	}
+	v.refs = 1
+	return v
+}
+
+// clone returns a new vclock, held once, with src's entries and room for
+// n.
+func (d *detector) clone(src *vclock, n int) *vclock {
+	v := d.alloc(max(n, len(src.v)))
+	copy(v.v, src.v)
+	clear(v.v[len(src.v):])
+	return v
+}
+
+// writable makes h's base its own, with at least n entries.
+func (d *detector) writable(h *hbThread, n int) {
+	if h.base.refs > 1 {
+		old := h.base
+		h.base = d.clone(old, n)
+		d.drop(h.from)
+		h.from = old // h's hold on old moves here
+		return
+	}
+	if len(h.base.v) < n {
+		h.base.v = append(h.base.v, make([]uint32, n-len(h.base.v))...)
+	}
+}
+
+// join makes h ordered after everything sn is ordered after.
+func (d *detector) join(h *hbThread, sn hbSnap) {
 	h.advance()
-	if h.pub {
-		h.base = slices.Clone(h.base)
-		h.pub = false
-	}
-	if n := max(len(c.base), int(c.tid)+1); n > len(h.base) {
-		h.base = append(h.base, make([]uint32, n-len(h.base))...)
-	}
-	for i, x := range c.base {
-		if x > h.base[i] {
-			h.base[i] = x
+	if sn.base != h.base && sn.base != h.from {
+		src := sn.base.v
+		if h.base.refs > 1 {
+			// Copy-on-write and the join in one pass: a ring's rank joins
+			// its left neighbour's clock every round, just after handing
+			// its own to its right one.
+			old := h.base
+			v := d.alloc(max(len(old.v), len(src)))
+			n := min(len(old.v), len(src))
+			ov, sv, nv := old.v[:n], src[:n], v.v[:n]
+			for i := range nv {
+				nv[i] = max(ov[i], sv[i])
+			}
+			copy(v.v[n:], old.v[n:])
+			copy(v.v[n:], src[n:])
+			h.base = v
+			d.drop(h.from)
+			h.from = old // h's hold on old moves here
+		} else {
+			d.writable(h, len(src))
+			hv := h.base.v[:len(src)]
+			for i, x := range src {
+				hv[i] = max(hv[i], x)
+			}
 		}
 	}
-	if c.own > h.base[c.tid] {
-		h.base[c.tid] = c.own
+	if sn.tid != h.tid && sn.own > h.at(sn.tid) {
+		d.writable(h, int(sn.tid)+1)
+		h.base.v[sn.tid] = sn.own
 	}
 }
 
@@ -172,9 +284,26 @@ type threadInfo struct {
 // detector is the run's race detector; sim.race is nil when detection is
 // off.
 type detector struct {
-	who     []threadInfo     // by tid
-	blocks  map[[2]int]int32 // (rank, block) → tid
-	shadows map[shadowKey]*shadow
+	who    []threadInfo     // by tid
+	blocks map[[2]int]int32 // (rank, block) → tid
+	// shadows of host tensors; a window's are in its bufDesc, by rank.
+	hostShadows map[*hostTensor]*shadow
+	all         []*shadow // every shadow, to clear at a dispatch join
+	// gen counts dispatch joins: a cell's bookkeeping from an earlier
+	// generation is stale (everything in it is ordered before the join).
+	gen  uint32
+	pool []*vclock
+	// Interned sites of cell accesses (cellrace.go), and per thread the
+	// last two it used.
+	sites     []site
+	siteIDs   map[site]uint32
+	siteCache [][2]uint32
+	snapBuf   []hbSnap
+	accBuf    []cellAcc
+	// fork is the clock the ranks of the current dispatch start on, shared
+	// by all of them; forkOwn is the host's epoch it was made at.
+	fork    *vclock
+	forkOwn uint32
 	races   []Race
 	seen    map[raceKey]bool
 	omitted int
@@ -190,35 +319,63 @@ func (s *sim) initRace(opts Options) {
 	if opts.NoRaces {
 		return
 	}
-	d := &detector{blocks: map[[2]int]int32{}, shadows: map[shadowKey]*shadow{}, seen: map[raceKey]bool{}}
+	d := &detector{blocks: map[[2]int]int32{}, hostShadows: map[*hostTensor]*shadow{}, seen: map[raceKey]bool{}, gen: 1, siteIDs: map[site]uint32{}}
 	for r, m := range s.ranks {
 		d.who = append(d.who, threadInfo{rank: r})
 		m.hb = hbThread{tid: int32(r)}
 	}
 	d.who = append(d.who, threadInfo{rank: -1})
 	s.host.hb = hbThread{tid: int32(s.P)}
+	zero := &vclock{v: make([]uint32, s.P+1)}
 	for _, m := range append([]*machine{s.host}, s.ranks...) {
-		m.hb.base, m.hb.own = make([]uint32, s.P+1), 1
+		zero.refs++
+		m.hb.base, m.hb.own = zero, 1
 	}
 	s.race = d
 }
 
 // forkRank starts rank m's dispatched calls after everything the host
-// did so far.
+// did so far. The host has joined every rank since the last fork, so it
+// knows all m knows: m's base becomes the dispatch's shared fork clock
+// (the host's, with the host's own epoch in it) instead of a join.
 func (s *sim) forkRank(m *machine) {
-	if s.race == nil {
+	d := s.race
+	if d == nil {
 		return
 	}
-	m.hb.join(s.host.hb.snap())
+	host := &s.host.hb
+	if d.fork == nil || d.forkOwn != host.own {
+		d.drop(d.fork)
+		d.fork = d.clone(host.base, 0)
+		d.fork.v[host.tid] = host.own
+		d.forkOwn = host.own
+		host.released = true
+	}
+	h := &m.hb
+	h.advance()
+	d.drop(h.base)
+	d.drop(h.from)
+	d.fork.refs++
+	h.base, h.from = d.fork, nil
 }
 
-// joinRanks continues the host after everything the ranks did.
+// joinRanks continues the host after everything the ranks did. Nothing
+// before the join can race with anything after it, so the shadows and
+// the cells' clocks of this dispatch are dropped.
 func (s *sim) joinRanks() {
-	if s.race == nil {
+	d := s.race
+	if d == nil {
 		return
 	}
 	for _, m := range s.ranks {
-		s.host.hb.join(m.hb.snap())
+		d.join(&s.host.hb, m.hb.view())
+	}
+	d.drop(d.fork)
+	d.fork = nil
+	d.gen++
+	for _, sh := range d.all {
+		d.dropClocks(sh)
+		sh.reset()
 	}
 }
 
@@ -237,70 +394,43 @@ func (s *sim) forkBlock(m, c *machine) {
 		d.blocks[key] = tid
 	}
 	// Past the epochs of this block's earlier grids, which m has joined.
-	c.hb = hbThread{tid: tid, own: m.hb.at(tid) + 1}
-	c.hb.join(m.hb.snap())
+	m.hb.base.refs++
+	c.hb = hbThread{tid: tid, own: m.hb.at(tid) + 1, base: m.hb.base}
+	d.join(&c.hb, m.hb.view())
 }
 
 // joinBlock continues rank machine p after everything its block c did.
 func (s *sim) joinBlock(p, c *machine) {
-	if s.race == nil {
+	d := s.race
+	if d == nil {
 		return
 	}
-	p.hb.join(c.hb.snap())
-}
-
-// release records a notify by m on cell c: a Set replaces the clocks the
-// cell held, an AtomicAdd adds m's.
-func (m *machine) release(c *cell, set bool) {
-	sn := m.hb.snap()
-	if set {
-		c.hb = append(c.hb[:0], sn)
-		return
-	}
-	for i := range c.hb {
-		if c.hb[i].tid == sn.tid {
-			c.hb[i] = sn
-			return
-		}
-	}
-	c.hb = append(c.hb, sn)
-}
-
-// acquire orders m after every notify cell c holds: the wait m is in has
-// passed.
-func (m *machine) acquire(c *cell) {
-	if c == nil {
-		return
-	}
-	h := &m.hb
-	for _, sn := range c.hb {
-		if sn.tid != h.tid && sn.own > h.at(sn.tid) {
-			h.join(sn)
-		}
-	}
+	d.join(&p.hb, c.hb.view())
+	d.drop(c.hb.base)
+	d.drop(c.hb.from)
+	c.hb.base, c.hb.from = nil, nil
 }
 
 // hbNotify is the race detector's part of a notify by m at n on the cell
-// key of rank p's copy of t: an atomic write of the cell, then the release.
-func (m *machine) hbNotify(n *node, t *tref, p int, key cellKey, c *cell) {
-	if m.s.race == nil {
+// key of rank p's copy of t: an atomic write of the cell, then the
+// release (a Set replaces the cell's clocks, an AtomicAdd adds to them).
+func (m *machine) hbNotify(n *node, t *tref, key cellKey, set bool) {
+	d := m.s.race
+	if d == nil {
 		return
 	}
-	lo := key.off - t.buf.off
-	m.touchBytes(n, t, p, lo, lo+t.dt.Bytes(), accAtomicWrite)
-	m.release(c, enumMember(n.irop, "op") == "Set")
+	d.release(m, d.cellAccess(m, n, t, key, accAtomicWrite), set)
 }
 
 // hbWait is the race detector's part of a wait of m at n that passed: the
 // acquire, then an atomic read of the cell.
 func (m *machine) hbWait(n *node, w *waitInfo) {
-	if m.s.race == nil {
+	d := m.s.race
+	if d == nil {
 		return
 	}
-	m.acquire(m.s.lookupCell(w.key, false))
 	if t, ok := m.eval(n.args[0]).o.(*tref); ok && t.buf != nil {
-		lo := w.key.off - t.buf.off
-		m.touchBytes(n, t, m.rank, lo, lo+t.dt.Bytes(), accAtomicRead)
+		d.cellAccess(m, n, t, w.key, accAtomicRead)
 	}
 }
 

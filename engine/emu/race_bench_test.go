@@ -8,6 +8,7 @@ import (
 
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/lower"
 )
 
 // BenchmarkRaceDetector is the race detector's cost: the same runs with
@@ -19,18 +20,21 @@ import (
 //	go test ./engine/emu/ -run '^$' -bench RaceDetector -benchtime 5x
 func BenchmarkRaceDetector(b *testing.B) {
 	for _, bc := range []struct {
-		name, entry string
-		ranks       int
+		name, file, entry string
+		ranks             int
 	}{
-		{"mesh/P=8/tile=4MiB", benchMeshEntry(meshSize), meshRanks},
-		{"mesh/P=8/tile=16KiB", benchMeshEntry(4096), meshRanks},
-		{"barrier/P=256", "build_bench_barrier(256).barrier_host", barrierRanks},
+		{"mesh/P=8/tile=4MiB", "testdata/bench.py", benchMeshEntry(meshSize), meshRanks},
+		{"mesh/P=8/tile=16KiB", "testdata/bench.py", benchMeshEntry(4096), meshRanks},
+		{"barrier/P=256", "testdata/bench.py", "build_bench_barrier(256).barrier_host", barrierRanks},
+		{"barrier/P=1024", "testdata/bench.py", "build_bench_barrier(1024).barrier_host", 1024},
+		{"ring/P=8/1Mi", "testdata/bench.py", "build_bench_ring(8, 1048576).ring_host", 8},
+		{"ring/P=256/1K", "testdata/bench.py", "build_bench_ring(256, 1024).ring_host", 256},
 	} {
 		var prog *ir.Program
 		var in map[string]*emu.Tensor
 		once := func(b *testing.B, off bool) time.Duration {
 			if prog == nil {
-				prog = compileFile(b, "testdata/bench.py", bc.entry, bc.ranks)
+				prog = benchProgram(b, bc.file, bc.entry, bc.ranks)
 				in = fill(prog, "randn", 1)
 				b.ResetTimer()
 			}
@@ -88,6 +92,55 @@ func TestBenchProgramsRaceFree(t *testing.T) {
 		res := emu.Run(context.Background(), prog, emu.Options{Inputs: in})
 		if res.Status != emu.StatusOK || len(res.Races) != 0 {
 			t.Errorf("%s: status %s, races %+v", c.entry, res.Status, res.Races)
+		}
+	}
+}
+
+// benchProgram compiles entry of file at ranks and lowers it, as
+// engine.Run does before it emulates.
+func benchProgram(b testing.TB, file, entry string, ranks int) *ir.Program {
+	b.Helper()
+	prog, err := lower.Lower(compileFile(b, file, entry, ranks), "")
+	if err != nil {
+		b.Fatalf("%s: lowering: %v", entry, err)
+	}
+	return prog
+}
+
+// BenchmarkRaceScale is the acceptance's large runs, detection on and off: a
+// barrier at P = 2048 and 4096, a ring of 1 K FP32 per rank at P = 1024.
+// Run one at a time under /usr/bin/time -v for the peak memory:
+//
+//	go test -c -o emu.test ./engine/emu/ &&
+//	/usr/bin/time -v ./emu.test -test.run '^$' -test.bench 'RaceScale/ring' -test.benchtime 1x
+func BenchmarkRaceScale(b *testing.B) {
+	for _, bc := range []struct {
+		name, entry string
+		ranks       int
+	}{
+		{"barrier/P=2048", "build_bench_barrier(2048).barrier_host", 2048},
+		{"barrier/P=4096", "build_bench_barrier(4096).barrier_host", 4096},
+		{"ring/P=1024/1K", "build_bench_ring(1024, 1024).ring_host", 1024},
+	} {
+		for _, off := range []bool{false, true} {
+			name := bc.name + "/on"
+			if off {
+				name = bc.name + "/off"
+			}
+			b.Run(name, func(b *testing.B) {
+				prog := benchProgram(b, "testdata/bench.py", bc.entry, bc.ranks)
+				in := fill(prog, "randn", 1)
+				b.ResetTimer()
+				var ops int64
+				for i := 0; i < b.N; i++ {
+					res := emu.Run(context.Background(), prog, emu.Options{Inputs: in, Timeout: time.Minute, MaxSteps: 1 << 40, NoRaces: off})
+					if res.Status != emu.StatusOK {
+						b.Fatalf("status %s: %v", res.Status, res.Error)
+					}
+					ops += res.Stats.Notifies + res.Stats.Waits
+				}
+				b.ReportMetric(float64(ops)/b.Elapsed().Seconds(), "signalops/s")
+			})
 		}
 	}
 }

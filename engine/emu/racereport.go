@@ -129,8 +129,19 @@ func (d *detector) message(a, b entry, ra, rb RaceAccess) string {
 		if na == nb {
 			order = "the two " + strings.TrimPrefix(na, "the ") + "s"
 		}
-		return fmt.Sprintf("%s (line %d) and %s (line %d) both %s these bytes; no notify/wait orders them, so which value stays depends on timing: "+
+		msg := fmt.Sprintf("%s (line %d) and %s (line %d) both %s these bytes; no notify/wait orders them, so which value stays depends on timing: "+
 			"give each rank its own region, or order %s with a notify/wait", wa, ra.Line, wb, rb.Line, both, order)
+		// Two plain puts (or stores) into one region are often meant to
+		// add up, as a reduce-scatter's pushes do: the atomic form says so.
+		if a.kind == accWrite && b.kind == accWrite && a.n.op == b.n.op {
+			switch a.n.op {
+			case opPut:
+				msg += ", or, if the values are meant to add up, put with atomic=pld.AtomicType.Add"
+			case opStore:
+				msg += ", or, if the values are meant to add up, store with atomic=pl.AtomicType.Add"
+			}
+		}
+		return msg
 	}
 	w, r, rw, rr := a, b, ra, rb
 	readFirst := !a.kind.writes()

@@ -97,7 +97,8 @@ func (m *machine) notify(n *node) *failure {
 	cellBytes := m.s.windows[p][key.off:]
 	before := getInt(cellBytes, t.dt)
 	after := value
-	if enumMember(n.irop, "op") != "Set" {
+	set := enumMember(n.irop, "op") == "Set"
+	if !set {
 		after = before + value
 	}
 	putInt(cellBytes, t.dt, after)
@@ -124,7 +125,7 @@ func (m *machine) notify(n *node) *failure {
 	if after != before || !c.hasLast {
 		c.last, c.hasLast, c.lastArrive = ref, true, arrive
 	}
-	m.hbNotify(n, t, p, key, c)
+	m.hbNotify(n, t, key, set)
 	m.s.stats.Notifies++
 	e := trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000}
 	if m.tracing() {

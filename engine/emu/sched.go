@@ -332,9 +332,6 @@ type cellKey struct {
 // cell is the bookkeeping of a signal cell that has been notified or
 // waited on.
 type cell struct {
-	// hb holds the clocks of the notifies a wait on the cell acquires
-	// (race.go).
-	hb         []hbSnap
 	notifiers  []int     // ranks that notified it, ascending
 	last       trace.Ref // the last notify that wrote it
 	hasLast    bool

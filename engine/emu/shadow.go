@@ -21,7 +21,18 @@ type shadowKey struct {
 
 // shadow is the access state of one memory.
 type shadow struct {
-	segs []segment
+	segs        []segment // a gap buffer: see insert
+	gap, gapLen int
+	// [cellLo, cellHi) spans the signal cells with atomic accesses, in
+	// the same offsets as the segments (empty when cellHi <= cellLo).
+	cellLo, cellHi int
+	hint           int // the segment first found last
+	// The states of the signal cells (cellrace.go): cells[i] is the cell
+	// at byte i*cellSize, odd the cells off that grid.
+	cellSize int
+	cells    []cellRace
+	odd      map[int]*cellRace
+	clocks   bool // a notify gave a cell here a clock this dispatch
 }
 
 // segment is a byte range [lo, hi) whose bytes share their accesses.
@@ -112,14 +123,153 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 	if t.host != nil {
 		key = shadowKey{host: t.host}
 	}
-	sh := d.shadows[key]
-	if sh == nil {
-		sh = &shadow{}
-		d.shadows[key] = sh
-	}
+	sh := d.shadowOf(key)
 	h := &m.hb
 	cur := entry{tid: h.tid, clk: h.epoch(), kind: k, n: n, view: t}
-	sh.access(t.off+lo, t.off+hi, cur, h, func(e entry, lo, hi int) { d.report(key, e, cur, lo, hi) })
+	lo, hi = t.off+lo, t.off+hi
+	sh.access(lo, hi, cur, h, func(e entry, lo, hi int) { d.report(key, e, cur, lo, hi) })
+	if sh.cellHi > sh.cellLo && lo < sh.cellHi && hi > sh.cellLo {
+		d.plainOnCells(m, key, sh, max(lo, sh.cellLo), min(hi, sh.cellHi), cur)
+	}
+}
+
+// shadowOf returns the shadow of key, made on first use.
+func (d *detector) shadowOf(key shadowKey) *shadow {
+	if key.host != nil {
+		sh := d.hostShadows[key.host]
+		if sh == nil {
+			sh = &shadow{}
+			d.hostShadows[key.host] = sh
+			d.all = append(d.all, sh)
+		}
+		return sh
+	}
+	b := key.buf
+	if b.shadows == nil {
+		b.shadows = make([]*shadow, len(d.who))
+	}
+	sh := b.shadows[key.rank]
+	if sh == nil {
+		sh = &shadow{}
+		b.shadows[key.rank] = sh
+		d.all = append(d.all, sh)
+	}
+	return sh
+}
+
+// The segments of a shadow are kept in a gap buffer: a slice with a
+// hole at the logical index gap, gapLen long. Inserting or deleting at
+// the hole costs nothing, moving the hole costs the distance moved, and
+// accesses move through a window a tile at a time, so a ring that carves
+// a window into P chunk segments one round at a time pays O(1) per carve
+// instead of a copy of every segment after it (P³ bytes over a run: 21 GB
+// at P = 1024 with a plain sorted slice).
+
+// n returns the number of segments.
+func (s *shadow) n() int { return len(s.segs) - s.gapLen }
+
+// at returns segment i.
+func (s *shadow) at(i int) *segment {
+	if i >= s.gap {
+		i += s.gapLen
+	}
+	return &s.segs[i]
+}
+
+// moveGap puts the hole at logical index i.
+func (s *shadow) moveGap(i int) {
+	switch {
+	case i < s.gap:
+		copy(s.segs[i+s.gapLen:s.gap+s.gapLen], s.segs[i:s.gap])
+		clear(s.segs[i:min(s.gap, i+s.gapLen)])
+	case i > s.gap:
+		copy(s.segs[s.gap:i], s.segs[s.gap+s.gapLen:i+s.gapLen])
+		clear(s.segs[max(s.gap+s.gapLen, i) : i+s.gapLen])
+	}
+	s.gap = i
+}
+
+// insert makes seg segment i.
+func (s *shadow) insert(i int, seg segment) {
+	if s.gapLen == 0 {
+		n := s.n()
+		grown := make([]segment, max(2*n, 8))
+		copy(grown, s.segs[:i])
+		gl := len(grown) - n
+		copy(grown[i+gl:], s.segs[i:])
+		s.segs, s.gap, s.gapLen = grown, i, gl
+	} else {
+		s.moveGap(i)
+	}
+	s.segs[s.gap] = seg
+	s.gap++
+	s.gapLen--
+}
+
+// remove deletes segments [i, j).
+func (s *shadow) remove(i, j int) {
+	if i >= j {
+		return
+	}
+	s.moveGap(j)
+	clear(s.segs[i:j])
+	s.gap = i
+	s.gapLen += j - i
+}
+
+// list returns the segments in order (for tests).
+func (s *shadow) list() []segment {
+	out := make([]segment, 0, s.n())
+	for i := 0; i < s.n(); i++ {
+		out = append(out, *s.at(i))
+	}
+	return out
+}
+
+// check reports the entries of bytes [lo, hi) that cur, by a thread whose
+// clock is h, conflicts with and is not ordered after, recording nothing.
+func (s *shadow) check(lo, hi int, cur entry, h *hbThread, race func(e entry, lo, hi int)) {
+	for i := s.first(lo); i < s.n() && s.at(i).lo < hi; i++ {
+		seg := s.at(i)
+		for _, e := range seg.acc {
+			if e.tid != cur.tid && conflicts(e.kind, cur.kind) && e.clk > h.at(e.tid) {
+				race(e, max(seg.lo, lo), min(seg.hi, hi))
+			}
+		}
+	}
+}
+
+// reset forgets every access: a dispatch join orders them all before
+// whatever comes next.
+func (s *shadow) reset() {
+	clear(s.segs)
+	s.gap, s.gapLen = 0, len(s.segs)
+	s.cellLo, s.cellHi = 0, 0
+}
+
+// first returns the index of the first segment that ends after lo.
+// Accesses move through a window a tile at a time (a ring's rounds step
+// one chunk over), so the segments next to the last one found are tried
+// before a binary search.
+func (s *shadow) first(lo int) int {
+	n := s.n()
+	for i := max(s.hint-1, 0); i <= s.hint+2 && i < n; i++ {
+		if s.at(i).hi > lo && (i == 0 || s.at(i-1).hi <= lo) {
+			s.hint = i
+			return i
+		}
+	}
+	a, b := 0, n
+	for a < b {
+		mid := int(uint(a+b) >> 1)
+		if s.at(mid).hi > lo {
+			b = mid
+		} else {
+			a = mid + 1
+		}
+	}
+	s.hint = a
+	return a
 }
 
 // access checks cur, an access to bytes [lo, hi) by a thread whose clock
@@ -129,7 +279,7 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 func (s *shadow) access(lo, hi int, cur entry, h *hbThread, race func(e entry, lo, hi int)) {
 	first, last := s.cover(lo, hi)
 	for i := first; i < last; i++ {
-		seg := &s.segs[i]
+		seg := s.at(i)
 		for _, e := range seg.acc {
 			if e.tid != cur.tid && conflicts(e.kind, cur.kind) && e.clk > h.at(e.tid) {
 				race(e, seg.lo, seg.hi)
@@ -163,37 +313,25 @@ func (seg *segment) update(cur entry) {
 // exactly [lo, hi): it splits the segments that cross lo or hi and fills
 // the gaps with empty ones.
 func (s *shadow) cover(lo, hi int) (first, last int) {
-	// The first segment that ends after lo.
-	a, b := 0, len(s.segs)
-	for a < b {
-		mid := int(uint(a+b) >> 1)
-		if s.segs[mid].hi > lo {
-			b = mid
-		} else {
-			a = mid + 1
-		}
-	}
-	i := a
-	if i < len(s.segs) && s.segs[i].lo < lo {
+	i := s.first(lo)
+	if i < s.n() && s.at(i).lo < lo {
 		s.split(i, lo)
 		i++
 	}
 	first = i
 	for pos := lo; pos < hi; i++ {
-		if i < len(s.segs) && s.segs[i].lo == pos {
-			if s.segs[i].hi > hi {
+		if i < s.n() && s.at(i).lo == pos {
+			if s.at(i).hi > hi {
 				s.split(i, hi)
 			}
-			pos = s.segs[i].hi
+			pos = s.at(i).hi
 			continue
 		}
 		end := hi
-		if i < len(s.segs) && s.segs[i].lo < end {
-			end = s.segs[i].lo
+		if i < s.n() && s.at(i).lo < end {
+			end = s.at(i).lo
 		}
-		s.segs = append(s.segs, segment{})
-		copy(s.segs[i+1:], s.segs[i:])
-		s.segs[i] = segment{lo: pos, hi: end, acc: make([]entry, 0, 2)}
+		s.insert(i, segment{lo: pos, hi: end, acc: make([]entry, 0, 2)})
 		pos = end
 	}
 	return first, i
@@ -201,35 +339,31 @@ func (s *shadow) cover(lo, hi int) (first, last int) {
 
 // split cuts segment i at byte at; both halves keep its entries.
 func (s *shadow) split(i, at int) {
-	seg := s.segs[i]
+	seg := s.at(i)
 	right := segment{lo: at, hi: seg.hi, acc: append([]entry(nil), seg.acc...)}
-	s.segs[i].hi = at
-	s.segs = append(s.segs, segment{})
-	copy(s.segs[i+2:], s.segs[i+1:])
-	s.segs[i+1] = right
+	seg.hi = at
+	s.insert(i+1, right)
 }
 
 // merge joins adjacent segments with equal entries around [first, last).
 func (s *shadow) merge(first, last int) {
-	from, to := max(first-1, 0), min(last+1, len(s.segs))
+	from, to := max(first-1, 0), min(last+1, s.n())
+	if to-from < 2 {
+		return
+	}
 	w := from
 	for r := from + 1; r < to; r++ {
-		if s.segs[w].hi == s.segs[r].lo && sameEntries(s.segs[w].acc, s.segs[r].acc) {
-			s.segs[w].hi = s.segs[r].hi
+		sw, sr := s.at(w), s.at(r)
+		if sw.hi == sr.lo && sameEntries(sw.acc, sr.acc) {
+			sw.hi = sr.hi
 			continue
 		}
 		w++
-		s.segs[w] = s.segs[r]
+		if w != r {
+			*s.at(w) = *sr
+		}
 	}
-	w++
-	if w == to {
-		return
-	}
-	n := copy(s.segs[w:], s.segs[to:])
-	for i := w + n; i < len(s.segs); i++ {
-		s.segs[i] = segment{}
-	}
-	s.segs = s.segs[:w+n]
+	s.remove(w+1, to)
 }
 
 func sameEntries(a, b []entry) bool {

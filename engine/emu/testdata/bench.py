@@ -1,6 +1,7 @@
 #! entry: build_bench_mesh(8, 1048576, 1048576).mesh_host
 #! entry: build_bench_mesh(8, 1048576, 4096).mesh_host
 #! entry: build_bench_barrier(256).barrier_host
+#! entry: build_bench_ring(8, 1024).ring_host
 #! ranks: 8
 """The emulator's benchmark workloads.
 
@@ -10,6 +11,11 @@ own slice and every peer's, ``width`` elements (one tile) at a time.
 
 build_bench_barrier(nr): a hand-rolled barrier and nothing else: each rank
 bumps its cell in every peer's signal window and waits for all of its own.
+
+build_bench_ring(nr, size): step 10's ring all-reduce of ``size`` FP32 per
+rank, with one signal cell per round (only the left neighbour writes a
+rank's row): 2(nr-1) rounds of a wait, a remote_load and an add of
+``size // nr`` floats, and a notify to the right.
 """
 
 import pypto.language as pl
@@ -106,3 +112,74 @@ def build_bench_barrier(nr: int):
                 self.arrive_dev(ready, device=r)
 
     return BenchBarrier
+
+
+def build_bench_ring(nr: int, size: int):
+    """Ring all-reduce of size floats per rank across nr ranks."""
+    if size % nr != 0:
+        raise ValueError(f"{nr} ranks must divide size {size}")
+    chunk = size // nr
+    rounds = 2 * (nr - 1)
+
+    @pl.program
+    class BenchRing:
+        @pl.function(type=pl.FunctionType.InCore)
+        def ring_step(
+            self,
+            x: pl.Tensor[[1, size], pl.FP32],
+            y: pl.Out[pl.Tensor[[1, size], pl.FP32]],
+            work: pl.InOut[pld.DistributedTensor[[1, size], pl.FP32]],
+            turn: pl.InOut[pld.DistributedTensor[[rounds, 1], pl.INT32]],
+        ) -> pl.Tensor[[1, size], pl.FP32]:
+            ctx = pld.get_comm_ctx(work)
+            me = pld.rank(ctx)
+            left = (me + nr - 1) % nr
+            right = (me + 1) % nr
+            mine = pl.load(x, [0, 0], [1, size])
+            work = pl.store(mine, [0, 0], work)
+            pld.system.notify(turn, right, [0, 0], 1, op=pld.NotifyOp.AtomicAdd)
+            for s in pl.range(nr - 1):
+                k = (me + 2 * nr - s - 2) % nr
+                pld.system.wait(turn, [s, 0], 1, cmp=pld.WaitCmp.Ge)
+                incoming = pld.tile.remote_load(work, left, [0, k * chunk], [1, chunk])
+                acc = pl.load(work, [0, k * chunk], [1, chunk])
+                acc = pl.add(acc, incoming)
+                work = pl.store(acc, [0, k * chunk], work)
+                pld.system.notify(turn, right, [s + 1, 0], 1, op=pld.NotifyOp.AtomicAdd)
+            for s in pl.range(nr - 1):
+                k = (me + nr - s - 1) % nr
+                row = nr - 1 + s
+                pld.system.wait(turn, [row, 0], 1, cmp=pld.WaitCmp.Ge)
+                finished = pld.tile.remote_load(work, left, [0, k * chunk], [1, chunk])
+                work = pl.store(finished, [0, k * chunk], work)
+                if s < nr - 2:
+                    pld.system.notify(turn, right, [row + 1, 0], 1, op=pld.NotifyOp.AtomicAdd)
+            total = pl.load(work, [0, 0], [1, size])
+            y = pl.store(total, [0, 0], y)
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def ring_dev(
+            self,
+            x: pl.Tensor[[1, size], pl.FP32],
+            y: pl.Out[pl.Tensor[[1, size], pl.FP32]],
+            work: pl.InOut[pld.DistributedTensor[[1, size], pl.FP32]],
+            turn: pl.InOut[pld.DistributedTensor[[rounds, 1], pl.INT32]],
+        ) -> pl.Tensor[[1, size], pl.FP32]:
+            return self.ring_step(x, y, work, turn)
+
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def ring_host(
+            self,
+            x: pl.Tensor[[nr, 1, size], pl.FP32],
+            y: pl.Out[pl.Tensor[[nr, 1, size], pl.FP32]],
+        ) -> pl.Tensor[[nr, 1, size], pl.FP32]:
+            work_buf = pld.alloc_window_buffer([1, size], dtype=pl.FP32)
+            turn_buf = pld.alloc_window_buffer([rounds, 1], dtype=pl.INT32)
+            for r in pl.range(pld.world_size()):
+                work = pld.window(work_buf, [1, size], dtype=pl.FP32)
+                turn = pld.window(turn_buf, [rounds, 1], dtype=pl.INT32)
+                self.ring_dev(x[r], y[r], work, turn, device=r)
+            return y
+
+    return BenchRing
