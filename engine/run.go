@@ -49,6 +49,9 @@ type RunOptions struct {
 	Schedule string
 	NoRaces  bool // turn the race detector off (it is on by default)
 	OnEvent  trace.Sink
+	// EventBytes and KeepEvents say what OnEvent keeps of the events
+	// (emu.Options): the memory budget is charged for that, not more.
+	EventBytes, KeepEvents int64
 
 	// inputs, when set, replaces the fill: Compare hands one side's inputs
 	// to the other.
@@ -253,6 +256,7 @@ func run(meter *limits.Meter, name string, src []byte, opts RunOptions) *RunResu
 	r := emu.Run(meter.Context(), prog, emu.Options{
 		Inputs: cloneInputs(in), Scalars: opts.Args, Schedule: opts.Schedule, NoRaces: opts.NoRaces,
 		MaxSteps: meter.Budget.RunSteps, Timeout: meter.Budget.Timeout, OnEvent: opts.OnEvent, Platform: opts.Platform,
+		EventBytes: opts.EventBytes, KeepEvents: opts.KeepEvents,
 		Meter: meter,
 	})
 	res.Status, res.Deadlock, res.Error, res.Stats, res.Out = r.Status, r.Deadlock, r.Error, r.Stats, r.Outputs

@@ -108,6 +108,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		opts.OnEvent, closeTrace = sink, done
+		if traceStreams(*traceFile) {
+			opts.EventBytes = -1
+		}
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

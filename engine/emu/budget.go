@@ -21,8 +21,10 @@ import (
 //   - signal-cell bookkeeping: a buffer's cell table per rank the first time
 //     a notify or wait touches it there (8 bytes a byte, buffers up to
 //     64 KiB), and cells in slabs of 1024;
-//   - trace events handed to Options.OnEvent, limits.EventBytes each, since
-//     the caller keeps them (the server stores and replays them).
+//   - trace events handed to Options.OnEvent, Options.EventBytes each
+//     (limits.EventBytes by default), since the caller keeps them (the
+//     server's run log holds its first Options.KeepEvents); a sink that
+//     writes each event out keeps none and is charged nothing.
 //
 // The race detector's shadow of accessed byte ranges is not charged: it
 // grows with distinct access regions, bounded by the step budget.

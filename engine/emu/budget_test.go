@@ -7,6 +7,7 @@ import (
 
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/limits"
+	"pldworkbench/engine/trace"
 )
 
 // TestMemoryAccounting: a mesh all-reduce at P=8 over 1 Mi FP32 per rank,
@@ -43,5 +44,37 @@ func TestMemoryAccounting(t *testing.T) {
 	if small.Status != emu.StatusRuntimeError || small.Error == nil || small.Error.Code != "E0516" ||
 		!strings.Contains(small.Error.Message, "alloc_window_buffer wants") || small.Error.Line == 0 {
 		t.Errorf("under a budget below its windows: status %s, error %+v, want E0516 at the allocation", small.Status, small.Error)
+	}
+}
+
+// TestEventCharge: the memory budget is charged for the events the sink
+// keeps, not for those it streams out or drops: a run whose kept events
+// pass the budget ends with E0516, the same run under the same budget
+// with a streaming sink (EventBytes < 0), or a sink that keeps only the
+// first few (KeepEvents), finishes.
+func TestEventCharge(t *testing.T) {
+	prog := compileFile(t, "testdata/bench.py", "build_bench_barrier(16).barrier_host", 16)
+	base := limits.NewMeter(context.Background(), limits.Budget{})
+	events := 0
+	if res := emu.Run(context.Background(), prog, emu.Options{Meter: base, OnEvent: func(trace.Event) { events++ }}); res.Status != emu.StatusOK {
+		t.Fatalf("status %s: %v", res.Status, res.Error)
+	}
+	// Room for the run and a tenth of its events.
+	budget := base.Peak() - int64(events)*limits.EventBytes*9/10
+	for _, tc := range []struct {
+		name       string
+		eventBytes int64
+		keep       int64
+		ok         bool
+	}{{"kept", 0, 0, false}, {"streamed", -1, 0, true}, {"first-10", 0, 10, true}} {
+		meter := limits.NewMeter(context.Background(), limits.Budget{Memory: budget})
+		got := 0
+		res := emu.Run(context.Background(), prog, emu.Options{Meter: meter, EventBytes: tc.eventBytes, KeepEvents: tc.keep, OnEvent: func(trace.Event) { got++ }})
+		if tc.ok && (res.Status != emu.StatusOK || got != events) {
+			t.Errorf("%s: status %s, %d of %d events: %v", tc.name, res.Status, got, events, res.Error)
+		}
+		if !tc.ok && (res.Status != emu.StatusRuntimeError || res.Error.Code != "E0516" || !strings.Contains(res.Error.Message, "the trace wants more than")) {
+			t.Errorf("%s: status %s, error %+v, want E0516 for the trace", tc.name, res.Status, res.Error)
+		}
 	}
 }
