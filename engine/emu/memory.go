@@ -47,8 +47,8 @@ type bufDesc struct {
 	name string
 	off  int // byte offset in each rank's window
 	size int // bytes requested (the padding after it is not part of it)
-	// cells[rank][byte] is the bookkeeping of the signal cells of each
-	// rank's copy, made when first touched (see lookupCell).
+	// cells[rank][byte/cellGrain] is the bookkeeping of the signal cells
+	// of each rank's copy, made when first touched (see lookupCell).
 	cells [][]*cell
 }
 

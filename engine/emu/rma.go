@@ -97,7 +97,7 @@ func (m *machine) notify(n *node) *failure {
 	cellBytes := m.s.windows[p][key.off:]
 	before := getInt(cellBytes, t.dt)
 	after := value
-	if enumMember(n.irop, "op") != "Set" {
+	if !n.sigSet {
 		after = before + value
 	}
 	putInt(cellBytes, t.dt, after)
@@ -149,19 +149,17 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		if f != nil {
 			return false, f
 		}
-		cmp := cmpGe
-		if enumMember(n.irop, "cmp") == "Eq" {
-			cmp = cmpEq
-		}
-		*w = waitInfo{active: true, n: n, key: key, dt: t.dt, offs: offs, cmp: cmp, expected: m.intOf(n.args[2]), start: m.clock}
+		*w = waitInfo{active: true, n: n, key: key, dt: t.dt, offs: offs, cmp: n.cmp, expected: m.intOf(n.args[2]), start: m.clock}
 	}
 	v := m.s.cellValue(w.key, w.dt)
 	if !w.cmp.holds(v, w.expected) {
 		if len(w.offs) > 0 && &w.offs[0] == &m.scratch[0] {
 			w.offs = append([]int(nil), w.offs...) // keep the cell's name past the scratch's next use
 		}
-		c := m.s.lookupCell(w.key, true)
-		c.waiters = append(c.waiters, m)
+		if w.cell == nil {
+			w.cell = m.s.lookupCell(w.key, true) // kept while parked: a resumed wait does not look it up again
+		}
+		w.cell.waiters = append(w.cell.waiters, m)
 		w.released = false
 		return true, nil
 	}
@@ -169,7 +167,11 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 	m.hbWait(n, w)
 	by, hasBy, arrive := w.release, w.released, w.releaseArrive
 	if !hasBy {
-		if c := m.s.lookupCell(w.key, false); c != nil && c.hasLast {
+		c := w.cell
+		if c == nil {
+			c = m.s.lookupCell(w.key, false)
+		}
+		if c != nil && c.hasLast {
 			by, hasBy, arrive = c.last, true, c.lastArrive
 		}
 	}

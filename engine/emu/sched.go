@@ -80,10 +80,21 @@ func RandomSchedule(seed uint64) string { return "random:" + strconv.FormatUint(
 // through container/heap, and keeps each key beside its machine, because
 // it is on the path of every shared operation and a P=256 barrier would
 // otherwise miss the cache on every comparison.
+//
+// The earliest entry is often the rank that just ran: a rank that runs
+// ahead to its next shared operation usually stays earliest (a barrier's
+// notifies, a mesh's loads), and popping it only to push it back cost a
+// quarter of a barrier's time. So the minimum may sit in first, outside
+// the array: push puts an entry there when it is earlier than everything
+// queued, pop takes it from there without touching the heap. The order
+// the queue hands machines out in is the same either way.
 type readyHeap struct {
 	a     []readyEntry
-	sched schedule
-	rng   *rand.Rand
+	first readyEntry // the minimum, when hasFirst: earlier than every entry of a
+	// hasFirst is set while first holds an entry.
+	hasFirst bool
+	sched    schedule
+	rng      *rand.Rand
 }
 
 // readyEntry is one ready machine and its key. The key is its clock; the
@@ -106,17 +117,24 @@ func (h *readyHeap) setSchedule(sched schedule, seed uint64) {
 	}
 }
 
-func (h *readyHeap) len() int { return len(h.a) }
+func (h *readyHeap) len() int {
+	if h.hasFirst {
+		return len(h.a) + 1
+	}
+	return len(h.a)
+}
 
-func (h *readyHeap) less(i, j int) bool {
-	a := h.a
-	if a[i].key != a[j].key {
-		return a[i].key < a[j].key
+func (h *readyHeap) less(i, j int) bool { return h.a[i].before(&h.a[j]) }
+
+// before orders entries by (key, rank, block).
+func (e *readyEntry) before(o *readyEntry) bool {
+	if e.key != o.key {
+		return e.key < o.key
 	}
-	if a[i].rank != a[j].rank {
-		return a[i].rank < a[j].rank
+	if e.rank != o.rank {
+		return e.rank < o.rank
 	}
-	return a[i].block < a[j].block
+	return e.block < o.block
 }
 
 func (h *readyHeap) push(m *machine) {
@@ -124,6 +142,20 @@ func (h *readyHeap) push(m *machine) {
 	if h.sched == schedAdversarial {
 		e.key += int64(m.accessClass()) << classShift
 	}
+	if h.sched != schedRandom {
+		switch {
+		case h.hasFirst && e.before(&h.first):
+			e, h.first = h.first, e // the old minimum goes to the heap
+		case !h.hasFirst && (len(h.a) == 0 || e.before(&h.a[0])):
+			h.first, h.hasFirst = e, true
+			return
+		}
+	}
+	h.heapPush(e)
+}
+
+// heapPush adds e to the array (sifted up unless the schedule is random).
+func (h *readyHeap) heapPush(e readyEntry) {
 	h.a = append(h.a, e)
 	if h.sched == schedRandom {
 		return
@@ -141,6 +173,11 @@ func (h *readyHeap) push(m *machine) {
 }
 
 func (h *readyHeap) pop() *machine {
+	if h.hasFirst {
+		m := h.first.m
+		h.first, h.hasFirst = readyEntry{}, false
+		return m
+	}
 	a := h.a
 	last := len(a) - 1
 	if h.sched == schedRandom {
@@ -360,15 +397,22 @@ func (s *sim) newCell() *cell {
 }
 
 // cellTableMax is the largest buffer whose cells live in a table indexed
-// by byte (8 bytes of pointer per byte per rank); cells of larger buffers,
+// by element (a pointer per 4 bytes per rank); cells of larger buffers,
 // rarely used as signals, go to a map.
 const cellTableMax = 64 << 10
+
+// cellGrain is the element size the cell tables are indexed by: INT32, the
+// signal dtype of every lesson. A cell is still named by its byte offset,
+// so an INT64 cell takes every other slot, and a cell at an offset that is
+// not a multiple of 4 (INT8, INT16 signals) goes to the map.
+const cellGrain = 4
 
 // lookupCell returns the bookkeeping of k, creating it when create is set
 // (else nil for a cell never touched).
 func (s *sim) lookupCell(k cellKey, create bool) *cell {
 	b := k.buf
-	if b.size > cellTableMax {
+	i := k.off - b.off
+	if b.size > cellTableMax || i%cellGrain != 0 {
 		c := s.bigCells[k]
 		if c == nil && create {
 			c = s.newCell()
@@ -387,15 +431,15 @@ func (s *sim) lookupCell(k cellKey, create bool) *cell {
 		if !create {
 			return nil
 		}
-		s.reserveSignals(int64(b.size) * int64(unsafe.Sizeof((*cell)(nil))))
-		tab = make([]*cell, b.size)
+		n := (b.size + cellGrain - 1) / cellGrain
+		s.reserveSignals(int64(n) * int64(unsafe.Sizeof((*cell)(nil))))
+		tab = make([]*cell, n)
 		b.cells[k.rank] = tab
 	}
-	i := k.off - b.off
-	c := tab[i]
+	c := tab[i/cellGrain]
 	if c == nil && create {
 		c = s.newCell()
-		tab[i] = c
+		tab[i/cellGrain] = c
 	}
 	return c
 }
@@ -431,6 +475,7 @@ type waitInfo struct {
 	active   bool
 	n        *node
 	key      cellKey
+	cell     *cell // the cell's bookkeeping once the wait parked on it
 	dt       ir.DType
 	offs     []int // the cell's offsets, for its name
 	cmp      waitCmp
