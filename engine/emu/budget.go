@@ -100,13 +100,19 @@ func (m *machine) releaseTile(t *tile) {
 	}
 }
 
-// releaseFrame gives back the tiles a frame that returned made. Tiles never
+// releaseFrame gives the tiles a frame that returned made to the pool. Tiles never
 // leave the frame that made them except as arguments to a call (the callee
 // does not own them) and as the call's result (ret, which lives on).
 func (m *machine) releaseFrame(fr *frame, ret val) {
 	for i := range fr.env {
-		if t, ok := fr.env[i].o.(*tile); ok && t.owner == fr && ret.o != any(t) {
-			m.releaseTile(t)
+		t, ok := fr.env[i].o.(*tile)
+		if !ok || t.owner != fr || ret.o == any(t) || t.data == nil {
+			continue
+		}
+		if t.pinned {
+			m.releaseTile(t) // a callee may still refer to its bytes
+		} else {
+			m.dropTile(t)
 		}
 	}
 }

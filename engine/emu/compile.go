@@ -102,6 +102,9 @@ type node struct {
 	// (else AtomicAdd), a wait's comparison.
 	sigSet bool
 	cmp    waitCmp
+	// borrow marks a remote_load whose tile only the next statement reads
+	// (markBorrows).
+	borrow bool
 
 	bin  ir.BinOp // nBin
 	un   ir.UnOp  // nUnary
@@ -154,8 +157,65 @@ func compileProgram(p *ir.Program) (map[*ir.Func]*cfunc, error) {
 		}
 		cf.body = body
 		cf.nslots = len(c.slots)
+		markBorrows(body)
 	}
 	return c.funcs, nil
+}
+
+// markBorrows marks each remote_load whose tile only the next statement
+// reads, as an element-wise operand: acc = pl.add(acc,
+// pld.tile.remote_load(...)), the reduction of every mesh all-reduce. Such
+// a load lends the add the peer's window bytes instead of copying them
+// into a tile (remoteLoad): nothing runs between the two statements (both
+// are the same rank's, and the add touches only its own state), so the
+// bytes are what the load would have copied.
+func markBorrows(body []*node) {
+	uses := map[int]int{}
+	var count func(o opnd)
+	count = func(o opnd) {
+		switch o.k {
+		case oSlot:
+			uses[o.slot]++
+		case oList:
+			for _, e := range o.list {
+				count(e)
+			}
+		}
+	}
+	var walk func(b []*node)
+	walk = func(b []*node) {
+		for _, n := range b {
+			for _, a := range n.args {
+				count(a)
+			}
+			for _, o := range []opnd{n.x, n.y, n.dev, n.start, n.stop, n.step} {
+				count(o)
+			}
+			walk(n.body)
+			walk(n.els)
+		}
+	}
+	walk(body)
+	var mark func(b []*node)
+	mark = func(b []*node) {
+		for i, n := range b {
+			mark(n.body)
+			mark(n.els)
+			if n.kind != nOp || n.op != opRemoteLoad || n.res < 0 || uses[n.res] != 1 || i+1 == len(b) {
+				continue
+			}
+			next := b[i+1]
+			if next.kind != nOp || next.op < opAdd || next.op > opMin || next.res == n.res {
+				continue
+			}
+			for _, a := range next.args {
+				if a.k == oSlot && a.slot == n.res {
+					n.borrow = true
+				}
+			}
+		}
+	}
+	mark(body)
 }
 
 func (c *compiler) slot(v *ir.Var) int {

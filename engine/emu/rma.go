@@ -207,9 +207,17 @@ func (m *machine) remoteLoad(n *node) *failure {
 	if !inBounds(t.shape, offs, valid) {
 		return m.boundsFail(n, "reads", offs, valid, fmt.Sprintf("rank %d's %s", p, t.what()))
 	}
-	tl := m.makeTile(n, t.dt, shape, valid, !equalInts(shape, valid))
 	esz := t.dt.Bytes()
-	copyBlock(tl.data, shape, zeros(len(shape)), m.s.bytesOf(t, p), t.shape, offs, valid, esz, nil)
+	var tl *tile
+	if lo, ok := contiguous(t.shape, offs, valid); ok && lo >= 0 && n.borrow && equalInts(shape, valid) {
+		// The next statement only reads the tile: lend it the peer's
+		// bytes (pinned, so they never reach the tile pool).
+		w := m.s.bytesOf(t, p)
+		tl = &tile{dt: t.dt, shape: shape, valid: valid, data: w[lo*esz : (lo+numElems(valid))*esz], pinned: true}
+	} else {
+		tl = m.makeTile(n, t.dt, shape, valid, !equalInts(shape, valid))
+		copyBlock(tl.data, shape, zeros(len(shape)), m.s.bytesOf(t, p), t.shape, offs, valid, esz, nil)
+	}
 	m.touch(n, t, p, offs, valid, accRead)
 	bytes := numElems(valid) * esz
 	start := m.pull(p, bytes)
@@ -244,7 +252,7 @@ func (m *machine) remoteStore(n *node) *failure {
 		return m.boundsFail(n, "writes", offs, ext, fmt.Sprintf("rank %d's %s", p, t.what()))
 	}
 	esz := t.dt.Bytes()
-	copyBlock(m.s.bytesOf(t, p), t.shape, offs, tl.data, src, zeros(len(src)), ext, esz, nil)
+	copyBlock(m.s.bytesFor(t, p), t.shape, offs, tl.data, src, zeros(len(src)), ext, esz, nil)
 	m.touch(n, t, p, offs, ext, accWrite)
 	bytes := numElems(ext) * esz
 	start := m.push(p, bytes)
@@ -311,7 +319,7 @@ func (m *machine) putGet(n *node) *failure {
 		acc = accumulator(dst.dt)
 	}
 	esz := dst.dt.Bytes()
-	copyBlock(m.s.bytesOf(dst, dstRank), dst.shape, doff, m.s.bytesOf(src, srcRank), src.shape, soff, ext, esz, acc)
+	copyBlock(m.s.bytesFor(dst, dstRank), dst.shape, doff, m.s.bytesOf(src, srcRank), src.shape, soff, ext, esz, acc)
 	m.touchCopy(n, dst, dstRank, doff, src, srcRank, soff, ext, acc != nil)
 	bytes := numElems(ext) * esz
 	transfer := m.pull
@@ -329,4 +337,20 @@ func (m *machine) emitRMA(n *node, p, bytes int, start int64) {
 		e.Peer = trace.Int(p)
 	}
 	m.s.emit(m, n, e)
+}
+
+// contiguous reports whether the block at off of extent ext is one run of
+// row-major shape's elements, and returns the flat index it starts at:
+// every dimension after the first with an extent above 1 is whole.
+func contiguous(shape, off, ext []int) (int, bool) {
+	spread := false
+	for k := range shape {
+		if spread && (off[k] != 0 || ext[k] != shape[k]) {
+			return 0, false
+		}
+		if ext[k] > 1 {
+			spread = true
+		}
+	}
+	return flatIndex(shape, off), len(shape) > 0
 }

@@ -40,6 +40,10 @@ type sim struct {
 	hostArgs    []val
 	hostSyms    map[string]int64
 
+	// pool holds the bytes of dropped tiles by size, for every machine of
+	// the run (tilePool).
+	pool map[int][][]byte
+
 	bigCells map[cellKey]*cell // cells of buffers too large for a table
 	cellSlab []cell
 	ready    readyHeap
@@ -141,6 +145,7 @@ func newSim(prog *ir.Program, opts Options) (*sim, *RunError) {
 		s.giveBack()
 		return nil, rerr
 	}
+	s.layoutWindows()
 	return s, nil
 }
 
