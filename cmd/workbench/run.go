@@ -131,12 +131,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *asJSON {
-		b, err := json.Marshal(res)
-		if err != nil {
+		// Streamed: the same bytes as json.Marshal, without holding them.
+		if err := res.WriteJSON(stdout); err != nil {
 			fmt.Fprintln(stderr, err)
 			return 2
 		}
-		fmt.Fprintln(stdout, string(b))
 	} else {
 		printRun(stdout, file, src, res)
 	}
