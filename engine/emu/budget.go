@@ -18,9 +18,10 @@ import (
 //   - window buffers as they are allocated: the padded size × P;
 //   - tiles as they are made, given back when the last slot holding one is
 //     overwritten (unless the tile pool keeps its bytes) or its frame returns;
-//   - signal-cell bookkeeping: a buffer's cell table per rank the first time
-//     a notify or wait touches it there (a pointer per 4 bytes, buffers
-//     up to 64 KiB), and cells in slabs of 1024;
+//   - signal-cell bookkeeping: a buffer's page table per rank the first
+//     time a notify or wait touches it there (a pointer per 1 KiB), a page
+//     of 256 cells for each run of 1 KiB a cell is used in, and cells at
+//     offsets that are not a multiple of 4 in slabs of 1024;
 //   - trace events handed to Options.OnEvent, Options.EventBytes each
 //     (limits.EventBytes by default), since the caller keeps them (the
 //     server's run log holds its first Options.KeepEvents); a sink that

@@ -45,9 +45,10 @@ type bufDesc struct {
 	name string
 	off  int // byte offset in each rank's window
 	size int // bytes requested (the padding after it is not part of it)
-	// cells[rank][byte/cellGrain] is the bookkeeping of the signal cells
-	// of each rank's copy, made when first touched (see lookupCell).
-	cells [][]*cell
+	// cells[rank] holds the pages of the bookkeeping of the signal cells
+	// of each rank's copy, by element, made when first touched (see
+	// lookupCell).
+	cells [][]*cellPage
 }
 
 // tref is a view of global memory: a host tensor (or a slice of one), or a

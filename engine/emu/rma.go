@@ -2,7 +2,6 @@ package emu
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -110,12 +109,7 @@ func (m *machine) notify(n *node) *failure {
 		arrive = m.clock
 	}
 	c := m.s.lookupCell(key, true)
-	i := sort.SearchInts(c.notifiers, m.rank)
-	if i == len(c.notifiers) || c.notifiers[i] != m.rank {
-		c.notifiers = append(c.notifiers, 0)
-		copy(c.notifiers[i+1:], c.notifiers[i:])
-		c.notifiers[i] = m.rank
-	}
+	c.addNotifier(m.rank)
 	ref := trace.Ref{Rank: m.rank, Seq: m.owner().seq}
 	// A notify that leaves the value as it was (a second Set(1) on a cell
 	// that already holds 1) changes nothing a waiter can see, so it does
@@ -159,7 +153,7 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		if w.cell == nil {
 			w.cell = m.s.lookupCell(w.key, true) // kept while parked: a resumed wait does not look it up again
 		}
-		w.cell.waiters = append(w.cell.waiters, m)
+		w.cell.addWaiter(m)
 		w.released = false
 		return true, nil
 	}

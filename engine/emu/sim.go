@@ -241,7 +241,7 @@ func (s *sim) deadlock() *failure {
 		b := Blocked{Rank: m.rank, Block: m.block, Line: w.n.line(), Cell: cellName(w.n, w.offs), Value: s.cellValue(w.key, w.dt),
 			Cmp: w.cmp.String(), Expected: w.expected, NotifiedBy: []int{}}
 		if c != nil {
-			b.NotifiedBy = append(b.NotifiedBy, c.notifiers...)
+			b.NotifiedBy = append(b.NotifiedBy, c.notifiers()...)
 		}
 		dl.Ranks = append(dl.Ranks, b)
 	}
