@@ -54,6 +54,10 @@ const (
 	// work at a time runs on the user's own machine, and a mesh all-reduce
 	// of 16 Mi FP32 per rank at P = 8 (x, y and the window: 1.5 GiB) fits.
 	CLIMemory = 4 << 30
+	// CLIRunSteps is the command line's default emulator statements of a
+	// run: a hand-rolled barrier at P = 4096 is about 100 million, and a
+	// billion take some 9 s here, so the wall clock ends a long run first.
+	CLIRunSteps = 1_000_000_000
 )
 
 // ServerBudget is what one piece of work in the server may spend.
@@ -62,11 +66,12 @@ func ServerBudget() Budget {
 }
 
 // CLIBudget is what one command of the command line may spend: the same
-// steps and clock, but more memory (CLIMemory) and no rank cap (a rank
-// count is bounded by the memory it needs).
+// compile-time steps and clock, but more memory (CLIMemory) and run steps
+// (CLIRunSteps), and no rank cap (a rank count is bounded by the memory
+// it needs).
 func CLIBudget() Budget {
 	b := ServerBudget()
-	b.Memory, b.MaxRanks = CLIMemory, 0
+	b.Memory, b.RunSteps, b.MaxRanks = CLIMemory, CLIRunSteps, 0
 	return b
 }
 
@@ -210,7 +215,7 @@ var Table = []Limit{
 		Error: "run: status `timeout`, E0505 (E0321 when the front end was running); check, IR: diagnostic E0321. A run's clock starts when it gets a worker slot (time queued is not charged); a timed-out run is not stored, so a re-post runs again"},
 	{Name: "compile-steps", What: "compile-time evaluation steps, shared by module code, factories and annotations; a copy of n bytes costs n/4096 more", Server: "1,000,000", CLI: "1,000,000", Flag: "—",
 		Error: "E0310 `compile-time evaluation did not finish within N steps`"},
-	{Name: "run-steps", What: "emulator statements of one run", Server: "50,000,000", CLI: "50,000,000", Flag: "—",
+	{Name: "run-steps", What: "emulator statements of one run", Server: "50,000,000", CLI: "1,000,000,000", Flag: "—",
 		Error: "status `runtime_error`, E0504 `the step budget is exhausted`"},
 	{Name: "concurrent-runs", What: "worker slots shared by runs, checks, IR, compares and step checks", Server: "2", CLI: "—", Flag: "--runs",
 		Error: "a run waits with status `queued` and `queue` messages; a check, IR, compare or step check waits (`slot-wait`)"},
