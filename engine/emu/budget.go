@@ -13,11 +13,13 @@ import (
 //   - per-rank state when the run starts: the machines, the interconnect's
 //     P×P link bookings and the race detector's vector clocks, about
 //     perRankBytes + 12·P bytes a rank;
-//   - host tensors as they are bound: their bytes plus the float64 copy the
-//     result hands back;
+//   - host tensors as they are bound: their bytes (the result hands them
+//     back as they are; a byte-form input is charged though it is read in
+//     place, since a write copies it);
 //   - window buffers as they are allocated: the padded size × P;
 //   - tiles as they are made, given back when the last slot holding one is
-//     overwritten (unless the tile pool keeps its bytes) or its frame returns;
+//     overwritten or its frame returns, unless the run's tile pool keeps
+//     their bytes (then at the end of the run);
 //   - signal-cell bookkeeping: a buffer's page table per rank the first
 //     time a notify or wait touches it there (a pointer per 1 KiB), a page
 //     of 256 cells for each run of 1 KiB a cell is used in, and cells at

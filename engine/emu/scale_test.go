@@ -334,6 +334,9 @@ func writeScaleTable(path string, points []scalePoint, results map[string]scaleR
 }
 
 func secs(s float64) string {
+	if s < 0.01 {
+		return fmt.Sprintf("%.1f ms", s*1000)
+	}
 	if s < 1 {
 		return fmt.Sprintf("%.0f ms", s*1000)
 	}
