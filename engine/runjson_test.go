@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -63,5 +64,38 @@ func TestWriteJSONMatchesMarshal(t *testing.T) {
 		if !statuses[s] {
 			t.Errorf("no run ended %s; statuses %v", s, statuses)
 		}
+	}
+}
+
+// TestWriteJSONLongTensor: a tensor long enough to be formatted in
+// parallel chunks comes out as json.Marshal writes it, chunk seams and
+// all (a length that is no multiple of the chunk, NaN and the infinities
+// among the numbers).
+func TestWriteJSONLongTensor(t *testing.T) {
+	src, err := os.ReadFile("testdata/programs/01_hello_rank.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := engine.Run(context.Background(), "01_hello_rank.py", src, engine.RunOptions{})
+	rng := rand.New(rand.NewPCG(3, 4))
+	data := make([]float64, 5*(1<<15)+17)
+	for i := range data {
+		data[i] = float64(float32(rng.NormFloat64() * 1e3))
+	}
+	data[1<<15-1], data[1<<15], data[len(data)-1] = math.NaN(), math.Inf(1), math.Inf(-1)
+	if len(res.OutputOrder) == 0 {
+		t.Fatalf("status %s, no outputs", res.Status)
+	}
+	res.Outputs[res.OutputOrder[0]].Data = data
+	want, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := res.WriteJSON(&got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), append(want, '\n')) {
+		t.Errorf("streamed JSON of %d elements differs from json.Marshal's (%d vs %d bytes)", len(data), got.Len(), len(want)+1)
 	}
 }
