@@ -160,7 +160,7 @@ func TestBigWindowRefused(t *testing.T) {
 
 func bigWindowChild(t *testing.T) {
 	start := time.Now()
-	res := engine.Run(context.Background(), "w.py", window(4, "2**31 - 1"), engine.RunOptions{})
+	res := engine.Run(context.Background(), "w.py", window(4, "2**31 - 1"), engine.RunOptions{Options: engine.Options{Budget: limits.Budget{Memory: limits.DefaultMemory}}})
 	took := time.Since(start)
 	if res.Status != emu.StatusRuntimeError || res.Error == nil || res.Error.Code != "E0516" || res.Error.Line != 24 {
 		t.Fatalf("status %s, error %+v, want runtime_error E0516 at line 24", res.Status, res.Error)
@@ -182,7 +182,7 @@ def host(x: pl.Tensor[[4, 100000000], pl.FP32], y: pl.Out[pl.Tensor[[4, 10000000
     pass
 `)
 	start := time.Now()
-	res := engine.Run(context.Background(), "h.py", src, engine.RunOptions{})
+	res := engine.Run(context.Background(), "h.py", src, engine.RunOptions{Options: engine.Options{Budget: limits.Budget{Memory: limits.DefaultMemory}}})
 	if res.Status != emu.StatusRuntimeError || res.Error == nil || res.Error.Code != "E0516" || !strings.Contains(res.Error.Message, "the limit is 1 GiB") {
 		t.Fatalf("status %s, error %+v, want E0516 naming the limit", res.Status, res.Error)
 	}

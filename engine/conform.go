@@ -234,15 +234,15 @@ func compareGolden(res *RunResult, want [][]float64, tol float64) string {
 		}
 		n := res.OutputOrder[i]
 		got := res.Out[n]
-		if len(got.Data) != len(w) {
-			return fmt.Sprintf("output %s has %d elements, want %d", n, len(got.Data), len(w))
+		if len(got.Floats()) != len(w) {
+			return fmt.Sprintf("output %s has %d elements, want %d", n, len(got.Floats()), len(w))
 		}
 		for i := range w {
 			if math.IsNaN(w[i]) {
 				continue // the test does not check this element
 			}
-			if math.IsNaN(got.Data[i]) || math.Abs(got.Data[i]-w[i]) > tol+tol*math.Abs(w[i]) {
-				return fmt.Sprintf("output %s[%d] = %g, want %g", n, i, got.Data[i], w[i])
+			if math.IsNaN(got.Floats()[i]) || math.Abs(got.Floats()[i]-w[i]) > tol+tol*math.Abs(w[i]) {
+				return fmt.Sprintf("output %s[%d] = %g, want %g", n, i, got.Floats()[i], w[i])
 			}
 		}
 	}

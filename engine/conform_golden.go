@@ -177,7 +177,7 @@ func sumRows(_ conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := len(x.Data) / P
+	n := len(x.Floats()) / P
 	sum := make([]float64, n)
 	for r := 0; r < P; r++ {
 		for j, v := range x.Row(r) {
@@ -229,7 +229,7 @@ func scatterSums(_ conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error
 	if err != nil {
 		return nil, err
 	}
-	n := len(x.Data) / P / P
+	n := len(x.Floats()) / P / P
 	var out []float64
 	for r := 0; r < P; r++ {
 		chunk := make([]float64, n)
@@ -249,7 +249,7 @@ func transposeRows(_ conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, err
 	if err != nil {
 		return nil, err
 	}
-	n := len(x.Data) / P / P
+	n := len(x.Floats()) / P / P
 	var out []float64
 	for r := 0; r < P; r++ {
 		for src := 0; src < P; src++ {
@@ -264,7 +264,7 @@ func sumDiff(_ conformCaseSpec, in []*emu.Tensor, _ int) ([][]float64, error) {
 	if len(in) < 2 {
 		return nil, fmt.Errorf("want two input tensors, got %d", len(in))
 	}
-	a, b := in[0].Data, in[1].Data
+	a, b := in[0].Floats(), in[1].Floats()
 	s, d := make([]float64, len(a)), make([]float64, len(a))
 	for i := range a {
 		s[i], d[i] = float64(float32(a[i]+b[i])), float64(float32(a[i]-b[i]))
@@ -299,7 +299,7 @@ func reduceRows(s conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error)
 		return nil, err
 	}
 	op := param(s, "op_name", "sum")
-	n := len(x.Data) / P
+	n := len(x.Floats()) / P
 	acc := append([]float64{}, x.Row(0)...)
 	for r := 1; r < P; r++ {
 		for j, v := range x.Row(r) {
@@ -419,10 +419,10 @@ func perRound(g func(conformCaseSpec, []*emu.Tensor, int) ([][]float64, error)) 
 		}
 		x := in[0]
 		rounds := x.Shape[0]
-		n := len(x.Data) / rounds
+		n := len(x.Floats()) / rounds
 		var out []float64
 		for rd := 0; rd < rounds; rd++ {
-			sub := emu.NewTensor(x.DType, x.Shape[1:], x.Data[rd*n:(rd+1)*n])
+			sub := emu.NewTensor(x.DType, x.Shape[1:], x.Floats()[rd*n:(rd+1)*n])
 			w, err := g(s, []*emu.Tensor{sub}, P)
 			if err != nil {
 				return nil, fmt.Errorf("round %d: %v", rd, err)
@@ -479,9 +479,9 @@ func secondCallOffset(_ conformCaseSpec, in []*emu.Tensor, _ int) {
 	if len(in) < 2 {
 		return
 	}
-	copy(in[1].Data, in[0].Data)
-	for j := range in[1].Data {
-		in[1].Data[j] = roundTo(in[1].DType, in[1].Data[j]+100000)
+	copy(in[1].Floats(), in[0].Floats())
+	for j := range in[1].Floats() {
+		in[1].Floats()[j] = roundTo(in[1].DType, in[1].Floats()[j]+100000)
 	}
 }
 

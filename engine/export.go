@@ -95,7 +95,7 @@ func Export(ctx context.Context, name string, src []byte, opts ExportOptions) (*
 		}
 		spec.Inputs = map[string][]float64{}
 		for k, t := range in {
-			spec.Inputs[k] = t.Data
+			spec.Inputs[k] = t.Floats()
 		}
 	}
 	out.Script, out.Data, err = npu.Export(spec)

@@ -21,16 +21,7 @@ func (f Floats) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		switch {
-		case math.IsNaN(v):
-			b = append(b, `"NaN"`...)
-		case math.IsInf(v, 1):
-			b = append(b, `"Infinity"`...)
-		case math.IsInf(v, -1):
-			b = append(b, `"-Infinity"`...)
-		default:
-			b = appendFloat(b, v)
-		}
+		b = appendElem(b, v)
 	}
 	return append(b, ']'), nil
 }

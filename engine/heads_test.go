@@ -20,31 +20,31 @@ func TestHeadConstructsRun(t *testing.T) {
 	}{
 		// A loop-carried copy in chunks whose last tile overhangs: y == x.
 		{"testdata/heads/carried_copy.py", "copy_all", 2, func(in map[string]*emu.Tensor) map[string][]float64 {
-			return map[string][]float64{"y": in["x"].Data}
+			return map[string][]float64{"y": in["x"].Floats()}
 		}},
 		// A test module with fixtures and generators: y == 2x.
 		{"testdata/heads/test_glue.py", "Doubler.host_orch", 2, func(in map[string]*emu.Tensor) map[string][]float64 {
-			out := make([]float64, len(in["x"].Data))
-			for i, v := range in["x"].Data {
+			out := make([]float64, len(in["x"].Floats()))
+			for i, v := range in["x"].Floats() {
 				out[i] = float64(float32(v + v))
 			}
 			return map[string][]float64{"y": out}
 		}},
 		// pl.range over a dynamic dimension, NR * SIZE window bytes: y == x.
 		{"testdata/heads/dynamic_range.py", "host_orch", 2, func(in map[string]*emu.Tensor) map[string][]float64 {
-			return map[string][]float64{"y": in["x"].Data}
+			return map[string][]float64{"y": in["x"].Floats()}
 		}},
 		{"testdata/heads/dynamic_range.py", "host_orch", 4, func(in map[string]*emu.Tensor) map[string][]float64 {
-			return map[string][]float64{"y": in["x"].Data}
+			return map[string][]float64{"y": in["x"].Floats()}
 		}},
 		// x[rd, r] at the host, per round: y == x.
 		{"testdata/heads/rounds.py", "host_orch", 2, func(in map[string]*emu.Tensor) map[string][]float64 {
-			return map[string][]float64{"y": in["x"].Data}
+			return map[string][]float64{"y": in["x"].Floats()}
 		}},
 		// return inside an if: rank 0 doubles, the others copy.
 		{"testdata/heads/early_return.py", "host_orch", 4, func(in map[string]*emu.Tensor) map[string][]float64 {
 			x := in["x"]
-			out := append([]float64{}, x.Data...)
+			out := append([]float64{}, x.Floats()...)
 			for j, v := range x.Row(0) {
 				out[j] = float64(float32(v + v))
 			}
@@ -52,7 +52,7 @@ func TestHeadConstructsRun(t *testing.T) {
 		}},
 		// A SubWorker callback beside the dispatch (not run): f == a.
 		{"testdata/heads/subworker.py", "Checked.host_orch", 1, func(in map[string]*emu.Tensor) map[string][]float64 {
-			return map[string][]float64{"f": in["a"].Data}
+			return map[string][]float64{"f": in["a"].Floats()}
 		}},
 		// A [1, SIZE] tile stored into each row of [1, K, SIZE].
 		{"testdata/heads/row_store.py", "host_orch", 2, func(in map[string]*emu.Tensor) map[string][]float64 {
@@ -66,8 +66,8 @@ func TestHeadConstructsRun(t *testing.T) {
 		}},
 		// pl.slice, pl.add, pl.assemble in a kernel: y == x + 1.
 		{"testdata/heads/tensor_ops.py", "host_orch", 2, func(in map[string]*emu.Tensor) map[string][]float64 {
-			out := make([]float64, len(in["x"].Data))
-			for i, v := range in["x"].Data {
+			out := make([]float64, len(in["x"].Floats()))
+			for i, v := range in["x"].Floats() {
 				out[i] = float64(float32(v + 1))
 			}
 			return map[string][]float64{"y": out}
@@ -76,7 +76,7 @@ func TestHeadConstructsRun(t *testing.T) {
 		{"testdata/heads/gather_shape.py", "host_orch", 4, func(in map[string]*emu.Tensor) map[string][]float64 {
 			var out []float64
 			for r := 0; r < 4; r++ {
-				out = append(out, in["x"].Data...)
+				out = append(out, in["x"].Floats()...)
 			}
 			return map[string][]float64{"y": out}
 		}},
@@ -91,8 +91,8 @@ func TestHeadConstructsRun(t *testing.T) {
 		}},
 		// pl.tensor.add of whole tensors: y == 2x.
 		{"testdata/heads/tensor_add.py", "host_orch", 2, func(in map[string]*emu.Tensor) map[string][]float64 {
-			out := make([]float64, len(in["x"].Data))
-			for i, v := range in["x"].Data {
+			out := make([]float64, len(in["x"].Floats()))
+			for i, v := range in["x"].Floats() {
 				out[i] = float64(float32(v + v))
 			}
 			return map[string][]float64{"y": out}
@@ -110,12 +110,12 @@ func TestHeadConstructsRun(t *testing.T) {
 			}
 			for name, w := range c.want(res.In) {
 				got := res.Out[name]
-				if got == nil || len(got.Data) != len(w) {
+				if got == nil || len(got.Floats()) != len(w) {
 					t.Fatalf("%s: output %s missing or of the wrong size", c.file, name)
 				}
 				for i := range w {
-					if !Close(got.Data[i], w[i]) {
-						t.Fatalf("%s %s: %s[%d] = %g, want %g", c.file, sched, name, i, got.Data[i], w[i])
+					if !Close(got.Floats()[i], w[i]) {
+						t.Fatalf("%s %s: %s[%d] = %g, want %g", c.file, sched, name, i, got.Floats()[i], w[i])
 					}
 				}
 			}

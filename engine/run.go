@@ -49,6 +49,9 @@ type RunOptions struct {
 	Schedule string
 	NoRaces  bool // turn the race detector off (it is on by default)
 	OnEvent  trace.Sink
+	// EventBytes and KeepEvents say what OnEvent keeps of the events
+	// (emu.Options): the memory budget is charged for that, not more.
+	EventBytes, KeepEvents int64
 
 	// inputs, when set, replaces the fill: Compare hands one side's inputs
 	// to the other.
@@ -96,7 +99,7 @@ type TensorJSON struct {
 }
 
 func tensorJSON(t *emu.Tensor) *TensorJSON {
-	data := t.Data
+	data := t.Floats()
 	if data == nil {
 		data = []float64{}
 	}
@@ -217,13 +220,13 @@ func run(meter *limits.Meter, name string, src []byte, opts RunOptions) *RunResu
 		return res
 	}
 	res.Program, res.Ranks = prog, prog.Ranks
-	// The inputs are made as float64s and copied once for the emulator
-	// (which charges its own bytes): charged before they are made.
+	// The inputs are made as float64s, which the emulator converts to its
+	// dtype's bytes (and charges those): charged before they are made.
 	inBytes := inputBytes(prog)
 	if !meter.Reserve(inBytes) {
 		res.Status = emu.StatusRuntimeError
 		res.Error = &emu.RunError{Rank: -1, Line: prog.Entry.Span.Line, Code: emu.CodeMemory,
-			Message: fmt.Sprintf("the host tensors' inputs want %s (two float64 copies of every element); the limit is %s", limits.Bytes(inBytes), limits.Bytes(meter.Budget.Memory)),
+			Message: fmt.Sprintf("the host tensors' inputs want %s (a float64 of every element); the limit is %s", limits.Bytes(inBytes), limits.Bytes(meter.Budget.Memory)),
 			Hint:    "use smaller host tensors, or raise the limit (workbench --mem-limit)"}
 		return res
 	}
@@ -253,6 +256,7 @@ func run(meter *limits.Meter, name string, src []byte, opts RunOptions) *RunResu
 	r := emu.Run(meter.Context(), prog, emu.Options{
 		Inputs: cloneInputs(in), Scalars: opts.Args, Schedule: opts.Schedule, NoRaces: opts.NoRaces,
 		MaxSteps: meter.Budget.RunSteps, Timeout: meter.Budget.Timeout, OnEvent: opts.OnEvent, Platform: opts.Platform,
+		EventBytes: opts.EventBytes, KeepEvents: opts.KeepEvents,
 		Meter: meter,
 	})
 	res.Status, res.Deadlock, res.Error, res.Stats, res.Out = r.Status, r.Deadlock, r.Error, r.Stats, r.Outputs
@@ -271,9 +275,9 @@ func run(meter *limits.Meter, name string, src []byte, opts RunOptions) *RunResu
 	return res
 }
 
-// inputBytes is what MakeInputs and the copy handed to the emulator hold:
-// two float64s per element of every input host tensor (saturating, so a
-// shape of absurd size is refused rather than wrapped).
+// inputBytes is what MakeInputs holds: a float64 per element of every
+// input host tensor (saturating, so a shape of absurd size is refused
+// rather than wrapped).
 func inputBytes(prog *ir.Program) int64 {
 	var total int64
 	for _, p := range prog.Entry.Params {
@@ -281,7 +285,7 @@ func inputBytes(prog *ir.Program) int64 {
 		if !ok || p.Dir == ir.Out {
 			continue
 		}
-		n := int64(16)
+		n := int64(8)
 		for _, d := range t.Shape {
 			k := int64(prog.Ranks)
 			if d.IsStatic() {
@@ -342,7 +346,7 @@ func MakeInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float6
 				}
 				data[i] = roundTo(t.DType, data[i])
 			}
-			in[p.Var.Name] = &emu.Tensor{DType: t.DType, Shape: shape, Data: data}
+			in[p.Var.Name] = emu.NewTensor(t.DType, shape, data)
 		}
 	}
 	if len(missing) > 0 {
@@ -382,15 +386,14 @@ func roundTo(d ir.DType, v float64) float64 {
 	return v
 }
 
-// cloneInputs deep-copies tensors so a run can never change what the caller
-// (or the other side of a comparison) holds.
+// cloneInputs copies the map of inputs, so that a run's map is its own. The
+// tensors themselves are shared: a run never writes its inputs (emu.Run
+// copies an input's bytes where the program writes them), so the caller
+// (or the other side of a comparison) keeps what it gave.
 func cloneInputs(in map[string]*emu.Tensor) map[string]*emu.Tensor {
 	out := make(map[string]*emu.Tensor, len(in))
 	for k, t := range in {
-		c := *t
-		c.Shape = append([]int(nil), t.Shape...)
-		c.Data = append([]float64(nil), t.Data...)
-		out[k] = &c
+		out[k] = t
 	}
 	return out
 }

@@ -148,7 +148,7 @@ func emuRunsGrids(t testing.TB) bool {
 			t.Fatalf("the grid probe does not verify: %v", err)
 		}
 		res := emu.Run(context.Background(), prog, emu.Options{})
-		gridProbe.ok = res.Status == emu.StatusOK && slices.Equal(res.Outputs["cells"].Data, []float64{1, 2, 3, 4})
+		gridProbe.ok = res.Status == emu.StatusOK && slices.Equal(res.Outputs["cells"].Floats(), []float64{1, 2, 3, 4})
 	})
 	return gridProbe.ok
 }

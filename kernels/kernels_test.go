@@ -341,11 +341,11 @@ func makeInputs(in instance, params []hostParam) map[string]*emu.Tensor {
 			continue
 		}
 		t := emu.Zeros(prm.dtype, prm.shape...)
-		for i := range t.Data {
+		for i := range t.Floats() {
 			if prm.dtype.IsFloat() {
-				t.Data[i] = float64(float32(rng.NormFloat64()))
+				t.Floats()[i] = float64(float32(rng.NormFloat64()))
 			} else {
-				t.Data[i] = float64(rng.IntN(201) - 100)
+				t.Floats()[i] = float64(rng.IntN(201) - 100)
 			}
 		}
 		inputs[prm.name] = t
@@ -469,8 +469,8 @@ func compareOutputs(params []hostParam, inputs, got, want map[string]*emu.Tensor
 func sameValues(name string, got, want *emu.Tensor, exact bool) error {
 	var bad []string
 	n := 0
-	for i, w := range want.Data {
-		g := got.Data[i]
+	for i, w := range want.Floats() {
+		g := got.Floats()[i]
 		ok := g == w
 		if !exact {
 			ok = math.Abs(g-w) <= 1e-5+1e-5*math.Abs(w)
@@ -483,7 +483,7 @@ func sameValues(name string, got, want *emu.Tensor, exact bool) error {
 		}
 	}
 	if n > 0 {
-		return fmt.Errorf("%s: %d of %d elements wrong: %s", name, n, len(want.Data), strings.Join(bad, "; "))
+		return fmt.Errorf("%s: %d of %d elements wrong: %s", name, n, len(want.Floats()), strings.Join(bad, "; "))
 	}
 	return nil
 }

@@ -279,7 +279,7 @@ func (s *Server) runEngine(r *run) *record {
 	fill, _ := engine.ParseFill(st.Fill) // validated by normalize
 	res := engine.Run(ctx, name, src, engine.RunOptions{
 		Options: opts, Fill: fill, Seed: st.Seed, Args: st.Args, Schedule: st.Schedule,
-		OnEvent: r.event,
+		OnEvent: r.event, KeepEvents: maxEvents, // the log keeps the first maxEvents; the rest cost nothing
 	})
 	if res.Internal != nil {
 		rec.internal = s.engineInternal("run "+r.id, res.Internal)

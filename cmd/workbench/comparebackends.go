@@ -108,7 +108,7 @@ func runCompareBackends(args []string, stdout, stderr io.Writer) int {
 	sort.Strings(names)
 	for _, n := range names {
 		got, okOut := r.Manifest.Outputs[n]
-		want := emu.Out[n].Data
+		want := emu.Out[n].Floats()
 		if !okOut || len(got.Data) != len(want) {
 			fmt.Fprintf(stdout, "  %s: PyPTO's run has no output of %d values\n", n, len(want))
 			same = false

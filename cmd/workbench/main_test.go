@@ -48,6 +48,11 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"check", prog + "08_allreduce_mesh.py", "--timeout", "-1s"}, 2, "--timeout"},
 		{[]string{"run", prog + "08_allreduce_mesh.py", "--mem-limit", "1KiB"}, 1, "E0516"},
 		{[]string{"step", "8", "--mem-limit", "512MiB", "--timeout", "20s"}, 0, "pass"},
+		// The command line's only rank limit is the memory budget (the
+		// server's cap of 64 is the server's).
+		{[]string{"run", "../../kernels/01_hello_rank.py", "--ranks", "4096"}, 0, "at 4096 ranks"},
+		{[]string{"run", "../../kernels/01_hello_rank.py", "--ranks", "4096", "--mem-limit", "1MiB"}, 1, "E0516"},
+		{[]string{"sweep", "../../kernels/sweep/allgather.py", "--ranks", "0"}, 2, "rank counts of 1 or more"},
 	}
 	for _, tt := range tests {
 		code, out, errs := runCLI(tt.args...)

@@ -108,6 +108,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		opts.OnEvent, closeTrace = sink, done
+		if traceStreams(*traceFile) {
+			opts.EventBytes = -1
+		}
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -128,12 +131,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *asJSON {
-		b, err := json.Marshal(res)
-		if err != nil {
+		// Streamed: the same bytes as json.Marshal, without holding them.
+		if err := res.WriteJSON(stdout); err != nil {
 			fmt.Fprintln(stderr, err)
 			return 2
 		}
-		fmt.Fprintln(stdout, string(b))
 	} else {
 		printRun(stdout, file, src, res)
 	}

@@ -139,8 +139,9 @@ func parseRanks(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 || n > 64 {
-			return nil, fmt.Errorf("got %q, want rank counts in 1..64 separated by commas", f)
+		// No cap here: the memory budget bounds a rank count (--mem-limit).
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("got %q, want rank counts of 1 or more separated by commas", f)
 		}
 		out = append(out, n)
 	}

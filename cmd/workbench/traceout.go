@@ -35,6 +35,11 @@ func openTrace(path string) (sink trace.Sink, done func(title string) error, err
 			return finish(trace.WritePerfetto(w, col.Events, trace.PerfettoOptions{Title: title}))
 		}, nil
 	}
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(w) // streamed: see traceStreams
 	return func(e trace.Event) { _ = enc.Encode(e) }, func(string) error { return finish(nil) }, nil
 }
+
+// traceStreams reports whether openTrace writes each event out as it comes
+// (JSON lines) rather than keeping them: a streamed trace costs the memory
+// budget nothing per event.
+func traceStreams(path string) bool { return !strings.HasSuffix(path, ".json") }

@@ -13,18 +13,21 @@ import (
 //   - per-rank state when the run starts: the machines, the interconnect's
 //     P×P link bookings and the race detector's vector clocks, about
 //     perRankBytes + 12·P bytes a rank;
-//   - host tensors as they are bound: their bytes plus the float64 copy the
-//     result hands back;
+//   - host tensors as they are bound: their bytes (the result hands them
+//     back as they are; a byte-form input is charged though it is read in
+//     place, since a write copies it);
 //   - window buffers as they are allocated: the padded size × P;
 //   - tiles as they are made, given back when the last slot holding one is
-//     overwritten (unless the tile pool keeps its bytes) or its frame returns;
-//   - signal-cell bookkeeping: a buffer's cell table per rank the first time
-//     a notify or wait touches it there (8 bytes a byte, buffers up to
-//     64 KiB), and cells in slabs of 1024; with race detection on, a
-//     64-byte state per cell of a signal window the first time a notify or
-//     wait touches that copy of it (cellrace.go);
-//   - trace events handed to Options.OnEvent, limits.EventBytes each, since
-//     the caller keeps them (the server stores and replays them).
+//     overwritten or its frame returns, unless the run's tile pool keeps
+//     their bytes (then at the end of the run);
+//   - signal-cell bookkeeping: a buffer's page table per rank the first
+//     time a notify or wait touches it there (a pointer per 1 KiB), a page
+//     of 256 cells for each run of 1 KiB a cell is used in, and cells at
+//     offsets that are not a multiple of 4 in slabs of 1024;
+//   - trace events handed to Options.OnEvent, Options.EventBytes each
+//     (limits.EventBytes by default), since the caller keeps them (the
+//     server's run log holds its first Options.KeepEvents); a sink that
+//     writes each event out keeps none and is charged nothing.
 //
 // The race detector's shadow of accessed byte ranges and its clocks are not
 // charged: the shadow grows with distinct access regions, bounded by the
@@ -102,13 +105,19 @@ func (m *machine) releaseTile(t *tile) {
 	}
 }
 
-// releaseFrame gives back the tiles a frame that returned made. Tiles never
+// releaseFrame gives the tiles a frame that returned made to the pool. Tiles never
 // leave the frame that made them except as arguments to a call (the callee
 // does not own them) and as the call's result (ret, which lives on).
 func (m *machine) releaseFrame(fr *frame, ret val) {
 	for i := range fr.env {
-		if t, ok := fr.env[i].o.(*tile); ok && t.owner == fr && ret.o != any(t) {
-			m.releaseTile(t)
+		t, ok := fr.env[i].o.(*tile)
+		if !ok || t.owner != fr || ret.o == any(t) || t.data == nil {
+			continue
+		}
+		if t.pinned {
+			m.releaseTile(t) // a callee may still refer to its bytes
+		} else {
+			m.dropTile(t)
 		}
 	}
 }

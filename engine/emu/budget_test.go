@@ -7,6 +7,7 @@ import (
 
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/limits"
+	"pldworkbench/engine/trace"
 )
 
 // TestMemoryAccounting: a mesh all-reduce at P=8 over 1 Mi FP32 per rank,
@@ -25,9 +26,9 @@ func TestMemoryAccounting(t *testing.T) {
 	}
 	peak := meter.Peak()
 	t.Logf("peak %s", limits.Bytes(peak))
-	// x and y at P=8 × 1 Mi FP32: 32 MiB each as bytes plus 64 MiB each as
-	// the float64 result; the windows and tiles on top.
-	const hostBytes = 2 * meshRanks * meshSize * (4 + 8)
+	// x and y at P=8 × 1 Mi FP32: 32 MiB each, as bytes (the result hands
+	// them back as they are); the windows and tiles on top.
+	const hostBytes = 2 * meshRanks * meshSize * 4
 	if peak < hostBytes || peak > hostBytes+96<<20 {
 		t.Errorf("peak %s, want between %s and %s more", limits.Bytes(peak), limits.Bytes(hostBytes), limits.Bytes(96<<20))
 	}
@@ -43,5 +44,37 @@ func TestMemoryAccounting(t *testing.T) {
 	if small.Status != emu.StatusRuntimeError || small.Error == nil || small.Error.Code != "E0516" ||
 		!strings.Contains(small.Error.Message, "alloc_window_buffer wants") || small.Error.Line == 0 {
 		t.Errorf("under a budget below its windows: status %s, error %+v, want E0516 at the allocation", small.Status, small.Error)
+	}
+}
+
+// TestEventCharge: the memory budget is charged for the events the sink
+// keeps, not for those it streams out or drops: under a budget that holds
+// the run and a tenth of its events, a sink that keeps them all ends the
+// run with E0516, while a streaming sink (EventBytes < 0) or one that
+// keeps only the first ten (KeepEvents) sees the run finish.
+func TestEventCharge(t *testing.T) {
+	prog := compileFile(t, "testdata/bench.py", "build_bench_barrier(16).barrier_host", 16)
+	base := limits.NewMeter(context.Background(), limits.Budget{})
+	res := emu.Run(context.Background(), prog, emu.Options{Meter: base})
+	if res.Status != emu.StatusOK {
+		t.Fatalf("status %s: %v", res.Status, res.Error)
+	}
+	events := int(res.Stats.Events)
+	budget := base.Peak() + int64(events)*limits.EventBytes/10
+	for _, tc := range []struct {
+		name       string
+		eventBytes int64
+		keep       int64
+		ok         bool
+	}{{"kept", 0, 0, false}, {"streamed", -1, 0, true}, {"first-10", 0, 10, true}} {
+		meter := limits.NewMeter(context.Background(), limits.Budget{Memory: budget})
+		got := 0
+		res := emu.Run(context.Background(), prog, emu.Options{Meter: meter, EventBytes: tc.eventBytes, KeepEvents: tc.keep, OnEvent: func(trace.Event) { got++ }})
+		if tc.ok && (res.Status != emu.StatusOK || got != events) {
+			t.Errorf("%s: status %s, %d of %d events: %v", tc.name, res.Status, got, events, res.Error)
+		}
+		if !tc.ok && (res.Status != emu.StatusRuntimeError || res.Error.Code != "E0516" || got >= events) {
+			t.Errorf("%s: status %s, %d of %d events, error %+v, want E0516", tc.name, res.Status, got, events, res.Error)
+		}
 	}
 }

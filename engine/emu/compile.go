@@ -98,6 +98,13 @@ type node struct {
 	res   int    // result slot, -1 for none
 	resDT ir.DType
 	resT  ir.Type
+	// Signal attributes decoded at compile time: a notify with op=Set
+	// (else AtomicAdd), a wait's comparison.
+	sigSet bool
+	cmp    waitCmp
+	// borrow marks a remote_load whose tile only the next statement reads
+	// (markBorrows).
+	borrow bool
 
 	bin  ir.BinOp // nBin
 	un   ir.UnOp  // nUnary
@@ -150,8 +157,65 @@ func compileProgram(p *ir.Program) (map[*ir.Func]*cfunc, error) {
 		}
 		cf.body = body
 		cf.nslots = len(c.slots)
+		markBorrows(body)
 	}
 	return c.funcs, nil
+}
+
+// markBorrows marks each remote_load whose tile only the next statement
+// reads, as an element-wise operand: acc = pl.add(acc,
+// pld.tile.remote_load(...)), the reduction of every mesh all-reduce. Such
+// a load lends the add the peer's window bytes instead of copying them
+// into a tile (remoteLoad): nothing runs between the two statements (both
+// are the same rank's, and the add touches only its own state), so the
+// bytes are what the load would have copied.
+func markBorrows(body []*node) {
+	uses := map[int]int{}
+	var count func(o opnd)
+	count = func(o opnd) {
+		switch o.k {
+		case oSlot:
+			uses[o.slot]++
+		case oList:
+			for _, e := range o.list {
+				count(e)
+			}
+		}
+	}
+	var walk func(b []*node)
+	walk = func(b []*node) {
+		for _, n := range b {
+			for _, a := range n.args {
+				count(a)
+			}
+			for _, o := range []opnd{n.x, n.y, n.dev, n.start, n.stop, n.step} {
+				count(o)
+			}
+			walk(n.body)
+			walk(n.els)
+		}
+	}
+	walk(body)
+	var mark func(b []*node)
+	mark = func(b []*node) {
+		for i, n := range b {
+			mark(n.body)
+			mark(n.els)
+			if n.kind != nOp || n.op != opRemoteLoad || n.res < 0 || uses[n.res] != 1 || i+1 == len(b) {
+				continue
+			}
+			next := b[i+1]
+			if next.kind != nOp || next.op < opAdd || next.op > opMin || next.res == n.res {
+				continue
+			}
+			for _, a := range next.args {
+				if a.k == oSlot && a.slot == n.res {
+					n.borrow = true
+				}
+			}
+		}
+	}
+	mark(body)
 }
 
 func (c *compiler) slot(v *ir.Var) int {
@@ -228,6 +292,17 @@ func (c *compiler) stmt(s ir.Stmt) (*node, error) {
 		}
 		n.res, n.resDT, n.resT = c.result(s.Result)
 		n.shared = sharedOp(n.op, s)
+		// A notify's op= and a wait's cmp= are read once here, not by
+		// name at every execution (a P=256 barrier runs 130,560 of them).
+		switch n.op {
+		case opNotify:
+			n.sigSet = enumMember(s, "op") == "Set"
+		case opWait:
+			n.cmp = cmpGe
+			if enumMember(s, "cmp") == "Eq" {
+				n.cmp = cmpEq
+			}
+		}
 	case *ir.Bin:
 		n.kind, n.bin, n.x, n.y = nBin, s.Op, c.operand(s.X), c.operand(s.Y)
 		n.res, n.resDT, n.resT = c.result(s.Result)

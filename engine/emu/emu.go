@@ -147,6 +147,14 @@ type Options struct {
 	Timeout time.Duration
 	// OnEvent receives every event in a deterministic order as it happens.
 	OnEvent trace.Sink
+	// EventBytes is what one event handed to OnEvent costs the caller that
+	// keeps it, charged to Meter: 0 means limits.EventBytes, a negative
+	// value nothing (a sink that writes each event out and keeps none).
+	EventBytes int64
+	// KeepEvents is how many events the sink keeps (the server's run log
+	// keeps the first 500,000); later ones are delivered uncharged. 0
+	// means every one.
+	KeepEvents int64
 	// Platform selects the cost-model profile, a row of engine/platform by
 	// name ("" is its default).
 	Platform string

@@ -55,7 +55,7 @@ func fill(prog *ir.Program, how string, seed uint64) map[string]*emu.Tensor {
 			continue
 		}
 		t := emu.Zeros(p.DType, p.Shape...)
-		for i := range t.Data {
+		for i := range t.Floats() {
 			t.Set(rng.NormFloat64(), flatToIndex(p.Shape, i)...)
 		}
 		in[p.Name] = t
@@ -111,12 +111,12 @@ func expectClose(t testing.TB, what string, got *emu.Tensor, want []float64, rto
 		t.Errorf("%s: no output", what)
 		return
 	}
-	if i, ok := allclose(got.Data, want, rtol, atol); !ok {
+	if i, ok := allclose(got.Floats(), want, rtol, atol); !ok {
 		if i < 0 {
-			t.Errorf("%s: %d values, want %d", what, len(got.Data), len(want))
+			t.Errorf("%s: %d values, want %d", what, len(got.Floats()), len(want))
 			return
 		}
-		t.Errorf("%s: element %v is %v, want %v", what, flatToIndex(got.Shape, i), got.Data[i], want[i])
+		t.Errorf("%s: element %v is %v, want %v", what, flatToIndex(got.Shape, i), got.Floats()[i], want[i])
 	}
 }
 

@@ -33,7 +33,6 @@ type machine struct {
 	retVal  val   // a block's kernel result
 
 	scratch []int // offsets of a notify or wait, reused
-	pool    map[int][][]byte
 }
 
 type mstate uint8

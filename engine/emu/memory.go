@@ -22,24 +22,22 @@ type hostTensor struct {
 	dt    ir.DType
 	shape []int
 	data  []byte
+	// shared is set while data is the caller's input tensor's own bytes:
+	// the first write copies them (own).
+	shared bool
 }
 
-// tensor converts the host tensor to the API form.
+// own makes h's bytes its own before a write.
+func (h *hostTensor) own() {
+	if h.shared {
+		h.data, h.shared = append([]byte(nil), h.data...), false
+	}
+}
+
+// tensor hands the host tensor back at the API boundary: its bytes as
+// they are, in the byte form (nothing copied or converted).
 func (h *hostTensor) tensor() *Tensor {
-	t := Zeros(h.dt, h.shape...)
-	if h.dt == ir.FP32 {
-		if v := asF32(h.data); v != nil {
-			for i, x := range v {
-				t.Data[i] = float64(x)
-			}
-			return t
-		}
-	}
-	esz := h.dt.Bytes()
-	for i := range t.Data {
-		t.Data[i] = getVal(h.data[i*esz:], h.dt).num(h.dt)
-	}
-	return t
+	return &Tensor{DType: h.dt, Shape: append([]int(nil), h.shape...), raw: h.data}
 }
 
 // bufDesc is one window buffer: the same byte range of every rank's window.
@@ -47,9 +45,10 @@ type bufDesc struct {
 	name string
 	off  int // byte offset in each rank's window
 	size int // bytes requested (the padding after it is not part of it)
-	// cells[rank][byte] is the bookkeeping of the signal cells of each
-	// rank's copy, made when first touched (see lookupCell).
-	cells [][]*cell
+	// cells[rank] holds the pages of the bookkeeping of the signal cells
+	// of each rank's copy, by element, made when first touched (see
+	// lookupCell).
+	cells [][]*cellPage
 	// shadows[rank] is the race detector's shadow of each rank's copy.
 	shadows []*shadow
 }
@@ -77,12 +76,21 @@ func (t *tref) what() string {
 }
 
 // bytesOf returns the bytes of t as rank sees them (its own copy of a
-// window).
+// window), to read.
 func (s *sim) bytesOf(t *tref, rank int) []byte {
 	if t.host != nil {
 		return t.host.data[t.off : t.off+t.nbytes()]
 	}
 	return s.windows[rank][t.buf.off : t.buf.off+t.nbytes()]
+}
+
+// bytesFor is bytesOf to write: a host tensor still sharing its caller's
+// input bytes gets its own first.
+func (s *sim) bytesFor(t *tref, rank int) []byte {
+	if t.host != nil {
+		t.host.own()
+	}
+	return s.bytesOf(t, rank)
 }
 
 // tile is an on-chip buffer: row-major bytes of shape, of which the
@@ -107,13 +115,16 @@ func newTile(dt ir.DType, shape, valid []int) *tile {
 // Tiles are recycled. A kernel that loops over chunks makes a new tile per
 // load and per operation, and a 4 MiB tile costs about 1 ms to allocate and
 // zero, more than the copy that fills it; so when a tile's last slot is
-// overwritten its bytes go to a small per-machine pool, and the next tile
-// of that size reuses them. Tiles never leave the frame that made them
+// overwritten, or the frame that made it returns, its bytes go to a pool
+// of the run, and the next tile of that size on any rank reuses them (a
+// mesh all-reduce at P=8 in 4 MiB tiles made 115 MB of tiles a run with a
+// pool per rank, none now). Tiles never leave the frame that made them
 // (kernels are not called with tiles), so "last slot" is a scan of one
 // environment.
 
-// tilePoolDepth bounds the buffers kept per size.
-const tilePoolDepth = 4
+// tilePoolDepth bounds the buffers kept per size: a kernel holds a few
+// tiles at once (an accumulator, a loaded piece, a result).
+const tilePoolDepth = 8
 
 // makeTile returns a tile from the pool or a new one, made at n. Its bytes
 // are zero only when zero is set; callers that overwrite every byte pass
@@ -125,9 +136,9 @@ func (m *machine) makeTile(n *node, dt ir.DType, shape, valid []int, zero bool) 
 	if len(m.frames) > 0 {
 		owner = m.top()
 	}
-	if bufs := m.pool[size]; len(bufs) > 0 {
+	if bufs := m.s.pool[size]; len(bufs) > 0 {
 		b := bufs[len(bufs)-1]
-		m.pool[size] = bufs[:len(bufs)-1]
+		m.s.pool[size] = bufs[:len(bufs)-1]
 		if zero {
 			clear(b)
 		}
@@ -135,6 +146,22 @@ func (m *machine) makeTile(n *node, dt ir.DType, shape, valid []int, zero bool) 
 	}
 	m.reserveTile(n, size)
 	return &tile{dt: dt, shape: shape, valid: valid, data: make([]byte, size), charged: size, owner: owner}
+}
+
+// dropTile gives the bytes of a tile nothing holds any more to the pool,
+// or back to the budget when the pool has enough of that size.
+func (m *machine) dropTile(old *tile) {
+	n := len(old.data)
+	if m.s.pool == nil {
+		m.s.pool = map[int][][]byte{}
+	}
+	if len(m.s.pool[n]) < tilePoolDepth && old.charged == n && n > 0 {
+		m.s.pool[n] = append(m.s.pool[n], old.data)
+		old.charged = 0 // the pool holds the charge now
+	} else {
+		m.releaseTile(old)
+	}
+	old.data = nil
 }
 
 // setSlot puts v in slot of the current frame, recycling the tile it
@@ -146,17 +173,7 @@ func (m *machine) setSlot(slot int, v val) {
 	if !ok || old.pinned || v.o == any(old) || m.holds(fr, old) {
 		return
 	}
-	n := len(old.data)
-	if m.pool == nil {
-		m.pool = map[int][][]byte{}
-	}
-	if len(m.pool[n]) < tilePoolDepth && old.charged == n {
-		m.pool[n] = append(m.pool[n], old.data)
-		old.charged = 0 // the pool holds the charge now
-	} else {
-		m.releaseTile(old)
-	}
-	old.data = nil
+	m.dropTile(old)
 }
 
 // holds reports whether a slot of fr holds t.

@@ -287,7 +287,7 @@ func (m *machine) store(n *node) *failure {
 		acc = accumulator(out.dt)
 	}
 	esz := out.dt.Bytes()
-	copyBlock(m.s.bytesOf(out, m.rank), out.shape, offs, tl.data, src, zeros(len(src)), ext, esz, acc)
+	copyBlock(m.s.bytesFor(out, m.rank), out.shape, offs, tl.data, src, zeros(len(src)), ext, esz, acc)
 	m.touch(n, out, m.rank, offs, ext, writeKind(acc != nil))
 	bytes := numElems(ext) * esz
 	m.s.stats.LocalBytes += int64(bytes)
@@ -307,6 +307,9 @@ func (m *machine) element(n *node) (data []byte, dt ir.DType, at int, what strin
 			return nil, 0, 0, "", m.fail(n, codeUnsupported, "", "%s: dtype %s is not supported by the emulator", n.irop.Name, x.dt)
 		}
 		data, dt, shape, what = m.s.bytesOf(x, m.rank), x.dt, x.shape, x.what()
+		if n.op == opWrite {
+			data = m.s.bytesFor(x, m.rank)
+		}
 	case *tile:
 		data, dt, shape, what = x.data, x.dt, x.shape, fmt.Sprintf("tile %v %s", dims(x.shape), x.dt)
 	default:

@@ -88,7 +88,7 @@ var programGoldens = map[string]map[string]golden{
 		})}
 	}},
 	"03_window_roundtrip.py": {"stash_and_return": func(P int, in map[string]*emu.Tensor) map[string][]float64 {
-		return map[string][]float64{"y": in["x"].Data}
+		return map[string][]float64{"y": in["x"].Floats()}
 	}},
 	"04_barrier.py":             {"tally_add": tally, "tally_set": tally},
 	"05_remote_load_store.py":   {"pull_from_left": builtin, "push_to_left": builtin},
@@ -133,7 +133,7 @@ var programGoldens = map[string]map[string]golden{
 			return map[string][]float64{"out": perRank(P, func(r int) []float64 {
 				var row []float64
 				for s := 0; s < P; s++ {
-					row = append(row, x.Data[(s*P+r)*size:(s*P+r+1)*size]...)
+					row = append(row, x.Floats()[(s*P+r)*size:(s*P+r+1)*size]...)
 				}
 				return row
 			})}

@@ -98,7 +98,7 @@ func TestRaceReports(t *testing.T) {
 					t.Errorf("%s fenced: status %s, races %+v, want ok and none", what, fenced.Status, fenced.Races)
 				}
 				res := runSched(prog, in, map[string]float64{"fenced": 0}, sched)
-				if _, same := allclose(res.Outputs["y"].Data, fenced.Outputs["y"].Data, 0, 0); sched == "adversarial" && c.exposed && same {
+				if _, same := allclose(res.Outputs["y"].Floats(), fenced.Outputs["y"].Floats(), 0, 0); sched == "adversarial" && c.exposed && same {
 					t.Errorf("%s: the unfenced output equals the fenced one; the adversarial schedule should expose the race", what)
 				}
 				if res.Status != emu.StatusRace || len(res.Races) != 1 || res.RacesOmitted != 0 {
@@ -180,7 +180,7 @@ func TestMeshWithoutBarrier(t *testing.T) {
 				if !found {
 					t.Errorf("%s: races %+v, want one between the staging store (line %d) and the remote_load (line %d) on part[0, 0:64]", what, res.Races, stage, read)
 				}
-				_, ok := allclose(res.Outputs["y"].Data, want, 1e-5, 1e-5)
+				_, ok := allclose(res.Outputs["y"].Floats(), want, 1e-5, 1e-5)
 				switch sched {
 				case "adversarial":
 					if ok {
@@ -298,8 +298,8 @@ func checkClean(t *testing.T, runs []cleanRun) int {
 				continue
 			}
 			for name, want := range fair.Outputs {
-				if i, ok := allclose(res.Outputs[name].Data, want.Data, tol, tol); !ok {
-					t.Errorf("%s: %s[%d] is %v under %s, %v under fair", c.what, name, i, res.Outputs[name].Data[i], sched, want.Data[i])
+				if i, ok := allclose(res.Outputs[name].Floats(), want.Floats(), tol, tol); !ok {
+					t.Errorf("%s: %s[%d] is %v under %s, %v under fair", c.what, name, i, res.Outputs[name].Floats()[i], sched, want.Floats()[i])
 				}
 			}
 		}

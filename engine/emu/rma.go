@@ -2,7 +2,6 @@ package emu
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -97,7 +96,7 @@ func (m *machine) notify(n *node) *failure {
 	cellBytes := m.s.windows[p][key.off:]
 	before := getInt(cellBytes, t.dt)
 	after := value
-	set := enumMember(n.irop, "op") == "Set"
+	set := n.sigSet
 	if !set {
 		after = before + value
 	}
@@ -111,12 +110,7 @@ func (m *machine) notify(n *node) *failure {
 		arrive = m.clock
 	}
 	c := m.s.lookupCell(key, true)
-	i := sort.SearchInts(c.notifiers, m.rank)
-	if i == len(c.notifiers) || c.notifiers[i] != m.rank {
-		c.notifiers = append(c.notifiers, 0)
-		copy(c.notifiers[i+1:], c.notifiers[i:])
-		c.notifiers[i] = m.rank
-	}
+	c.addNotifier(m.rank)
 	ref := trace.Ref{Rank: m.rank, Seq: m.owner().seq}
 	// A notify that leaves the value as it was (a second Set(1) on a cell
 	// that already holds 1) changes nothing a waiter can see, so it does
@@ -150,19 +144,17 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		if f != nil {
 			return false, f
 		}
-		cmp := cmpGe
-		if enumMember(n.irop, "cmp") == "Eq" {
-			cmp = cmpEq
-		}
-		*w = waitInfo{active: true, n: n, key: key, dt: t.dt, offs: offs, cmp: cmp, expected: m.intOf(n.args[2]), start: m.clock}
+		*w = waitInfo{active: true, n: n, key: key, dt: t.dt, offs: offs, cmp: n.cmp, expected: m.intOf(n.args[2]), start: m.clock}
 	}
 	v := m.s.cellValue(w.key, w.dt)
 	if !w.cmp.holds(v, w.expected) {
 		if len(w.offs) > 0 && &w.offs[0] == &m.scratch[0] {
 			w.offs = append([]int(nil), w.offs...) // keep the cell's name past the scratch's next use
 		}
-		c := m.s.lookupCell(w.key, true)
-		c.waiters = append(c.waiters, m)
+		if w.cell == nil {
+			w.cell = m.s.lookupCell(w.key, true) // kept while parked: a resumed wait does not look it up again
+		}
+		w.cell.addWaiter(m)
 		w.released = false
 		return true, nil
 	}
@@ -170,7 +162,11 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 	m.hbWait(n, w)
 	by, hasBy, arrive := w.release, w.released, w.releaseArrive
 	if !hasBy {
-		if c := m.s.lookupCell(w.key, false); c != nil && c.hasLast {
+		c := w.cell
+		if c == nil {
+			c = m.s.lookupCell(w.key, false)
+		}
+		if c != nil && c.hasLast {
 			by, hasBy, arrive = c.last, true, c.lastArrive
 		}
 	}
@@ -206,9 +202,17 @@ func (m *machine) remoteLoad(n *node) *failure {
 	if !inBounds(t.shape, offs, valid) {
 		return m.boundsFail(n, "reads", offs, valid, fmt.Sprintf("rank %d's %s", p, t.what()))
 	}
-	tl := m.makeTile(n, t.dt, shape, valid, !equalInts(shape, valid))
 	esz := t.dt.Bytes()
-	copyBlock(tl.data, shape, zeros(len(shape)), m.s.bytesOf(t, p), t.shape, offs, valid, esz, nil)
+	var tl *tile
+	if lo, ok := contiguous(t.shape, offs, valid); ok && lo >= 0 && n.borrow && equalInts(shape, valid) {
+		// The next statement only reads the tile: lend it the peer's
+		// bytes (pinned, so they never reach the tile pool).
+		w := m.s.bytesOf(t, p)
+		tl = &tile{dt: t.dt, shape: shape, valid: valid, data: w[lo*esz : (lo+numElems(valid))*esz], pinned: true}
+	} else {
+		tl = m.makeTile(n, t.dt, shape, valid, !equalInts(shape, valid))
+		copyBlock(tl.data, shape, zeros(len(shape)), m.s.bytesOf(t, p), t.shape, offs, valid, esz, nil)
+	}
 	m.touch(n, t, p, offs, valid, accRead)
 	bytes := numElems(valid) * esz
 	start := m.pull(p, bytes)
@@ -243,7 +247,7 @@ func (m *machine) remoteStore(n *node) *failure {
 		return m.boundsFail(n, "writes", offs, ext, fmt.Sprintf("rank %d's %s", p, t.what()))
 	}
 	esz := t.dt.Bytes()
-	copyBlock(m.s.bytesOf(t, p), t.shape, offs, tl.data, src, zeros(len(src)), ext, esz, nil)
+	copyBlock(m.s.bytesFor(t, p), t.shape, offs, tl.data, src, zeros(len(src)), ext, esz, nil)
 	m.touch(n, t, p, offs, ext, accWrite)
 	bytes := numElems(ext) * esz
 	start := m.push(p, bytes)
@@ -310,7 +314,7 @@ func (m *machine) putGet(n *node) *failure {
 		acc = accumulator(dst.dt)
 	}
 	esz := dst.dt.Bytes()
-	copyBlock(m.s.bytesOf(dst, dstRank), dst.shape, doff, m.s.bytesOf(src, srcRank), src.shape, soff, ext, esz, acc)
+	copyBlock(m.s.bytesFor(dst, dstRank), dst.shape, doff, m.s.bytesOf(src, srcRank), src.shape, soff, ext, esz, acc)
 	m.touchCopy(n, dst, dstRank, doff, src, srcRank, soff, ext, acc != nil)
 	bytes := numElems(ext) * esz
 	transfer := m.pull
@@ -328,4 +332,20 @@ func (m *machine) emitRMA(n *node, p, bytes int, start int64) {
 		e.Peer = trace.Int(p)
 	}
 	m.s.emit(m, n, e)
+}
+
+// contiguous reports whether the block at off of extent ext is one run of
+// row-major shape's elements, and returns the flat index it starts at:
+// every dimension after the first with an extent above 1 is whole.
+func contiguous(shape, off, ext []int) (int, bool) {
+	spread := false
+	for k := range shape {
+		if spread && (off[k] != 0 || ext[k] != shape[k]) {
+			return 0, false
+		}
+		if ext[k] > 1 {
+			spread = true
+		}
+	}
+	return flatIndex(shape, off), len(shape) > 0
 }

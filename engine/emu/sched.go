@@ -3,6 +3,7 @@ package emu
 import (
 	"fmt"
 	"math/rand/v2"
+	"sort"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -80,10 +81,21 @@ func RandomSchedule(seed uint64) string { return "random:" + strconv.FormatUint(
 // through container/heap, and keeps each key beside its machine, because
 // it is on the path of every shared operation and a P=256 barrier would
 // otherwise miss the cache on every comparison.
+//
+// The earliest entry is often the rank that just ran: a rank that runs
+// ahead to its next shared operation usually stays earliest (a barrier's
+// notifies, a mesh's loads), and popping it only to push it back cost a
+// quarter of a barrier's time. So the minimum may sit in first, outside
+// the array: push puts an entry there when it is earlier than everything
+// queued, pop takes it from there without touching the heap. The order
+// the queue hands machines out in is the same either way.
 type readyHeap struct {
 	a     []readyEntry
-	sched schedule
-	rng   *rand.Rand
+	first readyEntry // the minimum, when hasFirst: earlier than every entry of a
+	// hasFirst is set while first holds an entry.
+	hasFirst bool
+	sched    schedule
+	rng      *rand.Rand
 }
 
 // readyEntry is one ready machine and its key. The key is its clock; the
@@ -106,17 +118,24 @@ func (h *readyHeap) setSchedule(sched schedule, seed uint64) {
 	}
 }
 
-func (h *readyHeap) len() int { return len(h.a) }
+func (h *readyHeap) len() int {
+	if h.hasFirst {
+		return len(h.a) + 1
+	}
+	return len(h.a)
+}
 
-func (h *readyHeap) less(i, j int) bool {
-	a := h.a
-	if a[i].key != a[j].key {
-		return a[i].key < a[j].key
+func (h *readyHeap) less(i, j int) bool { return h.a[i].before(&h.a[j]) }
+
+// before orders entries by (key, rank, block).
+func (e *readyEntry) before(o *readyEntry) bool {
+	if e.key != o.key {
+		return e.key < o.key
 	}
-	if a[i].rank != a[j].rank {
-		return a[i].rank < a[j].rank
+	if e.rank != o.rank {
+		return e.rank < o.rank
 	}
-	return a[i].block < a[j].block
+	return e.block < o.block
 }
 
 func (h *readyHeap) push(m *machine) {
@@ -124,6 +143,20 @@ func (h *readyHeap) push(m *machine) {
 	if h.sched == schedAdversarial {
 		e.key += int64(m.accessClass()) << classShift
 	}
+	if h.sched != schedRandom {
+		switch {
+		case h.hasFirst && e.before(&h.first):
+			e, h.first = h.first, e // the old minimum goes to the heap
+		case !h.hasFirst && (len(h.a) == 0 || e.before(&h.a[0])):
+			h.first, h.hasFirst = e, true
+			return
+		}
+	}
+	h.heapPush(e)
+}
+
+// heapPush adds e to the array (sifted up unless the schedule is random).
+func (h *readyHeap) heapPush(e readyEntry) {
 	h.a = append(h.a, e)
 	if h.sched == schedRandom {
 		return
@@ -141,6 +174,11 @@ func (h *readyHeap) push(m *machine) {
 }
 
 func (h *readyHeap) pop() *machine {
+	if h.hasFirst {
+		m := h.first.m
+		h.first, h.hasFirst = readyEntry{}, false
+		return m
+	}
 	a := h.a
 	last := len(a) - 1
 	if h.sched == schedRandom {
@@ -330,21 +368,75 @@ type cellKey struct {
 }
 
 // cell is the bookkeeping of a signal cell that has been notified or
-// waited on.
+// waited on. It is kept small, 72 bytes, because a barrier touches P² of
+// them (16.7 million at P = 4096): the usual single notifier and single
+// waiter are inline, and only a cell with more spills into more.
 type cell struct {
-	notifiers  []int     // ranks that notified it, ascending
 	last       trace.Ref // the last notify that wrote it
+	lastArrive int64     // when that notify arrived (ps)
+	notifier   int32     // the first rank that notified it, plus 1 (0: none yet)
 	hasLast    bool
-	lastArrive int64      // when that notify arrived (ps)
-	waiters    []*machine // ranks parked on it, in arrival order
-	// Inline room for the usual single notifier and single waiter, so
-	// that a barrier's cells cost no allocation beyond their slab.
-	nbuf [1]int
-	wbuf [1]*machine
+	touched    bool     // notified or waited on (lookupCell reports the others as nil)
+	waiter     *machine // the first rank parked on it; nil when none is
+	more       *cellMore
 }
 
-// newCell returns a cell from the current slab: cells are allocated 1024
-// at a time (a P=256 barrier touches 65,280 of them) and never move.
+// cellMore is what a cell with more than one notifier or waiter keeps.
+type cellMore struct {
+	notifiers []int      // every rank that notified it, ascending, once there are two
+	waiters   []*machine // the parked ranks after waiter, in arrival order
+}
+
+// addNotifier records that rank notified c.
+func (c *cell) addNotifier(rank int) {
+	switch {
+	case c.notifier == 0:
+		c.notifier = int32(rank) + 1
+		return
+	case c.more == nil || c.more.notifiers == nil:
+		if int(c.notifier)-1 == rank {
+			return
+		}
+		if c.more == nil {
+			c.more = &cellMore{}
+		}
+		c.more.notifiers = []int{int(c.notifier) - 1}
+	}
+	ns := c.more.notifiers
+	i := sort.SearchInts(ns, rank)
+	if i == len(ns) || ns[i] != rank {
+		ns = append(ns, 0)
+		copy(ns[i+1:], ns[i:])
+		ns[i] = rank
+		c.more.notifiers = ns
+	}
+}
+
+// notifiers returns the ranks that notified c, ascending.
+func (c *cell) notifiers() []int {
+	if c.more != nil && c.more.notifiers != nil {
+		return c.more.notifiers
+	}
+	if c.notifier > 0 {
+		return []int{int(c.notifier) - 1}
+	}
+	return nil
+}
+
+// addWaiter parks m on c, after those already parked.
+func (c *cell) addWaiter(m *machine) {
+	if c.waiter == nil {
+		c.waiter = m
+		return
+	}
+	if c.more == nil {
+		c.more = &cellMore{}
+	}
+	c.more.waiters = append(c.more.waiters, m)
+}
+
+// newCell returns a cell from the current slab, for the cells kept in
+// sim.bigCells: they are allocated 1024 at a time and never move.
 func (s *sim) newCell() *cell {
 	if len(s.cellSlab) == cap(s.cellSlab) {
 		s.reserveSignals(1024 * int64(unsafe.Sizeof(cell{})))
@@ -352,20 +444,32 @@ func (s *sim) newCell() *cell {
 	}
 	s.cellSlab = s.cellSlab[:len(s.cellSlab)+1]
 	c := &s.cellSlab[len(s.cellSlab)-1]
-	c.notifiers, c.waiters = c.nbuf[:0], c.wbuf[:0]
+	c.touched = true
 	return c
 }
 
-// cellTableMax is the largest buffer whose cells live in a table indexed
-// by byte (8 bytes of pointer per byte per rank); cells of larger buffers,
-// rarely used as signals, go to a map.
-const cellTableMax = 64 << 10
+// cellGrain is the element size the cell tables are indexed by: INT32, the
+// signal dtype of every lesson. A cell is still named by its byte offset,
+// so an INT64 cell takes every other slot, and a cell at an offset that is
+// not a multiple of 4 (INT8, INT16 signals) goes to the map.
+const cellGrain = 4
+
+// cellPageLen is how many cells a page of a cell table holds: the cells
+// of each rank's copy of a buffer live in pages of 256 (18 KiB), made when
+// one of their cells is first touched. The cells a rank waits on are then
+// next to each other in memory, as their elements are in the window (a
+// barrier's waits walk them in order), and a buffer with a few signal
+// cells costs a page per cell used, not a cell per element.
+const cellPageLen = 256
+
+type cellPage [cellPageLen]cell
 
 // lookupCell returns the bookkeeping of k, creating it when create is set
 // (else nil for a cell never touched).
 func (s *sim) lookupCell(k cellKey, create bool) *cell {
 	b := k.buf
-	if b.size > cellTableMax {
+	i := k.off - b.off
+	if i%cellGrain != 0 {
 		c := s.bigCells[k]
 		if c == nil && create {
 			c = s.newCell()
@@ -373,26 +477,38 @@ func (s *sim) lookupCell(k cellKey, create bool) *cell {
 		}
 		return c
 	}
+	e := i / cellGrain
 	if b.cells == nil {
 		if !create {
 			return nil
 		}
-		b.cells = make([][]*cell, s.P)
+		b.cells = make([][]*cellPage, s.P)
 	}
-	tab := b.cells[k.rank]
-	if tab == nil {
+	pages := b.cells[k.rank]
+	if pages == nil {
 		if !create {
 			return nil
 		}
-		s.reserveSignals(int64(b.size) * int64(unsafe.Sizeof((*cell)(nil))))
-		tab = make([]*cell, b.size)
-		b.cells[k.rank] = tab
+		n := ((b.size+cellGrain-1)/cellGrain + cellPageLen - 1) / cellPageLen
+		s.reserveSignals(int64(n) * int64(unsafe.Sizeof((*cellPage)(nil))))
+		pages = make([]*cellPage, n)
+		b.cells[k.rank] = pages
 	}
-	i := k.off - b.off
-	c := tab[i]
-	if c == nil && create {
-		c = s.newCell()
-		tab[i] = c
+	pg := pages[e/cellPageLen]
+	if pg == nil {
+		if !create {
+			return nil
+		}
+		s.reserveSignals(int64(unsafe.Sizeof(cellPage{})))
+		pg = new(cellPage)
+		pages[e/cellPageLen] = pg
+	}
+	c := &pg[e%cellPageLen]
+	if !c.touched {
+		if !create {
+			return nil
+		}
+		c.touched = true
 	}
 	return c
 }
@@ -428,6 +544,7 @@ type waitInfo struct {
 	active   bool
 	n        *node
 	key      cellKey
+	cell     *cell // the cell's bookkeeping once the wait parked on it
 	dt       ir.DType
 	offs     []int // the cell's offsets, for its name
 	cmp      waitCmp
@@ -440,25 +557,43 @@ type waitInfo struct {
 }
 
 // wake moves the ranks parked on k whose predicate now holds back to the
-// ready heap, no earlier than the notify's arrival.
+// ready heap, no earlier than the notify's arrival; the others stay parked
+// in their order.
 func (s *sim) wake(k cellKey, c *cell, dt ir.DType, by trace.Ref, arrive int64) {
-	if len(c.waiters) == 0 {
+	if c.waiter == nil {
 		return
 	}
 	v := s.cellValue(k, dt)
-	kept := c.waiters[:0]
-	for _, w := range c.waiters {
+	release := func(w *machine) bool {
 		if !w.wait.cmp.holds(v, w.wait.expected) {
-			kept = append(kept, w)
-			continue
+			return false
 		}
 		w.wait.released, w.wait.release, w.wait.releaseArrive = true, by, arrive
 		w.clock = max(w.clock, arrive)
 		w.state = stReady
 		s.ready.push(w)
+		return true
 	}
-	for i := len(kept); i < len(c.waiters); i++ {
-		c.waiters[i] = nil
+	first := c.waiter
+	c.waiter = nil
+	if !release(first) {
+		c.waiter = first
 	}
-	c.waiters = kept
+	if c.more == nil || len(c.more.waiters) == 0 {
+		return
+	}
+	rest := c.more.waiters
+	kept := rest[:0]
+	for _, w := range rest {
+		if release(w) {
+			continue
+		}
+		if c.waiter == nil {
+			c.waiter = w
+		} else {
+			kept = append(kept, w)
+		}
+	}
+	clear(rest[len(kept):])
+	c.more.waiters = kept
 }

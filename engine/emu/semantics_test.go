@@ -293,8 +293,8 @@ def scaled(x: pl.Tensor[[NR, 1, 8], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, 8], pl
 	in := fill(prog, "randn", 11)
 	res := emu.Run(context.Background(), prog, emu.Options{Inputs: in, Scalars: map[string]float64{"k": 0.1}})
 	mustOK(t, "scaled", res)
-	want := make([]float64, len(in["x"].Data))
-	for i, x := range in["x"].Data {
+	want := make([]float64, len(in["x"].Floats()))
+	for i, x := range in["x"].Floats() {
 		want[i] = float64(float32(x) * float32(0.1))
 	}
 	expectClose(t, "y", res.Outputs["y"], want, 0, 0)

@@ -40,6 +40,10 @@ type sim struct {
 	hostArgs    []val
 	hostSyms    map[string]int64
 
+	// pool holds the bytes of dropped tiles by size, for every machine of
+	// the run (tilePool).
+	pool map[int][][]byte
+
 	bigCells map[cellKey]*cell // cells of buffers too large for a table
 	cellSlab []cell
 	ready    readyHeap
@@ -66,6 +70,9 @@ type sim struct {
 	// what its kept events are charged: everything else is given back
 	// when the run ends (giveBack).
 	heldBefore, eventBytes int64
+	// eventCost is what one kept event is charged (Options.EventBytes,
+	// defaulted), keepEvents how many are kept (0: all).
+	eventCost, keepEvents int64
 }
 
 // giveBack releases what the run reserved, except the events its caller
@@ -108,10 +115,13 @@ func newSim(prog *ir.Program, opts Options) (*sim, *RunError) {
 	if err != nil {
 		return nil, &RunError{Rank: -1, Code: codeInternal, Message: "malformed IR: " + err.Error()}
 	}
-	s := &sim{prog: prog, funcs: funcs, P: prog.Ranks, prof: prof, onEvent: opts.OnEvent,
+	s := &sim{prog: prog, funcs: funcs, P: prog.Ranks, prof: prof, onEvent: opts.OnEvent, eventCost: opts.EventBytes, keepEvents: opts.KeepEvents,
 		bigCells: map[cellKey]*cell{}, maxSteps: opts.MaxSteps, timeout: opts.Timeout, meter: opts.Meter}
 	if s.meter == nil {
 		s.meter = limits.NewMeter(nil, limits.Budget{}) // no memory limit
+	}
+	if s.eventCost == 0 {
+		s.eventCost = limits.EventBytes
 	}
 	s.heldBefore = s.meter.Held()
 	if rerr := s.reserveRanks(); rerr != nil {
@@ -135,6 +145,7 @@ func newSim(prog *ir.Program, opts Options) (*sim, *RunError) {
 		s.giveBack()
 		return nil, rerr
 	}
+	s.layoutWindows()
 	return s, nil
 }
 
@@ -230,7 +241,7 @@ func (s *sim) deadlock() *failure {
 		b := Blocked{Rank: m.rank, Block: m.block, Line: w.n.line(), Cell: cellName(w.n, w.offs), Value: s.cellValue(w.key, w.dt),
 			Cmp: w.cmp.String(), Expected: w.expected, NotifiedBy: []int{}}
 		if c != nil {
-			b.NotifiedBy = append(b.NotifiedBy, c.notifiers...)
+			b.NotifiedBy = append(b.NotifiedBy, c.notifiers()...)
 		}
 		dl.Ranks = append(dl.Ranks, b)
 	}
@@ -266,13 +277,15 @@ func (s *sim) emit(m *machine, n *node, e trace.Event) {
 	if s.onEvent == nil {
 		return
 	}
-	if s.meter.Reserve(limits.EventBytes) {
-		s.eventBytes += limits.EventBytes
+	if s.eventCost < 0 || (s.keepEvents > 0 && s.stats.Events > s.keepEvents) {
+		// The sink keeps nothing of this event: nothing to charge.
+	} else if s.meter.Reserve(s.eventCost) {
+		s.eventBytes += s.eventCost
 	} else {
-		// The caller keeps every event; the one past the budget is not
+		// The caller keeps this event; the one past the budget is not
 		// sent, and the run ends at its next statement.
 		if s.overBudget == nil {
-			s.overBudget = m.memoryFail(n, fmt.Sprintf("the trace wants more than %d events (%s each)", s.stats.Events-1, limits.Bytes(limits.EventBytes)))
+			s.overBudget = m.memoryFail(n, fmt.Sprintf("the trace wants more than %d events (%s each)", s.stats.Events-1, limits.Bytes(s.eventCost)))
 			s.stop.Store(3)
 		}
 		return

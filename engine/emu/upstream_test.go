@@ -30,7 +30,7 @@ var upstreamRuns = []struct {
 		})}
 	}},
 	{"03_window_buffer.py", "window_program", []int{2}, func(P int, in map[string]*emu.Tensor) map[string][]float64 {
-		return map[string][]float64{"y": in["x"].Data}
+		return map[string][]float64{"y": in["x"].Floats()}
 	}},
 	{"04_barrier.py", "barrier_program_hand", []int{2}, func(P int, _ map[string]*emu.Tensor) map[string][]float64 {
 		return map[string][]float64{"y": tally(P, nil)["tally"]}
@@ -63,7 +63,7 @@ var upstreamRuns = []struct {
 		return map[string][]float64{"outputs": perRank(P, func(r int) []float64 {
 			var row []float64
 			for s := 0; s < P; s++ {
-				row = append(row, x.Data[(s*P+r)*size:(s*P+r+1)*size]...)
+				row = append(row, x.Floats()[(s*P+r)*size:(s*P+r+1)*size]...)
 			}
 			return row
 		})}
@@ -96,9 +96,9 @@ func TestUpstreamPrograms(t *testing.T) {
 			status := string(res.Status)
 			if res.Status == emu.StatusOK {
 				for name, want := range u.golden(P, in) {
-					if i, ok := allclose(res.Outputs[name].Data, want, 1e-5, 1e-5); !ok {
+					if i, ok := allclose(res.Outputs[name].Floats(), want, 1e-5, 1e-5); !ok {
 						status = "WRONG"
-						t.Errorf("%s %s P=%d: %s element %d is %v, want %v", u.file, entry, P, name, i, res.Outputs[name].Data[i], want[i])
+						t.Errorf("%s %s P=%d: %s element %d is %v, want %v", u.file, entry, P, name, i, res.Outputs[name].Floats()[i], want[i])
 					}
 				}
 			} else {

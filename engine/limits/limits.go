@@ -43,9 +43,21 @@ const (
 	// n/CopyStepBytes steps more (a memmove of 4 KiB is about one
 	// evaluated expression here).
 	CopyStepBytes = 4096
-	// EventBytes is what one trace event kept by the caller is charged:
-	// its JSON line is about 200 bytes and its decoded form as much again.
+	// EventBytes is what one trace event the caller keeps in memory is
+	// charged: a trace.Event is 184 bytes, its cell name and pointer fields
+	// (peer, before, after, released_by) about 40 more, and a slice of
+	// them grows by a quarter at a time. Only kept events are charged: a
+	// sink that writes each event out keeps none, and one that keeps the
+	// first N (the server's run log) is charged for N at most.
 	EventBytes = 256
+	// CLIMemory is the command line's default memory budget: one piece of
+	// work at a time runs on the user's own machine, and a mesh all-reduce
+	// of 16 Mi FP32 per rank at P = 8 (x, y and the window: 1.5 GiB) fits.
+	CLIMemory = 4 << 30
+	// CLIRunSteps is the command line's default emulator statements of a
+	// run: a hand-rolled barrier at P = 4096 is about 100 million, and a
+	// billion take some 9 s here, so the wall clock ends a long run first.
+	CLIRunSteps = 1_000_000_000
 )
 
 // ServerBudget is what one piece of work in the server may spend.
@@ -53,11 +65,13 @@ func ServerBudget() Budget {
 	return Budget{Memory: DefaultMemory, Timeout: DefaultTimeout, Steps: DefaultSteps, RunSteps: DefaultRunSteps, MaxRanks: MaxRanks}
 }
 
-// CLIBudget is what one command of the command line may spend: the same,
-// but with no rank cap (a rank count is bounded by the memory it needs).
+// CLIBudget is what one command of the command line may spend: the same
+// compile-time steps and clock, but more memory (CLIMemory) and run steps
+// (CLIRunSteps), and no rank cap (a rank count is bounded by the memory
+// it needs).
 func CLIBudget() Budget {
 	b := ServerBudget()
-	b.MaxRanks = 0
+	b.Memory, b.RunSteps, b.MaxRanks = CLIMemory, CLIRunSteps, 0
 	return b
 }
 
@@ -201,13 +215,13 @@ var Table = []Limit{
 		Error: "the connection is closed before the body is read"},
 	{Name: "ranks", What: "rank count of one piece of work, however it was derived (request, pinned by the host's tensors, factory)", Server: "64", CLI: "none (bounded by memory)", Flag: "—",
 		Error: "400 `ranks N out of range: want 1..64`, or diagnostic E0517 `the program runs at N ranks; the limit is 64`"},
-	{Name: "memory", What: "bytes one piece of work makes: window buffers × P, host tensors, tiles, per-rank state, trace events kept, compile-time values", Server: "1 GiB", CLI: "1 GiB", Flag: "--mem-limit SIZE",
+	{Name: "memory", What: "bytes one piece of work makes: window buffers × P, host tensors, tiles, per-rank state, trace events kept (256 B each; none for a sink that streams them), compile-time values", Server: "1 GiB", CLI: "4 GiB", Flag: "--mem-limit SIZE",
 		Error: "run: status `runtime_error`, E0516 `alloc_window_buffer wants 8.0 GiB across 4 ranks; the limit is 1 GiB`; check: E0320 for compile-time values, E0516 for what the rank count needs"},
 	{Name: "timeout", What: "wall clock of one piece of work, front end included (parsing, module evaluation, checking, lowering, emulation)", Server: "10 s", CLI: "10 s", Flag: "--timeout DUR",
 		Error: "run: status `timeout`, E0505 (E0321 when the front end was running); check, IR: diagnostic E0321. A run's clock starts when it gets a worker slot (time queued is not charged); a timed-out run is not stored, so a re-post runs again"},
 	{Name: "compile-steps", What: "compile-time evaluation steps, shared by module code, factories and annotations; a copy of n bytes costs n/4096 more", Server: "1,000,000", CLI: "1,000,000", Flag: "—",
 		Error: "E0310 `compile-time evaluation did not finish within N steps`"},
-	{Name: "run-steps", What: "emulator statements of one run", Server: "50,000,000", CLI: "50,000,000", Flag: "—",
+	{Name: "run-steps", What: "emulator statements of one run", Server: "50,000,000", CLI: "1,000,000,000", Flag: "—",
 		Error: "status `runtime_error`, E0504 `the step budget is exhausted`"},
 	{Name: "concurrent-runs", What: "worker slots shared by runs, checks, IR, compares and step checks", Server: "2", CLI: "—", Flag: "--runs",
 		Error: "a run waits with status `queued` and `queue` messages; a check, IR, compare or step check waits (`slot-wait`)"},

@@ -35,8 +35,8 @@ func TestWithDefaults(t *testing.T) {
 	if b.Memory != 64<<20 || b.Timeout != DefaultTimeout || b.Steps != DefaultSteps || b.RunSteps != DefaultRunSteps || b.MaxRanks != MaxRanks {
 		t.Errorf("got %+v", b)
 	}
-	if c := (Budget{}).WithDefaults(CLIBudget()); c.MaxRanks != 0 || c.Memory != DefaultMemory {
-		t.Errorf("CLI defaults: got %+v, want no rank cap and 1 GiB", c)
+	if c := (Budget{}).WithDefaults(CLIBudget()); c.MaxRanks != 0 || c.Memory != CLIMemory {
+		t.Errorf("CLI defaults: got %+v, want no rank cap and 4 GiB", c)
 	}
 }
 

@@ -22,10 +22,10 @@ type golden func(P int, in map[string]*emu.Tensor) map[string][]float64
 // slices splits a host tensor [P, ...] into its per-rank slices.
 func slices(t *emu.Tensor) [][]float64 {
 	n := t.Shape[0]
-	w := len(t.Data) / n
+	w := len(t.Floats()) / n
 	out := make([][]float64, n)
 	for r := range out {
-		out[r] = t.Data[r*w : (r+1)*w]
+		out[r] = t.Floats()[r*w : (r+1)*w]
 	}
 	return out
 }
@@ -121,7 +121,7 @@ var semantic = map[string]map[string]golden{
 		return map[string][]float64{"out": out}
 	}},
 	"16_compose.py": {"build_compose({P}).host_orch": func(P int, in map[string]*emu.Tensor) map[string][]float64 {
-		bias := in["bias"].Data
+		bias := in["bias"].Floats()
 		total := fold(in["inp"], sum)
 		var joined []float64
 		for _, s := range slices(in["inp"]) {
@@ -267,7 +267,7 @@ func emuRunsGrids(t *testing.T) bool {
 	if res.Status != emu.StatusOK {
 		return false
 	}
-	i, ok := allclose(res.Outputs["y"].Data, []float64{1, 2, 3, 4}, 0, 0)
+	i, ok := allclose(res.Outputs["y"].Floats(), []float64{1, 2, 3, 4}, 0, 0)
 	return ok && i == 0
 }
 
@@ -315,11 +315,11 @@ func TestLoweredProgramsRun(t *testing.T) {
 				t.Errorf("%s: no output %s", in.instance, name)
 				continue
 			}
-			if i, ok := allclose(got.Data, w, 1e-5, 1e-5); !ok {
+			if i, ok := allclose(got.Floats(), w, 1e-5, 1e-5); !ok {
 				if i < 0 {
-					t.Errorf("%s: %s has %d elements, want %d", in.instance, name, len(got.Data), len(w))
+					t.Errorf("%s: %s has %d elements, want %d", in.instance, name, len(got.Floats()), len(w))
 				} else {
-					t.Errorf("%s: %s[%d] = %g, want %g", in.instance, name, i, got.Data[i], w[i])
+					t.Errorf("%s: %s[%d] = %g, want %g", in.instance, name, i, got.Floats()[i], w[i])
 				}
 			}
 		}

@@ -44,18 +44,18 @@ func TestHostBuiltinsReuseOneSignal(t *testing.T) {
 					t.Errorf("%s under %s: %s", in, sched, msg)
 					continue
 				}
-				if i, ok := allclose(res.Outputs["y"].Data, want, 0, 0); !ok {
-					t.Errorf("%s under %s: y[%d] = %v, want %v", in, sched, i, at(res.Outputs["y"].Data, i), at(want, i))
+				if i, ok := allclose(res.Outputs["y"].Floats(), want, 0, 0); !ok {
+					t.Errorf("%s under %s: y[%d] = %v, want %v", in, sched, i, at(res.Outputs["y"].Floats(), i), at(want, i))
 				}
 				tally := res.Outputs["tally"]
 				var left []string
-				for i, v := range tally.Data {
+				for i, v := range tally.Floats() {
 					if v != 0 {
 						left = append(left, fmt.Sprintf("cell %d = %g", i, v))
 					}
 				}
-				if len(left) > 0 || len(tally.Data) == 0 {
-					t.Errorf("%s under %s: the signal is not back at zero (%d cells): %s", in, sched, len(tally.Data), strings.Join(left, ", "))
+				if len(left) > 0 || len(tally.Floats()) == 0 {
+					t.Errorf("%s under %s: the signal is not back at zero (%d cells): %s", in, sched, len(tally.Floats()), strings.Join(left, ", "))
 				}
 			}
 		}
@@ -75,7 +75,7 @@ func hostReuseWant(name string, p int, x *emu.Tensor) []float64 {
 	s := slices(x)
 	switch name {
 	case "barrier":
-		return x.Data
+		return x.Floats()
 	case "mesh", "lanes", "ring":
 		total := fold(x, sum)
 		scale := math.Pow(float64(p), 3)

@@ -194,7 +194,7 @@ func TestExportRunsOnStandin(t *testing.T) {
 			outs := map[string][]float64{}
 			for pos, p := range run.Program.Entry.Params {
 				if o, ok := run.Out[p.Var.Name]; ok && p.Dir != ir.In {
-					outs[fmt.Sprint(pos)] = o.Data
+					outs[fmt.Sprint(pos)] = o.Floats()
 				}
 			}
 			outFile := filepath.Join(dir, fmt.Sprintf("outs_%d.json", i))

@@ -92,7 +92,7 @@ func emulatorOutputs(t *testing.T, k kernels.Kernel, entry string, p int, fill e
 	outs := map[string][]float64{}
 	for pos, prm := range run.Program.Entry.Params {
 		if o, ok := run.Out[prm.Var.Name]; ok && prm.Dir != ir.In {
-			outs[fmt.Sprint(pos)] = o.Data
+			outs[fmt.Sprint(pos)] = o.Floats()
 		}
 	}
 	path := filepath.Join(t.TempDir(), "outs.json")
@@ -123,7 +123,7 @@ func TestRunStandin(t *testing.T) {
 	if !slices.Equal(r.Manifest.DeviceIDs, []int{4, 5, 6, 7}) || r.Manifest.Platform != "a2a3" || r.Manifest.Ranks != p {
 		t.Errorf("manifest: devices %v platform %s ranks %d", r.Manifest.DeviceIDs, r.Manifest.Platform, r.Manifest.Ranks)
 	}
-	if got, want := []float64(r.Manifest.Outputs["y"].Data), run.Out["y"].Data; !slices.Equal(got, want) {
+	if got, want := []float64(r.Manifest.Outputs["y"].Data), run.Out["y"].Floats(); !slices.Equal(got, want) {
 		t.Errorf("manifest y differs from what the run wrote: %v… vs %v…", got[:4], want[:4])
 	}
 	calls := readLines(t, log)

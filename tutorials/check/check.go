@@ -209,8 +209,8 @@ func compareOutputs(res *engine.RunResult, want map[string]*emu.Tensor, exact bo
 func sameValues(name string, got, want *emu.Tensor, exact bool) error {
 	var bad []string
 	n := 0
-	for i, w := range want.Data {
-		g := got.Data[i]
+	for i, w := range want.Floats() {
+		g := got.Floats()[i]
 		ok := g == w
 		if !exact {
 			ok = engine.Close(g, w)
@@ -223,7 +223,7 @@ func sameValues(name string, got, want *emu.Tensor, exact bool) error {
 		}
 	}
 	if n > 0 {
-		return fmt.Errorf("%s: %d of %d elements wrong: %s", name, n, len(want.Data), strings.Join(bad, "; "))
+		return fmt.Errorf("%s: %d of %d elements wrong: %s", name, n, len(want.Floats()), strings.Join(bad, "; "))
 	}
 	return nil
 }

@@ -46,10 +46,10 @@ func explainWrongData(ctx context.Context, b limits.Budget, file string, src []b
 	for k := 0; k < p; k++ {
 		in := map[string]*emu.Tensor{}
 		for name, t := range res.In {
-			c := &emu.Tensor{DType: t.DType, Shape: t.Shape, Data: slices.Clone(t.Data)}
+			c := emu.NewTensor(t.DType, t.Shape, slices.Clone(t.Floats()))
 			if len(t.Shape) > 0 && t.Shape[0] == p {
-				per := len(c.Data) / p
-				clear(c.Data[k*per : (k+1)*per])
+				per := len(c.Floats()) / p
+				clear(c.Floats()[k*per : (k+1)*per])
 			}
 			in[name] = c
 		}
@@ -63,14 +63,14 @@ func explainWrongData(ctx context.Context, b limits.Budget, file string, src []b
 		if w == nil || len(got.Shape) == 0 || got.Shape[0] != p || !slices.Equal(got.Shape, w.Shape) {
 			continue
 		}
-		per := len(got.Data) / p
-		row := func(t *emu.Tensor, r int) []float64 { return t.Data[r*per : (r+1)*per] }
+		per := len(got.Floats()) / p
+		row := func(t *emu.Tensor, r int) []float64 { return t.Floats()[r*per : (r+1)*per] }
 		for r := 0; r < p; r++ {
 			if same(row(got, r), row(w, r)) {
 				continue
 			}
 			out = append(out, fmt.Sprintf("%s[%d]: %s", name, r, pattern(r, p, row(got, r), row(w, r), func(k int) []float64 {
-				if t := without[k][name]; t != nil && len(t.Data) == len(got.Data) {
+				if t := without[k][name]; t != nil && len(t.Floats()) == len(got.Floats()) {
 					return row(t, r)
 				}
 				return nil
@@ -78,7 +78,7 @@ func explainWrongData(ctx context.Context, b limits.Budget, file string, src []b
 				if len(res.InputOrder) == 0 {
 					return nil
 				}
-				if x := res.In[res.InputOrder[0]]; x != nil && len(x.Data) == len(got.Data) {
+				if x := res.In[res.InputOrder[0]]; x != nil && len(x.Floats()) == len(got.Floats()) {
 					return row(x, r)
 				}
 				return nil

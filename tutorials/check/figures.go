@@ -244,10 +244,10 @@ func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
 		if t == nil || len(t.Shape) == 0 || t.Shape[0] == 0 {
 			return "", fmt.Errorf("figure %s: no output %q", f.Key(), name)
 		}
-		per := len(t.Data) / t.Shape[0]
+		per := len(t.Floats()) / t.Shape[0]
 		var vals []string
 		for r := 0; r < t.Shape[0]; r++ {
-			vals = append(vals, strconv.FormatFloat(t.Data[r*per], 'g', -1, 64))
+			vals = append(vals, strconv.FormatFloat(t.Floats()[r*per], 'g', -1, 64))
 		}
 		return inWords(vals), nil
 	}
@@ -258,8 +258,8 @@ func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
 		if err != nil || t == nil || len(t.Shape) == 0 || r < 0 || r >= t.Shape[0] {
 			return "", fmt.Errorf("figure %s: want last3:OUTPUT:RANK naming an output and a rank", f.Key())
 		}
-		per := len(t.Data) / t.Shape[0]
-		row := t.Data[r*per : (r+1)*per]
+		per := len(t.Floats()) / t.Shape[0]
+		row := t.Floats()[r*per : (r+1)*per]
 		var vals []string
 		for _, v := range row[max(0, len(row)-3):] {
 			vals = append(vals, strconv.FormatFloat(v, 'g', -1, 64))

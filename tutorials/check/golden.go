@@ -369,7 +369,7 @@ func reduceScatter(x *emu.Tensor) *emu.Tensor {
 			for k := 0; k < p; k++ {
 				sum += x.At(k, r, j)
 			}
-			y.Data[r*n+j] = sum // unrounded: the tolerance absorbs FP32 order effects
+			y.Floats()[r*n+j] = sum // unrounded: the tolerance absorbs FP32 order effects
 		}
 	}
 	return y

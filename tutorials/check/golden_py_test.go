@@ -69,12 +69,12 @@ func TestGoldenPyAgrees(t *testing.T) {
 		}
 		j := job{Key: key, Code: goldensPy[key], P: p, Inputs: map[string]tensor{}}
 		for n, t := range res.In {
-			j.Inputs[n] = tensor{t.Data, t.Shape}
+			j.Inputs[n] = tensor{t.Floats(), t.Shape}
 		}
 		jobs = append(jobs, j)
 		w := map[string]tensor{}
 		for n, t := range goldens[key].Want(p, res.In) {
-			w[n] = tensor{t.Data, t.Shape}
+			w[n] = tensor{t.Floats(), t.Shape}
 		}
 		want[key] = w
 	}

@@ -80,21 +80,21 @@ func rankCheck(name string, got, want *emu.Tensor, exact bool) OutputCheck {
 	case got == nil:
 		oc.Reason = fmt.Sprintf("the program has no output %s", name)
 		return oc
-	case !slices.Equal(got.Shape, want.Shape) || len(got.Data) != len(want.Data):
+	case !slices.Equal(got.Shape, want.Shape) || len(got.Floats()) != len(want.Floats()):
 		oc.Reason = fmt.Sprintf("%s: got shape %v, want %v", name, got.Shape, want.Shape)
 		return oc
 	}
 	exact = exact || got.DType.IsInt()
-	oc.Want = engine.Floats(want.Data)
-	rows, width := 1, len(want.Data)
+	oc.Want = engine.Floats(want.Floats())
+	rows, width := 1, len(want.Floats())
 	if len(want.Shape) > 0 && want.Shape[0] > 0 {
-		rows, width = want.Shape[0], len(want.Data)/want.Shape[0]
+		rows, width = want.Shape[0], len(want.Floats())/want.Shape[0]
 	}
 	oc.Pass = true
 	for r := 0; r < rows; r++ {
 		rc := RankCheck{Rank: r, Pass: true, FirstBad: -1}
 		for i := 0; i < width; i++ {
-			g, w := got.Data[r*width+i], want.Data[r*width+i]
+			g, w := got.Floats()[r*width+i], want.Floats()[r*width+i]
 			d := math.Abs(g - w)
 			if math.IsNaN(d) || engine.Float(d) > rc.MaxAbsDiff {
 				rc.MaxAbsDiff = engine.Float(d) // NaN sticks: NaN > x is false

@@ -16,6 +16,10 @@ build_bench_ring(nr, size): step 10's ring all-reduce of ``size`` FP32 per
 rank, with one signal cell per round (only the left neighbour writes a
 rank's row): 2(nr-1) rounds of a wait, a remote_load and an add of
 ``size // nr`` floats, and a notify to the right.
+
+build_bench_host(nr, size, width): the HOST all-reduce: every rank stages
+its slice into a window, the host calls pld.tensor.allreduce on it, every
+rank copies the sum out, ``width`` elements at a time.
 """
 
 import pypto.language as pl
@@ -183,3 +187,69 @@ def build_bench_ring(nr: int, size: int):
             return y
 
     return BenchRing
+
+
+def build_bench_host(nr: int, size: int, width: int):
+    """HOST all-reduce of size floats per rank, staged in tiles of width floats."""
+    if size % width != 0:
+        raise ValueError(f"width {width} must divide size {size}")
+    chunks = size // width
+
+    @pl.program
+    class BenchHost:
+        @pl.function(type=pl.FunctionType.InCore)
+        def publish(
+            self,
+            x: pl.Tensor[[1, size], pl.FP32],
+            part: pl.InOut[pld.DistributedTensor[[1, size], pl.FP32]],
+        ) -> pld.DistributedTensor[[1, size], pl.FP32]:
+            for c in pl.range(chunks):
+                piece = pl.load(x, [0, c * width], [1, width])
+                part = pl.store(piece, [0, c * width], part)
+            return part
+
+        @pl.function(type=pl.FunctionType.InCore)
+        def consume(
+            self,
+            part: pld.DistributedTensor[[1, size], pl.FP32],
+            y: pl.Out[pl.Tensor[[1, size], pl.FP32]],
+        ) -> pl.Tensor[[1, size], pl.FP32]:
+            for c in pl.range(chunks):
+                piece = pl.load(part, [0, c * width], [1, width])
+                y = pl.store(piece, [0, c * width], y)
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def publish_dev(
+            self,
+            x: pl.Tensor[[1, size], pl.FP32],
+            part: pl.InOut[pld.DistributedTensor[[1, size], pl.FP32]],
+        ) -> pld.DistributedTensor[[1, size], pl.FP32]:
+            return self.publish(x, part)
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def consume_dev(
+            self,
+            part: pld.DistributedTensor[[1, size], pl.FP32],
+            y: pl.Out[pl.Tensor[[1, size], pl.FP32]],
+        ) -> pl.Tensor[[1, size], pl.FP32]:
+            return self.consume(part, y)
+
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def host_host(
+            self,
+            x: pl.Tensor[[nr, 1, size], pl.FP32],
+            y: pl.Out[pl.Tensor[[nr, 1, size], pl.FP32]],
+        ) -> pl.Tensor[[nr, 1, size], pl.FP32]:
+            part_buf = pld.alloc_window_buffer([1, size], dtype=pl.FP32)
+            arrived_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
+            part = pld.window(part_buf, [1, size], dtype=pl.FP32)
+            arrived = pld.window(arrived_buf, [nr], dtype=pl.INT32)
+            for r in pl.range(pld.world_size()):
+                self.publish_dev(x[r], part, device=r)
+            part = pld.tensor.allreduce(part, arrived, op=pld.ReduceOp.Sum)
+            for r in pl.range(pld.world_size()):
+                self.consume_dev(part, y[r], device=r)
+            return y
+
+    return BenchHost

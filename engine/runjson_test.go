@@ -1,0 +1,101 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"pldworkbench/engine"
+)
+
+// TestWriteJSONMatchesMarshal: the streamed `run --json` output is the
+// bytes of json.Marshal and a newline, for runs that end ok, in a race, a
+// deadlock, a run-time or a compile error, with every fill, and for
+// tensors holding NaN and the infinities.
+func TestWriteJSONMatchesMarshal(t *testing.T) {
+	files, _ := filepath.Glob("testdata/programs/*.py")
+	bugs, _ := filepath.Glob("../kernels/*_bug.py")
+	files = append(files, bugs...)
+	files = append(files, "testdata/errors/for_missing_colon.py")
+	if len(files) < 20 {
+		t.Fatalf("only %d programs", len(files))
+	}
+	statuses := map[string]bool{}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fill := range []engine.Fill{engine.FillIndex, engine.FillRandn} {
+			res := engine.Run(context.Background(), f, src, engine.RunOptions{Fill: fill})
+			statuses[string(res.Status)] = true
+			if f == files[0] && fill == engine.FillRandn {
+				// Elements JSON has no number for.
+				for _, o := range res.Outputs {
+					if len(o.Data) >= 3 {
+						o.Data[0], o.Data[1], o.Data[2] = math.NaN(), math.Inf(1), math.Inf(-1)
+					}
+				}
+			}
+			want, err := json.Marshal(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, '\n')
+			var got bytes.Buffer
+			if err := res.WriteJSON(&got); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if !bytes.Equal(got.Bytes(), want) {
+				i := 0
+				for i < len(want) && i < got.Len() && want[i] == got.Bytes()[i] {
+					i++
+				}
+				t.Errorf("%s fill %s: streamed JSON differs at byte %d of %d:\n got %.80q\nwant %.80q", f, fill, i, len(want), got.Bytes()[i:], want[i:])
+			}
+		}
+	}
+	for _, s := range []string{"ok", "race", "deadlock", "compile_error"} {
+		if !statuses[s] {
+			t.Errorf("no run ended %s; statuses %v", s, statuses)
+		}
+	}
+}
+
+// TestWriteJSONLongTensor: a tensor long enough to be formatted in
+// parallel chunks comes out as json.Marshal writes it, chunk seams and
+// all (a length that is no multiple of the chunk, NaN and the infinities
+// among the numbers).
+func TestWriteJSONLongTensor(t *testing.T) {
+	src, err := os.ReadFile("testdata/programs/01_hello_rank.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := engine.Run(context.Background(), "01_hello_rank.py", src, engine.RunOptions{})
+	rng := rand.New(rand.NewPCG(3, 4))
+	data := make([]float64, 5*(1<<15)+17)
+	for i := range data {
+		data[i] = float64(float32(rng.NormFloat64() * 1e3))
+	}
+	data[1<<15-1], data[1<<15], data[len(data)-1] = math.NaN(), math.Inf(1), math.Inf(-1)
+	if len(res.OutputOrder) == 0 {
+		t.Fatalf("status %s, no outputs", res.Status)
+	}
+	res.Outputs[res.OutputOrder[0]].Data = data
+	want, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := res.WriteJSON(&got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), append(want, '\n')) {
+		t.Errorf("streamed JSON of %d elements differs from json.Marshal's (%d vs %d bytes)", len(data), got.Len(), len(want)+1)
+	}
+}
