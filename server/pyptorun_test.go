@@ -28,7 +28,7 @@ func standinOutputs(t *testing.T, kernel, entry string, p int) string {
 	outs := map[string][]float64{}
 	for pos, prm := range run.Program.Entry.Params {
 		if o, ok := run.Out[prm.Var.Name]; ok && prm.Dir != ir.In {
-			outs[fmt.Sprint(pos)] = o.Data
+			outs[fmt.Sprint(pos)] = o.Floats()
 		}
 	}
 	path := filepath.Join(t.TempDir(), "outs.json")
