@@ -13,13 +13,6 @@ import (
 	"pldworkbench/engine/limits"
 )
 
-// Side is one program of a comparison.
-type Side struct {
-	Name  string // file name
-	Src   []byte
-	Entry string
-}
-
 // OutputVerdict compares one output tensor of the two runs.
 type OutputVerdict struct {
 	Name  string `json:"name"` // A's parameter name
@@ -63,7 +56,7 @@ func Close(got, want float64) bool {
 // handed to b by parameter name, else by position) and compares outputs.
 // The comparison is one piece of work: opts.Budget's Timeout covers both
 // runs, and each run has its memory budget. It never panics.
-func Compare(ctx context.Context, a, b Side, opts RunOptions) (cr *CompareResult) {
+func Compare(ctx context.Context, a, b *Program, opts RunOptions) (cr *CompareResult) {
 	ctx, cancel := context.WithTimeoutCause(ctx, opts.budget().Timeout, limits.ErrTimeout)
 	defer cancel()
 	cr = &CompareResult{Verdict: "different", Outputs: []OutputVerdict{}}
@@ -72,17 +65,14 @@ func Compare(ctx context.Context, a, b Side, opts RunOptions) (cr *CompareResult
 			cr.Verdict, cr.Internal = "different", recovered(p)
 		}
 	}()
-	optsA := opts
-	optsA.Entry = a.Entry
-	cr.A = Run(ctx, a.Name, a.Src, optsA)
+	cr.A = a.Run(ctx, opts)
 	optsB := opts
-	optsB.Entry = b.Entry
 	if cr.A.In != nil {
-		optsB.inputs = renameInputs(ctx, cr.A, b, opts)
+		optsB.inputs = renameInputs(cr.A, b)
 	}
-	cr.B = Run(ctx, b.Name, b.Src, optsB)
+	cr.B = b.Run(ctx, optsB)
 	cr.Ranks = cr.A.Ranks
-	cr.KernelDiff = kernelDiff(a, b, cr.A.Program, cr.B.Program)
+	cr.KernelDiff = kernelDiff(a, b)
 	if cr.A.Status != emu.StatusOK || cr.B.Status != emu.StatusOK {
 		return cr
 	}
@@ -107,14 +97,13 @@ func Compare(ctx context.Context, a, b Side, opts RunOptions) (cr *CompareResult
 
 // renameInputs maps A's inputs onto B's parameter names: same name first,
 // else the same position among the inputs.
-func renameInputs(ctx context.Context, ra *RunResult, b Side, opts RunOptions) map[string]*emu.Tensor {
-	checked := Check(ctx, b.Name, b.Src, Options{Entry: b.Entry, Ranks: opts.Ranks, Platform: opts.Platform, Budget: opts.Budget})
-	if checked.Diags.HasErrors() || len(checked.Units) != 1 || checked.Units[0].Program == nil {
+func renameInputs(ra *RunResult, b *Program) map[string]*emu.Tensor {
+	if b.checked == nil {
 		return nil
 	}
 	out := map[string]*emu.Tensor{}
 	i := 0
-	for _, p := range checked.Units[0].Program.Entry.Params {
+	for _, p := range b.checked.Entry.Params {
 		if _, isT := p.Var.Type.(*ir.Tensor); !isT || p.Dir == ir.Out {
 			continue
 		}
@@ -165,7 +154,7 @@ func compareTensors(name, nameB string, a, b *TensorJSON) OutputVerdict {
 
 // kernelDiff diffs the InCore kernels of the two lowered programs, each
 // printed in the IR's canonical text.
-func kernelDiff(a, b Side, pa, pb *ir.Program) string {
+func kernelDiff(a, b *Program) string {
 	text := func(p *ir.Program) string {
 		if p == nil {
 			return ""
@@ -180,7 +169,7 @@ func kernelDiff(a, b Side, pa, pb *ir.Program) string {
 		return sb.String()
 	}
 	d := difflib.UnifiedDiff{
-		A: difflib.SplitLines(text(pa)), B: difflib.SplitLines(text(pb)),
+		A: difflib.SplitLines(text(a.lowered)), B: difflib.SplitLines(text(b.lowered)),
 		FromFile: a.Name + " " + a.Entry, ToFile: b.Name + " " + b.Entry, Context: 3,
 	}
 	s, _ := difflib.GetUnifiedDiffString(d)

@@ -65,23 +65,12 @@ type Result struct {
 	Internal *InternalError
 }
 
-// Load parses and evaluates a module under opts.Budget.
-func Load(ctx context.Context, name string, src []byte, opts Options) (file *syntax.File, mod *meta.Module, diags diag.List) {
-	meter, cancel := limits.Start(ctx, opts.budget())
-	defer cancel()
-	defer func() {
-		if p := recover(); p != nil {
-			file, mod, diags = nil, nil, diag.List{recovered(p).Diagnostic(name)}
-		}
-	}()
-	return load(meter, name, src)
-}
-
 // load parses and evaluates a module, charging meter.
 func load(meter *limits.Meter, name string, src []byte) (*syntax.File, *meta.Module, diag.List) {
 	if d := stopDiag(meter, name, "parsing"); d != nil {
 		return nil, nil, diag.List{*d}
 	}
+	limits.CountParse(meter.Context())
 	file, diags := syntax.ParseFile(name, src)
 	if diags.HasErrors() || file == nil {
 		return file, nil, diags
@@ -100,9 +89,9 @@ func (o Options) checkOptions() check.Options {
 	return check.Options{Ranks: p, Platform: plat}
 }
 
-// Check reads, evaluates and checks a program under opts.Budget. It never
-// panics: an engine bug comes back as an E0599 diagnostic with
-// Result.Internal set.
+// Check reads, evaluates and checks a program under opts.Budget: Load
+// and Module.Check in one piece of work. It never panics: an engine bug
+// comes back as an E0599 diagnostic with Result.Internal set.
 func Check(ctx context.Context, name string, src []byte, opts Options) (res *Result) {
 	meter, cancel := limits.Start(ctx, opts.budget())
 	defer cancel()
@@ -113,17 +102,18 @@ func Check(ctx context.Context, name string, src []byte, opts Options) (res *Res
 			res = &Result{Diags: diag.List{ie.Diagnostic(name)}, Internal: ie}
 		}
 	}()
-	return checkWith(meter, name, src, opts)
+	opts.Entry = expandP(opts.Entry, opts.Ranks)
+	return loadModule(meter, name, src).check(meter, opts)
 }
 
-// checkWith is Check charging meter, which the caller may share with the
-// stages that follow (lowering, the run).
-func checkWith(meter *limits.Meter, name string, src []byte, opts Options) *Result {
-	res := &Result{}
-	res.File, res.Module, res.Diags = load(meter, name, src)
+// check checks the module at opts.Entry, or everything it can instantiate,
+// charging meter (which the module charges too).
+func (m *Module) check(meter *limits.Meter, opts Options) *Result {
+	res := &Result{File: m.file, Module: m.mod, Diags: append(diag.List(nil), m.diags...)}
 	if res.Diags.HasErrors() || res.Module == nil {
 		return res
 	}
+	name := m.name
 	copts := opts.checkOptions()
 	if opts.Ranks > 0 && !res.ranksFit(meter, opts.Ranks, diag.Span{File: name, Start: diag.Pos{Line: 1, Col: 1}, End: diag.Pos{Line: 1, Col: 1}}) {
 		return res

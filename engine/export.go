@@ -56,6 +56,7 @@ func Export(ctx context.Context, name string, src []byte, opts ExportOptions) (*
 	if opts.Fill == "" {
 		opts.Fill = FillIndex
 	}
+	opts.Entry = expandP(opts.Entry, opts.Ranks)
 	if opts.Entry == "" {
 		e, err := DefaultEntry(ctx, name, src, opts.Options)
 		if err != nil {

@@ -12,7 +12,6 @@ import (
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/limits"
-	"pldworkbench/engine/lower"
 	"pldworkbench/engine/trace"
 )
 
@@ -119,13 +118,16 @@ func DefaultEntry(ctx context.Context, name string, src []byte, opts Options) (e
 			entry, err = "", recovered(p)
 		}
 	}()
-	return defaultEntry(meter, name, src, opts.Ranks)
+	return loadModule(meter, name, src).defaultEntry(meter, opts.Ranks)
 }
 
-func defaultEntry(meter *limits.Meter, name string, src []byte, ranks int) (string, error) {
-	_, mod, diags := load(meter, name, src)
-	if diags.HasErrors() {
-		return "", diags
+// defaultEntry is the one rule for an empty entry: the module's only host
+// orchestrator at ranks, else an error listing them (a diag.List when the
+// module does not load or a factory refuses the rank count).
+func (m *Module) defaultEntry(meter *limits.Meter, ranks int) (string, error) {
+	name := m.name
+	if m.diags.HasErrors() || m.mod == nil {
+		return "", m.diags
 	}
 	if ranks > 0 {
 		var r Result
@@ -133,7 +135,7 @@ func defaultEntry(meter *limits.Meter, name string, src []byte, ranks int) (stri
 			return "", r.Diags
 		}
 	}
-	hosts, cdiags := hostEntries(mod, ranks)
+	hosts, cdiags := hostEntries(m.mod, ranks)
 	if d := stopDiag(meter, name, "picking the entry"); d != nil {
 		return "", append(cdiags, *d)
 	}
@@ -155,67 +157,54 @@ func defaultEntry(meter *limits.Meter, name string, src []byte, ranks int) (stri
 	return "", fmt.Errorf("%s", b.String())
 }
 
-// Run checks a program at one entry and, when it compiles, runs it on the
-// emulator with inputs made by opts.Fill, the whole pipeline under
+// Run loads, compiles and runs a program in one piece of work under
 // opts.Budget: a front end stopped by the deadline ends with status
-// timeout. It never panics: an engine bug ends the run with runtime_error,
-// E0599 and RunResult.Internal set.
+// timeout. It never panics.
 func Run(ctx context.Context, name string, src []byte, opts RunOptions) (res *RunResult) {
 	meter, cancel := limits.Start(ctx, opts.budget())
 	defer cancel()
 	defer giveBack(meter)
+	var prog *Program
 	defer func() {
 		if p := recover(); p != nil {
 			ie := recovered(p)
 			if res == nil {
-				res = newRunResult(opts)
+				res = &RunResult{Entry: opts.Entry}
+				res.init()
 			}
 			res.Status, res.Error, res.Internal = emu.StatusRuntimeError, ie.RunError(), ie
 		}
 	}()
-	return run(meter, name, src, opts)
+	prog = loadModule(meter, name, src).compile(meter, opts.Entry, opts.Options)
+	return prog.run(meter, opts)
 }
 
-func newRunResult(opts RunOptions) *RunResult {
-	return &RunResult{Entry: opts.Entry, Inputs: map[string]*TensorJSON{}, Outputs: map[string]*TensorJSON{}, Diagnostics: []diag.JSON{}, Races: []emu.Race{}}
+// newResult is the empty result of a run of p.
+func (p *Program) newResult() *RunResult {
+	r := &RunResult{Entry: p.Entry}
+	r.init()
+	return r
 }
 
-func run(meter *limits.Meter, name string, src []byte, opts RunOptions) *RunResult {
-	res := newRunResult(opts)
-	checked := checkWith(meter, name, src, opts.Options)
-	res.Diags = checked.Diags
-	for _, d := range checked.Diags {
+func (r *RunResult) init() {
+	r.Inputs, r.Outputs, r.Diagnostics, r.Races = map[string]*TensorJSON{}, map[string]*TensorJSON{}, []diag.JSON{}, []emu.Race{}
+}
+
+// run runs p charging meter.
+func (p *Program) run(meter *limits.Meter, opts RunOptions) *RunResult {
+	res := p.newResult()
+	res.Diags = p.Diags
+	for _, d := range p.Diags {
 		res.Diagnostics = append(res.Diagnostics, diag.ToJSON(d))
 	}
-	if checked.Internal != nil {
-		res.Status, res.Error, res.Internal = emu.StatusRuntimeError, checked.Internal.RunError(), checked.Internal
+	if p.Internal != nil {
+		res.Internal = p.Internal
+	}
+	if p.lowered == nil {
+		res.Status, res.Error = p.status, p.failure
 		return res
 	}
-	if checked.Diags.HasErrors() || len(checked.Units) != 1 || checked.Units[0].Program == nil {
-		var stopped *diag.Diagnostic
-		res.Status, stopped = stoppedStatus(checked.Diags)
-		if stopped != nil {
-			res.Error = &emu.RunError{Rank: -1, Line: stopped.Span.Start.Line, Col: stopped.Span.Start.Col, Code: stopped.Code, Message: stopped.Msg, Hint: stopped.Hint}
-		}
-		if !checked.Diags.HasErrors() {
-			res.Error = &emu.RunError{Rank: -1, Message: "the entry names no host orchestrator to run"}
-		}
-		return res
-	}
-	prog, err := lower.LowerContext(meter.Context(), checked.Units[0].Program, "")
-	if err != nil && meter.Stopped() != nil {
-		d := stopDiag(meter, name, "lowering")
-		res.Status, _ = stoppedStatus(diag.List{*d})
-		res.Error = &emu.RunError{Rank: -1, Code: d.Code, Message: d.Msg, Hint: d.Hint}
-		return res
-	}
-	if err != nil {
-		// The checker admits only what the passes can lower; reaching here
-		// is an engine bug, reported rather than hidden.
-		res.Status = StatusCompileError
-		res.Error = &emu.RunError{Rank: -1, Message: "lowering failed: " + err.Error()}
-		return res
-	}
+	prog := p.lowered
 	res.Program, res.Ranks = prog, prog.Ranks
 	// The inputs are made as float64s and copied once for the emulator
 	// (which charges its own bytes): charged before they are made.
@@ -250,9 +239,10 @@ func run(meter *limits.Meter, name string, src []byte, opts RunOptions) *RunResu
 			res.Inputs[p.Var.Name] = tensorJSON(t)
 		}
 	}
+	limits.CountRun(meter.Context())
 	r := emu.Run(meter.Context(), prog, emu.Options{
 		Inputs: cloneInputs(in), Scalars: opts.Args, Schedule: opts.Schedule, NoRaces: opts.NoRaces,
-		MaxSteps: meter.Budget.RunSteps, Timeout: meter.Budget.Timeout, OnEvent: opts.OnEvent, Platform: opts.Platform,
+		MaxSteps: meter.Budget.RunSteps, Timeout: meter.Budget.Timeout, OnEvent: opts.OnEvent, Platform: p.Platform,
 		Meter: meter,
 	})
 	res.Status, res.Deadlock, res.Error, res.Stats, res.Out = r.Status, r.Deadlock, r.Error, r.Stats, r.Outputs

@@ -18,23 +18,24 @@ type SeedOutcome struct {
 	Why    string `json:"why,omitempty"`
 }
 
-// Schedules runs a program once under the fair schedule and then under n
-// random schedules (seeds 1..n) on the same inputs, and says which seeds
-// fail: a run that does not end ok (a race report included) or whose
-// outputs differ from the fair schedule's. Each run is a piece of work
-// with its own opts.Budget; ctx bounds them all. It never panics: an
-// engine bug ends fair with runtime_error and fair.Internal set.
-func Schedules(ctx context.Context, name string, src []byte, opts RunOptions, n int) (fair *RunResult, out []SeedOutcome) {
+// Schedules runs p once under the fair schedule and then under n random
+// schedules (seeds 1..n) on the same inputs, and says which seeds fail: a
+// run that does not end ok (a race report included) or whose outputs
+// differ from the fair schedule's. The front end ran once, in Compile;
+// each run is a piece of work with its own opts.Budget; ctx bounds them
+// all. It never panics: an engine bug ends fair with runtime_error and
+// fair.Internal set.
+func (p *Program) Schedules(ctx context.Context, opts RunOptions, n int) (fair *RunResult, out []SeedOutcome) {
 	defer func() {
-		if p := recover(); p != nil {
-			ie := recovered(p)
-			fair, out = newRunResult(opts), nil
+		if r := recover(); r != nil {
+			ie := recovered(r)
+			fair, out = p.newResult(), nil
 			fair.Status, fair.Error, fair.Internal = emu.StatusRuntimeError, ie.RunError(), ie
 		}
 	}()
 	base := opts
 	base.Schedule = "fair"
-	fair = Run(ctx, name, src, base)
+	fair = p.Run(ctx, base)
 	if fair.Status == StatusCompileError || fair.In == nil {
 		return fair, nil
 	}
@@ -45,7 +46,7 @@ func Schedules(ctx context.Context, name string, src []byte, opts RunOptions, n 
 		o := opts
 		o.Schedule = emu.RandomSchedule(seed)
 		o.inputs = fair.In
-		r := Run(ctx, name, src, o)
+		r := p.Run(ctx, o)
 		so := SeedOutcome{Seed: seed, Schedule: o.Schedule, Status: r.Status}
 		switch {
 		case r.Status == emu.StatusRace && len(r.Races) > 0:

@@ -231,7 +231,9 @@ func FormatBytes(b int64) string {
 // Sweep runs every variant of a program at every rank count and size. It
 // fails only when the sweep cannot start (no variants, no collective, bad
 // options); a run that fails is a row with its status.
-func Sweep(ctx context.Context, name string, src []byte, opts SweepOptions) (res *SweepResult, err error) {
+// The module is loaded once; each point compiles its entry from it.
+func Sweep(ctx context.Context, m *Module, opts SweepOptions) (res *SweepResult, err error) {
+	name, src := m.name, m.src
 	defer func() {
 		if p := recover(); p != nil {
 			res, err = nil, recovered(p)
@@ -263,7 +265,7 @@ func Sweep(ctx context.Context, name string, src []byte, opts SweepOptions) (res
 		dt = opts.DType
 	}
 	if coll == "" || dt == "" {
-		c, d, err := probeCollective(ctx, name, src, variants[0], opts)
+		c, d, err := probeCollective(ctx, m, variants[0], opts)
 		if err != nil {
 			return nil, err
 		}
@@ -293,7 +295,7 @@ func Sweep(ctx context.Context, name string, src []byte, opts SweepOptions) (res
 				if err := ctx.Err(); err != nil {
 					return res, err
 				}
-				row := sweepPoint(ctx, name, src, v, p, b, dtype, coll, prof, opts)
+				row := sweepPoint(ctx, m, v, p, b, dtype, coll, prof, opts)
 				res.Rows = append(res.Rows, row)
 				if opts.OnRow != nil {
 					opts.OnRow(row)
@@ -314,11 +316,12 @@ func (v SweepVariant) expand(p int, count int64) string {
 // probeCollective checks the first variant at the first rank count and a
 // 4-byte-element guess of the first size, and returns the builtin
 // collective the program calls and its dtype.
-func probeCollective(ctx context.Context, name string, src []byte, v SweepVariant, opts SweepOptions) (string, string, error) {
+func probeCollective(ctx context.Context, m *Module, v SweepVariant, opts SweepOptions) (string, string, error) {
+	name := m.name
 	count := max(opts.Sizes[0]/4, 1)
 	entry := v.expand(opts.Ranks[0], count)
-	checked := Check(ctx, name, src, Options{Entry: entry, Ranks: opts.Ranks[0], Platform: opts.Platform, Budget: opts.Budget})
-	prog, err := checkedProgram(checked)
+	compiled, _ := m.Compile(ctx, entry, Options{Ranks: opts.Ranks[0], Platform: opts.Platform, Budget: opts.Budget})
+	prog, err := compiled.checkedProgram()
 	if err != nil {
 		return "", "", fmt.Errorf("%s: variant %s at P=%d, SIZE=%d: %v", name, v.Name, opts.Ranks[0], count, err)
 	}
@@ -349,24 +352,25 @@ func probeCollective(ctx context.Context, name string, src []byte, v SweepVarian
 	return coll, dt, nil
 }
 
-func checkedProgram(checked *Result) (*ir.Program, error) {
-	if checked.Diags.HasErrors() {
-		for _, d := range checked.Diags {
-			if d.Severity == diag.Error {
-				return nil, fmt.Errorf("%s", d.Msg)
-			}
+// checkedProgram is p as checked, or the first error that stopped it.
+func (p *Program) checkedProgram() (*ir.Program, error) {
+	for _, d := range p.Diags {
+		if d.Severity == diag.Error {
+			return nil, fmt.Errorf("%s", d.Msg)
 		}
 	}
-	for _, u := range checked.Units {
-		if u.Program != nil {
-			return u.Program, nil
+	if p.checked == nil {
+		msg := "the entry names no host orchestrator"
+		if p.failure != nil && p.Internal == nil {
+			msg = p.failure.Message
 		}
+		return nil, fmt.Errorf("%s", msg)
 	}
-	return nil, fmt.Errorf("the entry names no host orchestrator")
+	return p.checked, nil
 }
 
 // sweepPoint runs one variant at p ranks on b bytes.
-func sweepPoint(ctx context.Context, name string, src []byte, v SweepVariant, p int, b int64, dt ir.DType,
+func sweepPoint(ctx context.Context, m *Module, v SweepVariant, p int, b int64, dt ir.DType,
 	coll string, prof emu.Profile, opts SweepOptions) SweepRow {
 	row := SweepRow{Variant: v.Name, Ranks: p, Bytes: b, Count: b / int64(dt.Bytes())}
 	fail := func(st emu.Status, format string, args ...any) SweepRow {
@@ -376,26 +380,27 @@ func sweepPoint(ctx context.Context, name string, src []byte, v SweepVariant, p 
 	if row.Count*int64(dt.Bytes()) != b || row.Count == 0 {
 		return fail(StatusCompileError, "%d bytes is not a whole number of %s elements", b, dt)
 	}
-	o := Options{Entry: v.expand(p, row.Count), Ranks: p, Platform: opts.Platform, Budget: opts.Budget}
-	meter, cancel := limits.Start(ctx, o.budget())
-	defer cancel()
-	checked := checkWith(meter, name, src, o)
-	if st, d := stoppedStatus(checked.Diags); d != nil {
+	o := Options{Ranks: p, Platform: opts.Platform, Budget: opts.Budget}
+	compiled, _ := m.Compile(ctx, v.expand(p, row.Count), o)
+	if st, d := stoppedStatus(compiled.Diags); d != nil {
 		return fail(st, "%s", d.Msg)
 	}
-	prog, err := checkedProgram(checked)
-	if err != nil {
+	if _, err := compiled.checkedProgram(); err != nil {
 		return fail(StatusCompileError, "%v", err)
 	}
-	if prog, err = lower.LowerContext(meter.Context(), prog, ""); err != nil {
-		return fail(StatusCompileError, "lowering failed: %v", err)
+	prog := compiled.lowered
+	if prog == nil {
+		return fail(compiled.status, "%s", compiled.failure.Message)
 	}
+	meter, cancel := limits.Start(ctx, o.budget())
+	defer cancel()
 	// zeroInputs are float64s, one per element: charged before they are
 	// made, like Run's.
 	inBytes := inputBytes(prog) / 2
 	if !meter.Reserve(inBytes) {
 		return fail(emu.StatusRuntimeError, "the host tensors want %s; the limit is %s", limits.Bytes(inBytes), limits.Bytes(meter.Budget.Memory))
 	}
+	limits.CountRun(meter.Context())
 	r := emu.Run(meter.Context(), prog, emu.Options{Inputs: zeroInputs(prog), Platform: opts.Platform, NoRaces: true,
 		Timeout: meter.Budget.Timeout, MaxSteps: meter.Budget.RunSteps, Meter: meter})
 	if r.Status != emu.StatusOK {

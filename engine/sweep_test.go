@@ -27,7 +27,7 @@ func readKernel(t *testing.T, path string) []byte {
 
 func sweep(t *testing.T, path string, opts engine.SweepOptions) *engine.SweepResult {
 	t.Helper()
-	res, err := engine.Sweep(context.Background(), path, readKernel(t, path), opts)
+	res, err := engine.Sweep(context.Background(), loadModule(path, readKernel(t, path)), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestSweepHeader(t *testing.T) {
 			t.Errorf("SweepHeader(%q) succeeded", bad)
 		}
 	}
-	if _, err := engine.Sweep(context.Background(), "none.py", []byte("x = 1\n"), engine.SweepOptions{Ranks: []int{2}, Sizes: []int64{1024}}); err == nil {
+	if _, err := engine.Sweep(context.Background(), loadModule("none.py", []byte("x = 1\n")), engine.SweepOptions{Ranks: []int{2}, Sizes: []int64{1024}}); err == nil {
 		t.Error("a file without sweep lines swept")
 	}
 }
@@ -233,4 +233,10 @@ func TestBusFactor(t *testing.T) {
 	if _, ok := engine.BusFactor("barrier", 8); ok {
 		t.Error("a barrier has a bus-bandwidth factor")
 	}
+}
+
+// loadModule loads src as name under the default budget.
+func loadModule(name string, src []byte) *engine.Module {
+	m, _ := engine.Load(context.Background(), name, src, engine.Options{})
+	return m
 }

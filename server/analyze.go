@@ -38,7 +38,7 @@ func (req *frontRequest) options() (engine.Options, error) {
 	if err := validPlatform(&req.Platform); err != nil {
 		return engine.Options{}, err
 	}
-	return engine.Options{Entry: expandP(strings.TrimSpace(req.Entry), req.Ranks), Ranks: req.Ranks, Platform: req.Platform}, nil
+	return engine.Options{Entry: strings.TrimSpace(req.Entry), Ranks: req.Ranks, Platform: req.Platform}, nil
 }
 
 // postCheck answers POST /api/check with exactly what `workbench check
@@ -56,7 +56,8 @@ func (s *Server) postCheck(c *fiber.Ctx) error {
 	var b []byte
 	if err := s.withSlot("check", func() {
 		// The budget's clock starts here, once the slot is had.
-		res := engine.Check(s.base, fileName, []byte(req.Code), opts)
+		mod, _ := engine.Load(s.base, fileName, []byte(req.Code), opts)
+		res := mod.Check(s.base, opts)
 		if res.Internal != nil {
 			err = internalAPIError(s.engineInternal("check", res.Internal))
 			return
@@ -103,7 +104,8 @@ func (s *Server) answerIR(c *fiber.Ctx, print ir.PrintOptions) error {
 	var text string
 	var diags diag.List
 	if err := s.withSlot("ir", func() {
-		text, diags, err = engine.IRTextWith(s.base, fileName, []byte(req.Code), opts, req.After, print)
+		prog := s.compile(s.base, fileName, []byte(req.Code), opts.Entry, opts.Ranks, opts.Platform)
+		text, diags, err = prog.IRText(s.base, opts, req.After, print)
 	}); err != nil {
 		return err
 	}
@@ -183,8 +185,7 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	a := engine.Side{Name: "a.py", Src: []byte(req.A.Code)}
-	b := engine.Side{Name: "b.py", Src: []byte(req.B.Code)}
+	nameB, srcB := "b.py", []byte(req.B.Code)
 	entryB := req.B.Entry
 	switch {
 	case req.B.Kernel != "" && req.B.Code != "":
@@ -194,7 +195,7 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 		if !ok {
 			return errorf(fiber.StatusNotFound, "kernel names are file names without .py, e.g. 12_broadcast_builtin", "no kernel %q", req.B.Kernel)
 		}
-		b = engine.Side{Name: k.File, Src: k.Source}
+		nameB, srcB = k.File, k.Source
 		if entryB == "" {
 			p := st.Ranks
 			if p == 0 {
@@ -207,17 +208,33 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	a.Entry, err = s.sideEntry(a, req.A.Entry, st.Ranks)
+	var a, b *engine.Program
+	var cr *engine.CompareResult
+	err = s.withSlot("compare", func() {
+		// One deadline, two runs' worth, from when the slot is had, for
+		// compiling both sides and running them.
+		ctx, cancel := context.WithTimeout(s.base, 2*s.opts.RunTimeout)
+		defer cancel()
+		a = s.compile(ctx, "a.py", []byte(req.A.Code), strings.TrimSpace(req.A.Entry), st.Ranks, st.Platform)
+		b = s.compile(ctx, nameB, srcB, strings.TrimSpace(entryB), st.Ranks, st.Platform)
+		if a.NoEntry != "" || b.NoEntry != "" {
+			return
+		}
+		fill, _ := engine.ParseFill(st.Fill)
+		cr = engine.Compare(ctx, a, b, engine.RunOptions{Options: engine.Options{Budget: s.budget()},
+			Fill: fill, Seed: st.Seed, Schedule: st.Schedule})
+	})
 	if err != nil {
 		return err
 	}
-	b.Entry, err = s.sideEntry(b, entryB, st.Ranks)
-	if err != nil {
-		return err
-	}
-	cr, err := s.compare(a, b, st)
-	if err != nil {
-		return err
+	for _, p := range []*engine.Program{a, b} {
+		switch {
+		case p.Internal != nil:
+			return internalAPIError(s.engineInternal("compare", p.Internal))
+		case p.NoEntry != "":
+			// A module with several host orchestrators: a 400 that lists them.
+			return errorf(fiber.StatusBadRequest, "give "+strings.TrimSuffix(p.Name, ".py")+".entry", "%s", p.NoEntry)
+		}
 	}
 	if cr.Internal != nil {
 		return internalAPIError(s.engineInternal("compare", cr.Internal))
@@ -231,52 +248,18 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 	// these settings: same id, so the page's replay of a side and a later
 	// post of the same code share one stored run.
 	seed := st.Seed
-	side := func(code, entry string) (string, error) {
+	side := func(code, entry string, prog *engine.Program) (string, error) {
 		pr, err := s.startRun(c.UserContext(), &runRequest{Code: code, Ranks: req.Ranks, Entry: entry, Fill: st.Fill,
-			Seed: &seed, Schedule: st.Schedule, Platform: st.Platform})
+			Seed: &seed, Schedule: st.Schedule, Platform: st.Platform, prog: prog})
 		return pr.ID, err
 	}
-	if out.RunA, err = side(req.A.Code, req.A.Entry); err != nil {
+	if out.RunA, err = side(req.A.Code, req.A.Entry, a); err != nil {
 		return err
 	}
-	if out.RunB, err = side(string(b.Src), entryB); err != nil {
+	if out.RunB, err = side(string(srcB), entryB, b); err != nil {
 		return err
 	}
 	return c.JSON(out)
-}
-
-// compare runs engine.Compare in a worker slot; its deadline (two runs'
-// worth) starts when it has the slot.
-func (s *Server) compare(a, b engine.Side, st Settings) (*engine.CompareResult, error) {
-	var cr *engine.CompareResult
-	err := s.withSlot("compare", func() {
-		ctx, cancel := context.WithTimeout(s.base, 2*s.opts.RunTimeout)
-		defer cancel()
-		fill, _ := engine.ParseFill(st.Fill)
-		cr = engine.Compare(ctx, a, b, engine.RunOptions{Options: engine.Options{Ranks: st.Ranks, Platform: st.Platform, Budget: s.budget()},
-			Fill: fill, Seed: st.Seed, Schedule: st.Schedule})
-	})
-	return cr, err
-}
-
-// sideEntry picks a side's entry: the given one ({P} expanded), else the
-// module's only host orchestrator. A module with several is a 400 that
-// lists them.
-func (s *Server) sideEntry(side engine.Side, entry string, ranks int) (string, error) {
-	if entry = strings.TrimSpace(entry); entry != "" {
-		return expandP(entry, ranks), nil
-	}
-	e, err := engine.DefaultEntry(s.base, side.Name, side.Src, engine.Options{Ranks: ranks, Budget: s.budget()})
-	if err != nil {
-		var l diag.List
-		if errors.As(err, &l) {
-			// a program that does not compile: Compare reports its
-			// diagnostics as that side's compile_error
-			return "", nil
-		}
-		return "", errorf(fiber.StatusBadRequest, "give "+strings.TrimSuffix(side.Name, ".py")+".entry", "%v", err)
-	}
-	return e, nil
 }
 
 // printIR prints a run's lowered program, "" when it did not compile.

@@ -117,6 +117,7 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 		return postResponse{ID: id, Cached: true, Settings: st}, nil
 	}
 	r := newRun(s.base, id, req.Code, st, sc)
+	r.prog = req.prog
 	w, ok := s.slots.enqueueRun(r)
 	if !ok {
 		r.cancel()
@@ -249,38 +250,32 @@ func (s *Server) runEngine(r *run) *record {
 		rec.Check = judge(r.step, rec, nil)
 		return rec
 	}
-	if rec.Entry == "" {
-		entry, err := engine.DefaultEntry(ctx, name, src, engine.Options{Ranks: st.Ranks, Budget: s.budget()})
-		if err != nil {
-			var l diag.List
-			if errors.As(err, &l) {
-				return fail(l, nil)
-			}
-			return fail(nil, &emu.RunError{Rank: -1, Message: err.Error(), Hint: "name the host orchestrator to run in entry"})
-		}
-		rec.Entry = entry
+	prog := r.prog
+	if prog == nil {
+		prog = s.compile(ctx, name, src, rec.Entry, st.Ranks, st.Platform)
 	}
-	opts := engine.Options{Entry: rec.Entry, Ranks: st.Ranks, Platform: st.Platform, Budget: s.budget()}
-	pre := engine.Check(ctx, name, src, opts)
-	if pre.Internal != nil {
-		rec.internal = s.engineInternal("run "+r.id, pre.Internal)
+	if prog.Internal != nil {
+		rec.internal = s.engineInternal("run "+r.id, prog.Internal)
 		return rec
 	}
-	if len(pre.Units) == 1 && pre.Units[0].Program != nil {
-		rec.Ranks = pre.Units[0].Program.Ranks
+	switch {
+	case prog.NoEntry != "":
+		return fail(nil, &emu.RunError{Rank: -1, Message: prog.NoEntry, Hint: "name the host orchestrator to run in entry"})
+	case prog.Entry == "":
+		return fail(prog.Diags, nil)
 	}
-	for _, d := range pre.Diags {
-		rec.Diagnostics = append(rec.Diagnostics, diag.ToJSON(d))
+	rec.Entry = prog.Entry
+	if prog.Checked() != nil {
+		rec.Ranks = prog.Ranks
 	}
+	rec.Diagnostics = diagJSON(prog.Diags)
 	r.setStatus("running", rec.Ranks, rec.Entry)
 	r.add(statusMessage("running", r.id, st, rec.Ranks, rec.Entry))
 	r.add(diagMessages(rec.Diagnostics)...)
 
 	fill, _ := engine.ParseFill(st.Fill) // validated by normalize
-	res := engine.Run(ctx, name, src, engine.RunOptions{
-		Options: opts, Fill: fill, Seed: st.Seed, Args: st.Args, Schedule: st.Schedule,
-		OnEvent: r.event,
-	})
+	res := prog.Run(ctx, engine.RunOptions{Options: engine.Options{Budget: s.budget()},
+		Fill: fill, Seed: st.Seed, Args: st.Args, Schedule: st.Schedule, OnEvent: r.event})
 	if res.Internal != nil {
 		rec.internal = s.engineInternal("run "+r.id, res.Internal)
 		return rec

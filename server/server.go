@@ -123,6 +123,7 @@ type Server struct {
 	runs       sync.WaitGroup // run goroutines
 	conns      sync.WaitGroup // websocket connections
 	executions atomic.Int64
+	programs   *programCache // compiled programs, by source hash and settings
 	shutOnce   sync.Once
 	shutErr    error
 }
@@ -171,6 +172,8 @@ func New(opts Options) (*Server, error) {
 		slots:   newSlots(opts.MaxConcurrentRuns, opts.MaxQueue),
 		quit:    make(chan struct{}),
 		live:    map[string]*run{},
+
+		programs: newProgramCache(limits.ProgramCache),
 	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.app = fiber.New(fiber.Config{

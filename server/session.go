@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/trace"
@@ -77,6 +78,8 @@ type run struct {
 	onWatch   func()     // called (without r.mu) when the first client subscribes
 	replayed  *replayLog // a stored run's log, read page by page (replays only)
 	shared    bool       // stored: its done carries the share link
+
+	prog *engine.Program // compiled by the caller (a comparison's side), else nil
 }
 
 // isWatched reports whether a client watches r now.

@@ -30,6 +30,10 @@ type runRequest struct {
 	Schedule string             `json:"schedule"`
 	Platform string             `json:"platform"`
 	Args     map[string]float64 `json:"args"`
+
+	// prog, when set, is the program the code compiles to at these
+	// settings, already compiled by the caller (a comparison's side).
+	prog *engine.Program
 }
 
 // Settings are a run's normalized settings: every default filled in, so

@@ -91,16 +91,20 @@ func (s *Server) postSchedules(c *fiber.Ctx) error {
 	if err := s.withSlot("schedules", func() {
 		ctx, cancel := context.WithTimeout(s.base, b.Timeout)
 		defer cancel()
-		if opts.Entry == "" {
-			e, err := engine.DefaultEntry(ctx, fileName, []byte(req.Code), opts)
-			if err != nil {
-				out.Error = err.Error()
-				return
-			}
-			opts.Entry = e
+		prog := s.compile(ctx, fileName, []byte(req.Code), opts.Entry, opts.Ranks, opts.Platform)
+		switch {
+		case prog.NoEntry != "":
+			out.Error = prog.NoEntry
+			return
+		case prog.Entry == "" && prog.Internal != nil:
+			out.Error = prog.Internal.Error()
+			return
+		case prog.Entry == "":
+			out.Error = prog.Diags.Error()
+			return
 		}
-		fair, seeds := engine.Schedules(ctx, fileName, []byte(req.Code), engine.RunOptions{Options: opts, Fill: fill, Seed: seed}, req.N)
-		out.Entry, out.Ranks, out.Fair, out.N, out.Seeds = opts.Entry, fair.Ranks, string(fair.Status), req.N, seeds
+		fair, seeds := prog.Schedules(ctx, engine.RunOptions{Options: opts, Fill: fill, Seed: seed}, req.N)
+		out.Entry, out.Ranks, out.Fair, out.N, out.Seeds = prog.Entry, fair.Ranks, string(fair.Status), req.N, seeds
 		if fair.Error != nil {
 			out.Error = fair.Error.Message
 		}
@@ -177,7 +181,8 @@ func (s *Server) postSweep(c *fiber.Ctx) error {
 	if err := s.withSlot("sweep", func() {
 		ctx, cancel := context.WithTimeout(s.base, limits.SweepTime)
 		defer cancel()
-		res, serr = engine.Sweep(ctx, fileName, []byte(req.Code), opts)
+		mod, _ := engine.Load(ctx, fileName, []byte(req.Code), engine.Options{Budget: opts.Budget})
+		res, serr = engine.Sweep(ctx, mod, opts)
 	}); err != nil {
 		return err
 	}

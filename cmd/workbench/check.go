@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 
 	"pldworkbench/engine"
@@ -36,17 +35,7 @@ func (f *frontFlags) register(fs *flag.FlagSet) {
 }
 
 func (f *frontFlags) options() engine.Options {
-	return engine.Options{Entry: expandP(f.entry, f.ranks), Ranks: f.ranks, Platform: f.platform, Budget: f.bud}
-}
-
-// expandP replaces {P} in an entry with the rank count, so the entry lines
-// of our kernels' headers (build_ring_allreduce({P}).ring_allreduce) can be
-// pasted as they are. Without --ranks, {P} is engine.DefaultRanks.
-func expandP(entry string, ranks int) string {
-	if ranks == 0 {
-		ranks = engine.DefaultRanks
-	}
-	return strings.ReplaceAll(entry, "{P}", strconv.Itoa(ranks))
+	return engine.Options{Entry: f.entry, Ranks: f.ranks, Platform: f.platform, Budget: f.bud}
 }
 
 // validate checks the flags and reads the budget. The command line has no
@@ -165,7 +154,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	res := engine.Check(ctx, file, src, ff.options())
+	mod, _ := engine.Load(ctx, file, src, ff.options())
+	res := mod.Check(ctx, ff.options())
 	if *asJSON {
 		out, err := engine.CheckJSON(res)
 		if err != nil {
@@ -293,7 +283,9 @@ func runIR(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	text, diags, err := engine.IRText(ctx, file, src, ff.options(), *after)
+	mod, _ := engine.Load(ctx, file, src, ff.options())
+	prog, _ := mod.Compile(ctx, ff.entry, ff.options())
+	text, diags, err := prog.IRText(ctx, ff.options(), *after, ir.PrintOptions{})
 	fmt.Fprint(stderr, diag.RenderAll(diags, src))
 	fmt.Fprint(stdout, text)
 	switch {

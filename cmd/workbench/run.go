@@ -87,17 +87,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opts := engine.RunOptions{Options: ff.options(), Fill: f, Seed: *seed, Args: scalars, Schedule: *schedule, NoRaces: *noRaces}
-	if opts.Entry == "" {
-		entry, err := engine.DefaultEntry(context.Background(), file, src, opts.Options)
-		if err != nil {
-			if l, isDiag := err.(diag.List); isDiag {
-				fmt.Fprint(stderr, diag.RenderAll(l, src))
-				return 1
-			}
-			fmt.Fprintln(stderr, err)
-			return 2
-		}
-		opts.Entry = entry
+	prog, exit := compile(file, src, ff.entry, opts.Options, stderr)
+	if exit >= 0 {
+		return exit
 	}
 
 	var closeTrace func(title string) error
@@ -113,15 +105,15 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if *schedules > 0 {
-		code := runSchedules(ctx, file, src, opts, *schedules, *asJSON, stdout, stderr)
+		code := runSchedules(ctx, prog, opts, *schedules, *asJSON, stdout, stderr)
 		if closeTrace != nil {
-			if err := closeTrace(opts.Entry); err != nil {
+			if err := closeTrace(prog.Entry); err != nil {
 				fmt.Fprintf(stderr, "--trace: %v\n", err)
 			}
 		}
 		return code
 	}
-	res := engine.Run(ctx, file, src, opts)
+	res := prog.Run(ctx, opts)
 	if closeTrace != nil {
 		if err := closeTrace(fmt.Sprintf("%s at P=%d", res.Entry, res.Ranks)); err != nil {
 			fmt.Fprintf(stderr, "--trace: %v\n", err)
@@ -143,10 +135,33 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// compile loads and compiles file at entry ("" = its only host
+// orchestrator) for run and step. exit is -1 when there is a program to
+// run (which may still have compile errors: its run says so), else the
+// exit status after the reason was printed: the module's diagnostics
+// (1), or no single host orchestrator to pick (2).
+func compile(file string, src []byte, entry string, opts engine.Options, stderr io.Writer) (*engine.Program, int) {
+	mod, _ := engine.Load(context.Background(), file, src, opts)
+	prog, diags := mod.Compile(context.Background(), entry, opts)
+	switch {
+	case prog.NoEntry != "":
+		fmt.Fprintln(stderr, prog.NoEntry)
+		return nil, 2
+	case prog.Entry == "" && prog.Internal != nil:
+		fmt.Fprintln(stderr, prog.Internal)
+		return nil, 2
+	case prog.Entry == "":
+		fmt.Fprint(stderr, diag.RenderAll(diags, src))
+		return nil, 1
+	}
+	return prog, -1
+}
+
 // runSchedules reruns a program under n random schedules and lists the
 // seeds that fail.
-func runSchedules(ctx context.Context, file string, src []byte, opts engine.RunOptions, n int, asJSON bool, stdout, stderr io.Writer) int {
-	fair, seeds := engine.Schedules(ctx, file, src, opts, n)
+func runSchedules(ctx context.Context, prog *engine.Program, opts engine.RunOptions, n int, asJSON bool, stdout, stderr io.Writer) int {
+	file, src := prog.Name, prog.Source()
+	fair, seeds := prog.Schedules(ctx, opts, n)
 	var failed []engine.SeedOutcome
 	for _, s := range seeds {
 		if s.Failed {

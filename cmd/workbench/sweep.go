@@ -88,7 +88,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	res, err := engine.Sweep(ctx, name, src, opts)
+	mod, _ := engine.Load(ctx, name, src, engine.Options{Budget: opts.Budget})
+	res, err := engine.Sweep(ctx, mod, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "sweep: %v\n", err)
 		return 2

@@ -88,16 +88,19 @@ func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
 		return "", fmt.Errorf("figure %s: %v", f.Key(), err)
 	}
 	ro := engine.RunOptions{Options: opts, Fill: fl, Seed: *seed, Schedule: *sched, NoRaces: *noRaces}
-	if ro.Entry == "" {
-		if ro.Entry, err = engine.DefaultEntry(ctx, file, k.Source, opts); err != nil {
-			return "", fmt.Errorf("figure %s: %v", f.Key(), err)
+	mod, _ := engine.Load(ctx, file, k.Source, opts)
+	prog, _ := mod.Compile(ctx, *entry, opts)
+	if prog.Entry == "" {
+		if prog.NoEntry != "" {
+			return "", fmt.Errorf("figure %s: %s", f.Key(), prog.NoEntry)
 		}
+		return "", fmt.Errorf("figure %s: %v", f.Key(), prog.Diags)
 	}
 	if f.Field == "failed" || f.Field == "failing_seeds" {
 		if *n <= 0 {
 			return "", fmt.Errorf("figure %s: %s needs --schedules N", f.Key(), f.Field)
 		}
-		_, outs := engine.Schedules(ctx, file, k.Source, ro, *n)
+		_, outs := prog.Schedules(ctx, ro, *n)
 		var failed []string
 		for _, o := range outs {
 			if o.Failed {
@@ -116,7 +119,7 @@ func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
 	if f.Field == "diagram" {
 		ro.OnEvent = events.Sink()
 	}
-	res := engine.Run(ctx, file, k.Source, ro)
+	res := prog.Run(ctx, ro)
 	if res.Status == engine.StatusCompileError {
 		return "", fmt.Errorf("figure %s: the kernel does not compile", f.Key())
 	}
