@@ -35,6 +35,12 @@ func (a argFlags) Set(s string) error {
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
+	return runRunContext(context.Background(), args, stdout, stderr)
+}
+
+// runRunContext is runRun under ctx (the tests count the engine's work
+// through it).
+func runRunContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch b, _ := backendArg(args); b {
 	case "pypto":
 		return runPyPTO(args, stdout, stderr)
@@ -87,7 +93,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opts := engine.RunOptions{Options: ff.options(), Fill: f, Seed: *seed, Args: scalars, Schedule: *schedule, NoRaces: *noRaces}
-	prog, exit := compile(file, src, ff.entry, opts.Options, stderr)
+	prog, exit := compile(ctx, file, src, ff.entry, opts.Options, stderr)
 	if exit >= 0 {
 		return exit
 	}
@@ -102,7 +108,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		opts.OnEvent, closeTrace = sink, done
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	if *schedules > 0 {
 		code := runSchedules(ctx, prog, opts, *schedules, *asJSON, stdout, stderr)
@@ -140,9 +146,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 // run (which may still have compile errors: its run says so), else the
 // exit status after the reason was printed: the module's diagnostics
 // (1), or no single host orchestrator to pick (2).
-func compile(file string, src []byte, entry string, opts engine.Options, stderr io.Writer) (*engine.Program, int) {
-	mod, _ := engine.Load(context.Background(), file, src, opts)
-	prog, diags := mod.Compile(context.Background(), entry, opts)
+func compile(ctx context.Context, file string, src []byte, entry string, opts engine.Options, stderr io.Writer) (*engine.Program, int) {
+	mod, _ := engine.Load(ctx, file, src, opts)
+	prog, diags := mod.Compile(ctx, entry, opts)
 	switch {
 	case prog.NoEntry != "":
 		fmt.Fprintln(stderr, prog.NoEntry)
