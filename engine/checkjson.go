@@ -12,16 +12,12 @@ import (
 type CheckReport struct {
 	// OK is true when no diagnostic is an error (warnings allowed).
 	OK          bool        `json:"ok"`
-	Diagnostics []diag.JSON `json:"diagnostics"`
+	Diagnostics diag.List `json:"diagnostics"`
 }
 
 // NewCheckReport builds the report of a check's result.
 func NewCheckReport(res *Result) CheckReport {
-	r := CheckReport{OK: !res.Diags.HasErrors(), Diagnostics: make([]diag.JSON, 0, len(res.Diags))}
-	for _, d := range res.Diags {
-		r.Diagnostics = append(r.Diagnostics, diag.ToJSON(d))
-	}
-	return r
+	return CheckReport{OK: !res.Diags.HasErrors(), Diagnostics: res.Diags}
 }
 
 // CheckJSON encodes the report of res, indented by two spaces. Like every

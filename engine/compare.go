@@ -78,7 +78,7 @@ func Compare(ctx context.Context, a, b *Program, opts RunOptions) (cr *CompareRe
 	}
 	equal := len(cr.A.OutputOrder) == len(cr.B.OutputOrder)
 	for _, pr := range pairOutputs(cr.A.OutputOrder, cr.B.OutputOrder) {
-		v := compareTensors(pr[0], pr[1], cr.A.Outputs[pr[0]], cr.B.Outputs[pr[1]])
+		v := compareTensors(pr[0], pr[1], cr.A.Out[pr[0]], cr.B.Out[pr[1]])
 		if pr[0] == "" || pr[1] == "" {
 			v.Name, v.NameB = pr[0], pr[1]
 			if v.Name == "" {
@@ -117,7 +117,7 @@ func renameInputs(ra *RunResult, b *Program) map[string]*emu.Tensor {
 	return out
 }
 
-func compareTensors(name, nameB string, a, b *TensorJSON) OutputVerdict {
+func compareTensors(name, nameB string, a, b *emu.Tensor) OutputVerdict {
 	v := OutputVerdict{Name: name, NameB: nameB, FirstDiff: []int{}}
 	if a == nil || b == nil {
 		v.Note = "output missing on one side"

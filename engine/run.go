@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -58,31 +59,65 @@ type RunOptions struct {
 // never starts.
 const StatusCompileError emu.Status = "compile_error"
 
-// RunResult is everything a run produced; it marshals to the JSON that
-// `workbench run --json` prints.
+// RunResult is everything a run produced, as domain values: the
+// diagnostics, the tensors, the program that ran. It marshals to the JSON
+// that `workbench run --json` prints (MarshalJSON), each fact once.
 type RunResult struct {
-	Status      emu.Status             `json:"status"`
-	Ranks       int                    `json:"ranks"`
-	Entry       string                 `json:"entry"`
-	Inputs      map[string]*TensorJSON `json:"inputs"`
-	Outputs     map[string]*TensorJSON `json:"outputs"`
-	Diagnostics []diag.JSON            `json:"diagnostics"`
-	Deadlock    *emu.Deadlock          `json:"deadlock,omitempty"`
-	Error       *emu.RunError          `json:"error,omitempty"`
-	Races       []emu.Race             `json:"races"`
+	Status   emu.Status
+	Ranks    int
+	Entry    string
+	Diags    diag.List
+	Deadlock *emu.Deadlock
+	Error    *emu.RunError
+	Races    []emu.Race
 	// RacesOmitted counts distinct races beyond the emulator's cap.
-	RacesOmitted int       `json:"races_omitted,omitempty"`
-	Stats        emu.Stats `json:"stats"`
+	RacesOmitted int
+	Stats        emu.Stats
 
-	Diags   diag.List              `json:"-"`
-	Program *ir.Program            `json:"-"`
-	In      map[string]*emu.Tensor `json:"-"`
-	Out     map[string]*emu.Tensor `json:"-"`
+	Program *ir.Program
+	// In and Out are the host tensors the run started from and ended with,
+	// by parameter name; InputOrder and OutputOrder list the ones the wire
+	// form carries, in signature order.
+	In, Out                 map[string]*emu.Tensor
+	InputOrder, OutputOrder []string
 	// Internal is set when the engine panicked (Status is runtime_error and
 	// Error carries E0599): the stack is for the caller's log.
-	Internal *InternalError `json:"-"`
-	// OutputOrder and InputOrder list the host parameters in signature order.
-	InputOrder, OutputOrder []string `json:"-"`
+	Internal *InternalError
+}
+
+// MarshalJSON writes the run's wire form: status, ranks, entry, inputs,
+// outputs (TensorJSON, by name), diagnostics, deadlock, error, races,
+// races_omitted, stats.
+func (r *RunResult) MarshalJSON() ([]byte, error) {
+	races := r.Races
+	if races == nil {
+		races = []emu.Race{}
+	}
+	return json.Marshal(struct {
+		Status       emu.Status             `json:"status"`
+		Ranks        int                    `json:"ranks"`
+		Entry        string                 `json:"entry"`
+		Inputs       map[string]*TensorJSON `json:"inputs"`
+		Outputs      map[string]*TensorJSON `json:"outputs"`
+		Diagnostics  diag.List              `json:"diagnostics"`
+		Deadlock     *emu.Deadlock          `json:"deadlock,omitempty"`
+		Error        *emu.RunError          `json:"error,omitempty"`
+		Races        []emu.Race             `json:"races"`
+		RacesOmitted int                    `json:"races_omitted,omitempty"`
+		Stats        emu.Stats              `json:"stats"`
+	}{r.Status, r.Ranks, r.Entry, tensorsJSON(r.InputOrder, r.In), tensorsJSON(r.OutputOrder, r.Out),
+		r.Diags, r.Deadlock, r.Error, races, r.RacesOmitted, r.Stats})
+}
+
+// tensorsJSON is the wire form of the tensors named in order.
+func tensorsJSON(order []string, ts map[string]*emu.Tensor) map[string]*TensorJSON {
+	out := make(map[string]*TensorJSON, len(order))
+	for _, name := range order {
+		if t, ok := ts[name]; ok {
+			out[name] = NewTensorJSON(t)
+		}
+	}
+	return out
 }
 
 // TensorJSON is a tensor on the wire: data flat, row-major, NaN and the
@@ -94,7 +129,8 @@ type TensorJSON struct {
 	Data  Floats `json:"data"`
 }
 
-func tensorJSON(t *emu.Tensor) *TensorJSON {
+// NewTensorJSON is t's wire form.
+func NewTensorJSON(t *emu.Tensor) *TensorJSON {
 	data := t.Data
 	if data == nil {
 		data = []float64{}
@@ -187,16 +223,13 @@ func (p *Program) newResult() *RunResult {
 }
 
 func (r *RunResult) init() {
-	r.Inputs, r.Outputs, r.Diagnostics, r.Races = map[string]*TensorJSON{}, map[string]*TensorJSON{}, []diag.JSON{}, []emu.Race{}
+	r.Races = []emu.Race{}
 }
 
 // run runs p charging meter.
 func (p *Program) run(meter *limits.Meter, opts RunOptions) *RunResult {
 	res := p.newResult()
 	res.Diags = p.Diags
-	for _, d := range p.Diags {
-		res.Diagnostics = append(res.Diagnostics, diag.ToJSON(d))
-	}
 	if p.Internal != nil {
 		res.Internal = p.Internal
 	}
@@ -234,9 +267,8 @@ func (p *Program) run(meter *limits.Meter, opts RunOptions) *RunResult {
 	}
 	res.In = in
 	for _, p := range prog.Entry.Params {
-		if t, ok := in[p.Var.Name]; ok {
+		if _, ok := in[p.Var.Name]; ok {
 			res.InputOrder = append(res.InputOrder, p.Var.Name)
-			res.Inputs[p.Var.Name] = tensorJSON(t)
 		}
 	}
 	limits.CountRun(meter.Context())
@@ -253,9 +285,8 @@ func (p *Program) run(meter *limits.Meter, opts RunOptions) *RunResult {
 		if _, isTensor := p.Var.Type.(*ir.Tensor); !isTensor || p.Dir == ir.In {
 			continue
 		}
-		if t, ok := r.Outputs[p.Var.Name]; ok {
+		if _, ok := r.Outputs[p.Var.Name]; ok {
 			res.OutputOrder = append(res.OutputOrder, p.Var.Name)
-			res.Outputs[p.Var.Name] = tensorJSON(t)
 		}
 	}
 	return res

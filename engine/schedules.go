@@ -70,7 +70,7 @@ func (p *Program) Schedules(ctx context.Context, opts RunOptions, n int) (fair *
 // beyond the comparison tolerance, or returns "".
 func firstDifference(a, b *RunResult) string {
 	for _, name := range a.OutputOrder {
-		x, y := a.Outputs[name], b.Outputs[name]
+		x, y := a.Out[name], b.Out[name]
 		if y == nil || len(x.Data) != len(y.Data) {
 			return fmt.Sprintf("output %s missing or reshaped", name)
 		}

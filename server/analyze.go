@@ -77,9 +77,9 @@ func (s *Server) postCheck(c *fiber.Ctx) error {
 // no diagnostic does (a module with several host orchestrators and no
 // entry).
 type irResponse struct {
-	IR          string      `json:"ir"`
-	Diagnostics []diag.JSON `json:"diagnostics"`
-	Error       string      `json:"error,omitempty"`
+	IR          string    `json:"ir"`
+	Diagnostics diag.List `json:"diagnostics"`
+	Error       string    `json:"error,omitempty"`
 }
 
 // postIR answers POST /api/ir: the program's IR after a pass (fully
@@ -112,7 +112,7 @@ func (s *Server) answerIR(c *fiber.Ctx, print ir.PrintOptions) error {
 	if ie := (*engine.InternalError)(nil); errors.As(err, &ie) {
 		return internalAPIError(s.engineInternal("ir", ie))
 	}
-	out := irResponse{Diagnostics: diagJSON(diags)}
+	out := irResponse{Diagnostics: diags}
 	switch {
 	case diags.HasErrors():
 	case err != nil:
@@ -121,14 +121,6 @@ func (s *Server) answerIR(c *fiber.Ctx, print ir.PrintOptions) error {
 		out.IR = text
 	}
 	return c.JSON(out)
-}
-
-func diagJSON(l diag.List) []diag.JSON {
-	out := make([]diag.JSON, 0, len(l))
-	for _, d := range l {
-		out = append(out, diag.ToJSON(d))
-	}
-	return out
 }
 
 // compareSide is one side of POST /api/compare: code, or (side b only)

@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/diag"
 	"pldworkbench/kernels"
 )
 
@@ -149,7 +150,7 @@ func TestCheck(t *testing.T) {
 		t.Fatalf("report = %+v", rep)
 	}
 	d := rep.Diagnostics[0]
-	if d.Code == "" || d.Line == 0 || d.Col == 0 || d.Severity != "error" || d.Hint == "" {
+	if d.Code == "" || d.Span.Start.Line == 0 || d.Span.Start.Col == 0 || d.Severity != diag.Error || d.Hint == "" {
 		t.Errorf("diagnostic = %+v", d)
 	}
 	// Byte for byte what `workbench check --json` prints (its own

@@ -29,14 +29,14 @@ type exportRequest struct {
 
 // exportResponse is the exported script, ready to save, or why not.
 type exportResponse struct {
-	Filename    string      `json:"filename,omitempty"`
-	Script      string      `json:"script,omitempty"`
-	DataName    string      `json:"data_name,omitempty"`
-	Data        string      `json:"data_base64,omitempty"` // the randn inputs, base64
-	Entry       string      `json:"entry,omitempty"`
-	Ranks       int         `json:"ranks,omitempty"`
-	Diagnostics []diag.JSON `json:"diagnostics"`
-	Error       string      `json:"error,omitempty"`
+	Filename    string    `json:"filename,omitempty"`
+	Script      string    `json:"script,omitempty"`
+	DataName    string    `json:"data_name,omitempty"`
+	Data        string    `json:"data_base64,omitempty"` // the randn inputs, base64
+	Entry       string    `json:"entry,omitempty"`
+	Ranks       int       `json:"ranks,omitempty"`
+	Diagnostics diag.List `json:"diagnostics"`
+	Error       string    `json:"error,omitempty"`
 }
 
 // postExport answers POST /api/export with what `workbench export` writes.
@@ -81,17 +81,17 @@ func (s *Server) postExport(c *fiber.Ctx) error {
 	if ie := (*engine.InternalError)(nil); errors.As(err, &ie) {
 		return internalAPIError(s.engineInternal("export", ie))
 	}
-	out := exportResponse{Diagnostics: []diag.JSON{}}
+	out := exportResponse{}
 	var l diag.List
 	switch {
 	case errors.As(err, &l):
-		out.Diagnostics = diagJSON(l)
+		out.Diagnostics = l
 	case err != nil:
 		out.Error = err.Error()
 	case res.Script == nil:
-		out.Diagnostics = diagJSON(res.Diags)
+		out.Diagnostics = res.Diags
 	default:
-		out.Diagnostics = diagJSON(res.Diags)
+		out.Diagnostics = res.Diags
 		out.Filename, out.Script, out.Entry, out.Ranks = base+".py", string(res.Script), res.Entry, res.Ranks
 		if res.Data != nil {
 			out.DataName, out.Data = opts.DataFile, base64.StdEncoding.EncodeToString(res.Data)
@@ -130,9 +130,9 @@ func (s *Server) getPyPTO(c *fiber.Ctx) error {
 // pyptoCheckResponse is POST /api/pypto/check: the workbench's verdict
 // under the NPU's rules beside PyPTO's compiler's.
 type pyptoCheckResponse struct {
-	Diagnostics []diag.JSON `json:"diagnostics"`
-	Exported    bool        `json:"exported"`
-	PyPTO       string      `json:"pypto,omitempty"`
+	Diagnostics diag.List `json:"diagnostics"`
+	Exported    bool      `json:"exported"`
+	PyPTO       string    `json:"pypto,omitempty"`
 	// Status is PyPTO's verdict: compiled, error (refused) or timeout;
 	// empty when it was not asked.
 	Status   string   `json:"status,omitempty"`
@@ -164,7 +164,7 @@ func (s *Server) postPyPTOCheck(c *fiber.Ctx) error {
 	}
 	opts := engine.ExportOptions{Options: engine.Options{Entry: expandP(strings.TrimSpace(req.Entry), req.Ranks), Ranks: req.Ranks, Budget: s.budget()},
 		NPUPlatform: req.Platform, DataFile: "exported.inputs.bin"}
-	out := pyptoCheckResponse{Diagnostics: []diag.JSON{}}
+	out := pyptoCheckResponse{}
 	var err error
 	if serr := s.withSlot("pypto check", func() {
 		var res *engine.ExportResult
@@ -172,12 +172,12 @@ func (s *Server) postPyPTOCheck(c *fiber.Ctx) error {
 		var l diag.List
 		switch {
 		case errors.As(err, &l):
-			out.Diagnostics, err = diagJSON(l), nil
+			out.Diagnostics, err = l, nil
 			return
 		case err != nil:
 			return
 		}
-		out.Diagnostics = diagJSON(res.Diags)
+		out.Diagnostics = res.Diags
 		if res.Script == nil {
 			return
 		}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/limits"
 )
 
@@ -89,7 +90,13 @@ func capOutputs(order []string, outs map[string]*engine.TensorJSON, full, prefix
 	return res
 }
 
-// defaultCap caps with the table's limits.
-func defaultCap(order []string, outs map[string]*engine.TensorJSON) map[string]*outTensor {
-	return capOutputs(order, outs, limits.OutputFull, limits.OutputPrefix)
+// defaultCap caps a run's outputs with the table's limits.
+func defaultCap(order []string, outs map[string]*emu.Tensor) map[string]*outTensor {
+	wire := make(map[string]*engine.TensorJSON, len(order))
+	for _, name := range order {
+		if t, ok := outs[name]; ok {
+			wire[name] = engine.NewTensorJSON(t)
+		}
+	}
+	return capOutputs(order, wire, limits.OutputFull, limits.OutputPrefix)
 }

@@ -36,7 +36,7 @@ type record struct {
 	RacesOmitted    int                          `json:"races_omitted,omitempty"`
 	Deadlock        *emu.Deadlock                `json:"deadlock,omitempty"`
 	Error           *emu.RunError                `json:"error,omitempty"`
-	Diagnostics     []diag.JSON                  `json:"diagnostics"`
+	Diagnostics     diag.List                    `json:"diagnostics"`
 	Stats           emu.Stats                    `json:"stats"`
 	Check           *verdict                     `json:"check,omitempty"`
 	Events          int                          `json:"events"`
@@ -221,7 +221,7 @@ func (s *Server) execute(r *run, w *waiter, grace *time.Timer) {
 func (s *Server) runEngine(r *run) *record {
 	st := r.settings
 	rec := &record{ID: r.id, Settings: st, Ranks: st.Ranks, Entry: st.Entry, Outputs: map[string]*outTensor{},
-		OutputOrder: []string{}, Races: []emu.Race{}, Diagnostics: []diag.JSON{}}
+		OutputOrder: []string{}, Races: []emu.Race{}}
 	name := "main.py"
 	if r.step != nil {
 		name = r.step.File
@@ -241,9 +241,7 @@ func (s *Server) runEngine(r *run) *record {
 		case ctx.Err() != nil:
 			rec.Status = statusCancelled
 		}
-		for _, d := range ds {
-			rec.Diagnostics = append(rec.Diagnostics, diag.ToJSON(d))
-		}
+		rec.Diagnostics = ds
 		r.setStatus("running", rec.Ranks, rec.Entry)
 		r.add(statusMessage("running", r.id, st, rec.Ranks, rec.Entry))
 		r.add(diagMessages(rec.Diagnostics)...)
@@ -268,7 +266,7 @@ func (s *Server) runEngine(r *run) *record {
 	if prog.Checked() != nil {
 		rec.Ranks = prog.Ranks
 	}
-	rec.Diagnostics = diagJSON(prog.Diags)
+	rec.Diagnostics = prog.Diags
 	r.setStatus("running", rec.Ranks, rec.Entry)
 	r.add(statusMessage("running", r.id, st, rec.Ranks, rec.Entry))
 	r.add(diagMessages(rec.Diagnostics)...)
@@ -291,7 +289,7 @@ func (s *Server) runEngine(r *run) *record {
 	rec.Deadlock, rec.Error, rec.Stats = res.Deadlock, res.Error, res.Stats
 	rec.Races, rec.RacesOmitted = res.Races, res.RacesOmitted
 	rec.OutputOrder = append(rec.OutputOrder, res.OutputOrder...)
-	rec.Outputs = defaultCap(res.OutputOrder, res.Outputs)
+	rec.Outputs = defaultCap(res.OutputOrder, res.Out)
 	r.mu.Lock()
 	rec.Events, rec.EventsTruncated = r.events, r.truncated
 	r.mu.Unlock()
@@ -366,8 +364,8 @@ func failure(rec *record) string {
 		return rec.Error.Error()
 	}
 	for _, d := range rec.Diagnostics {
-		if d.Severity == "error" {
-			return fmt.Sprintf("line %d: %s %s", d.Line, d.Code, d.Message)
+		if d.Severity == diag.Error {
+			return fmt.Sprintf("line %d: %s %s", d.Span.Start.Line, d.Code, d.Msg)
 		}
 	}
 	return "the run ended with status " + rec.Status
@@ -461,7 +459,7 @@ func (s *Server) getRunJSON(c *fiber.Ctx) error {
 		finished := r.finished
 		rec := record{ID: r.id, Code: r.code, Settings: r.settings, Status: r.status, Ranks: r.ranks, Entry: r.entry,
 			Events: r.events, EventsTruncated: r.truncated, Created: r.created.Format(time.RFC3339Nano),
-			Outputs: map[string]*outTensor{}, OutputOrder: []string{}, Races: []emu.Race{}, Diagnostics: []diag.JSON{}}
+			Outputs: map[string]*outTensor{}, OutputOrder: []string{}, Races: []emu.Race{}}
 		r.mu.Unlock()
 		if !finished {
 			return c.JSON(rec)

@@ -261,8 +261,8 @@ func queueMessage(pos, of int) []byte {
 }
 
 type diagMsg struct {
-	Type       string    `json:"type"`
-	Diagnostic diag.JSON `json:"diagnostic"`
+	Type       string          `json:"type"`
+	Diagnostic diag.Diagnostic `json:"diagnostic"`
 }
 
 type outputMsg struct {
@@ -306,7 +306,7 @@ func statusMessage(status, id string, st Settings, ranks int, entry string) []by
 	return mustJSON(statusMsg{Type: "status", Status: status, ID: id, Settings: st, Ranks: ranks, Entry: entry})
 }
 
-func diagMessages(ds []diag.JSON) [][]byte {
+func diagMessages(ds diag.List) [][]byte {
 	out := make([][]byte, 0, len(ds))
 	for _, d := range ds {
 		out = append(out, mustJSON(diagMsg{Type: "diagnostic", Diagnostic: d}))

@@ -253,7 +253,7 @@ func printRun(w io.Writer, file string, src []byte, res *engine.RunResult) {
 	}
 	if res.Status != engine.StatusCompileError {
 		for _, name := range res.OutputOrder {
-			printTensor(w, name, res.Outputs[name])
+			printTensor(w, name, res.Out[name])
 		}
 		s := res.Stats
 		fmt.Fprintf(w, "  stats: %d events, %d notifies, %d waits, %d remote bytes, %d local bytes, %.3f µs simulated\n",
@@ -274,7 +274,7 @@ func cmpSymbol(c string) string {
 // printTensor prints a host tensor one leading-dimension row at a time (for
 // the per-rank tensors of a host orchestrator, one row per rank), at most
 // 16 rows and 12 values a row.
-func printTensor(w io.Writer, name string, t *engine.TensorJSON) {
+func printTensor(w io.Writer, name string, t *emu.Tensor) {
 	fmt.Fprintf(w, "  %s: %s%v\n", name, t.DType, t.Shape)
 	rows, per := 1, len(t.Data)
 	if len(t.Shape) > 1 {
