@@ -11,7 +11,7 @@ import (
 // function CheckJSON so the two cannot drift.
 type CheckReport struct {
 	// OK is true when no diagnostic is an error (warnings allowed).
-	OK          bool        `json:"ok"`
+	OK          bool      `json:"ok"`
 	Diagnostics diag.List `json:"diagnostics"`
 }
 
