@@ -9,6 +9,7 @@ import (
 
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 	"pldworkbench/engine/syntax"
 )
 
@@ -145,7 +146,7 @@ func runConformCase(ctx context.Context, name string, src []byte, s conformCaseS
 			byName[n] = t
 		}
 		g.inputs(s, in, res.Ranks)
-		res = Run(ctx, path.Base(name), src, RunOptions{Options: o, Fill: fill, Seed: 1, inputs: byName})
+		res = Run(ctx, path.Base(name), src, RunOptions{Options: o, Fill: fill, Seed: 1, Inputs: byName})
 	}
 	if res.Diags.HasErrors() {
 		for _, d := range res.Diags {
@@ -203,7 +204,7 @@ func runConformCase(ctx context.Context, name string, src []byte, s conformCaseS
 		c.Status, c.Reason = ConformFail, "golden: "+err.Error()
 		return c
 	}
-	tol := Tolerance
+	tol := floats.Tolerance
 	if g.tol != nil {
 		tol = g.tol(s)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 )
 
 // A conformGolden is the expected outputs of one upstream program, ported
@@ -22,7 +23,7 @@ type conformGolden struct {
 	// ported too: it rewrites the index-filled inputs in place, for tests
 	// whose values matter (products, FP16 ranges).
 	inputs func(s conformCaseSpec, in []*emu.Tensor, P int)
-	// tol is the test's own allclose tolerance (0: Tolerance).
+	// tol is the test's own allclose tolerance (0: floats.Tolerance).
 	tol func(s conformCaseSpec) float64
 	// only, when set, names the one test whose expectation this is; the
 	// program's other tests assert other things (runtime APIs) and get no
@@ -350,7 +351,7 @@ func allreduceTol(s conformCaseSpec) float64 {
 	if isHalf(s) {
 		return 2e-2
 	}
-	return Tolerance
+	return floats.Tolerance
 }
 
 // reduceOp is reduceRows with the op fixed by the test, not a parameter.

@@ -11,6 +11,7 @@ import (
 
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/limits"
 	"pldworkbench/engine/trace"
@@ -50,9 +51,9 @@ type RunOptions struct {
 	NoRaces  bool // turn the race detector off (it is on by default)
 	OnEvent  trace.Sink
 
-	// inputs, when set, replaces the fill: Compare hands one side's inputs
+	// Inputs, when set, replaces the fill name by name: a comparison hands one side's inputs
 	// to the other.
-	inputs map[string]*emu.Tensor
+	Inputs map[string]*emu.Tensor
 }
 
 // Run statuses beyond the emulator's own: a program that does not compile
@@ -94,52 +95,30 @@ func (r *RunResult) MarshalJSON() ([]byte, error) {
 		races = []emu.Race{}
 	}
 	return json.Marshal(struct {
-		Status       emu.Status             `json:"status"`
-		Ranks        int                    `json:"ranks"`
-		Entry        string                 `json:"entry"`
-		Inputs       map[string]*TensorJSON `json:"inputs"`
-		Outputs      map[string]*TensorJSON `json:"outputs"`
-		Diagnostics  diag.List              `json:"diagnostics"`
-		Deadlock     *emu.Deadlock          `json:"deadlock,omitempty"`
-		Error        *emu.RunError          `json:"error,omitempty"`
-		Races        []emu.Race             `json:"races"`
-		RacesOmitted int                    `json:"races_omitted,omitempty"`
-		Stats        emu.Stats              `json:"stats"`
+		Status       emu.Status                    `json:"status"`
+		Ranks        int                           `json:"ranks"`
+		Entry        string                        `json:"entry"`
+		Inputs       map[string]*floats.TensorJSON `json:"inputs"`
+		Outputs      map[string]*floats.TensorJSON `json:"outputs"`
+		Diagnostics  diag.List                     `json:"diagnostics"`
+		Deadlock     *emu.Deadlock                 `json:"deadlock,omitempty"`
+		Error        *emu.RunError                 `json:"error,omitempty"`
+		Races        []emu.Race                    `json:"races"`
+		RacesOmitted int                           `json:"races_omitted,omitempty"`
+		Stats        emu.Stats                     `json:"stats"`
 	}{r.Status, r.Ranks, r.Entry, tensorsJSON(r.InputOrder, r.In), tensorsJSON(r.OutputOrder, r.Out),
 		r.Diags, r.Deadlock, r.Error, races, r.RacesOmitted, r.Stats})
 }
 
 // tensorsJSON is the wire form of the tensors named in order.
-func tensorsJSON(order []string, ts map[string]*emu.Tensor) map[string]*TensorJSON {
-	out := make(map[string]*TensorJSON, len(order))
+func tensorsJSON(order []string, ts map[string]*emu.Tensor) map[string]*floats.TensorJSON {
+	out := make(map[string]*floats.TensorJSON, len(order))
 	for _, name := range order {
 		if t, ok := ts[name]; ok {
-			out[name] = NewTensorJSON(t)
+			out[name] = floats.NewTensorJSON(t)
 		}
 	}
 	return out
-}
-
-// TensorJSON is a tensor on the wire: data flat, row-major, NaN and the
-// infinities as strings (Floats), so a program that makes them still has
-// its run encoded.
-type TensorJSON struct {
-	DType string `json:"dtype"`
-	Shape []int  `json:"shape"`
-	Data  Floats `json:"data"`
-}
-
-// NewTensorJSON is t's wire form.
-func NewTensorJSON(t *emu.Tensor) *TensorJSON {
-	data := t.Data
-	if data == nil {
-		data = []float64{}
-	}
-	shape := t.Shape
-	if shape == nil {
-		shape = []int{}
-	}
-	return &TensorJSON{DType: t.DType.String(), Shape: shape, Data: data}
 }
 
 // DefaultEntry picks the module's only host orchestrator, or says which
@@ -254,7 +233,7 @@ func (p *Program) run(meter *limits.Meter, opts RunOptions) *RunResult {
 	if err == nil {
 		// Inputs handed over by a comparison replace the fill's, name by
 		// name; whatever the other side could not supply keeps the fill.
-		for name, t := range cloneInputs(opts.inputs) {
+		for name, t := range cloneInputs(opts.Inputs) {
 			if _, ok := in[name]; ok {
 				in[name] = t
 			}

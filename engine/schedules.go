@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 )
 
 // SeedOutcome is one rerun of a program under a random schedule.
@@ -45,7 +46,7 @@ func (p *Program) Schedules(ctx context.Context, opts RunOptions, n int) (fair *
 		}
 		o := opts
 		o.Schedule = emu.RandomSchedule(seed)
-		o.inputs = fair.In
+		o.Inputs = fair.In
 		r := p.Run(ctx, o)
 		so := SeedOutcome{Seed: seed, Schedule: o.Schedule, Status: r.Status}
 		switch {
@@ -75,7 +76,7 @@ func firstDifference(a, b *RunResult) string {
 			return fmt.Sprintf("output %s missing or reshaped", name)
 		}
 		for i := range x.Data {
-			if !Close(y.Data[i], x.Data[i]) {
+			if !floats.Close(y.Data[i], x.Data[i]) {
 				return fmt.Sprintf("%s differs from the fair schedule at flat index %d: %g, fair gives %g", name, i, y.Data[i], x.Data[i])
 			}
 		}

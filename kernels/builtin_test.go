@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/compare"
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/lower"
@@ -337,7 +338,7 @@ func TestCompareHandAndBuiltin(t *testing.T) {
 				prog, _ := m.Compile(ctx, entry, opts)
 				return prog
 			}
-			cr := engine.Compare(ctx, compile(a.File, a.Source, ea), compile(b.File, b.Source, eb),
+			cr := compare.Programs(ctx, compile(a.File, a.Source, ea), compile(b.File, b.Source, eb),
 				engine.RunOptions{Options: opts, Fill: engine.FillRandn, Seed: 11})
 			cancel()
 			what := fmt.Sprintf("%s --entry %s vs %s --entry %s at P=%d", a.File, ea, b.File, eb, p)

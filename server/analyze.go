@@ -9,6 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/compare"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
@@ -141,17 +142,17 @@ type compareRequest struct {
 	Platform string      `json:"platform"`
 }
 
-// compareResponse is engine.CompareResult on the wire, plus each side's
+// compareResponse is compare.Result on the wire, plus each side's
 // lowered IR.
 type compareResponse struct {
-	Verdict    string                 `json:"verdict"`
-	Ranks      int                    `json:"ranks"`
-	A          *engine.RunResult      `json:"a"`
-	B          *engine.RunResult      `json:"b"`
-	Outputs    []engine.OutputVerdict `json:"outputs"`
-	KernelDiff string                 `json:"kernel_diff"`
-	IRA        string                 `json:"ir_a"`
-	IRB        string                 `json:"ir_b"`
+	Verdict    string                  `json:"verdict"`
+	Ranks      int                     `json:"ranks"`
+	A          *engine.RunResult       `json:"a"`
+	B          *engine.RunResult       `json:"b"`
+	Outputs    []compare.OutputVerdict `json:"outputs"`
+	KernelDiff string                  `json:"kernel_diff"`
+	IRA        string                  `json:"ir_a"`
+	IRB        string                  `json:"ir_b"`
 	// RunA and RunB are the ids of each side run on its own as an
 	// ordinary run (POST /api/runs with the side's code and the
 	// comparison's settings): /ws/runs/{id} streams or replays its events,
@@ -201,7 +202,7 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 		}
 	}
 	var a, b *engine.Program
-	var cr *engine.CompareResult
+	var cr *compare.Result
 	err = s.withSlot("compare", func() {
 		// One deadline, two runs' worth, from when the slot is had, for
 		// compiling both sides and running them.
@@ -213,7 +214,7 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 			return
 		}
 		fill, _ := engine.ParseFill(st.Fill)
-		cr = engine.Compare(ctx, a, b, engine.RunOptions{Options: engine.Options{Budget: s.budget()},
+		cr = compare.Programs(ctx, a, b, engine.RunOptions{Options: engine.Options{Budget: s.budget()},
 			Fill: fill, Seed: st.Seed, Schedule: st.Schedule})
 	})
 	if err != nil {

@@ -3,8 +3,8 @@ package server
 import (
 	"math"
 
-	"pldworkbench/engine"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 	"pldworkbench/engine/limits"
 )
 
@@ -16,7 +16,7 @@ import (
 // A 16M-element output thus costs a few KiB to store and to read back,
 // not 268 MB.
 type outTensor struct {
-	engine.TensorJSON
+	floats.TensorJSON
 	FullShape []int       `json:"full_shape,omitempty"`
 	Truncated bool        `json:"truncated,omitempty"`
 	Stats     tensorStats `json:"stats"`
@@ -27,9 +27,9 @@ type outTensor struct {
 type tensorStats struct {
 	Count int64        `json:"count"`
 	NaN   int64        `json:"nan"`
-	Min   engine.Float `json:"min"`
-	Max   engine.Float `json:"max"`
-	Mean  engine.Float `json:"mean"`
+	Min   floats.Float `json:"min"`
+	Max   floats.Float `json:"max"`
+	Mean  floats.Float `json:"mean"`
 }
 
 func statsOf(data []float64) tensorStats {
@@ -43,9 +43,9 @@ func statsOf(data []float64) tensorStats {
 		lo, hi, sum, n = math.Min(lo, v), math.Max(hi, v), sum+v, n+1
 	}
 	if n > 0 {
-		st.Min, st.Max, st.Mean = engine.Float(lo), engine.Float(hi), engine.Float(sum/float64(n))
+		st.Min, st.Max, st.Mean = floats.Float(lo), floats.Float(hi), floats.Float(sum/float64(n))
 	} else {
-		st.Min, st.Max, st.Mean = engine.Float(math.NaN()), engine.Float(math.NaN()), engine.Float(math.NaN())
+		st.Min, st.Max, st.Mean = floats.Float(math.NaN()), floats.Float(math.NaN()), floats.Float(math.NaN())
 	}
 	return st
 }
@@ -53,7 +53,7 @@ func statsOf(data []float64) tensorStats {
 // capOutputs turns a run's outputs, in order, into what is sent and
 // stored: whole while the running total of elements stays within full,
 // else per-rank prefixes of prefix elements.
-func capOutputs(order []string, outs map[string]*engine.TensorJSON, full, prefix int) map[string]*outTensor {
+func capOutputs(order []string, outs map[string]*floats.TensorJSON, full, prefix int) map[string]*outTensor {
 	res := make(map[string]*outTensor, len(order))
 	left := full
 	for _, name := range order {
@@ -92,10 +92,10 @@ func capOutputs(order []string, outs map[string]*engine.TensorJSON, full, prefix
 
 // defaultCap caps a run's outputs with the table's limits.
 func defaultCap(order []string, outs map[string]*emu.Tensor) map[string]*outTensor {
-	wire := make(map[string]*engine.TensorJSON, len(order))
+	wire := make(map[string]*floats.TensorJSON, len(order))
 	for _, name := range order {
 		if t, ok := outs[name]; ok {
-			wire[name] = engine.NewTensorJSON(t)
+			wire[name] = floats.NewTensorJSON(t)
 		}
 	}
 	return capOutputs(order, wire, limits.OutputFull, limits.OutputPrefix)

@@ -15,6 +15,7 @@ import (
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 	"pldworkbench/engine/limits"
 	"pldworkbench/engine/trace"
 	"pldworkbench/tutorials/check"
@@ -436,7 +437,7 @@ func loadRecord(sr *storedRun) (*record, error) {
 	}
 	for name, t := range rec.Outputs {
 		if !t.Truncated && len(t.Data) > limits.OutputFull {
-			rec.Outputs[name] = capOutputs([]string{name}, map[string]*engine.TensorJSON{name: &t.TensorJSON}, 0, limits.OutputPrefix)[name]
+			rec.Outputs[name] = capOutputs([]string{name}, map[string]*floats.TensorJSON{name: &t.TensorJSON}, 0, limits.OutputPrefix)[name]
 		}
 	}
 	return &rec, nil

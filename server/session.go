@@ -297,7 +297,7 @@ type doneMsg struct {
 func mustJSON(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
-		panic(err) // every message type is plain data; tensors use engine.Floats
+		panic(err) // every message type is plain data; tensors use floats.Floats
 	}
 	return b
 }

@@ -14,6 +14,7 @@ import (
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/limits"
 	"pldworkbench/engine/lower"
+	"pldworkbench/engine/sweep"
 )
 
 // passJSON is one entry of GET /api/passes.
@@ -132,10 +133,10 @@ type sweepRequest struct {
 	Platform string `json:"platform"`
 }
 
-// sweepResponse is engine.SweepResult with, per rank count, the crossover
+// sweepResponse is sweep.Result with, per rank count, the crossover
 // sentence `workbench sweep` prints, and whether every point was measured.
 type sweepResponse struct {
-	*engine.SweepResult
+	*sweep.Result
 	CrossoverLines map[int]string `json:"crossover_lines"`
 	Done           bool           `json:"done"`
 }
@@ -161,11 +162,11 @@ func (s *Server) postSweep(c *fiber.Ctx) error {
 	if req.Sizes == "" {
 		req.Sizes = "1K:16M"
 	}
-	sizes, err := engine.ParseSizes(req.Sizes)
+	sizes, err := sweep.ParseSizes(req.Sizes)
 	if err != nil {
 		return errorf(fiber.StatusBadRequest, "sizes is LO:HI in powers of two, as 1K:16M", "%v", err)
 	}
-	variants, _, _, err := engine.SweepHeader([]byte(req.Code))
+	variants, _, _, err := sweep.Header([]byte(req.Code))
 	if err != nil {
 		return errorf(fiber.StatusBadRequest, "a sweep reads the kernel's `#! sweep: NAME TEMPLATE` lines", "%v", err)
 	}
@@ -175,21 +176,21 @@ func (s *Server) postSweep(c *fiber.Ctx) error {
 	if n := len(variants) * len(req.Ranks) * len(sizes); n > limits.MaxSweepPoints {
 		return errorf(fiber.StatusBadRequest, "fewer rank counts or a narrower size range", "the sweep has %d points, more than the %d allowed", n, limits.MaxSweepPoints)
 	}
-	opts := engine.SweepOptions{Ranks: req.Ranks, Sizes: sizes, Platform: req.Platform, Budget: s.budget()}
-	var res *engine.SweepResult
+	opts := sweep.Options{Ranks: req.Ranks, Sizes: sizes, Platform: req.Platform, Budget: s.budget()}
+	var res *sweep.Result
 	var serr error
 	if err := s.withSlot("sweep", func() {
 		ctx, cancel := context.WithTimeout(s.base, limits.SweepTime)
 		defer cancel()
 		mod, _ := engine.Load(ctx, fileName, []byte(req.Code), engine.Options{Budget: opts.Budget})
-		res, serr = engine.Sweep(ctx, mod, opts)
+		res, serr = sweep.Run(ctx, mod, opts)
 	}); err != nil {
 		return err
 	}
 	if serr != nil {
 		return errorf(fiber.StatusBadRequest, "", "sweep: %v", serr)
 	}
-	out := sweepResponse{SweepResult: res, CrossoverLines: map[int]string{}}
+	out := sweepResponse{Result: res, CrossoverLines: map[int]string{}}
 	out.Done = len(res.Rows) == len(res.Variants)*len(req.Ranks)*len(sizes)
 	for _, p := range req.Ranks {
 		out.CrossoverLines[p] = res.CrossoverLine(p)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/compare"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/limits"
 )
@@ -108,7 +109,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	cr := engine.Compare(ctx, progs[0], progs[1], opts)
+	cr := compare.Programs(ctx, progs[0], progs[1], opts)
 	if *asJSON {
 		b, err := json.Marshal(cr)
 		if err != nil {
@@ -125,7 +126,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func printCompare(w io.Writer, sides [2]*engine.Program, cr *engine.CompareResult) {
+func printCompare(w io.Writer, sides [2]*engine.Program, cr *compare.Result) {
 	runs := [2]*engine.RunResult{cr.A, cr.B}
 	for i, r := range runs {
 		label := string(rune('A' + i))

@@ -31,6 +31,7 @@ import (
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 	"pldworkbench/engine/limits"
 	"pldworkbench/kernels"
 )
@@ -213,7 +214,7 @@ func sameValues(name string, got, want *emu.Tensor, exact bool) error {
 		g := got.Data[i]
 		ok := g == w
 		if !exact {
-			ok = engine.Close(g, w)
+			ok = floats.Close(g, w)
 		}
 		if !ok {
 			n++

@@ -8,6 +8,7 @@ import (
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 	"pldworkbench/engine/limits"
 )
 
@@ -129,7 +130,7 @@ func pattern(r, p int, got, want []float64, without func(k int) []float64, own [
 		return "unchanged: the rank's own input, nothing from its peers"
 	}
 	for i := range got {
-		if !engine.Close(got[i], want[i]) {
+		if !floats.Close(got[i], want[i]) {
 			return fmt.Sprintf("first wrong at %d: got %v, want %v", i, got[i], want[i])
 		}
 	}
@@ -141,7 +142,7 @@ func same(a, b []float64) bool {
 		return false
 	}
 	for i := range a {
-		if !engine.Close(a[i], b[i]) {
+		if !floats.Close(a[i], b[i]) {
 			return false
 		}
 	}

@@ -1,9 +1,14 @@
-package engine
+// Package floats holds the numbers of the engine's wire forms: Float and
+// Floats write NaN and the infinities, which JSON lacks, as strings;
+// TensorJSON is a tensor on the wire; Close is the comparison tolerance
+// every check of outputs uses (torch.allclose's).
+package floats
 
 import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"pldworkbench/engine/emu"
 	"strconv"
 )
 
@@ -113,4 +118,36 @@ func (f *Float) UnmarshalJSON(b []byte) error {
 	}
 	*f = Float(v)
 	return nil
+}
+
+// Tolerance is torch.allclose's default in the upstream harness:
+// |a-b| <= atol + rtol*|b| with rtol = atol = 1e-5.
+const Tolerance = 1e-5
+
+// Close reports whether got is within Tolerance of want, torch.allclose's
+// test |got-want| <= atol + rtol*|want|. NaN is close to nothing.
+func Close(got, want float64) bool {
+	return math.Abs(got-want) <= Tolerance+Tolerance*math.Abs(want)
+}
+
+// TensorJSON is a tensor on the wire: data flat, row-major, NaN and the
+// infinities as strings (Floats), so a program that makes them still has
+// its run encoded.
+type TensorJSON struct {
+	DType string `json:"dtype"`
+	Shape []int  `json:"shape"`
+	Data  Floats `json:"data"`
+}
+
+// NewTensorJSON is t's wire form.
+func NewTensorJSON(t *emu.Tensor) *TensorJSON {
+	data := t.Data
+	if data == nil {
+		data = []float64{}
+	}
+	shape := t.Shape
+	if shape == nil {
+		shape = []int{}
+	}
+	return &TensorJSON{DType: t.DType.String(), Shape: shape, Data: data}
 }

@@ -1,14 +1,21 @@
-package engine
+// Package compare runs two compiled programs on identical inputs and says
+// whether their outputs agree (within floats.Tolerance), with the unified
+// diff of their lowered InCore kernels: what `workbench compare` prints
+// and POST /api/compare answers.
+package compare
 
 import (
 	"context"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
 
+	"pldworkbench/engine"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/limits"
 )
@@ -20,7 +27,7 @@ type OutputVerdict struct {
 	Equal bool   `json:"equal"`
 	// MaxAbsDiff is the largest |a-b| over all elements.
 	// NaN or an infinity (a NaN output, an overflow) is written as null.
-	MaxAbsDiff Float `json:"max_abs_diff"`
+	MaxAbsDiff floats.Float `json:"max_abs_diff"`
 	// FirstDiff lists, per leading-dimension row (per rank for per-rank
 	// tensors), the first flat index within the row that differs beyond
 	// tolerance, or -1 when the row agrees.
@@ -28,47 +35,37 @@ type OutputVerdict struct {
 	Note      string `json:"note,omitempty"` // shape or dtype mismatch
 }
 
-// CompareResult is what `workbench compare` reports.
-type CompareResult struct {
-	Verdict string          `json:"verdict"` // "equal" or "different"
-	Ranks   int             `json:"ranks"`
-	A       *RunResult      `json:"a"`
-	B       *RunResult      `json:"b"`
-	Outputs []OutputVerdict `json:"outputs"`
+// Result is what `workbench compare` reports.
+type Result struct {
+	Verdict string            `json:"verdict"` // "equal" or "different"
+	Ranks   int               `json:"ranks"`
+	A       *engine.RunResult `json:"a"`
+	B       *engine.RunResult `json:"b"`
+	Outputs []OutputVerdict   `json:"outputs"`
 	// KernelDiff is a unified diff of the two programs' lowered InCore
 	// kernels.
 	KernelDiff string `json:"kernel_diff"`
 	// Internal is set when the engine panicked outside either run.
-	Internal *InternalError `json:"-"`
+	Internal *engine.InternalError `json:"-"`
 }
 
-// Tolerance is torch.allclose's default in the upstream harness:
-// |a-b| <= atol + rtol*|b| with rtol = atol = 1e-5.
-const Tolerance = 1e-5
-
-// Close reports whether got is within Tolerance of want, torch.allclose's
-// test |got-want| <= atol + rtol*|want|. NaN is close to nothing.
-func Close(got, want float64) bool {
-	return math.Abs(got-want) <= Tolerance+Tolerance*math.Abs(want)
-}
-
-// Compare runs a and b on identical inputs (made once, from a's entry, and
+// Programs runs a and b on identical inputs (made once, from a's entry, and
 // handed to b by parameter name, else by position) and compares outputs.
 // The comparison is one piece of work: opts.Budget's Timeout covers both
 // runs, and each run has its memory budget. It never panics.
-func Compare(ctx context.Context, a, b *Program, opts RunOptions) (cr *CompareResult) {
-	ctx, cancel := context.WithTimeoutCause(ctx, opts.budget().Timeout, limits.ErrTimeout)
+func Programs(ctx context.Context, a, b *engine.Program, opts engine.RunOptions) (cr *Result) {
+	ctx, cancel := context.WithTimeoutCause(ctx, opts.Budget.WithDefaults(limits.CLIBudget()).Timeout, limits.ErrTimeout)
 	defer cancel()
-	cr = &CompareResult{Verdict: "different", Outputs: []OutputVerdict{}}
+	cr = &Result{Verdict: "different", Outputs: []OutputVerdict{}}
 	defer func() {
 		if p := recover(); p != nil {
-			cr.Verdict, cr.Internal = "different", recovered(p)
+			cr.Verdict, cr.Internal = "different", &engine.InternalError{Value: p, Where: "compare", Stack: debug.Stack()}
 		}
 	}()
 	cr.A = a.Run(ctx, opts)
 	optsB := opts
 	if cr.A.In != nil {
-		optsB.inputs = renameInputs(cr.A, b)
+		optsB.Inputs = renameInputs(cr.A, b)
 	}
 	cr.B = b.Run(ctx, optsB)
 	cr.Ranks = cr.A.Ranks
@@ -97,13 +94,13 @@ func Compare(ctx context.Context, a, b *Program, opts RunOptions) (cr *CompareRe
 
 // renameInputs maps A's inputs onto B's parameter names: same name first,
 // else the same position among the inputs.
-func renameInputs(ra *RunResult, b *Program) map[string]*emu.Tensor {
-	if b.checked == nil {
+func renameInputs(ra *engine.RunResult, b *engine.Program) map[string]*emu.Tensor {
+	if b.Checked() == nil {
 		return nil
 	}
 	out := map[string]*emu.Tensor{}
 	i := 0
-	for _, p := range b.checked.Entry.Params {
+	for _, p := range b.Checked().Entry.Params {
 		if _, isT := p.Var.Type.(*ir.Tensor); !isT || p.Dir == ir.Out {
 			continue
 		}
@@ -137,10 +134,10 @@ func compareTensors(name, nameB string, a, b *emu.Tensor) OutputVerdict {
 		for j := 0; j < per; j++ {
 			x, y := a.Data[r*per+j], b.Data[r*per+j]
 			d := math.Abs(x - y)
-			if Float(d) > v.MaxAbsDiff || math.IsNaN(d) {
-				v.MaxAbsDiff = Float(d)
+			if floats.Float(d) > v.MaxAbsDiff || math.IsNaN(d) {
+				v.MaxAbsDiff = floats.Float(d)
 			}
-			if !Close(x, y) && first < 0 {
+			if !floats.Close(x, y) && first < 0 {
 				first = j
 			}
 		}
@@ -154,7 +151,7 @@ func compareTensors(name, nameB string, a, b *emu.Tensor) OutputVerdict {
 
 // kernelDiff diffs the InCore kernels of the two lowered programs, each
 // printed in the IR's canonical text.
-func kernelDiff(a, b *Program) string {
+func kernelDiff(a, b *engine.Program) string {
 	text := func(p *ir.Program) string {
 		if p == nil {
 			return ""
@@ -169,7 +166,7 @@ func kernelDiff(a, b *Program) string {
 		return sb.String()
 	}
 	d := difflib.UnifiedDiff{
-		A: difflib.SplitLines(text(a.lowered)), B: difflib.SplitLines(text(b.lowered)),
+		A: difflib.SplitLines(text(a.Lowered())), B: difflib.SplitLines(text(b.Lowered())),
 		FromFile: a.Name + " " + a.Entry, ToFile: b.Name + " " + b.Entry, Context: 3,
 	}
 	s, _ := difflib.GetUnifiedDiffString(d)
