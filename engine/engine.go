@@ -1,9 +1,17 @@
-// Package engine is the facade the server and the command line use. It runs
-// the front end in its fixed order — syntax.ParseFile, meta.Load, entry
-// evaluation, check.Check — and returns diagnostics and IR together, so a
-// caller never has to know which stage found a problem.
+// Package engine is the facade the server and the command line use. As
+// go.starlark.net and go/types hand out values, it parses once and
+// compiles once: Load runs the front end's first stages (syntax.ParseFile,
+// meta.Load) and returns a *Module; Module.Compile resolves an entry (the
+// module's only host orchestrator when none is named, {P} expanded),
+// applies every default once (the rank count the entry's tensors pin,
+// else DefaultRanks; the platform), checks and lowers it, and returns a
+// *Program that runs as often as needed (Program.Run, Program.Schedules,
+// Program.IRText; engine/compare and engine/sweep take programs and
+// modules too). Diagnostics and IR come back together, so a caller never
+// has to know which stage found a problem. Check and Run do Load and one
+// compile in one piece of work, for one-shot callers.
 //
-// Without an entry, Check checks every DSL function the module can
+// Without an entry, Module.Check checks every DSL function the module can
 // instantiate without arguments: module-level host orchestrators (and,
 // transitively, what they dispatch), module-level kernels and wrappers that
 // no host reaches (on their own), the host orchestrators of module-level
@@ -33,7 +41,7 @@ const DefaultRanks = 4
 // Options selects what to instantiate.
 type Options struct {
 	Entry    string // Python expression naming a host orchestrator; "" = everything instantiable
-	Ranks    int    // P; 0 means the count the host's annotations pin (PinnedRanks), else DefaultRanks
+	Ranks    int    // P; 0 means the count the host's annotations pin (pinnedRanks), else DefaultRanks
 	Platform string // "910B" (default) or "950"
 	// Budget bounds the piece of work (a check, an IR dump, a run); zero
 	// fields take limits.CLIBudget's. Its Timeout covers the whole
@@ -90,7 +98,8 @@ func (o Options) checkOptions() check.Options {
 }
 
 // Check reads, evaluates and checks a program under opts.Budget: Load
-// and Module.Check in one piece of work. It never panics: an engine bug
+// and Module.Check in one piece of work, for a caller that checks the
+// text once. It never panics: an engine bug
 // comes back as an E0599 diagnostic with Result.Internal set.
 func Check(ctx context.Context, name string, src []byte, opts Options) (res *Result) {
 	meter, cancel := limits.Start(ctx, opts.budget())
@@ -119,7 +128,7 @@ func (m *Module) check(meter *limits.Meter, opts Options) *Result {
 		return res
 	}
 	if opts.Entry != "" {
-		fn, diags := EvalEntry(res.Module, opts.Entry)
+		fn, diags := evalEntry(res.Module, opts.Entry)
 		res.Diags = append(res.Diags, diags...)
 		if fn == nil {
 			return res
@@ -127,7 +136,7 @@ func (m *Module) check(meter *limits.Meter, opts Options) *Result {
 		res.checkFunc(meter, opts.Entry, fn, copts)
 		return res
 	}
-	cands, diags := Candidates(res.Module, factoryRanks(opts.Ranks))
+	cands, diags := candidates(res.Module, factoryRanks(opts.Ranks))
 	res.Diags = append(res.Diags, diags...)
 	// A kernel or wrapper that some host orchestrator dispatches is checked
 	// as part of that program, with the argument types it really receives;
@@ -192,7 +201,7 @@ func (res *Result) ranksFit(meter *limits.Meter, p int, span diag.Span) bool {
 func (res *Result) checkFunc(meter *limits.Meter, label string, fn *meta.DSLFunc, copts check.Options) {
 	if copts.Ranks == 0 {
 		copts.Ranks = DefaultRanks
-		if n, ok := PinnedRanks(res.Module, fn); ok {
+		if n, ok := pinnedRanks(res.Module, fn); ok {
 			copts.Ranks = n
 		}
 	}
@@ -225,8 +234,8 @@ func factoryRanks(ranks int) int {
 	return ranks
 }
 
-// EvalEntry evaluates an --entry expression and requires a DSL function.
-func EvalEntry(mod *meta.Module, entry string) (*meta.DSLFunc, diag.List) {
+// evalEntry evaluates an --entry expression and requires a DSL function.
+func evalEntry(mod *meta.Module, entry string) (*meta.DSLFunc, diag.List) {
 	v, diags := mod.Eval(entry)
 	if diags.HasErrors() {
 		return nil, diags
@@ -252,27 +261,27 @@ func EvalEntry(mod *meta.Module, entry string) (*meta.DSLFunc, diag.List) {
 	return fn, diags
 }
 
-// Candidate is a DSL function the module can instantiate on its own, with
+// candidate is a DSL function the module can instantiate on its own, with
 // the entry expression that names it.
-type Candidate struct {
+type candidate struct {
 	Label string
 	Func  *meta.DSLFunc
 }
 
-// Candidates lists what can be checked without an entry: module-level DSL
+// candidates lists what can be checked without an entry: module-level DSL
 // functions (and the methods of module-level programs), and the DSL
 // functions of every factory that takes only a rank count, called at ranks.
 // Factories with more parameters are listed as diagnostics-free hints via
 // Factories.
-func Candidates(mod *meta.Module, ranks int) ([]Candidate, diag.List) {
-	var out []Candidate
+func candidates(mod *meta.Module, ranks int) ([]candidate, diag.List) {
+	var out []candidate
 	var diags diag.List
 	for _, fn := range mod.DSLFuncs() {
 		label := fn.Def.Name
 		if fn.Program != nil {
 			label = fn.Program.Name + "." + fn.Def.Name
 		}
-		out = append(out, Candidate{Label: label, Func: fn})
+		out = append(out, candidate{Label: label, Func: fn})
 	}
 	for _, f := range mod.Factories() {
 		if len(f.Params) != 1 {
@@ -287,29 +296,23 @@ func Candidates(mod *meta.Module, ranks int) ([]Candidate, diag.List) {
 		switch v := v.(type) {
 		case *meta.Program:
 			for _, m := range v.Methods {
-				out = append(out, Candidate{Label: call + "." + m.Def.Name, Func: m})
+				out = append(out, candidate{Label: call + "." + m.Def.Name, Func: m})
 			}
 		case *meta.DSLFunc:
-			out = append(out, Candidate{Label: call, Func: v})
+			out = append(out, candidate{Label: call, Func: v})
 		}
 	}
 	return out, diags
 }
 
-// HostEntries lists the entry expressions of every host orchestrator the
-// module offers at ranks, including factories that need more arguments
-// (shown with their parameter names, e.g. "build_broadcast(4, use_builtin)").
-func HostEntries(mod *meta.Module, ranks int) []string {
-	hosts, _ := hostEntries(mod, ranks)
-	return hosts
-}
-
-// hostEntries is HostEntries with the diagnostics of the factory calls it
+// hostEntries lists the entry expressions of every host orchestrator the
+// module offers at ranks (factories that need more arguments shown with
+// their parameter names, e.g. "build_broadcast(4, use_builtin)"), with the diagnostics of the factory calls it
 // made (a factory that refuses the rank count raises).
 func hostEntries(mod *meta.Module, ranks int) ([]string, diag.List) {
 	ranks = factoryRanks(ranks)
 	var out []string
-	cands, diags := Candidates(mod, ranks)
+	cands, diags := candidates(mod, ranks)
 	for _, c := range cands {
 		if c.Func.Kind == meta.Host {
 			out = append(out, c.Label)

@@ -11,36 +11,6 @@ import (
 	"pldworkbench/engine/lower"
 )
 
-// IRText is what `workbench ir` prints and POST /api/ir answers: the
-// program at opts.Entry (DefaultEntry's pick when it is empty), checked,
-// then lowered up to pass after ("" = fully lowered, "checked" = before
-// any pass), each unit printed in turn.
-//
-// Diagnostics, of the check or of picking the entry, come back in diags;
-// when they hold an error there is no text. err is a failure that is not
-// a diagnostic, its message naming the file: no single host orchestrator
-// to pick, a lowering pass that failed (text then holds the units
-// printed before it), or an *InternalError when the engine panicked. The
-// whole of it runs under opts.Budget; past its deadline the diagnostic is
-// E0321.
-func IRText(ctx context.Context, name string, src []byte, opts Options, after string) (text string, diags diag.List, err error) {
-	return IRTextWith(ctx, name, src, opts, after, ir.PrintOptions{})
-}
-
-// IRTextWith is IRText printed under po: the page's IR pane asks for
-// po.Lines, every statement's source line, to colour IR by origin.
-func IRTextWith(ctx context.Context, name string, src []byte, opts Options, after string, po ir.PrintOptions) (text string, diags diag.List, err error) {
-	meter, cancel := limits.Start(ctx, opts.budget())
-	defer cancel()
-	defer func() {
-		if p := recover(); p != nil {
-			text, diags, err = "", nil, recovered(p)
-		}
-	}()
-	prog := loadModule(meter, name, src).compile(meter, opts.Entry, opts)
-	return prog.irText(meter, after, po)
-}
-
 // IRText prints p after pass after ("" = fully lowered, "checked" = before
 // any pass) under po (po.Lines: every statement's source line, for the
 // page's IR pane), lowering under opts.Budget. Diagnostics come back in

@@ -22,11 +22,12 @@ var allowed = map[string][]string{
 	"pldworkbench/engine/trace":  {},
 	"pldworkbench/engine/emu":    {"engine/ir", "engine/trace", "engine/limits"},
 	"pldworkbench/engine/npu":    {"engine/ir", "engine/trace", "engine/limits"},
-	"pldworkbench/engine/floats": {"engine/emu"},
+	"pldworkbench/engine/floats": {"engine/emu", "engine/ir"},
 	// compare and sweep sit above the facade: like the CLI and the server
 	// they take its *engine.Program and *engine.Module, and the facade
 	// imports neither.
 	"pldworkbench/engine/compare": {"engine", "engine/emu", "engine/floats", "engine/ir", "engine/limits"},
+	"pldworkbench/engine/conform": {"engine", "engine/diag", "engine/emu", "engine/floats", "engine/syntax"},
 	"pldworkbench/engine/sweep":   {"engine", "engine/diag", "engine/emu", "engine/ir", "engine/limits", "engine/lower"},
 	"pldworkbench/kernels":        {},
 	"pldworkbench/tutorials":      {},

@@ -121,19 +121,18 @@ func tensorsJSON(order []string, ts map[string]*emu.Tensor) map[string]*floats.T
 	return out
 }
 
-// DefaultEntry picks the module's only host orchestrator, or says which
-// ones there are, at opts.Ranks and under opts.Budget. A diagnostic of
-// loading the module comes back as a diag.List error; a panic as an
-// *InternalError.
-func DefaultEntry(ctx context.Context, name string, src []byte, opts Options) (entry string, err error) {
-	meter, cancel := limits.Start(ctx, opts.budget())
-	defer cancel()
+// pickEntry is defaultEntry as a piece of work under opts.Budget: a
+// diagnostic of loading the module comes back as a diag.List error, a
+// panic as an *InternalError.
+func (m *Module) pickEntry(ctx context.Context, opts Options) (entry string, err error) {
+	meter, done := m.start(ctx, opts.budget())
+	defer done()
 	defer func() {
 		if p := recover(); p != nil {
 			entry, err = "", recovered(p)
 		}
 	}()
-	return loadModule(meter, name, src).defaultEntry(meter, opts.Ranks)
+	return m.defaultEntry(meter, opts.Ranks)
 }
 
 // defaultEntry is the one rule for an empty entry: the module's only host
@@ -172,9 +171,9 @@ func (m *Module) defaultEntry(meter *limits.Meter, ranks int) (string, error) {
 	return "", fmt.Errorf("%s", b.String())
 }
 
-// Run loads, compiles and runs a program in one piece of work under
-// opts.Budget: a front end stopped by the deadline ends with status
-// timeout. It never panics.
+// Run loads, compiles (at opts.Entry) and runs a program in one piece of
+// work under opts.Budget, for a caller that runs the text once: a front
+// end stopped by the deadline ends with status timeout. It never panics.
 func Run(ctx context.Context, name string, src []byte, opts RunOptions) (res *RunResult) {
 	meter, cancel := limits.Start(ctx, opts.budget())
 	defer cancel()
@@ -229,7 +228,7 @@ func (p *Program) run(meter *limits.Meter, opts RunOptions) *RunResult {
 		return res
 	}
 	defer meter.Release(inBytes)
-	in, err := MakeInputs(prog, opts.Fill, opts.Seed, opts.Args)
+	in, err := makeInputs(prog, opts.Fill, opts.Seed, opts.Args)
 	if err == nil {
 		// Inputs handed over by a comparison replace the fill's, name by
 		// name; whatever the other side could not supply keeps the fill.
@@ -271,7 +270,7 @@ func (p *Program) run(meter *limits.Meter, opts RunOptions) *RunResult {
 	return res
 }
 
-// inputBytes is what MakeInputs and the copy handed to the emulator hold:
+// inputBytes is what makeInputs and the copy handed to the emulator hold:
 // two float64s per element of every input host tensor (saturating, so a
 // shape of absurd size is refused rather than wrapped).
 func inputBytes(prog *ir.Program) int64 {
@@ -300,10 +299,10 @@ func inputBytes(prog *ir.Program) int64 {
 	return total
 }
 
-// MakeInputs builds every host tensor parameter that is not pl.Out: its
+// makeInputs builds every host tensor parameter that is not pl.Out: its
 // shape from the annotation with dynamic dimensions bound to the rank count,
 // its elements from fill. Host scalar parameters must all be in args.
-func MakeInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float64) (map[string]*emu.Tensor, error) {
+func makeInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float64) (map[string]*emu.Tensor, error) {
 	if fill == "" {
 		fill = FillIndex
 	}
@@ -340,7 +339,7 @@ func MakeInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float6
 				case FillOnes:
 					data[i] = 1
 				}
-				data[i] = roundTo(t.DType, data[i])
+				data[i] = floats.RoundTo(t.DType, data[i])
 			}
 			in[p.Var.Name] = &emu.Tensor{DType: t.DType, Shape: shape, Data: data}
 		}
@@ -361,25 +360,6 @@ func MakeInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float6
 		}
 	}
 	return in, nil
-}
-
-// roundTo converts v to what a tensor of dtype d can hold, so inputs are
-// exactly the values the device would see. FP16 and BF16 go through the
-// emulator's own rounding when it stores them; here FP32 rounding and
-// integer truncation are enough for inputs that are indices or normals.
-func roundTo(d ir.DType, v float64) float64 {
-	switch {
-	case d == ir.FP32:
-		return float64(float32(v))
-	case d.IsInt():
-		return math.Trunc(v)
-	case d.IsBool():
-		if v != 0 {
-			return 1
-		}
-		return 0
-	}
-	return v
 }
 
 // cloneInputs deep-copies tensors so a run can never change what the caller

@@ -318,7 +318,7 @@ var comparePairs = []struct {
 	{"18_three_ways", "build_three_ways({P}).hand_rolled", "18_three_ways", "build_three_ways({P}).host_builtin", "allreduce"},
 }
 
-// TestCompareHandAndBuiltin runs each pair through engine.Compare (what
+// TestCompareHandAndBuiltin runs each pair through compare.Programs (what
 // `workbench compare` prints) on the same random inputs at P = 4 and 2: the
 // verdict must be "equal", and the diff of the lowered kernels must show
 // the builtin's lowered statements against the hand-rolled code.

@@ -43,7 +43,7 @@ func (req *frontRequest) options() (engine.Options, error) {
 }
 
 // postCheck answers POST /api/check with exactly what `workbench check
-// --json` prints: both call engine.CheckJSON.
+// --json` prints: both call engine.Result.JSON.
 func (s *Server) postCheck(c *fiber.Ctx) error {
 	var req frontRequest
 	if err := decode(c, &req); err != nil {
@@ -63,7 +63,7 @@ func (s *Server) postCheck(c *fiber.Ctx) error {
 			err = internalAPIError(s.engineInternal("check", res.Internal))
 			return
 		}
-		b, err = engine.CheckJSON(res)
+		b, err = res.JSON()
 	}); err != nil {
 		return err
 	}

@@ -126,7 +126,7 @@ var headerRE = regexp.MustCompile(`(?m)^#! (entry|ranks): *(\S+)`)
 
 // headerSettings returns the entry and ranks a program's headers name
 // first ({P} expanded), or nil when it has no entry header: then the
-// server picks the entry (engine.DefaultEntry) and the rank count.
+// server picks the entry (Module.Compile with no entry) and the rank count.
 func headerSettings(src []byte) map[string]any {
 	var entry string
 	ranks := 4
@@ -409,7 +409,7 @@ func (ts *testServer) robustOne(t *testing.T, rc robustCase) string {
 		}
 		// A program that compiles but has no single host orchestrator
 		// has no line to blame: its done error says which entries there
-		// are (engine.DefaultEntry), with a hint.
+		// are (Module.Compile with no entry), with a hint.
 		if errs == 0 && (out.done.Error == nil || out.done.Error.Message == "" || out.done.Error.Hint == "") {
 			t.Errorf("run %s: compile_error with no error diagnostic and no explained error", pr.ID)
 		}

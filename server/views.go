@@ -62,7 +62,7 @@ type schedulesResponse struct {
 	Seeds  []engine.SeedOutcome `json:"seeds"`
 }
 
-// postSchedules answers POST /api/schedules: engine.Schedules on the code,
+// postSchedules answers POST /api/schedules: Program.Schedules on the code,
 // the fair run and then seeds 1..n, in one worker slot under one timeout
 // (the run timeout for the whole request, so n seeds cannot hold a slot n
 // times as long); seeds it cut off are not in seeds (ran < n).
@@ -141,7 +141,7 @@ type sweepResponse struct {
 	Done           bool           `json:"done"`
 }
 
-// postSweep answers POST /api/sweep: engine.Sweep in one worker slot, each
+// postSweep answers POST /api/sweep: sweep.Run in one worker slot, each
 // point under the run budget and the whole under limits.SweepTime.
 func (s *Server) postSweep(c *fiber.Ctx) error {
 	var req sweepRequest

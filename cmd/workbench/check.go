@@ -157,7 +157,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	mod, _ := engine.Load(ctx, file, src, ff.options())
 	res := mod.Check(ctx, ff.options())
 	if *asJSON {
-		out, err := engine.CheckJSON(res)
+		out, err := res.JSON()
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			return 2

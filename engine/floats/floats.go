@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/ir"
 	"strconv"
 )
 
@@ -150,4 +151,23 @@ func NewTensorJSON(t *emu.Tensor) *TensorJSON {
 		shape = []int{}
 	}
 	return &TensorJSON{DType: t.DType.String(), Shape: shape, Data: data}
+}
+
+// RoundTo converts v to what a tensor of dtype d can hold, so inputs are
+// exactly the values the device would see. FP16 and BF16 go through the
+// emulator's own rounding when it stores them; here FP32 rounding and
+// integer truncation are enough for inputs that are indices or normals.
+func RoundTo(d ir.DType, v float64) float64 {
+	switch {
+	case d == ir.FP32:
+		return float64(float32(v))
+	case d.IsInt():
+		return math.Trunc(v)
+	case d.IsBool():
+		if v != 0 {
+			return 1
+		}
+		return 0
+	}
+	return v
 }

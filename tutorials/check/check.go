@@ -126,9 +126,13 @@ func Run(ctx context.Context, b limits.Budget, kernel, entry, file string, src [
 		v.Status, v.Reason = NoGolden, fmt.Sprintf("no golden for %s/%s in tutorials/check/golden.go", kernel, entry)
 		return v
 	}
+	// Compiled once, run under every schedule.
+	opts := engine.Options{Ranks: p, Budget: b}
+	mod, _ := engine.Load(ctx, file, src, opts)
+	prog, _ := mod.Compile(ctx, expanded, opts)
 	for _, sched := range Schedules {
 		v.Schedule = sched
-		v.Status, v.Reason = runOnce(ctx, b, file, src, expanded, p, sched, g)
+		v.Status, v.Reason = runOnce(ctx, b, prog, p, sched, g)
 		if v.Status != string(emu.StatusOK) {
 			return v
 		}
@@ -139,12 +143,12 @@ func Run(ctx context.Context, b limits.Budget, kernel, entry, file string, src [
 
 // runOnce runs one entry under one schedule and returns the verdict's
 // status and reason.
-func runOnce(ctx context.Context, b limits.Budget, file string, src []byte, entry string, p int, sched string, g Golden) (status, reason string) {
-	// b bounds each run, front end included (by default 10 s: the kernels
+func runOnce(ctx context.Context, b limits.Budget, prog *engine.Program, p int, sched string, g Golden) (status, reason string) {
+	// b bounds the compile and each run (by default 10 s: the kernels
 	// finish in milliseconds, so the limit only turns a hang into a
 	// verdict).
-	res := engine.Run(ctx, file, src, engine.RunOptions{
-		Options: engine.Options{Entry: entry, Ranks: p, Budget: b},
+	res := prog.Run(ctx, engine.RunOptions{
+		Options: engine.Options{Budget: b},
 		Fill:    engine.FillRandn, Seed: Seed, Schedule: sched,
 	})
 	if res.Status != emu.StatusOK {
@@ -152,7 +156,7 @@ func runOnce(ctx context.Context, b limits.Budget, file string, src []byte, entr
 	}
 	if err := compareOutputs(res, g.Want(p, res.In), g.Exact); err != nil {
 		reason = err.Error()
-		if why := explainWrongData(ctx, b, file, src, entry, p, sched, g); why != "" {
+		if why := explainWrongData(ctx, b, prog, p, sched, g); why != "" {
 			reason += "; " + why
 		}
 		return WrongData, reason

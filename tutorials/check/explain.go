@@ -24,7 +24,7 @@ import (
 
 // explainWrongData returns "on the index fill: ..." for a wrong-data run,
 // or "" when the index fill shows nothing (or passes).
-func explainWrongData(ctx context.Context, b limits.Budget, file string, src []byte, entry string, p int, sched string, g Golden) (why string) {
+func explainWrongData(ctx context.Context, b limits.Budget, prog *engine.Program, p int, sched string, g Golden) (why string) {
 	// An explanation is a courtesy: a learner's odd shapes must never turn
 	// a wrong-data verdict into a crash.
 	defer func() {
@@ -32,8 +32,8 @@ func explainWrongData(ctx context.Context, b limits.Budget, file string, src []b
 			why = ""
 		}
 	}()
-	res := engine.Run(ctx, file, src, engine.RunOptions{
-		Options: engine.Options{Entry: entry, Ranks: p, Budget: b},
+	res := prog.Run(ctx, engine.RunOptions{
+		Options: engine.Options{Budget: b},
 		Fill:    engine.FillIndex, Schedule: sched,
 	})
 	if res.Status != emu.StatusOK {

@@ -1,4 +1,4 @@
-package engine
+package conform
 
 import (
 	"fmt"
@@ -316,7 +316,7 @@ func reduceRows(s conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error)
 			default:
 				return nil, fmt.Errorf("unsupported golden allreduce op %q", op)
 			}
-			acc[j] = roundTo(x.DType, acc[j])
+			acc[j] = floats.RoundTo(x.DType, acc[j])
 		}
 	}
 	out := make([]float64, 0, n*P)
@@ -341,7 +341,7 @@ func allreduceInputs(s conformCaseSpec, in []*emu.Tensor, P int) {
 			if small {
 				v = 1 + float64(r)*0.125 + float64(j%5)*0.0625
 			}
-			row[j] = roundTo(x.DType, v)
+			row[j] = floats.RoundTo(x.DType, v)
 		}
 	}
 }
@@ -377,7 +377,7 @@ func hostAllreduceInputs(s conformCaseSpec, in []*emu.Tensor, P int) {
 			if prod {
 				v = 1 + float64(r)*0.125 + float64(j%5)*0.0625
 			}
-			row[j] = roundTo(x.DType, v)
+			row[j] = floats.RoundTo(x.DType, v)
 		}
 	}
 }
@@ -482,7 +482,7 @@ func secondCallOffset(_ conformCaseSpec, in []*emu.Tensor, _ int) {
 	}
 	copy(in[1].Data, in[0].Data)
 	for j := range in[1].Data {
-		in[1].Data[j] = roundTo(in[1].DType, in[1].Data[j]+100000)
+		in[1].Data[j] = floats.RoundTo(in[1].DType, in[1].Data[j]+100000)
 	}
 }
 
