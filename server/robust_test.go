@@ -218,7 +218,8 @@ func mangledCases(t *testing.T) []robustCase {
 
 // runOutcome is what a run's websocket delivered up to done.
 type runOutcome struct {
-	status      string // the first status message's
+	firstEvent  time.Time // when the first event arrived
+	status      string    // the first status message's
 	diagnostics []diag.JSON
 	events      int
 	done        struct {
@@ -253,6 +254,9 @@ func (ts *testServer) follow(t testing.TB, id string, deadline time.Time) (*runO
 	out := &runOutcome{}
 	one := func(raw []byte) error {
 		if bytes.HasPrefix(raw, eventPrefix) {
+			if out.events == 0 {
+				out.firstEvent = time.Now()
+			}
 			out.events++
 			return nil
 		}

@@ -397,8 +397,7 @@ func (s *Server) store(r *run, rec *record) error {
 		n := 0
 		for ; i < len(items) && n < limits.EventPage; i++ {
 			if items[i].isEvent {
-				b, _ := json.Marshal(items[i].ev)
-				lines = append(lines, b)
+				lines = append(lines, items[i].line())
 				n++
 			}
 		}
@@ -412,14 +411,32 @@ func (s *Server) store(r *run, rec *record) error {
 	// after the run ended: give it its own deadline.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := putRun(ctx, s.db, &storedRun{ID: r.id, Code: r.code, Settings: string(settings), Status: rec.Status,
-		Result: string(result), EventCount: rec.Events, Created: rec.Created, Pinned: pinned}, next); err != nil {
+	size, err := putRun(ctx, s.db, &storedRun{ID: r.id, Code: r.code, Settings: string(settings), Status: rec.Status,
+		Result: string(result), EventCount: rec.Events, Created: rec.Created, Pinned: pinned}, next)
+	if err != nil {
 		return err
 	}
-	if n, err := evict(ctx, s.db, s.opts.StoreBudget, r.id); err != nil {
-		s.logf("store: evicting: %v", err)
-	} else if n > 0 {
-		s.logf("store: evicted %d unpinned runs past the %d-byte budget", n, s.opts.StoreBudget)
+	// The store's size is summed from SQLite once (a full scan of the
+	// runs, which grew with the store and was a tenth of the server's CPU
+	// per run) and kept up to date here; eviction runs when it passes the
+	// budget.
+	s.storeMu.Lock()
+	defer s.storeMu.Unlock()
+	if s.storeBytes >= 0 {
+		s.storeBytes += size
+	}
+	if s.storeBytes < 0 || s.storeBytes > s.opts.StoreBudget {
+		n, total, err := evict(ctx, s.db, s.opts.StoreBudget, r.id)
+		switch {
+		case err != nil:
+			s.storeBytes = -1 // unknown: summed again next time
+			s.logf("store: evicting: %v", err)
+		case n > 0:
+			s.logf("store: evicted %d unpinned runs past the %d-byte budget", n, s.opts.StoreBudget)
+		}
+		if err == nil {
+			s.storeBytes = total
+		}
 	}
 	return nil
 }

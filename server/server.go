@@ -124,6 +124,9 @@ type Server struct {
 	conns      sync.WaitGroup // websocket connections
 	executions atomic.Int64
 	programs   *programCache // compiled programs, by source hash and settings
+
+	storeMu    sync.Mutex
+	storeBytes int64 // the run store's size in bytes, -1 until summed (store)
 	shutOnce   sync.Once
 	shutErr    error
 }
@@ -173,7 +176,8 @@ func New(opts Options) (*Server, error) {
 		quit:    make(chan struct{}),
 		live:    map[string]*run{},
 
-		programs: newProgramCache(limits.ProgramCache),
+		programs:   newProgramCache(limits.ProgramCache),
+		storeBytes: -1,
 	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.app = fiber.New(fiber.Config{

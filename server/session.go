@@ -13,32 +13,32 @@ import (
 	"pldworkbench/tutorials/check"
 )
 
-// item is one message of a run's log: an encoded message, or an event the
-// engine emitted, kept as the struct so the engine's goroutine only
-// appends (a websocket writer encodes it when it sends it).
+// item is one message of a run's log, encoded once when it is appended:
+// every subscriber sends the same bytes and the store keeps the event's
+// line from them, so an event costs one encoding per run however many
+// watch it (each subscriber encoding its own copy made the server's CPU
+// per run grow with its watchers).
 type item struct {
 	raw     []byte
-	ev      trace.Event
-	isEvent bool
+	isEvent bool // raw is eventMessage(line)
 }
 
 // encode returns the message's JSON.
-func (it *item) encode() []byte {
-	if !it.isEvent {
-		return it.raw
-	}
-	b, _ := json.Marshal(it.ev) // plain fields: cannot fail
-	return eventMessage(b)
-}
+func (it *item) encode() []byte { return it.raw }
+
+// line returns an event item's JSON line (raw without the message around
+// it).
+func (it *item) line() []byte { return it.raw[len(eventHead) : len(it.raw)-len(eventTail)] }
+
+const eventHead, eventTail = `{"type":"event","event":`, `}`
 
 // eventMessage wraps an event's JSON line as an event message; live runs
 // and replays both go through it, so their bytes agree.
 func eventMessage(line []byte) []byte {
-	const prefix, suffix = `{"type":"event","event":`, `}`
-	b := make([]byte, 0, len(prefix)+len(line)+len(suffix))
-	b = append(b, prefix...)
+	b := make([]byte, 0, len(eventHead)+len(line)+len(eventTail))
+	b = append(b, eventHead...)
 	b = append(b, line...)
-	return append(b, suffix...)
+	return append(b, eventTail...)
 }
 
 // subscriber is one websocket watching a run: wake gets a token whenever
@@ -151,6 +151,9 @@ func (r *run) add(msgs ...[]byte) {
 // Past maxEvents the events are dropped from the log (the stats still
 // count them) and the record says events_truncated.
 func (r *run) event(e trace.Event) {
+	// Encoded before the lock: the writers never wait on it.
+	line, _ := json.Marshal(e) // plain fields: cannot fail
+	msg := eventMessage(line)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.events >= maxEvents {
@@ -158,7 +161,7 @@ func (r *run) event(e trace.Event) {
 		return
 	}
 	r.events++
-	r.items = append(r.items, item{ev: e, isEvent: true})
+	r.items = append(r.items, item{raw: msg, isEvent: true})
 	r.wakeLocked()
 }
 
