@@ -21,8 +21,8 @@ var allowed = map[string][]string{
 	"pldworkbench/engine/lower":  {"engine/diag", "engine/syntax", "engine/meta", "engine/check", "engine/ir", "engine/limits"},
 	"pldworkbench/engine/trace":  {},
 	"pldworkbench/engine/emu":    {"engine/ir", "engine/trace", "engine/limits"},
-	"pldworkbench/engine/npu":    {"engine/ir", "engine/trace", "engine/limits"},
-	"pldworkbench/engine/floats": {"engine/emu", "engine/ir"},
+	"pldworkbench/engine/npu":    {"engine/ir", "engine/trace", "engine/limits", "engine/floats"},
+	"pldworkbench/engine/floats": {"engine/ir"},
 	// compare and sweep sit above the facade: like the CLI and the server
 	// they take its *engine.Program and *engine.Module, and the facade
 	// imports neither.

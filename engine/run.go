@@ -115,7 +115,7 @@ func tensorsJSON(order []string, ts map[string]*emu.Tensor) map[string]*floats.T
 	out := make(map[string]*floats.TensorJSON, len(order))
 	for _, name := range order {
 		if t, ok := ts[name]; ok {
-			out[name] = floats.NewTensorJSON(t)
+			out[name] = floats.NewTensorJSON(t.DType, t.Shape, t.Data)
 		}
 	}
 	return out

@@ -95,7 +95,7 @@ func defaultCap(order []string, outs map[string]*emu.Tensor) map[string]*outTens
 	wire := make(map[string]*floats.TensorJSON, len(order))
 	for _, name := range order {
 		if t, ok := outs[name]; ok {
-			wire[name] = floats.NewTensorJSON(t)
+			wire[name] = floats.NewTensorJSON(t.DType, t.Shape, t.Data)
 		}
 	}
 	return capOutputs(order, wire, limits.OutputFull, limits.OutputPrefix)

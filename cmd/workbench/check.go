@@ -57,6 +57,26 @@ func (f *frontFlags) validate(stderr io.Writer) bool {
 	return true
 }
 
+// load parses the flags around the one FILE of check and ir, validates
+// them, reads the file and loads it. exit is -1 when all went well, else
+// the exit status (the reason printed).
+func (f *frontFlags) load(ctx context.Context, fs *flag.FlagSet, args []string, stderr io.Writer) (file string, src []byte, mod *engine.Module, exit int) {
+	file, exit = parseFileArgs(fs, args, stderr)
+	f.explicitRanks = flagGiven(fs, "ranks")
+	if exit >= 0 {
+		return "", nil, nil, exit
+	}
+	if !f.validate(stderr) {
+		return "", nil, nil, 2
+	}
+	src, ok := readSource(file, stderr)
+	if !ok {
+		return "", nil, nil, 2
+	}
+	mod, _ = engine.Load(ctx, file, src, f.options())
+	return file, src, mod, -1
+}
+
 // parseFileArgs parses flags that may come before or after the one FILE
 // argument (workbench check prog.py --entry x and workbench check --entry x
 // prog.py both work).
@@ -140,21 +160,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: workbench check FILE [--entry EXPR] [--ranks P] [--platform 910B|950] [--mem-limit SIZE] [--timeout DUR] [--json]\n       workbench check FILE --with-pypto [--entry EXPR] [--ranks P] [--platform a2a3sim|a2a3|a5|a5sim]   ours and PyPTO's compiler side by side")
 		fs.PrintDefaults()
 	}
-	file, exit := parseFileArgs(fs, args, stderr)
-	ff.explicitRanks = flagGiven(fs, "ranks")
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	file, src, mod, exit := ff.load(ctx, fs, args, stderr)
 	if exit >= 0 {
 		return exit
 	}
-	if !ff.validate(stderr) {
-		return 2
-	}
-	src, ok := readSource(file, stderr)
-	if !ok {
-		return 2
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	mod, _ := engine.Load(ctx, file, src, ff.options())
 	res := mod.Check(ctx, ff.options())
 	if *asJSON {
 		out, err := res.JSON()
@@ -269,21 +280,12 @@ func runIR(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	file, exit := parseFileArgs(fs, args, stderr)
-	ff.explicitRanks = flagGiven(fs, "ranks")
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	_, src, mod, exit := ff.load(ctx, fs, args, stderr)
 	if exit >= 0 {
 		return exit
 	}
-	if !ff.validate(stderr) {
-		return 2
-	}
-	src, ok := readSource(file, stderr)
-	if !ok {
-		return 2
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	mod, _ := engine.Load(ctx, file, src, ff.options())
 	prog, _ := mod.Compile(ctx, ff.entry, ff.options())
 	text, diags, err := prog.IRText(ctx, ff.options(), *after, ir.PrintOptions{})
 	fmt.Fprint(stderr, diag.RenderAll(diags, src))

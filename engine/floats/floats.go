@@ -8,9 +8,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"pldworkbench/engine/emu"
-	"pldworkbench/engine/ir"
 	"strconv"
+
+	"pldworkbench/engine/ir"
 )
 
 // Floats is tensor data on the wire. JSON has no NaN or infinity, and a
@@ -140,17 +140,16 @@ type TensorJSON struct {
 	Data  Floats `json:"data"`
 }
 
-// NewTensorJSON is t's wire form.
-func NewTensorJSON(t *emu.Tensor) *TensorJSON {
-	data := t.Data
+// NewTensorJSON is the wire form of a tensor of dtype and shape holding
+// data (an emulator tensor's fields).
+func NewTensorJSON(dtype ir.DType, shape []int, data []float64) *TensorJSON {
 	if data == nil {
 		data = []float64{}
 	}
-	shape := t.Shape
 	if shape == nil {
 		shape = []int{}
 	}
-	return &TensorJSON{DType: t.DType.String(), Shape: shape, Data: data}
+	return &TensorJSON{DType: dtype.String(), Shape: shape, Data: data}
 }
 
 // RoundTo converts v to what a tensor of dtype d can hold, so inputs are
