@@ -26,7 +26,7 @@ var allowed = map[string][]string{
 	// compare and sweep sit above the facade: like the CLI and the server
 	// they take its *engine.Program and *engine.Module, and the facade
 	// imports neither.
-	"pldworkbench/engine/compare": {"engine", "engine/emu", "engine/floats", "engine/ir", "engine/limits"},
+	"pldworkbench/engine/compare": {"engine", "engine/emu", "engine/floats", "engine/ir", "engine/limits", "engine/trace"},
 	"pldworkbench/engine/conform": {"engine", "engine/diag", "engine/emu", "engine/floats", "engine/syntax"},
 	"pldworkbench/engine/sweep":   {"engine", "engine/diag", "engine/emu", "engine/ir", "engine/limits", "engine/lower"},
 	"pldworkbench/kernels":        {},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 
@@ -84,7 +85,15 @@ type RunResult struct {
 	// Internal is set when the engine panicked (Status is runtime_error and
 	// Error carries E0599): the stack is for the caller's log.
 	Internal *InternalError
+
+	ownInputs bool // the inputs are those the run's own fill makes
 }
+
+// OwnInputs reports whether the run's inputs were the ones its own fill
+// and seed make — true unless RunOptions.Inputs replaced some with other
+// values (a comparison's B run on A's inputs) — so the run is the one
+// Program.Run without Inputs would have made.
+func (r *RunResult) OwnInputs() bool { return r.ownInputs }
 
 // MarshalJSON writes the run's wire form: status, ranks, entry, inputs,
 // outputs (TensorJSON, by name), diagnostics, deadlock, error, races,
@@ -232,8 +241,10 @@ func (p *Program) run(meter *limits.Meter, opts RunOptions) *RunResult {
 	if err == nil {
 		// Inputs handed over by a comparison replace the fill's, name by
 		// name; whatever the other side could not supply keeps the fill.
+		res.ownInputs = true
 		for name, t := range cloneInputs(opts.Inputs) {
-			if _, ok := in[name]; ok {
+			if own, ok := in[name]; ok {
+				res.ownInputs = res.ownInputs && sameTensor(own, t)
 				in[name] = t
 			}
 		}
@@ -360,6 +371,20 @@ func makeInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float6
 		}
 	}
 	return in, nil
+}
+
+// sameTensor reports whether a and b hold the same shape and the same
+// bits.
+func sameTensor(a, b *emu.Tensor) bool {
+	if a.DType != b.DType || !slices.Equal(a.Shape, b.Shape) || len(a.Data) != len(b.Data) {
+		return false
+	}
+	for i := range a.Data {
+		if math.Float64bits(a.Data[i]) != math.Float64bits(b.Data[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // cloneInputs deep-copies tensors so a run can never change what the caller

@@ -14,6 +14,7 @@ import (
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/lower"
+	"pldworkbench/engine/trace"
 	"pldworkbench/kernels"
 )
 
@@ -203,6 +204,7 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 	}
 	var a, b *engine.Program
 	var cr *compare.Result
+	var evA, evB trace.Collector
 	err = s.withSlot("compare", func() {
 		// One deadline, two runs' worth, from when the slot is had, for
 		// compiling both sides and running them.
@@ -214,8 +216,8 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 			return
 		}
 		fill, _ := engine.ParseFill(st.Fill)
-		cr = compare.Programs(ctx, a, b, engine.RunOptions{Options: engine.Options{Budget: s.budget()},
-			Fill: fill, Seed: st.Seed, Schedule: st.Schedule})
+		cr = compare.Programs(ctx, a, b, compare.Options{RunOptions: engine.RunOptions{Options: engine.Options{Budget: s.budget()},
+			Fill: fill, Seed: st.Seed, Schedule: st.Schedule}, EventsA: evA.Sink(), EventsB: evB.Sink()})
 	})
 	if err != nil {
 		return err
@@ -239,17 +241,24 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 	}
 	// Each side as the run POST /api/runs would make of its code and
 	// these settings: same id, so the page's replay of a side and a later
-	// post of the same code share one stored run.
+	// post of the same code share one stored run. A side whose run in the
+	// comparison is the one POST /api/runs would make (its own inputs, run
+	// to the end) is that run: its result and events are handed over, and
+	// the emulator runs twice for the whole request.
 	seed := st.Seed
-	side := func(code, entry string, prog *engine.Program) (string, error) {
-		pr, err := s.startRun(c.UserContext(), &runRequest{Code: code, Ranks: req.Ranks, Entry: entry, Fill: st.Fill,
-			Seed: &seed, Schedule: st.Schedule, Platform: st.Platform, prog: prog})
+	side := func(code, entry string, prog *engine.Program, res *engine.RunResult, events []trace.Event) (string, error) {
+		req := &runRequest{Code: code, Ranks: req.Ranks, Entry: entry, Fill: st.Fill,
+			Seed: &seed, Schedule: st.Schedule, Platform: st.Platform, prog: prog}
+		if res.OwnInputs() && res.Internal == nil && res.Status != emu.StatusTimeout && res.Status != emu.StatusCanceled {
+			req.ran = &ranResult{res: res, events: events}
+		}
+		pr, err := s.startRun(c.UserContext(), req)
 		return pr.ID, err
 	}
-	if out.RunA, err = side(req.A.Code, req.A.Entry, a); err != nil {
+	if out.RunA, err = side(req.A.Code, req.A.Entry, a, cr.A, evA.Events); err != nil {
 		return err
 	}
-	if out.RunB, err = side(string(srcB), entryB, b); err != nil {
+	if out.RunB, err = side(string(srcB), entryB, b, cr.B, evB.Events); err != nil {
 		return err
 	}
 	return c.JSON(out)

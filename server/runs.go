@@ -118,7 +118,7 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 		return postResponse{ID: id, Cached: true, Settings: st}, nil
 	}
 	r := newRun(s.base, id, req.Code, st, sc)
-	r.prog = req.prog
+	r.prog, r.ran = req.prog, req.ran
 	w, ok := s.slots.enqueueRun(r)
 	if !ok {
 		r.cancel()
@@ -272,9 +272,18 @@ func (s *Server) runEngine(r *run) *record {
 	r.add(statusMessage("running", r.id, st, rec.Ranks, rec.Entry))
 	r.add(diagMessages(rec.Diagnostics)...)
 
-	fill, _ := engine.ParseFill(st.Fill) // validated by normalize
-	res := prog.Run(ctx, engine.RunOptions{Options: engine.Options{Budget: s.budget()},
-		Fill: fill, Seed: st.Seed, Args: st.Args, Schedule: st.Schedule, OnEvent: r.event})
+	var res *engine.RunResult
+	if r.ran != nil {
+		// Run already, by a comparison: its events go out as this run's.
+		for _, e := range r.ran.events {
+			r.event(e)
+		}
+		res = r.ran.res
+	} else {
+		fill, _ := engine.ParseFill(st.Fill) // validated by normalize
+		res = prog.Run(ctx, engine.RunOptions{Options: engine.Options{Budget: s.budget()},
+			Fill: fill, Seed: st.Seed, Args: st.Args, Schedule: st.Schedule, OnEvent: r.event})
+	}
 	if res.Internal != nil {
 		rec.internal = s.engineInternal("run "+r.id, res.Internal)
 		return rec

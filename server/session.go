@@ -80,6 +80,7 @@ type run struct {
 	shared    bool       // stored: its done carries the share link
 
 	prog *engine.Program // compiled by the caller (a comparison's side), else nil
+	ran  *ranResult      // run by the caller too, else nil
 }
 
 // isWatched reports whether a client watches r now.

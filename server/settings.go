@@ -13,6 +13,7 @@ import (
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/trace"
 	"pldworkbench/kernels"
 	"pldworkbench/tutorials/check"
 )
@@ -32,8 +33,16 @@ type runRequest struct {
 	Args     map[string]float64 `json:"args"`
 
 	// prog, when set, is the program the code compiles to at these
-	// settings, already compiled by the caller (a comparison's side).
+	// settings, already compiled by the caller (a comparison's side);
+	// ran, when set, is its run at these settings, already done.
 	prog *engine.Program
+	ran  *ranResult
+}
+
+// ranResult is a run done elsewhere (in a comparison) with its events.
+type ranResult struct {
+	res    *engine.RunResult
+	events []trace.Event
 }
 
 // Settings are a run's normalized settings: every default filled in, so

@@ -109,7 +109,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	cr := compare.Programs(ctx, progs[0], progs[1], opts)
+	cr := compare.Programs(ctx, progs[0], progs[1], compare.Options{RunOptions: opts})
 	if *asJSON {
 		b, err := json.Marshal(cr)
 		if err != nil {

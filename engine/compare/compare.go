@@ -18,6 +18,7 @@ import (
 	"pldworkbench/engine/floats"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/limits"
+	"pldworkbench/engine/trace"
 )
 
 // OutputVerdict compares one output tensor of the two runs.
@@ -49,11 +50,20 @@ type Result struct {
 	Internal *engine.InternalError `json:"-"`
 }
 
+// Options says how to run both programs: RunOptions's fill, seed,
+// schedule and budget (its OnEvent is not used), and where each run's
+// events go.
+type Options struct {
+	engine.RunOptions
+	EventsA, EventsB trace.Sink
+}
+
 // Programs runs a and b on identical inputs (made once, from a's entry, and
 // handed to b by parameter name, else by position) and compares outputs.
 // The comparison is one piece of work: opts.Budget's Timeout covers both
 // runs, and each run has its memory budget. It never panics.
-func Programs(ctx context.Context, a, b *engine.Program, opts engine.RunOptions) (cr *Result) {
+func Programs(ctx context.Context, a, b *engine.Program, o Options) (cr *Result) {
+	opts := o.RunOptions
 	ctx, cancel := context.WithTimeoutCause(ctx, opts.Budget.WithDefaults(limits.CLIBudget()).Timeout, limits.ErrTimeout)
 	defer cancel()
 	cr = &Result{Verdict: "different", Outputs: []OutputVerdict{}}
@@ -62,8 +72,11 @@ func Programs(ctx context.Context, a, b *engine.Program, opts engine.RunOptions)
 			cr.Verdict, cr.Internal = "different", &engine.InternalError{Value: p, Where: "compare", Stack: debug.Stack()}
 		}
 	}()
-	cr.A = a.Run(ctx, opts)
+	optsA := opts
+	optsA.OnEvent = o.EventsA
+	cr.A = a.Run(ctx, optsA)
 	optsB := opts
+	optsB.OnEvent = o.EventsB
 	if cr.A.In != nil {
 		optsB.Inputs = renameInputs(cr.A, b)
 	}
