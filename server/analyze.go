@@ -21,15 +21,6 @@ import (
 // fileName is what diagnostics call a program posted without a step.
 const fileName = "main.py"
 
-// frontRequest is the body of POST /api/check and POST /api/ir.
-type frontRequest struct {
-	Code     string `json:"code"`
-	Entry    string `json:"entry"`
-	Ranks    int    `json:"ranks"`
-	Platform string `json:"platform"`
-	After    string `json:"after"`
-}
-
 func (req *frontRequest) options() (engine.Options, error) {
 	if err := checkCode("code", req.Code); err != nil {
 		return engine.Options{}, err
@@ -75,15 +66,6 @@ func (s *Server) postCheck(c *fiber.Ctx) error {
 	return c.Send(b)
 }
 
-// irResponse is POST /api/ir's answer. Error says why there is no IR when
-// no diagnostic does (a module with several host orchestrators and no
-// entry).
-type irResponse struct {
-	IR          string    `json:"ir"`
-	Diagnostics diag.List `json:"diagnostics"`
-	Error       string    `json:"error,omitempty"`
-}
-
 // postIR answers POST /api/ir: the program's IR after a pass (fully
 // lowered by default, "checked" = before any), as `workbench ir` prints it.
 func (s *Server) postIR(c *fiber.Ctx) error { return s.answerIR(c, ir.PrintOptions{}) }
@@ -123,43 +105,6 @@ func (s *Server) answerIR(c *fiber.Ctx, print ir.PrintOptions) error {
 		out.IR = text
 	}
 	return c.JSON(out)
-}
-
-// compareSide is one side of POST /api/compare: code, or (side b only)
-// an embedded kernel by name.
-type compareSide struct {
-	Code   string `json:"code"`
-	Kernel string `json:"kernel"`
-	Entry  string `json:"entry"`
-}
-
-type compareRequest struct {
-	A        compareSide `json:"a"`
-	B        compareSide `json:"b"`
-	Ranks    int         `json:"ranks"`
-	Fill     string      `json:"fill"`
-	Seed     *uint64     `json:"seed"`
-	Schedule string      `json:"schedule"`
-	Platform string      `json:"platform"`
-}
-
-// compareResponse is compare.Result on the wire, plus each side's
-// lowered IR.
-type compareResponse struct {
-	Verdict    string                  `json:"verdict"`
-	Ranks      int                     `json:"ranks"`
-	A          *engine.RunResult       `json:"a"`
-	B          *engine.RunResult       `json:"b"`
-	Outputs    []compare.OutputVerdict `json:"outputs"`
-	KernelDiff string                  `json:"kernel_diff"`
-	IRA        string                  `json:"ir_a"`
-	IRB        string                  `json:"ir_b"`
-	// RunA and RunB are the ids of each side run on its own as an
-	// ordinary run (POST /api/runs with the side's code and the
-	// comparison's settings): /ws/runs/{id} streams or replays its events,
-	// /r/{id} shares it.
-	RunA string `json:"run_a"`
-	RunB string `json:"run_b"`
 }
 
 // postCompare answers POST /api/compare: both programs on the same

@@ -14,31 +14,6 @@ import (
 	"pldworkbench/tutorials/check"
 )
 
-// exportRequest is the body of POST /api/export.
-type exportRequest struct {
-	Code     string `json:"code"`
-	Entry    string `json:"entry"`
-	Ranks    int    `json:"ranks"`
-	Fill     string `json:"fill"`
-	Seed     uint64 `json:"seed"`
-	Platform string `json:"platform"` // a PyPTO platform: a2a3sim (default), a2a3, a5, a5sim
-	// Kernel names the course kernel the code is a copy of (a step's
-	// kernel, "08_allreduce_mesh"), whose golden the script checks.
-	Kernel string `json:"kernel"`
-}
-
-// exportResponse is the exported script, ready to save, or why not.
-type exportResponse struct {
-	Filename    string    `json:"filename,omitempty"`
-	Script      string    `json:"script,omitempty"`
-	DataName    string    `json:"data_name,omitempty"`
-	Data        string    `json:"data_base64,omitempty"` // the randn inputs, base64
-	Entry       string    `json:"entry,omitempty"`
-	Ranks       int       `json:"ranks,omitempty"`
-	Diagnostics diag.List `json:"diagnostics"`
-	Error       string    `json:"error,omitempty"`
-}
-
 // postExport answers POST /api/export with what `workbench export` writes.
 func (s *Server) postExport(c *fiber.Ctx) error {
 	var req exportRequest
@@ -100,13 +75,6 @@ func (s *Server) postExport(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-// pyptoResponse is GET /api/pypto: what the backend would run with.
-type pyptoResponse struct {
-	npu.Toolchain
-	// Ready lists the platforms an exported script can run on here.
-	Ready []string `json:"ready"`
-}
-
 // getPyPTO answers GET /api/pypto: python3, pypto and torch as
 // `python3 -c "import pypto"` finds them, the cards, and what is missing
 // and how to get it. It probes on every call (on demand, in a worker
@@ -125,20 +93,6 @@ func (s *Server) getPyPTO(c *fiber.Ctx) error {
 		}
 	}
 	return c.JSON(out)
-}
-
-// pyptoCheckResponse is POST /api/pypto/check: the workbench's verdict
-// under the NPU's rules beside PyPTO's compiler's.
-type pyptoCheckResponse struct {
-	Diagnostics diag.List `json:"diagnostics"`
-	Exported    bool      `json:"exported"`
-	PyPTO       string    `json:"pypto,omitempty"`
-	// Status is PyPTO's verdict: compiled, error (refused) or timeout;
-	// empty when it was not asked.
-	Status   string   `json:"status,omitempty"`
-	Messages string   `json:"messages,omitempty"`
-	Seconds  float64  `json:"seconds,omitempty"`
-	Missing  []string `json:"missing,omitempty"`
 }
 
 // postPyPTOCheck answers POST /api/pypto/check (the body of POST

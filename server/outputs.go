@@ -8,30 +8,6 @@ import (
 	"pldworkbench/engine/limits"
 )
 
-// outTensor is an output as the page gets it and the store keeps it: the
-// tensor whole while the run's outputs stay within limits.OutputFull
-// elements, else the first limits.OutputPrefix elements of each rank's
-// row (shape [P, k], so the page draws it as it draws any tensor) with
-// truncated and full_shape saying so. Stats always cover every element.
-// A 16M-element output thus costs a few KiB to store and to read back,
-// not 268 MB.
-type outTensor struct {
-	floats.TensorJSON
-	FullShape []int       `json:"full_shape,omitempty"`
-	Truncated bool        `json:"truncated,omitempty"`
-	Stats     tensorStats `json:"stats"`
-}
-
-// tensorStats summarise a tensor: min, max and mean over the elements that
-// are not NaN, how many elements, how many NaN.
-type tensorStats struct {
-	Count int64        `json:"count"`
-	NaN   int64        `json:"nan"`
-	Min   floats.Float `json:"min"`
-	Max   floats.Float `json:"max"`
-	Mean  floats.Float `json:"mean"`
-}
-
 func statsOf(data []float64) tensorStats {
 	st := tensorStats{Count: int64(len(data))}
 	lo, hi, sum, n := math.Inf(1), math.Inf(-1), 0.0, 0

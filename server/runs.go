@@ -21,50 +21,9 @@ import (
 	"pldworkbench/tutorials/check"
 )
 
-// record is a run as GET /api/runs/{id} answers it and as the store keeps
-// it (the result column holds it without the code, which has its own).
-type record struct {
-	ID              string                       `json:"id"`
-	Code            string                       `json:"code"`
-	Settings        Settings                     `json:"settings"`
-	Status          string                       `json:"status"`
-	Ranks           int                          `json:"ranks"`
-	Entry           string                       `json:"entry"`
-	Outputs         map[string]*outTensor        `json:"outputs"`
-	OutputOrder     []string                     `json:"output_order"`
-	OutputChecks    map[string]check.OutputCheck `json:"output_checks,omitempty"`
-	Races           []emu.Race                   `json:"races"`
-	RacesOmitted    int                          `json:"races_omitted,omitempty"`
-	Deadlock        *emu.Deadlock                `json:"deadlock,omitempty"`
-	Error           *emu.RunError                `json:"error,omitempty"`
-	Diagnostics     diag.List                    `json:"diagnostics"`
-	Stats           emu.Stats                    `json:"stats"`
-	Check           *verdict                     `json:"check,omitempty"`
-	Events          int                          `json:"events"`
-	EventsTruncated bool                         `json:"events_truncated,omitempty"`
-	Created         string                       `json:"created"`
-
-	internal error // the engine panicked: the run is a workbench bug, not stored
-}
-
-// verdict is a step run's check: pass, a status (ok, the run's failure
-// status, wrong_data, no_golden) and a one-line reason.
-type verdict struct {
-	Pass   bool   `json:"pass"`
-	Status string `json:"status"`
-	Reason string `json:"reason,omitempty"`
-}
-
 // statusCancelled is the done status of a cancelled run (the emulator says
 // "canceled"; API.md spells it the British way).
 const statusCancelled = "cancelled"
-
-// postResponse answers POST /api/runs.
-type postResponse struct {
-	ID       string   `json:"id"`
-	Cached   bool     `json:"cached"`
-	Settings Settings `json:"settings"`
-}
 
 // postRun starts a run, joins the one executing under the same id, or
 // finds it stored.
@@ -625,4 +584,10 @@ func (s *Server) pin(id string) {
 	if _, err := s.db.ExecContext(ctx, `UPDATE runs SET pinned = 1 WHERE id = ? AND pinned = 0`, id); err != nil {
 		s.logf("run %s: pinning: %v", id, err)
 	}
+}
+
+// ranResult is a run done elsewhere (in a comparison) with its events.
+type ranResult struct {
+	res    *engine.RunResult
+	events []trace.Event
 }

@@ -8,9 +8,7 @@ import (
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
-	"pldworkbench/engine/emu"
 	"pldworkbench/engine/trace"
-	"pldworkbench/tutorials/check"
 )
 
 // item is one message of a run's log, encoded once when it is appended:
@@ -243,58 +241,8 @@ func (r *run) read(cursor, max int) (msgs [][]byte, end bool) {
 
 // The messages of API.md, in the order a run sends them.
 
-type statusMsg struct {
-	Type     string   `json:"type"`
-	Status   string   `json:"status"`
-	ID       string   `json:"id"`
-	Settings Settings `json:"settings"`
-	Ranks    int      `json:"ranks"`
-	Entry    string   `json:"entry,omitempty"`
-}
-
-// queueMsg tells a queued run's client where it stands: position 1 runs
-// next; of is how much work waits in all.
-type queueMsg struct {
-	Type     string `json:"type"`
-	Position int    `json:"position"`
-	Of       int    `json:"of"`
-}
-
 func queueMessage(pos, of int) []byte {
 	return mustJSON(queueMsg{Type: "queue", Position: pos, Of: of})
-}
-
-type diagMsg struct {
-	Type       string          `json:"type"`
-	Diagnostic diag.Diagnostic `json:"diagnostic"`
-}
-
-type outputMsg struct {
-	Type   string             `json:"type"`
-	Name   string             `json:"name"`
-	Tensor *outTensor         `json:"tensor"`
-	Check  *check.OutputCheck `json:"check,omitempty"`
-}
-
-type raceMsg struct {
-	Type string   `json:"type"`
-	Race emu.Race `json:"race"`
-}
-
-type deadlockMsg struct {
-	Type     string        `json:"type"`
-	Deadlock *emu.Deadlock `json:"deadlock"`
-}
-
-type doneMsg struct {
-	Type            string        `json:"type"`
-	Status          string        `json:"status"`
-	Stats           emu.Stats     `json:"stats"`
-	Error           *emu.RunError `json:"error,omitempty"`
-	Check           *verdict      `json:"check,omitempty"`
-	Share           string        `json:"share,omitempty"`
-	RacesOmitted    int           `json:"races_omitted,omitempty"`
-	EventsTruncated bool          `json:"events_truncated,omitempty"`
 }
 
 // mustJSON encodes a message built from plain fields.

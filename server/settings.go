@@ -13,55 +13,9 @@ import (
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/emu"
-	"pldworkbench/engine/trace"
 	"pldworkbench/kernels"
 	"pldworkbench/tutorials/check"
 )
-
-// runRequest is the body of POST /api/runs.
-type runRequest struct {
-	Code     string             `json:"code"`
-	Step     int                `json:"step"`
-	Variant  string             `json:"variant"`
-	Kernel   string             `json:"kernel"`
-	Ranks    int                `json:"ranks"`
-	Entry    string             `json:"entry"`
-	Fill     string             `json:"fill"`
-	Seed     *uint64            `json:"seed"`
-	Schedule string             `json:"schedule"`
-	Platform string             `json:"platform"`
-	Args     map[string]float64 `json:"args"`
-
-	// prog, when set, is the program the code compiles to at these
-	// settings, already compiled by the caller (a comparison's side);
-	// ran, when set, is its run at these settings, already done.
-	prog *engine.Program
-	ran  *ranResult
-}
-
-// ranResult is a run done elsewhere (in a comparison) with its events.
-type ranResult struct {
-	res    *engine.RunResult
-	events []trace.Event
-}
-
-// Settings are a run's normalized settings: every default filled in, so
-// two posts that mean the same run hash to the same id. Entry stays empty
-// for a run without a step that names none (the engine's DefaultEntry
-// picks it when the run starts); Ranks stays 0 when neither the post nor a
-// step says (the engine's default: what the host tensors pin, else 4).
-type Settings struct {
-	Step     int                `json:"step,omitempty"`
-	Variant  string             `json:"variant,omitempty"`
-	Kernel   string             `json:"kernel,omitempty"`
-	Ranks    int                `json:"ranks"`
-	Entry    string             `json:"entry"`
-	Fill     string             `json:"fill"`
-	Seed     uint64             `json:"seed"`
-	Schedule string             `json:"schedule"`
-	Platform string             `json:"platform"`
-	Args     map[string]float64 `json:"args,omitempty"`
-}
 
 // stepCheck is what a step run is checked against: the golden of
 // Kernel's entry Entry as its header writes it ("{P}" unexpanded). Entry

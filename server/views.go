@@ -17,12 +17,6 @@ import (
 	"pldworkbench/engine/sweep"
 )
 
-// passJSON is one entry of GET /api/passes.
-type passJSON struct {
-	Name string `json:"name"`
-	Doc  string `json:"doc"`
-}
-
 // getPasses answers GET /api/passes: "checked" (before any pass), then the
 // lowering passes in the order they run, from the engine's pass table, as
 // `workbench ir --passes` lists them.
@@ -39,27 +33,6 @@ func (s *Server) getPasses(c *fiber.Ctx) error {
 // builtin's `# from pld.tensor.allreduce (line 42)` on lowered code).
 func (s *Server) postIRLines(c *fiber.Ctx) error {
 	return s.answerIR(c, ir.PrintOptions{Lines: true})
-}
-
-// schedulesRequest is POST /api/schedules' body: a run's code and settings
-// and how many random schedules to try.
-type schedulesRequest struct {
-	frontRequest
-	Fill string  `json:"fill"`
-	Seed *uint64 `json:"seed"`
-	N    int     `json:"n"`
-}
-
-// schedulesResponse lists the seeds as `workbench run --schedules N` does.
-type schedulesResponse struct {
-	Entry  string               `json:"entry"`
-	Ranks  int                  `json:"ranks"`
-	Fair   string               `json:"fair"`
-	Error  string               `json:"error,omitempty"`
-	N      int                  `json:"n"`
-	Ran    int                  `json:"ran"`
-	Failed int                  `json:"failed"`
-	Seeds  []engine.SeedOutcome `json:"seeds"`
 }
 
 // postSchedules answers POST /api/schedules: Program.Schedules on the code,
@@ -122,23 +95,6 @@ func (s *Server) postSchedules(c *fiber.Ctx) error {
 		out.Seeds = []engine.SeedOutcome{}
 	}
 	return c.JSON(out)
-}
-
-// sweepRequest is POST /api/sweep's body: a kernel with `#! sweep:` lines
-// and what to sweep, as `workbench sweep FILE --ranks 2,4,8 --sizes 1K:16M`.
-type sweepRequest struct {
-	Code     string `json:"code"`
-	Ranks    []int  `json:"ranks"`
-	Sizes    string `json:"sizes"`
-	Platform string `json:"platform"`
-}
-
-// sweepResponse is sweep.Result with, per rank count, the crossover
-// sentence `workbench sweep` prints, and whether every point was measured.
-type sweepResponse struct {
-	*sweep.Result
-	CrossoverLines map[int]string `json:"crossover_lines"`
-	Done           bool           `json:"done"`
 }
 
 // postSweep answers POST /api/sweep: sweep.Run in one worker slot, each
