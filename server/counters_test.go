@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"pldworkbench/engine"
 	"pldworkbench/engine/limits"
 )
 
@@ -83,5 +84,33 @@ func TestCompareParsesEachSideOnce(t *testing.T) {
 		if len(got) != len(want) || !reflect.DeepEqual(got, want) {
 			t.Errorf("side run A's %s messages differ from a fresh POST /api/runs: %d vs %d", typ, len(got), len(want))
 		}
+	}
+}
+
+// TestProgramCacheBounded: the cache keeps at most its size, dropping the
+// least recently used program, and a hit moves a program to the front.
+func TestProgramCacheBounded(t *testing.T) {
+	c := newProgramCache(2)
+	keys := []programKey{{entry: "a"}, {entry: "b"}, {entry: "c"}}
+	progs := make([]*engine.Program, len(keys))
+	for i := range progs {
+		progs[i] = &engine.Program{Entry: keys[i].entry}
+	}
+	c.put(keys[0], progs[0])
+	c.put(keys[1], progs[1])
+	if p, ok := c.get(keys[0]); !ok || p != progs[0] { // a is now the most recent
+		t.Fatalf("get a: %v %v", p, ok)
+	}
+	c.put(keys[2], progs[2]) // drops b, the least recently used
+	if _, ok := c.get(keys[1]); ok {
+		t.Error("b is still cached past the bound")
+	}
+	for _, i := range []int{0, 2} {
+		if p, ok := c.get(keys[i]); !ok || p != progs[i] {
+			t.Errorf("%s dropped: %v %v", keys[i].entry, p, ok)
+		}
+	}
+	if c.ll.Len() != 2 || len(c.by) != 2 {
+		t.Errorf("%d entries, %d keys; want 2, 2", c.ll.Len(), len(c.by))
 	}
 }
