@@ -114,3 +114,25 @@ func TestProgramCacheBounded(t *testing.T) {
 		t.Errorf("%d entries, %d keys; want 2, 2", c.ll.Len(), len(c.by))
 	}
 }
+
+// TestStepCheckParsesOnce: POST /api/steps/8/check runs the code at every
+// rank count the step lists, under two schedules each, from one parse:
+// one compile per rank count, two emulator runs per compile.
+func TestStepCheckParsesOnce(t *testing.T) {
+	ts, c := startCounting(t)
+	code, b := ts.do(t, "POST", "/api/steps/8/check", map[string]any{"code": kernelSource(t, "08_allreduce_mesh")})
+	if code != 200 {
+		t.Fatalf("POST /api/steps/8/check: %d %s", code, b)
+	}
+	var rep struct {
+		OK       bool              `json:"ok"`
+		Verdicts []json.RawMessage `json:"verdicts"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil || !rep.OK || len(rep.Verdicts) < 2 {
+		t.Fatalf("step check: %s", b)
+	}
+	n := int64(len(rep.Verdicts))
+	if p, k, r := c.Parses.Load(), c.Compiles.Load(), c.Runs.Load(); p != 1 || k != n || r != 2*n {
+		t.Errorf("%d verdicts: %d parses, %d compiles, %d emulator runs; want 1, %d, %d", n, p, k, r, n, 2*n)
+	}
+}

@@ -119,6 +119,13 @@ var Schedules = []string{"fair", "adversarial"}
 // run is a piece of work under b (its zero fields the engine's defaults);
 // ctx bounds the whole check.
 func Run(ctx context.Context, b limits.Budget, kernel, entry, file string, src []byte, p int) Verdict {
+	mod, _ := engine.Load(ctx, file, src, engine.Options{Budget: b})
+	return runModule(ctx, b, kernel, entry, mod, p)
+}
+
+// runModule is Run on the module loaded from the text: a check of several
+// entries and rank counts parses the text once.
+func runModule(ctx context.Context, b limits.Budget, kernel, entry string, mod *engine.Module, p int) Verdict {
 	expanded := strings.ReplaceAll(entry, "{P}", fmt.Sprint(p))
 	v := Verdict{Kernel: kernel, Entry: expanded, Ranks: p}
 	g, ok := GoldenOf(kernel, entry)
@@ -127,9 +134,7 @@ func Run(ctx context.Context, b limits.Budget, kernel, entry, file string, src [
 		return v
 	}
 	// Compiled once, run under every schedule.
-	opts := engine.Options{Ranks: p, Budget: b}
-	mod, _ := engine.Load(ctx, file, src, opts)
-	prog, _ := mod.Compile(ctx, expanded, opts)
+	prog, _ := mod.Compile(ctx, expanded, engine.Options{Ranks: p, Budget: b})
 	for _, sched := range Schedules {
 		v.Schedule = sched
 		v.Status, v.Reason = runOnce(ctx, b, prog, p, sched, g)
@@ -246,9 +251,10 @@ func index(shape []int, flat int) string {
 // at each rank count in ranks.
 func kernelVerdicts(ctx context.Context, b limits.Budget, k kernels.Kernel, file string, src []byte, ranks []int) []Verdict {
 	var out []Verdict
+	mod, _ := engine.Load(ctx, file, src, engine.Options{Budget: b})
 	for _, p := range ranks {
 		for _, e := range k.Entries {
-			out = append(out, Run(ctx, b, k.Name, e, file, src, p))
+			out = append(out, runModule(ctx, b, k.Name, e, mod, p))
 		}
 	}
 	return out
