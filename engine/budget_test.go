@@ -42,8 +42,8 @@ func TestDefaultedParamIsDiagnostic(t *testing.T) {
 		t.Errorf("got %s at %d:%d %q hint %q, want E0112 at 5:7 naming x with a hint", d.Code, d.Span.Start.Line, d.Span.Start.Col, d.Msg, d.Hint)
 	}
 	run := engine.Run(context.Background(), "crash.py", []byte(crashProgram), engine.RunOptions{Options: engine.Options{Entry: "h"}})
-	if run.Status != engine.StatusCompileError || run.Internal != nil || len(run.Diagnostics) == 0 || run.Diagnostics[0].Code != "E0112" {
-		t.Errorf("Run: status %s, diagnostics %+v, want compile_error with E0112", run.Status, run.Diagnostics)
+	if run.Status != engine.StatusCompileError || run.Internal != nil || len(run.Diags) == 0 || run.Diags[0].Code != "E0112" {
+		t.Errorf("Run: status %s, diagnostics %+v, want compile_error with E0112", run.Status, run.Diags)
 	}
 }
 
@@ -106,8 +106,8 @@ func TestPinnedRanksRefused(t *testing.T) {
 		start := time.Now()
 		res := engine.Run(context.Background(), "p.py", src, engine.RunOptions{Options: engine.Options{Budget: tc.budget}})
 		took := time.Since(start)
-		if res.Status != engine.StatusCompileError || len(res.Diagnostics) == 0 || res.Diagnostics[0].Code != tc.code {
-			t.Errorf("MaxRanks=%d: status %s, diagnostics %+v, want compile_error %s", tc.budget.MaxRanks, res.Status, res.Diagnostics, tc.code)
+		if res.Status != engine.StatusCompileError || len(res.Diags) == 0 || res.Diags[0].Code != tc.code {
+			t.Errorf("MaxRanks=%d: status %s, diagnostics %+v, want compile_error %s", tc.budget.MaxRanks, res.Status, res.Diags, tc.code)
 		}
 		if took > 500*time.Millisecond {
 			t.Errorf("MaxRanks=%d: refused after %v, want well under a second", tc.budget.MaxRanks, took)
@@ -119,8 +119,8 @@ func TestPinnedRanksRefused(t *testing.T) {
 	}
 	// An explicit rank count is held to the same cap.
 	res := engine.Run(context.Background(), "p.py", window(4, "256"), engine.RunOptions{Options: engine.Options{Ranks: 200, Budget: limits.ServerBudget()}})
-	if res.Status != engine.StatusCompileError || len(res.Diagnostics) == 0 || res.Diagnostics[0].Code != "E0517" {
-		t.Errorf("ranks 200: status %s, diagnostics %+v, want E0517", res.Status, res.Diagnostics)
+	if res.Status != engine.StatusCompileError || len(res.Diags) == 0 || res.Diags[0].Code != "E0517" {
+		t.Errorf("ranks 200: status %s, diagnostics %+v, want E0517", res.Status, res.Diags)
 	}
 }
 
@@ -281,7 +281,7 @@ func TestCPUBoundFrontEndTimesOut(t *testing.T) {
 		run := engine.Run(context.Background(), tc.name+".py", src, engine.RunOptions{Options: opts})
 		within("Run", start)
 		if run.Status != emu.StatusTimeout {
-			t.Errorf("%s Run: status %s %v, want timeout", tc.name, run.Status, run.Diagnostics)
+			t.Errorf("%s Run: status %s %v, want timeout", tc.name, run.Status, run.Diags)
 		}
 	}
 }

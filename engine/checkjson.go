@@ -6,31 +6,29 @@ import (
 	"pldworkbench/engine/diag"
 )
 
-// CheckReport is the JSON form of a Check: what `workbench check --json`
+// checkReport is the JSON form of a check: what `workbench check --json`
 // prints and what the server's POST /api/check answers, built by the one
-// function CheckJSON so the two cannot drift.
-type CheckReport struct {
+// method Result.JSON so the two cannot drift.
+type checkReport struct {
 	// OK is true when no diagnostic is an error (warnings allowed).
-	OK          bool        `json:"ok"`
-	Diagnostics []diag.JSON `json:"diagnostics"`
+	OK          bool      `json:"ok"`
+	Diagnostics diag.List `json:"diagnostics"`
 }
 
-// NewCheckReport builds the report of a check's result.
-func NewCheckReport(res *Result) CheckReport {
-	r := CheckReport{OK: !res.Diags.HasErrors(), Diagnostics: make([]diag.JSON, 0, len(res.Diags))}
-	for _, d := range res.Diags {
-		r.Diagnostics = append(r.Diagnostics, diag.ToJSON(d))
-	}
-	return r
+// newCheckReport builds the report of a check's result.
+func newCheckReport(res *Result) checkReport {
+	return checkReport{OK: !res.Diags.HasErrors(), Diagnostics: res.Diags}
 }
 
-// CheckJSON encodes the report of res, indented by two spaces. Like every
-// entry point it never panics: a bug comes back as an *InternalError.
-func CheckJSON(res *Result) (b []byte, err error) {
+// JSON encodes the report of the check, indented by two spaces: what
+// `workbench check --json` prints and POST /api/check answers,
+// {"ok", "diagnostics"}. Like every entry point it never panics: a bug
+// comes back as an *InternalError.
+func (r *Result) JSON() (b []byte, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			b, err = nil, recovered(p)
 		}
 	}()
-	return json.MarshalIndent(NewCheckReport(res), "", "  ")
+	return json.MarshalIndent(newCheckReport(r), "", "  ")
 }

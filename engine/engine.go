@@ -1,9 +1,17 @@
-// Package engine is the facade the server and the command line use. It runs
-// the front end in its fixed order — syntax.ParseFile, meta.Load, entry
-// evaluation, check.Check — and returns diagnostics and IR together, so a
-// caller never has to know which stage found a problem.
+// Package engine is the facade the server and the command line use. As
+// go.starlark.net and go/types hand out values, it parses once and
+// compiles once: Load runs the front end's first stages (syntax.ParseFile,
+// meta.Load) and returns a *Module; Module.Compile resolves an entry (the
+// module's only host orchestrator when none is named, {P} expanded),
+// applies every default once (the rank count the entry's tensors pin,
+// else limits.DefaultRanks; the platform), checks and lowers it, and returns a
+// *Program that runs as often as needed (Program.Run, Program.Schedules,
+// Program.IRText; engine/compare and engine/sweep take programs and
+// modules too). Diagnostics and IR come back together, so a caller never
+// has to know which stage found a problem. Check and Run do Load and one
+// compile in one piece of work, for one-shot callers.
 //
-// Without an entry, Check checks every DSL function the module can
+// Without an entry, Module.Check checks every DSL function the module can
 // instantiate without arguments: module-level host orchestrators (and,
 // transitively, what they dispatch), module-level kernels and wrappers that
 // no host reaches (on their own), the host orchestrators of module-level
@@ -26,15 +34,11 @@ import (
 	"pldworkbench/engine/syntax"
 )
 
-// DefaultRanks is the rank count used when none is given: the upstream
-// tutorial's default device list for the collective steps is four devices.
-const DefaultRanks = 4
-
 // Options selects what to instantiate.
 type Options struct {
 	Entry    string // Python expression naming a host orchestrator; "" = everything instantiable
-	Ranks    int    // P; 0 means the count the host's annotations pin (PinnedRanks), else DefaultRanks
-	Platform string // "910B" (default) or "950"
+	Ranks    int    // P; 0 means the count the host's annotations pin (pinnedRanks), else DefaultRanks
+	Platform string // a row of engine/platform by name; "" is platform.Default()
 	// Budget bounds the piece of work (a check, an IR dump, a run); zero
 	// fields take limits.CLIBudget's. Its Timeout covers the whole
 	// pipeline, its step budget is shared by module code, factories and
@@ -65,23 +69,12 @@ type Result struct {
 	Internal *InternalError
 }
 
-// Load parses and evaluates a module under opts.Budget.
-func Load(ctx context.Context, name string, src []byte, opts Options) (file *syntax.File, mod *meta.Module, diags diag.List) {
-	meter, cancel := limits.Start(ctx, opts.budget())
-	defer cancel()
-	defer func() {
-		if p := recover(); p != nil {
-			file, mod, diags = nil, nil, diag.List{recovered(p).Diagnostic(name)}
-		}
-	}()
-	return load(meter, name, src)
-}
-
 // load parses and evaluates a module, charging meter.
 func load(meter *limits.Meter, name string, src []byte) (*syntax.File, *meta.Module, diag.List) {
 	if d := stopDiag(meter, name, "parsing"); d != nil {
 		return nil, nil, diag.List{*d}
 	}
+	limits.CountParse(meter.Context())
 	file, diags := syntax.ParseFile(name, src)
 	if diags.HasErrors() || file == nil {
 		return file, nil, diags
@@ -93,16 +86,13 @@ func load(meter *limits.Meter, name string, src []byte) (*syntax.File, *meta.Mod
 
 func (o Options) checkOptions() check.Options {
 	p := o.Ranks
-	plat := o.Platform
-	if plat == "" {
-		plat = "910B"
-	}
-	return check.Options{Ranks: p, Platform: plat}
+	return check.Options{Ranks: p, Platform: o.Platform} // check applies platform.Default()
 }
 
-// Check reads, evaluates and checks a program under opts.Budget. It never
-// panics: an engine bug comes back as an E0599 diagnostic with
-// Result.Internal set.
+// Check reads, evaluates and checks a program under opts.Budget: Load
+// and Module.Check in one piece of work, for a caller that checks the
+// text once. It never panics: an engine bug
+// comes back as an E0599 diagnostic with Result.Internal set.
 func Check(ctx context.Context, name string, src []byte, opts Options) (res *Result) {
 	meter, cancel := limits.Start(ctx, opts.budget())
 	defer cancel()
@@ -113,23 +103,24 @@ func Check(ctx context.Context, name string, src []byte, opts Options) (res *Res
 			res = &Result{Diags: diag.List{ie.Diagnostic(name)}, Internal: ie}
 		}
 	}()
-	return checkWith(meter, name, src, opts)
+	opts.Entry = expandP(opts.Entry, opts.Ranks)
+	return loadModule(meter, name, src).check(meter, opts)
 }
 
-// checkWith is Check charging meter, which the caller may share with the
-// stages that follow (lowering, the run).
-func checkWith(meter *limits.Meter, name string, src []byte, opts Options) *Result {
-	res := &Result{}
-	res.File, res.Module, res.Diags = load(meter, name, src)
+// check checks the module at opts.Entry, or everything it can instantiate,
+// charging meter (which the module charges too).
+func (m *Module) check(meter *limits.Meter, opts Options) *Result {
+	res := &Result{File: m.file, Module: m.mod, Diags: append(diag.List(nil), m.diags...)}
 	if res.Diags.HasErrors() || res.Module == nil {
 		return res
 	}
+	name := m.name
 	copts := opts.checkOptions()
 	if opts.Ranks > 0 && !res.ranksFit(meter, opts.Ranks, diag.Span{File: name, Start: diag.Pos{Line: 1, Col: 1}, End: diag.Pos{Line: 1, Col: 1}}) {
 		return res
 	}
 	if opts.Entry != "" {
-		fn, diags := EvalEntry(res.Module, opts.Entry)
+		fn, diags := evalEntry(res.Module, opts.Entry)
 		res.Diags = append(res.Diags, diags...)
 		if fn == nil {
 			return res
@@ -137,7 +128,7 @@ func checkWith(meter *limits.Meter, name string, src []byte, opts Options) *Resu
 		res.checkFunc(meter, opts.Entry, fn, copts)
 		return res
 	}
-	cands, diags := Candidates(res.Module, factoryRanks(opts.Ranks))
+	cands, diags := candidates(res.Module, factoryRanks(opts.Ranks))
 	res.Diags = append(res.Diags, diags...)
 	// A kernel or wrapper that some host orchestrator dispatches is checked
 	// as part of that program, with the argument types it really receives;
@@ -201,8 +192,8 @@ func (res *Result) ranksFit(meter *limits.Meter, p int, span diag.Span) bool {
 
 func (res *Result) checkFunc(meter *limits.Meter, label string, fn *meta.DSLFunc, copts check.Options) {
 	if copts.Ranks == 0 {
-		copts.Ranks = DefaultRanks
-		if n, ok := PinnedRanks(res.Module, fn); ok {
+		copts.Ranks = limits.DefaultRanks
+		if n, ok := pinnedRanks(res.Module, fn); ok {
 			copts.Ranks = n
 		}
 	}
@@ -230,13 +221,13 @@ func funcKey(name string, line int) string { return fmt.Sprintf("%s:%d", name, l
 // names one.
 func factoryRanks(ranks int) int {
 	if ranks == 0 {
-		return DefaultRanks
+		return limits.DefaultRanks
 	}
 	return ranks
 }
 
-// EvalEntry evaluates an --entry expression and requires a DSL function.
-func EvalEntry(mod *meta.Module, entry string) (*meta.DSLFunc, diag.List) {
+// evalEntry evaluates an --entry expression and requires a DSL function.
+func evalEntry(mod *meta.Module, entry string) (*meta.DSLFunc, diag.List) {
 	v, diags := mod.Eval(entry)
 	if diags.HasErrors() {
 		return nil, diags
@@ -262,27 +253,27 @@ func EvalEntry(mod *meta.Module, entry string) (*meta.DSLFunc, diag.List) {
 	return fn, diags
 }
 
-// Candidate is a DSL function the module can instantiate on its own, with
+// candidate is a DSL function the module can instantiate on its own, with
 // the entry expression that names it.
-type Candidate struct {
+type candidate struct {
 	Label string
 	Func  *meta.DSLFunc
 }
 
-// Candidates lists what can be checked without an entry: module-level DSL
+// candidates lists what can be checked without an entry: module-level DSL
 // functions (and the methods of module-level programs), and the DSL
 // functions of every factory that takes only a rank count, called at ranks.
 // Factories with more parameters are listed as diagnostics-free hints via
 // Factories.
-func Candidates(mod *meta.Module, ranks int) ([]Candidate, diag.List) {
-	var out []Candidate
+func candidates(mod *meta.Module, ranks int) ([]candidate, diag.List) {
+	var out []candidate
 	var diags diag.List
 	for _, fn := range mod.DSLFuncs() {
 		label := fn.Def.Name
 		if fn.Program != nil {
 			label = fn.Program.Name + "." + fn.Def.Name
 		}
-		out = append(out, Candidate{Label: label, Func: fn})
+		out = append(out, candidate{Label: label, Func: fn})
 	}
 	for _, f := range mod.Factories() {
 		if len(f.Params) != 1 {
@@ -297,29 +288,23 @@ func Candidates(mod *meta.Module, ranks int) ([]Candidate, diag.List) {
 		switch v := v.(type) {
 		case *meta.Program:
 			for _, m := range v.Methods {
-				out = append(out, Candidate{Label: call + "." + m.Def.Name, Func: m})
+				out = append(out, candidate{Label: call + "." + m.Def.Name, Func: m})
 			}
 		case *meta.DSLFunc:
-			out = append(out, Candidate{Label: call, Func: v})
+			out = append(out, candidate{Label: call, Func: v})
 		}
 	}
 	return out, diags
 }
 
-// HostEntries lists the entry expressions of every host orchestrator the
-// module offers at ranks, including factories that need more arguments
-// (shown with their parameter names, e.g. "build_broadcast(4, use_builtin)").
-func HostEntries(mod *meta.Module, ranks int) []string {
-	hosts, _ := hostEntries(mod, ranks)
-	return hosts
-}
-
-// hostEntries is HostEntries with the diagnostics of the factory calls it
+// hostEntries lists the entry expressions of every host orchestrator the
+// module offers at ranks (factories that need more arguments shown with
+// their parameter names, e.g. "build_broadcast(4, use_builtin)"), with the diagnostics of the factory calls it
 // made (a factory that refuses the rank count raises).
 func hostEntries(mod *meta.Module, ranks int) ([]string, diag.List) {
 	ranks = factoryRanks(ranks)
 	var out []string
-	cands, diags := Candidates(mod, ranks)
+	cands, diags := candidates(mod, ranks)
 	for _, c := range cands {
 		if c.Func.Kind == meta.Host {
 			out = append(out, c.Label)

@@ -11,10 +11,10 @@ import (
 	"pldworkbench/engine/npu"
 )
 
-// NPUErrors lists the diagnostics that are warnings on the emulator and
+// npuErrors lists the diagnostics that are warnings on the emulator and
 // errors on an NPU (pld-spec ruling 18): Export refuses a program that has
 // one.
-var NPUErrors = []check.Code{check.WarnTileAlign}
+var npuErrors = []check.Code{check.WarnTileAlign}
 
 // ExportOptions says what to export. Options.Platform is ignored: the
 // PyPTO platform picks the cost-model profile the program is checked
@@ -56,14 +56,16 @@ func Export(ctx context.Context, name string, src []byte, opts ExportOptions) (*
 	if opts.Fill == "" {
 		opts.Fill = FillIndex
 	}
+	opts.Entry = expandP(opts.Entry, opts.Ranks)
+	m, _ := Load(ctx, name, src, opts.Options)
 	if opts.Entry == "" {
-		e, err := DefaultEntry(ctx, name, src, opts.Options)
+		e, err := m.pickEntry(ctx, opts.Options)
 		if err != nil {
 			return nil, err
 		}
 		opts.Entry = e
 	}
-	res := Check(ctx, name, src, opts.Options)
+	res := m.Check(ctx, opts.Options)
 	out := &ExportResult{Entry: opts.Entry, Diags: npuSeverity(res.Diags)}
 	if res.Internal != nil {
 		return out, res.Internal
@@ -82,14 +84,14 @@ func Export(ctx context.Context, name string, src []byte, opts ExportOptions) (*
 	}
 	spec := npu.Spec{File: name, Source: src, Entry: opts.Entry, Ranks: prog.Ranks, Platform: opts.NPUPlatform,
 		Fill: string(opts.Fill), Seed: opts.Seed, Params: params, DataFile: opts.DataFile, Golden: opts.Golden, NoGolden: opts.NoGolden}
-	if fn, _ := EvalEntry(res.Module, opts.Entry); fn != nil && fn.Program != nil {
+	if fn, _ := evalEntry(res.Module, opts.Entry); fn != nil && fn.Program != nil {
 		spec.Program = strings.TrimSuffix(opts.Entry, "."+fn.Def.Name)
 		if hosts(fn.Program) > 1 {
 			spec.Method = fn.Def.Name
 		}
 	}
 	if opts.Fill == FillRandn {
-		in, err := MakeInputs(prog, opts.Fill, opts.Seed, opts.Args)
+		in, err := makeInputs(prog, opts.Fill, opts.Seed, opts.Args)
 		if err != nil {
 			return out, err
 		}
@@ -112,11 +114,11 @@ func hosts(p *meta.Program) int {
 	return n
 }
 
-// npuSeverity turns the warnings of NPUErrors into errors that say why.
+// npuSeverity turns the warnings of npuErrors into errors that say why.
 func npuSeverity(l diag.List) diag.List {
 	out := make(diag.List, 0, len(l))
 	for _, d := range l {
-		for _, c := range NPUErrors {
+		for _, c := range npuErrors {
 			if d.Code == string(c) && d.Severity != diag.Error {
 				d.Severity = diag.Error
 				d.Msg += " (an error on an NPU: the emulator runs it, PyPTO's toolchain refuses it)"

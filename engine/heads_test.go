@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 )
 
 // TestHeadConstructsRun runs the programs of upstream HEAD's language that
@@ -114,7 +115,7 @@ func TestHeadConstructsRun(t *testing.T) {
 					t.Fatalf("%s: output %s missing or of the wrong size", c.file, name)
 				}
 				for i := range w {
-					if !Close(got.Floats()[i], w[i]) {
+					if !floats.Close(got.Floats()[i], w[i]) {
 						t.Fatalf("%s %s: %s[%d] = %g, want %g", c.file, sched, name, i, got.Floats()[i], w[i])
 					}
 				}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -65,4 +66,13 @@ func TestPerfettoFromRuns(t *testing.T) {
 			t.Errorf("%s: %d flows for %d released waits, want one each", c.file, flows, released)
 		}
 	}
+}
+
+func readKernel(t *testing.T, path string) []byte {
+	t.Helper()
+	src, err := os.ReadFile("../kernels/" + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
 }

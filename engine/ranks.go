@@ -4,7 +4,7 @@ import (
 	"pldworkbench/engine/meta"
 )
 
-// PinnedRanks reports the rank count a host orchestrator's own annotations
+// pinnedRanks reports the rank count a host orchestrator's own annotations
 // pin it to: the leading dimension of its per-rank host tensors, as in
 // `x: pl.Tensor[[N_RANKS, 1, SIZE], pl.FP32]`. PyPTO binds that dimension to
 // len(device_ids), so a program written for two devices is only valid at
@@ -13,7 +13,7 @@ import (
 // leading dimension (pl.dynamic("NR")) pin nothing, and neither do 1-D
 // tensors; the largest leading dimension wins, so an unsliced [1, SIZE]
 // weight passed to every rank does not count.
-func PinnedRanks(mod *meta.Module, fn *meta.DSLFunc) (int, bool) {
+func pinnedRanks(mod *meta.Module, fn *meta.DSLFunc) (int, bool) {
 	if fn == nil || fn.Kind != meta.Host {
 		return 0, false
 	}

@@ -2,17 +2,19 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/limits"
-	"pldworkbench/engine/lower"
 	"pldworkbench/engine/trace"
 )
 
@@ -53,82 +55,105 @@ type RunOptions struct {
 	// (emu.Options): the memory budget is charged for that, not more.
 	EventBytes, KeepEvents int64
 
-	// inputs, when set, replaces the fill: Compare hands one side's inputs
+	// Inputs, when set, replaces the fill name by name: a comparison hands one side's inputs
 	// to the other.
-	inputs map[string]*emu.Tensor
+	Inputs map[string]*emu.Tensor
 }
 
 // Run statuses beyond the emulator's own: a program that does not compile
 // never starts.
 const StatusCompileError emu.Status = "compile_error"
 
-// RunResult is everything a run produced; it marshals to the JSON that
-// `workbench run --json` prints.
+// RunResult is everything a run produced, as domain values: the
+// diagnostics, the tensors, the program that ran. It marshals to the JSON
+// that `workbench run --json` prints (MarshalJSON), each fact once.
 type RunResult struct {
-	Status      emu.Status             `json:"status"`
-	Ranks       int                    `json:"ranks"`
-	Entry       string                 `json:"entry"`
-	Inputs      map[string]*TensorJSON `json:"inputs"`
-	Outputs     map[string]*TensorJSON `json:"outputs"`
-	Diagnostics []diag.JSON            `json:"diagnostics"`
-	Deadlock    *emu.Deadlock          `json:"deadlock,omitempty"`
-	Error       *emu.RunError          `json:"error,omitempty"`
-	Races       []emu.Race             `json:"races"`
+	Status   emu.Status
+	Ranks    int
+	Entry    string
+	Diags    diag.List
+	Deadlock *emu.Deadlock
+	Error    *emu.RunError
+	Races    []emu.Race
 	// RacesOmitted counts distinct races beyond the emulator's cap.
-	RacesOmitted int       `json:"races_omitted,omitempty"`
-	Stats        emu.Stats `json:"stats"`
+	RacesOmitted int
+	Stats        emu.Stats
 
-	Diags   diag.List              `json:"-"`
-	Program *ir.Program            `json:"-"`
-	In      map[string]*emu.Tensor `json:"-"`
-	Out     map[string]*emu.Tensor `json:"-"`
+	Program *ir.Program
+	// In and Out are the host tensors the run started from and ended with,
+	// by parameter name; InputOrder and OutputOrder list the ones the wire
+	// form carries, in signature order.
+	In, Out                 map[string]*emu.Tensor
+	InputOrder, OutputOrder []string
 	// Internal is set when the engine panicked (Status is runtime_error and
 	// Error carries E0599): the stack is for the caller's log.
-	Internal *InternalError `json:"-"`
-	// OutputOrder and InputOrder list the host parameters in signature order.
-	InputOrder, OutputOrder []string `json:"-"`
+	Internal *InternalError
+
+	ownInputs bool // the inputs are those the run's own fill makes
 }
 
-// TensorJSON is a tensor on the wire: data flat, row-major, NaN and the
-// infinities as strings (Floats), so a program that makes them still has
-// its run encoded.
-type TensorJSON struct {
-	DType string `json:"dtype"`
-	Shape []int  `json:"shape"`
-	Data  Floats `json:"data"`
-}
+// OwnInputs reports whether the run's inputs were the ones its own fill
+// and seed make — true unless RunOptions.Inputs replaced some with other
+// values (a comparison's B run on A's inputs) — so the run is the one
+// Program.Run without Inputs would have made.
+func (r *RunResult) OwnInputs() bool { return r.ownInputs }
 
-func tensorJSON(t *emu.Tensor) *TensorJSON {
-	data := t.Floats()
-	if data == nil {
-		data = []float64{}
+// MarshalJSON writes the run's wire form: status, ranks, entry, inputs,
+// outputs (TensorJSON, by name), diagnostics, deadlock, error, races,
+// races_omitted, stats.
+func (r *RunResult) MarshalJSON() ([]byte, error) {
+	races := r.Races
+	if races == nil {
+		races = []emu.Race{}
 	}
-	shape := t.Shape
-	if shape == nil {
-		shape = []int{}
-	}
-	return &TensorJSON{DType: t.DType.String(), Shape: shape, Data: data}
+	return json.Marshal(struct {
+		Status       emu.Status                    `json:"status"`
+		Ranks        int                           `json:"ranks"`
+		Entry        string                        `json:"entry"`
+		Inputs       map[string]*floats.TensorJSON `json:"inputs"`
+		Outputs      map[string]*floats.TensorJSON `json:"outputs"`
+		Diagnostics  diag.List                     `json:"diagnostics"`
+		Deadlock     *emu.Deadlock                 `json:"deadlock,omitempty"`
+		Error        *emu.RunError                 `json:"error,omitempty"`
+		Races        []emu.Race                    `json:"races"`
+		RacesOmitted int                           `json:"races_omitted,omitempty"`
+		Stats        emu.Stats                     `json:"stats"`
+	}{r.Status, r.Ranks, r.Entry, tensorsJSON(r.InputOrder, r.In), tensorsJSON(r.OutputOrder, r.Out),
+		r.Diags, r.Deadlock, r.Error, races, r.RacesOmitted, r.Stats})
 }
 
-// DefaultEntry picks the module's only host orchestrator, or says which
-// ones there are, at opts.Ranks and under opts.Budget. A diagnostic of
-// loading the module comes back as a diag.List error; a panic as an
-// *InternalError.
-func DefaultEntry(ctx context.Context, name string, src []byte, opts Options) (entry string, err error) {
-	meter, cancel := limits.Start(ctx, opts.budget())
-	defer cancel()
+// tensorsJSON is the wire form of the tensors named in order.
+func tensorsJSON(order []string, ts map[string]*emu.Tensor) map[string]*floats.TensorJSON {
+	out := make(map[string]*floats.TensorJSON, len(order))
+	for _, name := range order {
+		if t, ok := ts[name]; ok {
+			out[name] = floats.NewTensorJSON(t.DType, t.Shape, t.Floats())
+		}
+	}
+	return out
+}
+
+// pickEntry is defaultEntry as a piece of work under opts.Budget: a
+// diagnostic of loading the module comes back as a diag.List error, a
+// panic as an *InternalError.
+func (m *Module) pickEntry(ctx context.Context, opts Options) (entry string, err error) {
+	meter, done := m.start(ctx, opts.budget())
+	defer done()
 	defer func() {
 		if p := recover(); p != nil {
 			entry, err = "", recovered(p)
 		}
 	}()
-	return defaultEntry(meter, name, src, opts.Ranks)
+	return m.defaultEntry(meter, opts.Ranks)
 }
 
-func defaultEntry(meter *limits.Meter, name string, src []byte, ranks int) (string, error) {
-	_, mod, diags := load(meter, name, src)
-	if diags.HasErrors() {
-		return "", diags
+// defaultEntry is the one rule for an empty entry: the module's only host
+// orchestrator at ranks, else an error listing them (a diag.List when the
+// module does not load or a factory refuses the rank count).
+func (m *Module) defaultEntry(meter *limits.Meter, ranks int) (string, error) {
+	name := m.name
+	if m.diags.HasErrors() || m.mod == nil {
+		return "", m.diags
 	}
 	if ranks > 0 {
 		var r Result
@@ -136,7 +161,7 @@ func defaultEntry(meter *limits.Meter, name string, src []byte, ranks int) (stri
 			return "", r.Diags
 		}
 	}
-	hosts, cdiags := hostEntries(mod, ranks)
+	hosts, cdiags := hostEntries(m.mod, ranks)
 	if d := stopDiag(meter, name, "picking the entry"); d != nil {
 		return "", append(cdiags, *d)
 	}
@@ -158,67 +183,51 @@ func defaultEntry(meter *limits.Meter, name string, src []byte, ranks int) (stri
 	return "", fmt.Errorf("%s", b.String())
 }
 
-// Run checks a program at one entry and, when it compiles, runs it on the
-// emulator with inputs made by opts.Fill, the whole pipeline under
-// opts.Budget: a front end stopped by the deadline ends with status
-// timeout. It never panics: an engine bug ends the run with runtime_error,
-// E0599 and RunResult.Internal set.
+// Run loads, compiles (at opts.Entry) and runs a program in one piece of
+// work under opts.Budget, for a caller that runs the text once: a front
+// end stopped by the deadline ends with status timeout. It never panics.
 func Run(ctx context.Context, name string, src []byte, opts RunOptions) (res *RunResult) {
 	meter, cancel := limits.Start(ctx, opts.budget())
 	defer cancel()
 	defer giveBack(meter)
+	var prog *Program
 	defer func() {
 		if p := recover(); p != nil {
 			ie := recovered(p)
 			if res == nil {
-				res = newRunResult(opts)
+				res = &RunResult{Entry: opts.Entry}
+				res.init()
 			}
 			res.Status, res.Error, res.Internal = emu.StatusRuntimeError, ie.RunError(), ie
 		}
 	}()
-	return run(meter, name, src, opts)
+	prog = loadModule(meter, name, src).compile(meter, opts.Entry, opts.Options)
+	return prog.run(meter, opts)
 }
 
-func newRunResult(opts RunOptions) *RunResult {
-	return &RunResult{Entry: opts.Entry, Inputs: map[string]*TensorJSON{}, Outputs: map[string]*TensorJSON{}, Diagnostics: []diag.JSON{}, Races: []emu.Race{}}
+// newResult is the empty result of a run of p.
+func (p *Program) newResult() *RunResult {
+	r := &RunResult{Entry: p.Entry}
+	r.init()
+	return r
 }
 
-func run(meter *limits.Meter, name string, src []byte, opts RunOptions) *RunResult {
-	res := newRunResult(opts)
-	checked := checkWith(meter, name, src, opts.Options)
-	res.Diags = checked.Diags
-	for _, d := range checked.Diags {
-		res.Diagnostics = append(res.Diagnostics, diag.ToJSON(d))
+func (r *RunResult) init() {
+	r.Races = []emu.Race{}
+}
+
+// run runs p charging meter.
+func (p *Program) run(meter *limits.Meter, opts RunOptions) *RunResult {
+	res := p.newResult()
+	res.Diags = p.Diags
+	if p.Internal != nil {
+		res.Internal = p.Internal
 	}
-	if checked.Internal != nil {
-		res.Status, res.Error, res.Internal = emu.StatusRuntimeError, checked.Internal.RunError(), checked.Internal
+	if p.lowered == nil {
+		res.Status, res.Error = p.status, p.failure
 		return res
 	}
-	if checked.Diags.HasErrors() || len(checked.Units) != 1 || checked.Units[0].Program == nil {
-		var stopped *diag.Diagnostic
-		res.Status, stopped = stoppedStatus(checked.Diags)
-		if stopped != nil {
-			res.Error = &emu.RunError{Rank: -1, Line: stopped.Span.Start.Line, Col: stopped.Span.Start.Col, Code: stopped.Code, Message: stopped.Msg, Hint: stopped.Hint}
-		}
-		if !checked.Diags.HasErrors() {
-			res.Error = &emu.RunError{Rank: -1, Message: "the entry names no host orchestrator to run"}
-		}
-		return res
-	}
-	prog, err := lower.LowerContext(meter.Context(), checked.Units[0].Program, "")
-	if err != nil && meter.Stopped() != nil {
-		d := stopDiag(meter, name, "lowering")
-		res.Status, _ = stoppedStatus(diag.List{*d})
-		res.Error = &emu.RunError{Rank: -1, Code: d.Code, Message: d.Msg, Hint: d.Hint}
-		return res
-	}
-	if err != nil {
-		// The checker admits only what the passes can lower; reaching here
-		// is an engine bug, reported rather than hidden.
-		res.Status = StatusCompileError
-		res.Error = &emu.RunError{Rank: -1, Message: "lowering failed: " + err.Error()}
-		return res
-	}
+	prog := p.lowered
 	res.Program, res.Ranks = prog, prog.Ranks
 	// The inputs are made as float64s, which the emulator converts to its
 	// dtype's bytes (and charges those): charged before they are made.
@@ -231,12 +240,14 @@ func run(meter *limits.Meter, name string, src []byte, opts RunOptions) *RunResu
 		return res
 	}
 	defer meter.Release(inBytes)
-	in, err := MakeInputs(prog, opts.Fill, opts.Seed, opts.Args)
+	in, err := makeInputs(prog, opts.Fill, opts.Seed, opts.Args)
 	if err == nil {
 		// Inputs handed over by a comparison replace the fill's, name by
 		// name; whatever the other side could not supply keeps the fill.
-		for name, t := range cloneInputs(opts.inputs) {
-			if _, ok := in[name]; ok {
+		res.ownInputs = true
+		for name, t := range cloneInputs(opts.Inputs) {
+			if own, ok := in[name]; ok {
+				res.ownInputs = res.ownInputs && sameTensor(own, t)
 				in[name] = t
 			}
 		}
@@ -248,14 +259,14 @@ func run(meter *limits.Meter, name string, src []byte, opts RunOptions) *RunResu
 	}
 	res.In = in
 	for _, p := range prog.Entry.Params {
-		if t, ok := in[p.Var.Name]; ok {
+		if _, ok := in[p.Var.Name]; ok {
 			res.InputOrder = append(res.InputOrder, p.Var.Name)
-			res.Inputs[p.Var.Name] = tensorJSON(t)
 		}
 	}
+	limits.CountRun(meter.Context())
 	r := emu.Run(meter.Context(), prog, emu.Options{
 		Inputs: cloneInputs(in), Scalars: opts.Args, Schedule: opts.Schedule, NoRaces: opts.NoRaces,
-		MaxSteps: meter.Budget.RunSteps, Timeout: meter.Budget.Timeout, OnEvent: opts.OnEvent, Platform: opts.Platform,
+		MaxSteps: meter.Budget.RunSteps, Timeout: meter.Budget.Timeout, OnEvent: opts.OnEvent, Platform: p.Platform,
 		EventBytes: opts.EventBytes, KeepEvents: opts.KeepEvents,
 		Meter: meter,
 	})
@@ -267,9 +278,8 @@ func run(meter *limits.Meter, name string, src []byte, opts RunOptions) *RunResu
 		if _, isTensor := p.Var.Type.(*ir.Tensor); !isTensor || p.Dir == ir.In {
 			continue
 		}
-		if t, ok := r.Outputs[p.Var.Name]; ok {
+		if _, ok := r.Outputs[p.Var.Name]; ok {
 			res.OutputOrder = append(res.OutputOrder, p.Var.Name)
-			res.Outputs[p.Var.Name] = tensorJSON(t)
 		}
 	}
 	return res
@@ -304,10 +314,10 @@ func inputBytes(prog *ir.Program) int64 {
 	return total
 }
 
-// MakeInputs builds every host tensor parameter that is not pl.Out: its
+// makeInputs builds every host tensor parameter that is not pl.Out: its
 // shape from the annotation with dynamic dimensions bound to the rank count,
 // its elements from fill. Host scalar parameters must all be in args.
-func MakeInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float64) (map[string]*emu.Tensor, error) {
+func makeInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float64) (map[string]*emu.Tensor, error) {
 	if fill == "" {
 		fill = FillIndex
 	}
@@ -344,7 +354,7 @@ func MakeInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float6
 				case FillOnes:
 					data[i] = 1
 				}
-				data[i] = roundTo(t.DType, data[i])
+				data[i] = floats.RoundTo(t.DType, data[i])
 			}
 			in[p.Var.Name] = emu.NewTensor(t.DType, shape, data)
 		}
@@ -367,23 +377,18 @@ func MakeInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float6
 	return in, nil
 }
 
-// roundTo converts v to what a tensor of dtype d can hold, so inputs are
-// exactly the values the device would see. FP16 and BF16 go through the
-// emulator's own rounding when it stores them; here FP32 rounding and
-// integer truncation are enough for inputs that are indices or normals.
-func roundTo(d ir.DType, v float64) float64 {
-	switch {
-	case d == ir.FP32:
-		return float64(float32(v))
-	case d.IsInt():
-		return math.Trunc(v)
-	case d.IsBool():
-		if v != 0 {
-			return 1
-		}
-		return 0
+// sameTensor reports whether a and b hold the same shape and the same
+// bits.
+func sameTensor(a, b *emu.Tensor) bool {
+	if a.DType != b.DType || !slices.Equal(a.Shape, b.Shape) || len(a.Floats()) != len(b.Floats()) {
+		return false
 	}
-	return v
+	for i := range a.Floats() {
+		if math.Float64bits(a.Floats()[i]) != math.Float64bits(b.Floats()[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // cloneInputs copies the map of inputs, so that a run's map is its own. The

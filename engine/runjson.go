@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
+
+	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 )
 
 // WriteJSON writes res to w as `workbench run --json` prints it: the bytes
@@ -22,14 +25,14 @@ import (
 // straight into a buffered writer, as encoding/json formats a float64.
 func (res *RunResult) WriteJSON(w io.Writer) error {
 	head := *res
-	head.Inputs, head.Outputs = nil, nil
+	head.In, head.Out = nil, nil
 	b, err := json.Marshal(&head)
 	if err != nil {
 		return err
 	}
 	// Inputs and outputs follow entry, a string, in which a quote is
 	// always escaped: the first match is the fields themselves.
-	const hole = `,"inputs":null,"outputs":null,`
+	const hole = `,"inputs":{},"outputs":{},`
 	i := bytes.Index(b, []byte(hole))
 	if i < 0 {
 		return fmt.Errorf("engine: RunResult JSON lacks its inputs and outputs")
@@ -37,11 +40,11 @@ func (res *RunResult) WriteJSON(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	bw.Write(b[:i])
 	bw.WriteString(`,"inputs":`)
-	if err := writeTensors(bw, res.Inputs); err != nil {
+	if err := writeTensors(bw, res.InputOrder, res.In); err != nil {
 		return err
 	}
 	bw.WriteString(`,"outputs":`)
-	if err := writeTensors(bw, res.Outputs); err != nil {
+	if err := writeTensors(bw, res.OutputOrder, res.Out); err != nil {
 		return err
 	}
 	bw.WriteByte(',')
@@ -50,17 +53,17 @@ func (res *RunResult) WriteJSON(w io.Writer) error {
 	return bw.Flush()
 }
 
-// writeTensors writes a map of tensors as encoding/json does: keys sorted.
-func writeTensors(w *bufio.Writer, m map[string]*TensorJSON) error {
-	if m == nil {
-		_, err := w.WriteString("null")
-		return err
-	}
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
+// writeTensors writes the tensors named in order as MarshalJSON does (a
+// map: keys sorted).
+func writeTensors(w *bufio.Writer, order []string, m map[string]*emu.Tensor) error {
+	names := make([]string, 0, len(order))
+	for _, k := range order {
+		if _, ok := m[k]; ok {
+			names = append(names, k)
+		}
 	}
 	sort.Strings(names)
+	names = slices.Compact(names)
 	w.WriteByte('{')
 	for i, k := range names {
 		if i > 0 {
@@ -76,15 +79,19 @@ func writeTensors(w *bufio.Writer, m map[string]*TensorJSON) error {
 			continue
 		}
 		w.WriteString(`{"dtype":`)
-		if err := writeValue(w, t.DType); err != nil {
+		if err := writeValue(w, t.DType.String()); err != nil {
 			return err
 		}
+		shape := t.Shape
+		if shape == nil {
+			shape = []int{}
+		}
 		w.WriteString(`,"shape":`)
-		if err := writeValue(w, t.Shape); err != nil {
+		if err := writeValue(w, shape); err != nil {
 			return err
 		}
 		w.WriteString(`,"data":`)
-		writeFloats(w, t.Data)
+		writeFloats(w, t.Floats())
 		w.WriteByte('}')
 	}
 	_, err := w.WriteString("}")
@@ -143,21 +150,7 @@ func formatFloats(b []byte, f []float64, lead bool) []byte {
 		if i > 0 || lead {
 			b = append(b, ',')
 		}
-		b = appendElem(b, v)
+		b = floats.AppendElem(b, v)
 	}
 	return b
-}
-
-// appendElem appends one tensor element as Floats writes it: a number, or
-// "NaN", "Infinity", "-Infinity" as strings.
-func appendElem(b []byte, v float64) []byte {
-	switch {
-	case math.IsNaN(v):
-		return append(b, `"NaN"`...)
-	case math.IsInf(v, 1):
-		return append(b, `"Infinity"`...)
-	case math.IsInf(v, -1):
-		return append(b, `"-Infinity"`...)
-	}
-	return appendFloat(b, v)
 }

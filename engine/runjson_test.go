@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
 )
 
 // TestWriteJSONMatchesMarshal: the streamed `run --json` output is the
@@ -36,9 +37,9 @@ func TestWriteJSONMatchesMarshal(t *testing.T) {
 			statuses[string(res.Status)] = true
 			if f == files[0] && fill == engine.FillRandn {
 				// Elements JSON has no number for.
-				for _, o := range res.Outputs {
-					if len(o.Data) >= 3 {
-						o.Data[0], o.Data[1], o.Data[2] = math.NaN(), math.Inf(1), math.Inf(-1)
+				for _, o := range res.Out {
+					if d := o.Floats(); len(d) >= 3 {
+						d[0], d[1], d[2] = math.NaN(), math.Inf(1), math.Inf(-1)
 					}
 				}
 			}
@@ -86,7 +87,8 @@ func TestWriteJSONLongTensor(t *testing.T) {
 	if len(res.OutputOrder) == 0 {
 		t.Fatalf("status %s, no outputs", res.Status)
 	}
-	res.Outputs[res.OutputOrder[0]].Data = data
+	o := res.Out[res.OutputOrder[0]]
+	res.Out[res.OutputOrder[0]] = emu.NewTensor(o.DType, []int{len(data)}, data)
 	want, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)

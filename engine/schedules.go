@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 )
 
 // SeedOutcome is one rerun of a program under a random schedule.
@@ -18,23 +19,24 @@ type SeedOutcome struct {
 	Why    string `json:"why,omitempty"`
 }
 
-// Schedules runs a program once under the fair schedule and then under n
-// random schedules (seeds 1..n) on the same inputs, and says which seeds
-// fail: a run that does not end ok (a race report included) or whose
-// outputs differ from the fair schedule's. Each run is a piece of work
-// with its own opts.Budget; ctx bounds them all. It never panics: an
-// engine bug ends fair with runtime_error and fair.Internal set.
-func Schedules(ctx context.Context, name string, src []byte, opts RunOptions, n int) (fair *RunResult, out []SeedOutcome) {
+// Schedules runs p once under the fair schedule and then under n random
+// schedules (seeds 1..n) on the same inputs, and says which seeds fail: a
+// run that does not end ok (a race report included) or whose outputs
+// differ from the fair schedule's. The front end ran once, in Compile;
+// each run is a piece of work with its own opts.Budget; ctx bounds them
+// all. It never panics: an engine bug ends fair with runtime_error and
+// fair.Internal set.
+func (p *Program) Schedules(ctx context.Context, opts RunOptions, n int) (fair *RunResult, out []SeedOutcome) {
 	defer func() {
-		if p := recover(); p != nil {
-			ie := recovered(p)
-			fair, out = newRunResult(opts), nil
+		if r := recover(); r != nil {
+			ie := recovered(r)
+			fair, out = p.newResult(), nil
 			fair.Status, fair.Error, fair.Internal = emu.StatusRuntimeError, ie.RunError(), ie
 		}
 	}()
 	base := opts
 	base.Schedule = "fair"
-	fair = Run(ctx, name, src, base)
+	fair = p.Run(ctx, base)
 	if fair.Status == StatusCompileError || fair.In == nil {
 		return fair, nil
 	}
@@ -44,8 +46,8 @@ func Schedules(ctx context.Context, name string, src []byte, opts RunOptions, n 
 		}
 		o := opts
 		o.Schedule = emu.RandomSchedule(seed)
-		o.inputs = fair.In
-		r := Run(ctx, name, src, o)
+		o.Inputs = fair.In
+		r := p.Run(ctx, o)
 		so := SeedOutcome{Seed: seed, Schedule: o.Schedule, Status: r.Status}
 		switch {
 		case r.Status == emu.StatusRace && len(r.Races) > 0:
@@ -69,13 +71,13 @@ func Schedules(ctx context.Context, name string, src []byte, opts RunOptions, n 
 // beyond the comparison tolerance, or returns "".
 func firstDifference(a, b *RunResult) string {
 	for _, name := range a.OutputOrder {
-		x, y := a.Outputs[name], b.Outputs[name]
-		if y == nil || len(x.Data) != len(y.Data) {
+		x, y := a.Out[name], b.Out[name]
+		if y == nil || len(x.Floats()) != len(y.Floats()) {
 			return fmt.Sprintf("output %s missing or reshaped", name)
 		}
-		for i := range x.Data {
-			if !Close(y.Data[i], x.Data[i]) {
-				return fmt.Sprintf("%s differs from the fair schedule at flat index %d: %g, fair gives %g", name, i, y.Data[i], x.Data[i])
+		for i := range x.Floats() {
+			if !floats.Close(y.Floats()[i], x.Floats()[i]) {
+				return fmt.Sprintf("%s differs from the fair schedule at flat index %d: %g, fair gives %g", name, i, y.Floats()[i], x.Floats()[i])
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/compare"
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/lower"
@@ -317,7 +318,7 @@ var comparePairs = []struct {
 	{"18_three_ways", "build_three_ways({P}).hand_rolled", "18_three_ways", "build_three_ways({P}).host_builtin", "allreduce"},
 }
 
-// TestCompareHandAndBuiltin runs each pair through engine.Compare (what
+// TestCompareHandAndBuiltin runs each pair through compare.Programs (what
 // `workbench compare` prints) on the same random inputs at P = 4 and 2: the
 // verdict must be "equal", and the diff of the lowered kernels must show
 // the builtin's lowered statements against the hand-rolled code.
@@ -331,8 +332,14 @@ func TestCompareHandAndBuiltin(t *testing.T) {
 		for _, p := range []int{4, 2} {
 			ea, eb := strings.ReplaceAll(c.entryA, "{P}", strconv.Itoa(p)), strings.ReplaceAll(c.entryB, "{P}", strconv.Itoa(p))
 			ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-			cr := engine.Compare(ctx, engine.Side{Name: a.File, Src: a.Source, Entry: ea}, engine.Side{Name: b.File, Src: b.Source, Entry: eb},
-				engine.RunOptions{Options: engine.Options{Ranks: p}, Fill: engine.FillRandn, Seed: 11})
+			opts := engine.Options{Ranks: p}
+			compile := func(name string, src []byte, entry string) *engine.Program {
+				m, _ := engine.Load(ctx, name, src, opts)
+				prog, _ := m.Compile(ctx, entry, opts)
+				return prog
+			}
+			cr := compare.Programs(ctx, compile(a.File, a.Source, ea), compile(b.File, b.Source, eb),
+				compare.Options{RunOptions: engine.RunOptions{Options: opts, Fill: engine.FillRandn, Seed: 11}})
 			cancel()
 			what := fmt.Sprintf("%s --entry %s vs %s --entry %s at P=%d", a.File, ea, b.File, eb, p)
 			if cr.A.Status != emu.StatusOK || cr.B.Status != emu.StatusOK {

@@ -9,24 +9,17 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/compare"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/lower"
+	"pldworkbench/engine/trace"
 	"pldworkbench/kernels"
 )
 
 // fileName is what diagnostics call a program posted without a step.
 const fileName = "main.py"
-
-// frontRequest is the body of POST /api/check and POST /api/ir.
-type frontRequest struct {
-	Code     string `json:"code"`
-	Entry    string `json:"entry"`
-	Ranks    int    `json:"ranks"`
-	Platform string `json:"platform"`
-	After    string `json:"after"`
-}
 
 func (req *frontRequest) options() (engine.Options, error) {
 	if err := checkCode("code", req.Code); err != nil {
@@ -38,11 +31,11 @@ func (req *frontRequest) options() (engine.Options, error) {
 	if err := validPlatform(&req.Platform); err != nil {
 		return engine.Options{}, err
 	}
-	return engine.Options{Entry: expandP(strings.TrimSpace(req.Entry), req.Ranks), Ranks: req.Ranks, Platform: req.Platform}, nil
+	return engine.Options{Entry: strings.TrimSpace(req.Entry), Ranks: req.Ranks, Platform: req.Platform}, nil
 }
 
 // postCheck answers POST /api/check with exactly what `workbench check
-// --json` prints: both call engine.CheckJSON.
+// --json` prints: both call engine.Result.JSON.
 func (s *Server) postCheck(c *fiber.Ctx) error {
 	var req frontRequest
 	if err := decode(c, &req); err != nil {
@@ -56,12 +49,13 @@ func (s *Server) postCheck(c *fiber.Ctx) error {
 	var b []byte
 	if err := s.withSlot("check", func() {
 		// The budget's clock starts here, once the slot is had.
-		res := engine.Check(s.base, fileName, []byte(req.Code), opts)
+		mod, _ := engine.Load(s.base, fileName, []byte(req.Code), opts)
+		res := mod.Check(s.base, opts)
 		if res.Internal != nil {
 			err = internalAPIError(s.engineInternal("check", res.Internal))
 			return
 		}
-		b, err = engine.CheckJSON(res)
+		b, err = res.JSON()
 	}); err != nil {
 		return err
 	}
@@ -70,15 +64,6 @@ func (s *Server) postCheck(c *fiber.Ctx) error {
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 	return c.Send(b)
-}
-
-// irResponse is POST /api/ir's answer. Error says why there is no IR when
-// no diagnostic does (a module with several host orchestrators and no
-// entry).
-type irResponse struct {
-	IR          string      `json:"ir"`
-	Diagnostics []diag.JSON `json:"diagnostics"`
-	Error       string      `json:"error,omitempty"`
 }
 
 // postIR answers POST /api/ir: the program's IR after a pass (fully
@@ -103,14 +88,15 @@ func (s *Server) answerIR(c *fiber.Ctx, print ir.PrintOptions) error {
 	var text string
 	var diags diag.List
 	if err := s.withSlot("ir", func() {
-		text, diags, err = engine.IRTextWith(s.base, fileName, []byte(req.Code), opts, req.After, print)
+		prog := s.compile(s.base, fileName, []byte(req.Code), opts.Entry, opts.Ranks, opts.Platform)
+		text, diags, err = prog.IRText(s.base, opts, req.After, print)
 	}); err != nil {
 		return err
 	}
 	if ie := (*engine.InternalError)(nil); errors.As(err, &ie) {
 		return internalAPIError(s.engineInternal("ir", ie))
 	}
-	out := irResponse{Diagnostics: diagJSON(diags)}
+	out := irResponse{Diagnostics: diags}
 	switch {
 	case diags.HasErrors():
 	case err != nil:
@@ -119,51 +105,6 @@ func (s *Server) answerIR(c *fiber.Ctx, print ir.PrintOptions) error {
 		out.IR = text
 	}
 	return c.JSON(out)
-}
-
-func diagJSON(l diag.List) []diag.JSON {
-	out := make([]diag.JSON, 0, len(l))
-	for _, d := range l {
-		out = append(out, diag.ToJSON(d))
-	}
-	return out
-}
-
-// compareSide is one side of POST /api/compare: code, or (side b only)
-// an embedded kernel by name.
-type compareSide struct {
-	Code   string `json:"code"`
-	Kernel string `json:"kernel"`
-	Entry  string `json:"entry"`
-}
-
-type compareRequest struct {
-	A        compareSide `json:"a"`
-	B        compareSide `json:"b"`
-	Ranks    int         `json:"ranks"`
-	Fill     string      `json:"fill"`
-	Seed     *uint64     `json:"seed"`
-	Schedule string      `json:"schedule"`
-	Platform string      `json:"platform"`
-}
-
-// compareResponse is engine.CompareResult on the wire, plus each side's
-// lowered IR.
-type compareResponse struct {
-	Verdict    string                 `json:"verdict"`
-	Ranks      int                    `json:"ranks"`
-	A          *engine.RunResult      `json:"a"`
-	B          *engine.RunResult      `json:"b"`
-	Outputs    []engine.OutputVerdict `json:"outputs"`
-	KernelDiff string                 `json:"kernel_diff"`
-	IRA        string                 `json:"ir_a"`
-	IRB        string                 `json:"ir_b"`
-	// RunA and RunB are the ids of each side run on its own as an
-	// ordinary run (POST /api/runs with the side's code and the
-	// comparison's settings): /ws/runs/{id} streams or replays its events,
-	// /r/{id} shares it.
-	RunA string `json:"run_a"`
-	RunB string `json:"run_b"`
 }
 
 // postCompare answers POST /api/compare: both programs on the same
@@ -183,8 +124,7 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	a := engine.Side{Name: "a.py", Src: []byte(req.A.Code)}
-	b := engine.Side{Name: "b.py", Src: []byte(req.B.Code)}
+	nameB, srcB := "b.py", []byte(req.B.Code)
 	entryB := req.B.Entry
 	switch {
 	case req.B.Kernel != "" && req.B.Code != "":
@@ -194,7 +134,7 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 		if !ok {
 			return errorf(fiber.StatusNotFound, "kernel names are file names without .py, e.g. 12_broadcast_builtin", "no kernel %q", req.B.Kernel)
 		}
-		b = engine.Side{Name: k.File, Src: k.Source}
+		nameB, srcB = k.File, k.Source
 		if entryB == "" {
 			p := st.Ranks
 			if p == 0 {
@@ -207,17 +147,34 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	a.Entry, err = s.sideEntry(a, req.A.Entry, st.Ranks)
+	var a, b *engine.Program
+	var cr *compare.Result
+	var evA, evB trace.Collector
+	err = s.withSlot("compare", func() {
+		// One deadline, two runs' worth, from when the slot is had, for
+		// compiling both sides and running them.
+		ctx, cancel := context.WithTimeout(s.base, 2*s.opts.RunTimeout)
+		defer cancel()
+		a = s.compile(ctx, "a.py", []byte(req.A.Code), strings.TrimSpace(req.A.Entry), st.Ranks, st.Platform)
+		b = s.compile(ctx, nameB, srcB, strings.TrimSpace(entryB), st.Ranks, st.Platform)
+		if a.NoEntry != "" || b.NoEntry != "" {
+			return
+		}
+		fill, _ := engine.ParseFill(st.Fill)
+		cr = compare.Programs(ctx, a, b, compare.Options{RunOptions: engine.RunOptions{Options: engine.Options{Budget: s.budget()},
+			Fill: fill, Seed: st.Seed, Schedule: st.Schedule}, EventsA: evA.Sink(), EventsB: evB.Sink()})
+	})
 	if err != nil {
 		return err
 	}
-	b.Entry, err = s.sideEntry(b, entryB, st.Ranks)
-	if err != nil {
-		return err
-	}
-	cr, err := s.compare(a, b, st)
-	if err != nil {
-		return err
+	for _, p := range []*engine.Program{a, b} {
+		switch {
+		case p.Internal != nil:
+			return internalAPIError(s.engineInternal("compare", p.Internal))
+		case p.NoEntry != "":
+			// A module with several host orchestrators: a 400 that lists them.
+			return errorf(fiber.StatusBadRequest, "give "+strings.TrimSuffix(p.Name, ".py")+".entry", "%s", p.NoEntry)
+		}
 	}
 	if cr.Internal != nil {
 		return internalAPIError(s.engineInternal("compare", cr.Internal))
@@ -229,54 +186,27 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 	}
 	// Each side as the run POST /api/runs would make of its code and
 	// these settings: same id, so the page's replay of a side and a later
-	// post of the same code share one stored run.
+	// post of the same code share one stored run. A side whose run in the
+	// comparison is the one POST /api/runs would make (its own inputs, run
+	// to the end) is that run: its result and events are handed over, and
+	// the emulator runs twice for the whole request.
 	seed := st.Seed
-	side := func(code, entry string) (string, error) {
-		pr, err := s.startRun(c.UserContext(), &runRequest{Code: code, Ranks: req.Ranks, Entry: entry, Fill: st.Fill,
-			Seed: &seed, Schedule: st.Schedule, Platform: st.Platform})
+	side := func(code, entry string, prog *engine.Program, res *engine.RunResult, events []trace.Event) (string, error) {
+		req := &runRequest{Code: code, Ranks: req.Ranks, Entry: entry, Fill: st.Fill,
+			Seed: &seed, Schedule: st.Schedule, Platform: st.Platform, prog: prog}
+		if res.OwnInputs() && res.Internal == nil && res.Status != emu.StatusTimeout && res.Status != emu.StatusCanceled {
+			req.ran = &ranResult{res: res, events: events}
+		}
+		pr, err := s.startRun(c.UserContext(), req)
 		return pr.ID, err
 	}
-	if out.RunA, err = side(req.A.Code, req.A.Entry); err != nil {
+	if out.RunA, err = side(req.A.Code, req.A.Entry, a, cr.A, evA.Events); err != nil {
 		return err
 	}
-	if out.RunB, err = side(string(b.Src), entryB); err != nil {
+	if out.RunB, err = side(string(srcB), entryB, b, cr.B, evB.Events); err != nil {
 		return err
 	}
 	return c.JSON(out)
-}
-
-// compare runs engine.Compare in a worker slot; its deadline (two runs'
-// worth) starts when it has the slot.
-func (s *Server) compare(a, b engine.Side, st Settings) (*engine.CompareResult, error) {
-	var cr *engine.CompareResult
-	err := s.withSlot("compare", func() {
-		ctx, cancel := context.WithTimeout(s.base, 2*s.opts.RunTimeout)
-		defer cancel()
-		fill, _ := engine.ParseFill(st.Fill)
-		cr = engine.Compare(ctx, a, b, engine.RunOptions{Options: engine.Options{Ranks: st.Ranks, Platform: st.Platform, Budget: s.budget()},
-			Fill: fill, Seed: st.Seed, Schedule: st.Schedule})
-	})
-	return cr, err
-}
-
-// sideEntry picks a side's entry: the given one ({P} expanded), else the
-// module's only host orchestrator. A module with several is a 400 that
-// lists them.
-func (s *Server) sideEntry(side engine.Side, entry string, ranks int) (string, error) {
-	if entry = strings.TrimSpace(entry); entry != "" {
-		return expandP(entry, ranks), nil
-	}
-	e, err := engine.DefaultEntry(s.base, side.Name, side.Src, engine.Options{Ranks: ranks, Budget: s.budget()})
-	if err != nil {
-		var l diag.List
-		if errors.As(err, &l) {
-			// a program that does not compile: Compare reports its
-			// diagnostics as that side's compile_error
-			return "", nil
-		}
-		return "", errorf(fiber.StatusBadRequest, "give "+strings.TrimSuffix(side.Name, ".py")+".entry", "%v", err)
-	}
-	return e, nil
 }
 
 // printIR prints a run's lowered program, "" when it did not compile.

@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/diag"
 	"pldworkbench/kernels"
 )
 
@@ -141,7 +142,10 @@ func TestCheck(t *testing.T) {
 
 	src := readFile(t, "../engine/testdata/errors/notify_without_op.py")
 	code, b = call(t, ts.Server, "POST", "/api/check", jsonBody(t, map[string]any{"code": src}))
-	var rep engine.CheckReport
+	var rep struct {
+		OK          bool      `json:"ok"`
+		Diagnostics diag.List `json:"diagnostics"`
+	}
 	if err := json.Unmarshal(b, &rep); err != nil || code != 200 {
 		t.Fatalf("%d %s %v", code, b, err)
 	}
@@ -149,14 +153,14 @@ func TestCheck(t *testing.T) {
 		t.Fatalf("report = %+v", rep)
 	}
 	d := rep.Diagnostics[0]
-	if d.Code == "" || d.Line == 0 || d.Col == 0 || d.Severity != "error" || d.Hint == "" {
+	if d.Code == "" || d.Span.Start.Line == 0 || d.Span.Start.Col == 0 || d.Severity != diag.Error || d.Hint == "" {
 		t.Errorf("diagnostic = %+v", d)
 	}
 	// Byte for byte what `workbench check --json` prints (its own
-	// file name aside): both call engine.CheckJSON.
-	want, err := engine.CheckJSON(engine.Check(context.Background(), fileName, []byte(src), engine.Options{Platform: "910B"}))
+	// file name aside): both call engine.Result.JSON.
+	want, err := engine.Check(context.Background(), fileName, []byte(src), engine.Options{Platform: "910B"}).JSON()
 	if err != nil || !bytes.Equal(b, want) {
-		t.Errorf("the answer differs from engine.CheckJSON:\n%s\n%s", b, want)
+		t.Errorf("the answer differs from engine.Result.JSON:\n%s\n%s", b, want)
 	}
 }
 

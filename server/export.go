@@ -15,31 +15,6 @@ import (
 	"pldworkbench/tutorials/check"
 )
 
-// exportRequest is the body of POST /api/export.
-type exportRequest struct {
-	Code     string `json:"code"`
-	Entry    string `json:"entry"`
-	Ranks    int    `json:"ranks"`
-	Fill     string `json:"fill"`
-	Seed     uint64 `json:"seed"`
-	Platform string `json:"platform"` // a PyPTO platform (engine/platform; default the default platform's simulator, a2a3sim)
-	// Kernel names the course kernel the code is a copy of (a step's
-	// kernel, "08_allreduce_mesh"), whose golden the script checks.
-	Kernel string `json:"kernel"`
-}
-
-// exportResponse is the exported script, ready to save, or why not.
-type exportResponse struct {
-	Filename    string      `json:"filename,omitempty"`
-	Script      string      `json:"script,omitempty"`
-	DataName    string      `json:"data_name,omitempty"`
-	Data        string      `json:"data_base64,omitempty"` // the randn inputs, base64
-	Entry       string      `json:"entry,omitempty"`
-	Ranks       int         `json:"ranks,omitempty"`
-	Diagnostics []diag.JSON `json:"diagnostics"`
-	Error       string      `json:"error,omitempty"`
-}
-
 // postExport answers POST /api/export with what `workbench export` writes.
 func (s *Server) postExport(c *fiber.Ctx) error {
 	var req exportRequest
@@ -51,17 +26,17 @@ func (s *Server) postExport(c *fiber.Ctx) error {
 		return err
 	}
 	res, opts, base, err := x.res, x.opts, x.base, x.err
-	out := exportResponse{Diagnostics: []diag.JSON{}}
+	out := exportResponse{}
 	var l diag.List
 	switch {
 	case errors.As(err, &l):
-		out.Diagnostics = diagJSON(l)
+		out.Diagnostics = l
 	case err != nil:
 		out.Error = err.Error()
 	case res.Script == nil:
-		out.Diagnostics = diagJSON(res.Diags)
+		out.Diagnostics = res.Diags
 	default:
-		out.Diagnostics = diagJSON(res.Diags)
+		out.Diagnostics = res.Diags
 		out.Filename, out.Script, out.Entry, out.Ranks = base+".py", string(res.Script), res.Entry, res.Ranks
 		if res.Data != nil {
 			out.DataName, out.Data = opts.DataFile, base64.StdEncoding.EncodeToString(res.Data)
@@ -123,15 +98,6 @@ func (s *Server) export(req *exportRequest) (exported, error) {
 	return x, nil
 }
 
-// pyptoResponse is GET /api/pypto: what the backend would run with.
-type pyptoResponse struct {
-	npu.Toolchain
-	// Ready lists the platforms an exported script can run on here,
-	// Platforms every platform an export may name.
-	Ready     []string `json:"ready"`
-	Platforms []string `json:"platforms"`
-}
-
 // getPyPTO answers GET /api/pypto: python3, pypto and torch as
 // `python3 -c "import pypto"` finds them, the cards, and what is missing
 // and how to get it. It probes on every call (on demand, in a worker
@@ -150,20 +116,6 @@ func (s *Server) getPyPTO(c *fiber.Ctx) error {
 		}
 	}
 	return c.JSON(out)
-}
-
-// pyptoCheckResponse is POST /api/pypto/check: the workbench's verdict
-// under the NPU's rules beside PyPTO's compiler's.
-type pyptoCheckResponse struct {
-	Diagnostics []diag.JSON `json:"diagnostics"`
-	Exported    bool        `json:"exported"`
-	PyPTO       string      `json:"pypto,omitempty"`
-	// Status is PyPTO's verdict: compiled, error (refused) or timeout;
-	// empty when it was not asked.
-	Status   string   `json:"status,omitempty"`
-	Messages string   `json:"messages,omitempty"`
-	Seconds  float64  `json:"seconds,omitempty"`
-	Missing  []string `json:"missing,omitempty"`
 }
 
 // postPyPTOCheck answers POST /api/pypto/check (the body of POST
@@ -189,7 +141,7 @@ func (s *Server) postPyPTOCheck(c *fiber.Ctx) error {
 	}
 	opts := engine.ExportOptions{Options: engine.Options{Entry: expandP(strings.TrimSpace(req.Entry), req.Ranks), Ranks: req.Ranks, Budget: s.budget()},
 		NPUPlatform: req.Platform, DataFile: "exported.inputs.bin"}
-	out := pyptoCheckResponse{Diagnostics: []diag.JSON{}}
+	out := pyptoCheckResponse{}
 	var err error
 	if serr := s.withSlot("pypto check", func() {
 		var res *engine.ExportResult
@@ -197,12 +149,12 @@ func (s *Server) postPyPTOCheck(c *fiber.Ctx) error {
 		var l diag.List
 		switch {
 		case errors.As(err, &l):
-			out.Diagnostics, err = diagJSON(l), nil
+			out.Diagnostics, err = l, nil
 			return
 		case err != nil:
 			return
 		}
-		out.Diagnostics = diagJSON(res.Diags)
+		out.Diagnostics = res.Diags
 		if res.Script == nil {
 			return
 		}

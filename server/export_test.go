@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"pldworkbench/engine/diag"
 )
 
 // TestExport: POST /api/export answers the script `workbench export`
@@ -35,7 +37,7 @@ func TestExport(t *testing.T) {
 	}
 	found := false
 	for _, d := range got.Diagnostics {
-		found = found || d.Code == "W0301" && d.Severity == "error"
+		found = found || d.Code == "W0301" && d.Severity == diag.Error
 	}
 	if !found {
 		t.Errorf("the 32-byte tile rule is not an error at export: %s", b)

@@ -63,6 +63,12 @@ func start(t *testing.T, dir string) *testServer {
 // Logger is the test's buffer).
 func startWith(t *testing.T, opts Options) *testServer {
 	t.Helper()
+	return startHooked(t, opts, nil)
+}
+
+// startHooked is startWith that calls hook on the server before it serves.
+func startHooked(t *testing.T, opts Options, hook func(*Server)) *testServer {
+	t.Helper()
 	if opts.DataDir == "" {
 		opts.DataDir = t.TempDir()
 	}
@@ -72,6 +78,9 @@ func startWith(t *testing.T, opts Options) *testServer {
 	s, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if hook != nil {
+		hook(s)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -3,33 +3,10 @@ package server
 import (
 	"math"
 
-	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 	"pldworkbench/engine/limits"
 )
-
-// outTensor is an output as the page gets it and the store keeps it: the
-// tensor whole while the run's outputs stay within limits.OutputFull
-// elements, else the first limits.OutputPrefix elements of each rank's
-// row (shape [P, k], so the page draws it as it draws any tensor) with
-// truncated and full_shape saying so. Stats always cover every element.
-// A 16M-element output thus costs a few KiB to store and to read back,
-// not 268 MB.
-type outTensor struct {
-	engine.TensorJSON
-	FullShape []int       `json:"full_shape,omitempty"`
-	Truncated bool        `json:"truncated,omitempty"`
-	Stats     tensorStats `json:"stats"`
-}
-
-// tensorStats summarise a tensor: min, max and mean over the elements that
-// are not NaN, how many elements, how many NaN.
-type tensorStats struct {
-	Count int64        `json:"count"`
-	NaN   int64        `json:"nan"`
-	Min   engine.Float `json:"min"`
-	Max   engine.Float `json:"max"`
-	Mean  engine.Float `json:"mean"`
-}
 
 func statsOf(data []float64) tensorStats {
 	st := tensorStats{Count: int64(len(data))}
@@ -42,9 +19,9 @@ func statsOf(data []float64) tensorStats {
 		lo, hi, sum, n = math.Min(lo, v), math.Max(hi, v), sum+v, n+1
 	}
 	if n > 0 {
-		st.Min, st.Max, st.Mean = engine.Float(lo), engine.Float(hi), engine.Float(sum/float64(n))
+		st.Min, st.Max, st.Mean = floats.Float(lo), floats.Float(hi), floats.Float(sum/float64(n))
 	} else {
-		st.Min, st.Max, st.Mean = engine.Float(math.NaN()), engine.Float(math.NaN()), engine.Float(math.NaN())
+		st.Min, st.Max, st.Mean = floats.Float(math.NaN()), floats.Float(math.NaN()), floats.Float(math.NaN())
 	}
 	return st
 }
@@ -52,7 +29,7 @@ func statsOf(data []float64) tensorStats {
 // capOutputs turns a run's outputs, in order, into what is sent and
 // stored: whole while the running total of elements stays within full,
 // else per-rank prefixes of prefix elements.
-func capOutputs(order []string, outs map[string]*engine.TensorJSON, full, prefix int) map[string]*outTensor {
+func capOutputs(order []string, outs map[string]*floats.TensorJSON, full, prefix int) map[string]*outTensor {
 	res := make(map[string]*outTensor, len(order))
 	left := full
 	for _, name := range order {
@@ -89,7 +66,13 @@ func capOutputs(order []string, outs map[string]*engine.TensorJSON, full, prefix
 	return res
 }
 
-// defaultCap caps with the table's limits.
-func defaultCap(order []string, outs map[string]*engine.TensorJSON) map[string]*outTensor {
-	return capOutputs(order, outs, limits.OutputFull, limits.OutputPrefix)
+// defaultCap caps a run's outputs with the table's limits.
+func defaultCap(order []string, outs map[string]*emu.Tensor) map[string]*outTensor {
+	wire := make(map[string]*floats.TensorJSON, len(order))
+	for _, name := range order {
+		if t, ok := outs[name]; ok {
+			wire[name] = floats.NewTensorJSON(t.DType, t.Shape, t.Floats())
+		}
+	}
+	return capOutputs(order, wire, limits.OutputFull, limits.OutputPrefix)
 }

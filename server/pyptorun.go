@@ -11,9 +11,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 	"pldworkbench/engine/limits"
 	"pldworkbench/engine/npu"
 	"pldworkbench/engine/trace"
@@ -33,8 +33,8 @@ type pyptoRunResponse struct {
 	Lanes    string  `json:"lanes,omitempty"`
 	// Diagnostics and Error say why nothing ran: the program does not
 	// export (as POST /api/export says).
-	Diagnostics []diag.JSON `json:"diagnostics"`
-	Error       string      `json:"error,omitempty"`
+	Diagnostics diag.List `json:"diagnostics"`
+	Error       string    `json:"error,omitempty"`
 }
 
 // postPyPTORun answers POST /api/pypto/run (the body of POST /api/export):
@@ -53,17 +53,17 @@ func (s *Server) postPyPTORun(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := pyptoRunResponse{Platform: req.Platform, Diagnostics: []diag.JSON{}}
+	out := pyptoRunResponse{Platform: req.Platform}
 	var l diag.List
 	switch {
 	case errors.As(x.err, &l):
-		out.Diagnostics = diagJSON(l)
+		out.Diagnostics = l
 		return c.JSON(out)
 	case x.err != nil:
 		out.Error = x.err.Error()
 		return c.JSON(out)
 	case x.res.Script == nil:
-		out.Diagnostics = diagJSON(x.res.Diags)
+		out.Diagnostics = x.res.Diags
 		return c.JSON(out)
 	}
 	var tc npu.Toolchain
@@ -113,7 +113,7 @@ func pyptoRecord(id, code string, st Settings, res *npu.Result) *record {
 	if res.Lanes != "" {
 		note += "; the lanes are " + res.Lanes
 	}
-	rec.Diagnostics = []diag.JSON{{Severity: "note", Message: note}}
+	rec.Diagnostics = diag.List{{Severity: diag.Info, Msg: note}}
 	switch res.Status {
 	case npu.StatusTimeout:
 		rec.Status = string(emu.StatusTimeout)
@@ -123,10 +123,10 @@ func pyptoRecord(id, code string, st Settings, res *npu.Result) *record {
 		rec.Error = &emu.RunError{Rank: -1, Message: "the exported script failed under PyPTO: " + lastLines(res.Stderr, 6)}
 	}
 	if m := res.Manifest; m != nil {
-		outs := map[string]*engine.TensorJSON{}
+		outs := map[string]*floats.TensorJSON{}
 		for name, o := range m.Outputs {
 			rec.OutputOrder = append(rec.OutputOrder, name)
-			outs[name] = &engine.TensorJSON{DType: o.DType, Shape: o.Shape, Data: engine.Floats(o.Data)}
+			outs[name] = &floats.TensorJSON{DType: o.DType, Shape: o.Shape, Data: floats.Floats(o.Data)}
 		}
 		sort.Strings(rec.OutputOrder)
 		rec.Outputs = capOutputs(rec.OutputOrder, outs, limits.OutputFull, limits.OutputPrefix)
@@ -173,8 +173,18 @@ func (s *Server) storePyPTO(rec *record, events []trace.Event) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return putRun(ctx, s.db, &storedRun{ID: rec.ID, Code: code, Settings: string(settings), Status: rec.Status,
+	size, err := putRun(ctx, s.db, &storedRun{ID: rec.ID, Code: code, Settings: string(settings), Status: rec.Status,
 		Result: string(result), EventCount: rec.Events, Created: rec.Created, Pinned: true}, next)
+	if err != nil {
+		return err
+	}
+	// Pinned, so never evicted, but counted in the store's size.
+	s.storeMu.Lock()
+	if s.storeBytes >= 0 {
+		s.storeBytes += size
+	}
+	s.storeMu.Unlock()
+	return nil
 }
 
 // lastLines is the last n lines of s.

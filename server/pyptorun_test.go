@@ -77,7 +77,7 @@ func TestPyPTORun(t *testing.T) {
 	if rec.Check == nil || !rec.Check.Pass || rec.Events != got.Events {
 		t.Errorf("stored check %+v, events %d (the post said %d)", rec.Check, rec.Events, got.Events)
 	}
-	if len(rec.Diagnostics) != 1 || !strings.Contains(rec.Diagnostics[0].Message, "task-level slices") {
+	if len(rec.Diagnostics) != 1 || !strings.Contains(rec.Diagnostics[0].Msg, "task-level slices") {
 		t.Errorf("the run's note: %+v", rec.Diagnostics)
 	}
 	code, b = call(t, ts.Server, "GET", "/api/runs/"+got.ID+"/events", "")

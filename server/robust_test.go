@@ -126,7 +126,7 @@ var headerRE = regexp.MustCompile(`(?m)^#! (entry|ranks): *(\S+)`)
 
 // headerSettings returns the entry and ranks a program's headers name
 // first ({P} expanded), or nil when it has no entry header: then the
-// server picks the entry (engine.DefaultEntry) and the rank count.
+// server picks the entry (Module.Compile with no entry) and the rank count.
 func headerSettings(src []byte) map[string]any {
 	var entry string
 	ranks := 4
@@ -218,7 +218,8 @@ func mangledCases(t *testing.T) []robustCase {
 
 // runOutcome is what a run's websocket delivered up to done.
 type runOutcome struct {
-	status      string // the first status message's
+	firstEvent  time.Time // when the first event arrived
+	status      string    // the first status message's
 	diagnostics []diag.JSON
 	events      int
 	done        struct {
@@ -253,6 +254,9 @@ func (ts *testServer) follow(t testing.TB, id string, deadline time.Time) (*runO
 	out := &runOutcome{}
 	one := func(raw []byte) error {
 		if bytes.HasPrefix(raw, eventPrefix) {
+			if out.events == 0 {
+				out.firstEvent = time.Now()
+			}
 			out.events++
 			return nil
 		}
@@ -409,7 +413,7 @@ func (ts *testServer) robustOne(t *testing.T, rc robustCase) string {
 		}
 		// A program that compiles but has no single host orchestrator
 		// has no line to blame: its done error says which entries there
-		// are (engine.DefaultEntry), with a hint.
+		// are (Module.Compile with no entry), with a hint.
 		if errs == 0 && (out.done.Error == nil || out.done.Error.Message == "" || out.done.Error.Hint == "") {
 			t.Errorf("run %s: compile_error with no error diagnostic and no explained error", pr.ID)
 		}

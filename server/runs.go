@@ -15,55 +15,15 @@ import (
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 	"pldworkbench/engine/limits"
 	"pldworkbench/engine/trace"
 	"pldworkbench/tutorials/check"
 )
 
-// record is a run as GET /api/runs/{id} answers it and as the store keeps
-// it (the result column holds it without the code, which has its own).
-type record struct {
-	ID              string                       `json:"id"`
-	Code            string                       `json:"code"`
-	Settings        Settings                     `json:"settings"`
-	Status          string                       `json:"status"`
-	Ranks           int                          `json:"ranks"`
-	Entry           string                       `json:"entry"`
-	Outputs         map[string]*outTensor        `json:"outputs"`
-	OutputOrder     []string                     `json:"output_order"`
-	OutputChecks    map[string]check.OutputCheck `json:"output_checks,omitempty"`
-	Races           []emu.Race                   `json:"races"`
-	RacesOmitted    int                          `json:"races_omitted,omitempty"`
-	Deadlock        *emu.Deadlock                `json:"deadlock,omitempty"`
-	Error           *emu.RunError                `json:"error,omitempty"`
-	Diagnostics     []diag.JSON                  `json:"diagnostics"`
-	Stats           emu.Stats                    `json:"stats"`
-	Check           *verdict                     `json:"check,omitempty"`
-	Events          int                          `json:"events"`
-	EventsTruncated bool                         `json:"events_truncated,omitempty"`
-	Created         string                       `json:"created"`
-
-	internal error // the engine panicked: the run is a workbench bug, not stored
-}
-
-// verdict is a step run's check: pass, a status (ok, the run's failure
-// status, wrong_data, no_golden) and a one-line reason.
-type verdict struct {
-	Pass   bool   `json:"pass"`
-	Status string `json:"status"`
-	Reason string `json:"reason,omitempty"`
-}
-
 // statusCancelled is the done status of a cancelled run (the emulator says
 // "canceled"; API.md spells it the British way).
 const statusCancelled = "cancelled"
-
-// postResponse answers POST /api/runs.
-type postResponse struct {
-	ID       string   `json:"id"`
-	Cached   bool     `json:"cached"`
-	Settings Settings `json:"settings"`
-}
 
 // postRun starts a run, joins the one executing under the same id, or
 // finds it stored.
@@ -117,6 +77,7 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 		return postResponse{ID: id, Cached: true, Settings: st}, nil
 	}
 	r := newRun(s.base, id, req.Code, st, sc)
+	r.prog, r.ran = req.prog, req.ran
 	w, ok := s.slots.enqueueRun(r)
 	if !ok {
 		r.cancel()
@@ -220,7 +181,7 @@ func (s *Server) execute(r *run, w *waiter, grace *time.Timer) {
 func (s *Server) runEngine(r *run) *record {
 	st := r.settings
 	rec := &record{ID: r.id, Settings: st, Ranks: st.Ranks, Entry: st.Entry, Outputs: map[string]*outTensor{},
-		OutputOrder: []string{}, Races: []emu.Race{}, Diagnostics: []diag.JSON{}}
+		OutputOrder: []string{}, Races: []emu.Race{}}
 	name := "main.py"
 	if r.step != nil {
 		name = r.step.File
@@ -240,47 +201,49 @@ func (s *Server) runEngine(r *run) *record {
 		case ctx.Err() != nil:
 			rec.Status = statusCancelled
 		}
-		for _, d := range ds {
-			rec.Diagnostics = append(rec.Diagnostics, diag.ToJSON(d))
-		}
+		rec.Diagnostics = ds
 		r.setStatus("running", rec.Ranks, rec.Entry)
 		r.add(statusMessage("running", r.id, st, rec.Ranks, rec.Entry))
 		r.add(diagMessages(rec.Diagnostics)...)
 		rec.Check = judge(r.step, rec, nil)
 		return rec
 	}
-	if rec.Entry == "" {
-		entry, err := engine.DefaultEntry(ctx, name, src, engine.Options{Ranks: st.Ranks, Budget: s.budget()})
-		if err != nil {
-			var l diag.List
-			if errors.As(err, &l) {
-				return fail(l, nil)
-			}
-			return fail(nil, &emu.RunError{Rank: -1, Message: err.Error(), Hint: "name the host orchestrator to run in entry"})
-		}
-		rec.Entry = entry
+	prog := r.prog
+	if prog == nil {
+		prog = s.compile(ctx, name, src, rec.Entry, st.Ranks, st.Platform)
 	}
-	opts := engine.Options{Entry: rec.Entry, Ranks: st.Ranks, Platform: st.Platform, Budget: s.budget()}
-	pre := engine.Check(ctx, name, src, opts)
-	if pre.Internal != nil {
-		rec.internal = s.engineInternal("run "+r.id, pre.Internal)
+	if prog.Internal != nil {
+		rec.internal = s.engineInternal("run "+r.id, prog.Internal)
 		return rec
 	}
-	if len(pre.Units) == 1 && pre.Units[0].Program != nil {
-		rec.Ranks = pre.Units[0].Program.Ranks
+	switch {
+	case prog.NoEntry != "":
+		return fail(nil, &emu.RunError{Rank: -1, Message: prog.NoEntry, Hint: "name the host orchestrator to run in entry"})
+	case prog.Entry == "":
+		return fail(prog.Diags, nil)
 	}
-	for _, d := range pre.Diags {
-		rec.Diagnostics = append(rec.Diagnostics, diag.ToJSON(d))
+	rec.Entry = prog.Entry
+	if prog.Checked() != nil {
+		rec.Ranks = prog.Ranks
 	}
+	rec.Diagnostics = prog.Diags
 	r.setStatus("running", rec.Ranks, rec.Entry)
 	r.add(statusMessage("running", r.id, st, rec.Ranks, rec.Entry))
 	r.add(diagMessages(rec.Diagnostics)...)
 
-	fill, _ := engine.ParseFill(st.Fill) // validated by normalize
-	res := engine.Run(ctx, name, src, engine.RunOptions{
-		Options: opts, Fill: fill, Seed: st.Seed, Args: st.Args, Schedule: st.Schedule,
-		OnEvent: r.event, KeepEvents: maxEvents, // the log keeps the first maxEvents; the rest cost nothing
-	})
+	var res *engine.RunResult
+	if r.ran != nil {
+		// Run already, by a comparison: its events go out as this run's.
+		for _, e := range r.ran.events {
+			r.event(e)
+		}
+		res = r.ran.res
+	} else {
+		fill, _ := engine.ParseFill(st.Fill) // validated by normalize
+		res = prog.Run(ctx, engine.RunOptions{Options: engine.Options{Budget: s.budget()},
+			Fill: fill, Seed: st.Seed, Args: st.Args, Schedule: st.Schedule, OnEvent: r.event,
+			KeepEvents: maxEvents}) // the log keeps the first maxEvents; the rest cost nothing
+	}
 	if res.Internal != nil {
 		rec.internal = s.engineInternal("run "+r.id, res.Internal)
 		return rec
@@ -296,7 +259,7 @@ func (s *Server) runEngine(r *run) *record {
 	rec.Deadlock, rec.Error, rec.Stats = res.Deadlock, res.Error, res.Stats
 	rec.Races, rec.RacesOmitted = res.Races, res.RacesOmitted
 	rec.OutputOrder = append(rec.OutputOrder, res.OutputOrder...)
-	rec.Outputs = defaultCap(res.OutputOrder, res.Outputs)
+	rec.Outputs = defaultCap(res.OutputOrder, res.Out)
 	r.mu.Lock()
 	rec.Events, rec.EventsTruncated = r.events, r.truncated
 	r.mu.Unlock()
@@ -371,8 +334,8 @@ func failure(rec *record) string {
 		return rec.Error.Error()
 	}
 	for _, d := range rec.Diagnostics {
-		if d.Severity == "error" {
-			return fmt.Sprintf("line %d: %s %s", d.Line, d.Code, d.Message)
+		if d.Severity == diag.Error {
+			return fmt.Sprintf("line %d: %s %s", d.Span.Start.Line, d.Code, d.Msg)
 		}
 	}
 	return "the run ended with status " + rec.Status
@@ -403,8 +366,7 @@ func (s *Server) store(r *run, rec *record) error {
 		n := 0
 		for ; i < len(items) && n < limits.EventPage; i++ {
 			if items[i].isEvent {
-				b, _ := json.Marshal(items[i].ev)
-				lines = append(lines, b)
+				lines = append(lines, items[i].line())
 				n++
 			}
 		}
@@ -418,14 +380,32 @@ func (s *Server) store(r *run, rec *record) error {
 	// after the run ended: give it its own deadline.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := putRun(ctx, s.db, &storedRun{ID: r.id, Code: r.code, Settings: string(settings), Status: rec.Status,
-		Result: string(result), EventCount: rec.Events, Created: rec.Created, Pinned: pinned}, next); err != nil {
+	size, err := putRun(ctx, s.db, &storedRun{ID: r.id, Code: r.code, Settings: string(settings), Status: rec.Status,
+		Result: string(result), EventCount: rec.Events, Created: rec.Created, Pinned: pinned}, next)
+	if err != nil {
 		return err
 	}
-	if n, err := evict(ctx, s.db, s.opts.StoreBudget, r.id); err != nil {
-		s.logf("store: evicting: %v", err)
-	} else if n > 0 {
-		s.logf("store: evicted %d unpinned runs past the %d-byte budget", n, s.opts.StoreBudget)
+	// The store's size is summed from SQLite once (a full scan of the
+	// runs, which grew with the store and was a tenth of the server's CPU
+	// per run) and kept up to date here; eviction runs when it passes the
+	// budget.
+	s.storeMu.Lock()
+	defer s.storeMu.Unlock()
+	if s.storeBytes >= 0 {
+		s.storeBytes += size
+	}
+	if s.storeBytes < 0 || s.storeBytes > s.opts.StoreBudget {
+		n, total, err := evict(ctx, s.db, s.opts.StoreBudget, r.id)
+		switch {
+		case err != nil:
+			s.storeBytes = -1 // unknown: summed again next time
+			s.logf("store: evicting: %v", err)
+		case n > 0:
+			s.logf("store: evicted %d unpinned runs past the %d-byte budget", n, s.opts.StoreBudget)
+		}
+		if err == nil {
+			s.storeBytes = total
+		}
 	}
 	return nil
 }
@@ -443,7 +423,7 @@ func loadRecord(sr *storedRun) (*record, error) {
 	}
 	for name, t := range rec.Outputs {
 		if !t.Truncated && len(t.Data) > limits.OutputFull {
-			rec.Outputs[name] = capOutputs([]string{name}, map[string]*engine.TensorJSON{name: &t.TensorJSON}, 0, limits.OutputPrefix)[name]
+			rec.Outputs[name] = capOutputs([]string{name}, map[string]*floats.TensorJSON{name: &t.TensorJSON}, 0, limits.OutputPrefix)[name]
 		}
 	}
 	return &rec, nil
@@ -466,7 +446,7 @@ func (s *Server) getRunJSON(c *fiber.Ctx) error {
 		finished := r.finished
 		rec := record{ID: r.id, Code: r.code, Settings: r.settings, Status: r.status, Ranks: r.ranks, Entry: r.entry,
 			Events: r.events, EventsTruncated: r.truncated, Created: r.created.Format(time.RFC3339Nano),
-			Outputs: map[string]*outTensor{}, OutputOrder: []string{}, Races: []emu.Race{}, Diagnostics: []diag.JSON{}}
+			Outputs: map[string]*outTensor{}, OutputOrder: []string{}, Races: []emu.Race{}}
 		r.mu.Unlock()
 		if !finished {
 			return c.JSON(rec)
@@ -605,4 +585,10 @@ func (s *Server) pin(id string) {
 	if _, err := s.db.ExecContext(ctx, `UPDATE runs SET pinned = 1 WHERE id = ? AND pinned = 0`, id); err != nil {
 		s.logf("run %s: pinning: %v", id, err)
 	}
+}
+
+// ranResult is a run done elsewhere (in a comparison) with its events.
+type ranResult struct {
+	res    *engine.RunResult
+	events []trace.Event
 }

@@ -121,6 +121,10 @@ type Server struct {
 	runs       sync.WaitGroup // run goroutines
 	conns      sync.WaitGroup // websocket connections
 	executions atomic.Int64
+	programs   *programCache // compiled programs, by source hash and settings
+
+	storeMu    sync.Mutex
+	storeBytes int64 // the run store's size in bytes, -1 until summed (store)
 	shutOnce   sync.Once
 	shutErr    error
 }
@@ -169,6 +173,9 @@ func New(opts Options) (*Server, error) {
 		slots:   newSlots(opts.MaxConcurrentRuns, opts.MaxQueue),
 		quit:    make(chan struct{}),
 		live:    map[string]*run{},
+
+		programs:   newProgramCache(limits.ProgramCache),
+		storeBytes: -1,
 	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.app = fiber.New(fiber.Config{

@@ -6,38 +6,37 @@ import (
 	"sync"
 	"time"
 
+	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
-	"pldworkbench/engine/emu"
 	"pldworkbench/engine/trace"
-	"pldworkbench/tutorials/check"
 )
 
-// item is one message of a run's log: an encoded message, or an event the
-// engine emitted, kept as the struct so the engine's goroutine only
-// appends (a websocket writer encodes it when it sends it).
+// item is one message of a run's log, encoded once when it is appended:
+// every subscriber sends the same bytes and the store keeps the event's
+// line from them, so an event costs one encoding per run however many
+// watch it (each subscriber encoding its own copy made the server's CPU
+// per run grow with its watchers).
 type item struct {
 	raw     []byte
-	ev      trace.Event
-	isEvent bool
+	isEvent bool // raw is eventMessage(line)
 }
 
 // encode returns the message's JSON.
-func (it *item) encode() []byte {
-	if !it.isEvent {
-		return it.raw
-	}
-	b, _ := json.Marshal(it.ev) // plain fields: cannot fail
-	return eventMessage(b)
-}
+func (it *item) encode() []byte { return it.raw }
+
+// line returns an event item's JSON line (raw without the message around
+// it).
+func (it *item) line() []byte { return it.raw[len(eventHead) : len(it.raw)-len(eventTail)] }
+
+const eventHead, eventTail = `{"type":"event","event":`, `}`
 
 // eventMessage wraps an event's JSON line as an event message; live runs
 // and replays both go through it, so their bytes agree.
 func eventMessage(line []byte) []byte {
-	const prefix, suffix = `{"type":"event","event":`, `}`
-	b := make([]byte, 0, len(prefix)+len(line)+len(suffix))
-	b = append(b, prefix...)
+	b := make([]byte, 0, len(eventHead)+len(line)+len(eventTail))
+	b = append(b, eventHead...)
 	b = append(b, line...)
-	return append(b, suffix...)
+	return append(b, eventTail...)
 }
 
 // subscriber is one websocket watching a run: wake gets a token whenever
@@ -77,6 +76,9 @@ type run struct {
 	onWatch   func()     // called (without r.mu) when the first client subscribes
 	replayed  *replayLog // a stored run's log, read page by page (replays only)
 	shared    bool       // stored: its done carries the share link
+
+	prog *engine.Program // compiled by the caller (a comparison's side), else nil
+	ran  *ranResult      // run by the caller too, else nil
 }
 
 // isWatched reports whether a client watches r now.
@@ -148,6 +150,9 @@ func (r *run) add(msgs ...[]byte) {
 // Past maxEvents the events are dropped from the log (the stats still
 // count them) and the record says events_truncated.
 func (r *run) event(e trace.Event) {
+	// Encoded before the lock: the writers never wait on it.
+	line, _ := json.Marshal(e) // plain fields: cannot fail
+	msg := eventMessage(line)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.events >= maxEvents {
@@ -155,7 +160,7 @@ func (r *run) event(e trace.Event) {
 		return
 	}
 	r.events++
-	r.items = append(r.items, item{ev: e, isEvent: true})
+	r.items = append(r.items, item{raw: msg, isEvent: true})
 	r.wakeLocked()
 }
 
@@ -236,65 +241,15 @@ func (r *run) read(cursor, max int) (msgs [][]byte, end bool) {
 
 // The messages of API.md, in the order a run sends them.
 
-type statusMsg struct {
-	Type     string   `json:"type"`
-	Status   string   `json:"status"`
-	ID       string   `json:"id"`
-	Settings Settings `json:"settings"`
-	Ranks    int      `json:"ranks"`
-	Entry    string   `json:"entry,omitempty"`
-}
-
-// queueMsg tells a queued run's client where it stands: position 1 runs
-// next; of is how much work waits in all.
-type queueMsg struct {
-	Type     string `json:"type"`
-	Position int    `json:"position"`
-	Of       int    `json:"of"`
-}
-
 func queueMessage(pos, of int) []byte {
 	return mustJSON(queueMsg{Type: "queue", Position: pos, Of: of})
-}
-
-type diagMsg struct {
-	Type       string    `json:"type"`
-	Diagnostic diag.JSON `json:"diagnostic"`
-}
-
-type outputMsg struct {
-	Type   string             `json:"type"`
-	Name   string             `json:"name"`
-	Tensor *outTensor         `json:"tensor"`
-	Check  *check.OutputCheck `json:"check,omitempty"`
-}
-
-type raceMsg struct {
-	Type string   `json:"type"`
-	Race emu.Race `json:"race"`
-}
-
-type deadlockMsg struct {
-	Type     string        `json:"type"`
-	Deadlock *emu.Deadlock `json:"deadlock"`
-}
-
-type doneMsg struct {
-	Type            string        `json:"type"`
-	Status          string        `json:"status"`
-	Stats           emu.Stats     `json:"stats"`
-	Error           *emu.RunError `json:"error,omitempty"`
-	Check           *verdict      `json:"check,omitempty"`
-	Share           string        `json:"share,omitempty"`
-	RacesOmitted    int           `json:"races_omitted,omitempty"`
-	EventsTruncated bool          `json:"events_truncated,omitempty"`
 }
 
 // mustJSON encodes a message built from plain fields.
 func mustJSON(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
-		panic(err) // every message type is plain data; tensors use engine.Floats
+		panic(err) // every message type is plain data; tensors use floats.Floats
 	}
 	return b
 }
@@ -303,7 +258,7 @@ func statusMessage(status, id string, st Settings, ranks int, entry string) []by
 	return mustJSON(statusMsg{Type: "status", Status: status, ID: id, Settings: st, Ranks: ranks, Entry: entry})
 }
 
-func diagMessages(ds []diag.JSON) [][]byte {
+func diagMessages(ds diag.List) [][]byte {
 	out := make([][]byte, 0, len(ds))
 	for _, d := range ds {
 		out = append(out, mustJSON(diagMsg{Type: "diagnostic", Diagnostic: d}))

@@ -19,42 +19,6 @@ import (
 	"pldworkbench/tutorials/check"
 )
 
-// runRequest is the body of POST /api/runs.
-type runRequest struct {
-	Code     string             `json:"code"`
-	Step     int                `json:"step"`
-	Variant  string             `json:"variant"`
-	Kernel   string             `json:"kernel"`
-	Ranks    int                `json:"ranks"`
-	Entry    string             `json:"entry"`
-	Fill     string             `json:"fill"`
-	Seed     *uint64            `json:"seed"`
-	Schedule string             `json:"schedule"`
-	Platform string             `json:"platform"`
-	Args     map[string]float64 `json:"args"`
-}
-
-// Settings are a run's normalized settings: every default filled in, so
-// two posts that mean the same run hash to the same id. Entry stays empty
-// for a run without a step that names none (the engine's DefaultEntry
-// picks it when the run starts); Ranks stays 0 when neither the post nor a
-// step says (the engine's default: what the host tensors pin, else 4).
-type Settings struct {
-	Step     int                `json:"step,omitempty"`
-	Variant  string             `json:"variant,omitempty"`
-	Kernel   string             `json:"kernel,omitempty"`
-	Ranks    int                `json:"ranks"`
-	Entry    string             `json:"entry"`
-	Fill     string             `json:"fill"`
-	Seed     uint64             `json:"seed"`
-	Schedule string             `json:"schedule"`
-	Platform string             `json:"platform"`
-	Args     map[string]float64 `json:"args,omitempty"`
-	// Backend is empty for the emulator; "pypto VERSION" for a run PyPTO
-	// made (POST /api/pypto/run), on Platform a2a3, a2a3sim, a5 or a5sim.
-	Backend string `json:"backend,omitempty"`
-}
-
 // stepCheck is what a step run is checked against: the golden of
 // Kernel's entry Entry as its header writes it ("{P}" unexpanded). Entry
 // is empty when the post named an entry the kernel does not have: then

@@ -23,34 +23,6 @@ import (
 // the deadline cuts short says so (status timeout).
 const stepCheckTimeout = 90 * time.Second
 
-// stepCheckRequest is the body of POST /api/steps/{n}/check.
-type stepCheckRequest struct {
-	Code    string `json:"code"`
-	Variant string `json:"variant"`
-	Kernel  string `json:"kernel"`
-}
-
-// stepCheckResponse is POST /api/steps/{n}/check's answer: the verdicts
-// of `workbench step N --check FILE` (or, for the bug and starter
-// variants, of the rule `workbench verify` holds those kernels to).
-type stepCheckResponse struct {
-	// OK says the code did what its variant must: every verdict passes
-	// (solution, builtin); every verdict fails the way the bug kernel's
-	// header documents (bug); every run checks clean and completes, its
-	// outputs right or wrong (starter).
-	OK      bool   `json:"ok"`
-	Variant string `json:"variant"`
-	// Kernel is the step kernel whose entries, rank counts and goldens
-	// judge the code.
-	Kernel string `json:"kernel"`
-	// Bug is the documented failure of a bug variant, as its header
-	// writes it.
-	Bug      string          `json:"bug,omitempty"`
-	Ranks    []int           `json:"ranks"`
-	Verdicts []check.Verdict `json:"verdicts"`
-	Error    string          `json:"error,omitempty"`
-}
-
 // postStepCheck answers POST /api/steps/{n}/check: the step's full check
 // of the posted code, at every rank count of the judging kernel, each
 // under the fair and the adversarial schedule. It takes one run slot for

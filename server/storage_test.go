@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"pldworkbench/engine"
+	"pldworkbench/engine/floats"
 	"pldworkbench/engine/limits"
 )
 
@@ -128,7 +128,7 @@ func TestOutputsCapped(t *testing.T) {
 		t.Errorf("GET /api/runs/{id}: %d, %d bytes", code, len(b))
 	}
 	// Small outputs stay whole, with statistics too.
-	small := capOutputs([]string{"a"}, map[string]*engine.TensorJSON{"a": {DType: "FP32", Shape: []int{2, 3}, Data: []float64{1, 2, 3, 4, 5, 6}}}, 6, 2)["a"]
+	small := capOutputs([]string{"a"}, map[string]*floats.TensorJSON{"a": {DType: "FP32", Shape: []int{2, 3}, Data: []float64{1, 2, 3, 4, 5, 6}}}, 6, 2)["a"]
 	if small.Truncated || len(small.Data) != 6 || small.Stats.Mean != 3.5 {
 		t.Errorf("small output: %+v", small)
 	}

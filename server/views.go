@@ -14,13 +14,8 @@ import (
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/limits"
 	"pldworkbench/engine/lower"
+	"pldworkbench/engine/sweep"
 )
-
-// passJSON is one entry of GET /api/passes.
-type passJSON struct {
-	Name string `json:"name"`
-	Doc  string `json:"doc"`
-}
 
 // getPasses answers GET /api/passes: "checked" (before any pass), then the
 // lowering passes in the order they run, from the engine's pass table, as
@@ -40,28 +35,7 @@ func (s *Server) postIRLines(c *fiber.Ctx) error {
 	return s.answerIR(c, ir.PrintOptions{Lines: true})
 }
 
-// schedulesRequest is POST /api/schedules' body: a run's code and settings
-// and how many random schedules to try.
-type schedulesRequest struct {
-	frontRequest
-	Fill string  `json:"fill"`
-	Seed *uint64 `json:"seed"`
-	N    int     `json:"n"`
-}
-
-// schedulesResponse lists the seeds as `workbench run --schedules N` does.
-type schedulesResponse struct {
-	Entry  string               `json:"entry"`
-	Ranks  int                  `json:"ranks"`
-	Fair   string               `json:"fair"`
-	Error  string               `json:"error,omitempty"`
-	N      int                  `json:"n"`
-	Ran    int                  `json:"ran"`
-	Failed int                  `json:"failed"`
-	Seeds  []engine.SeedOutcome `json:"seeds"`
-}
-
-// postSchedules answers POST /api/schedules: engine.Schedules on the code,
+// postSchedules answers POST /api/schedules: Program.Schedules on the code,
 // the fair run and then seeds 1..n, in one worker slot under one timeout
 // (the run timeout for the whole request, so n seeds cannot hold a slot n
 // times as long); seeds it cut off are not in seeds (ran < n).
@@ -91,16 +65,20 @@ func (s *Server) postSchedules(c *fiber.Ctx) error {
 	if err := s.withSlot("schedules", func() {
 		ctx, cancel := context.WithTimeout(s.base, b.Timeout)
 		defer cancel()
-		if opts.Entry == "" {
-			e, err := engine.DefaultEntry(ctx, fileName, []byte(req.Code), opts)
-			if err != nil {
-				out.Error = err.Error()
-				return
-			}
-			opts.Entry = e
+		prog := s.compile(ctx, fileName, []byte(req.Code), opts.Entry, opts.Ranks, opts.Platform)
+		switch {
+		case prog.NoEntry != "":
+			out.Error = prog.NoEntry
+			return
+		case prog.Entry == "" && prog.Internal != nil:
+			out.Error = prog.Internal.Error()
+			return
+		case prog.Entry == "":
+			out.Error = prog.Diags.Error()
+			return
 		}
-		fair, seeds := engine.Schedules(ctx, fileName, []byte(req.Code), engine.RunOptions{Options: opts, Fill: fill, Seed: seed}, req.N)
-		out.Entry, out.Ranks, out.Fair, out.N, out.Seeds = opts.Entry, fair.Ranks, string(fair.Status), req.N, seeds
+		fair, seeds := prog.Schedules(ctx, engine.RunOptions{Options: opts, Fill: fill, Seed: seed}, req.N)
+		out.Entry, out.Ranks, out.Fair, out.N, out.Seeds = prog.Entry, fair.Ranks, string(fair.Status), req.N, seeds
 		if fair.Error != nil {
 			out.Error = fair.Error.Message
 		}
@@ -119,24 +97,7 @@ func (s *Server) postSchedules(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-// sweepRequest is POST /api/sweep's body: a kernel with `#! sweep:` lines
-// and what to sweep, as `workbench sweep FILE --ranks 2,4,8 --sizes 1K:16M`.
-type sweepRequest struct {
-	Code     string `json:"code"`
-	Ranks    []int  `json:"ranks"`
-	Sizes    string `json:"sizes"`
-	Platform string `json:"platform"`
-}
-
-// sweepResponse is engine.SweepResult with, per rank count, the crossover
-// sentence `workbench sweep` prints, and whether every point was measured.
-type sweepResponse struct {
-	*engine.SweepResult
-	CrossoverLines map[int]string `json:"crossover_lines"`
-	Done           bool           `json:"done"`
-}
-
-// postSweep answers POST /api/sweep: engine.Sweep in one worker slot, each
+// postSweep answers POST /api/sweep: sweep.Run in one worker slot, each
 // point under the run budget and the whole under limits.SweepTime.
 func (s *Server) postSweep(c *fiber.Ctx) error {
 	var req sweepRequest
@@ -157,11 +118,11 @@ func (s *Server) postSweep(c *fiber.Ctx) error {
 	if req.Sizes == "" {
 		req.Sizes = "1K:16M"
 	}
-	sizes, err := engine.ParseSizes(req.Sizes)
+	sizes, err := sweep.ParseSizes(req.Sizes)
 	if err != nil {
 		return errorf(fiber.StatusBadRequest, "sizes is LO:HI in powers of two, as 1K:16M", "%v", err)
 	}
-	variants, _, _, err := engine.SweepHeader([]byte(req.Code))
+	variants, _, _, err := sweep.Header([]byte(req.Code))
 	if err != nil {
 		return errorf(fiber.StatusBadRequest, "a sweep reads the kernel's `#! sweep: NAME TEMPLATE` lines", "%v", err)
 	}
@@ -171,20 +132,21 @@ func (s *Server) postSweep(c *fiber.Ctx) error {
 	if n := len(variants) * len(req.Ranks) * len(sizes); n > limits.MaxSweepPoints {
 		return errorf(fiber.StatusBadRequest, "fewer rank counts or a narrower size range", "the sweep has %d points, more than the %d allowed", n, limits.MaxSweepPoints)
 	}
-	opts := engine.SweepOptions{Ranks: req.Ranks, Sizes: sizes, Platform: req.Platform, Budget: s.budget()}
-	var res *engine.SweepResult
+	opts := sweep.Options{Ranks: req.Ranks, Sizes: sizes, Platform: req.Platform, Budget: s.budget()}
+	var res *sweep.Result
 	var serr error
 	if err := s.withSlot("sweep", func() {
 		ctx, cancel := context.WithTimeout(s.base, limits.SweepTime)
 		defer cancel()
-		res, serr = engine.Sweep(ctx, fileName, []byte(req.Code), opts)
+		mod, _ := engine.Load(ctx, fileName, []byte(req.Code), engine.Options{Budget: opts.Budget})
+		res, serr = sweep.Run(ctx, mod, opts)
 	}); err != nil {
 		return err
 	}
 	if serr != nil {
 		return errorf(fiber.StatusBadRequest, "", "sweep: %v", serr)
 	}
-	out := sweepResponse{SweepResult: res, CrossoverLines: map[int]string{}}
+	out := sweepResponse{Result: res, CrossoverLines: map[int]string{}}
 	out.Done = len(res.Rows) == len(res.Variants)*len(req.Ranks)*len(sizes)
 	for _, p := range req.Ranks {
 		out.CrossoverLines[p] = res.CrossoverLine(p)

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"pldworkbench/engine"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 	"pldworkbench/engine/trace"
 	"pldworkbench/tutorials/check"
 )
@@ -56,7 +56,7 @@ func TestRunStep8(t *testing.T) {
 			t.Errorf("rank check %d = %+v", r, rc)
 		}
 	}
-	var tens engine.TensorJSON
+	var tens floats.TensorJSON
 	if err := json.Unmarshal(outs[0].Tensor, &tens); err != nil || tens.DType != "FP32" || fmt.Sprint(tens.Shape) != "[4 1 64]" || len(tens.Data) != 256 {
 		t.Errorf("tensor = %+v (%v)", tens, err)
 	}

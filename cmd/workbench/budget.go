@@ -6,7 +6,6 @@ import (
 	"io"
 	"time"
 
-	"pldworkbench/engine"
 	"pldworkbench/engine/limits"
 )
 
@@ -41,6 +40,6 @@ func (b *budgetFlags) budget(stderr io.Writer) (limits.Budget, bool) {
 		return bud, false
 	}
 	bud.Memory, bud.Timeout = mem, b.timeout
-	engine.SetSoftMemoryLimit(bud.Memory, 1)
+	limits.SetSoftMemoryLimit(bud.Memory, 1)
 	return bud, true
 }

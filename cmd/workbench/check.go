@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 
 	"pldworkbench/engine"
@@ -37,7 +36,7 @@ func (f *frontFlags) register(fs *flag.FlagSet) {
 }
 
 func (f *frontFlags) options() engine.Options {
-	return engine.Options{Entry: expandP(f.entry, f.ranks), Ranks: f.ranks, Platform: f.platform, Budget: f.bud}
+	return engine.Options{Entry: f.entry, Ranks: f.ranks, Platform: f.platform, Budget: f.bud}
 }
 
 // The --platform flag's help and usage text, from engine/platform's table.
@@ -46,16 +45,6 @@ var (
 	platformUsage = "[--platform " + platform.Choices("|") + "]"
 	ranksHelp     = fmt.Sprintf("number of ranks P (default: the count the host tensors pin, else %d)", limits.DefaultRanks)
 )
-
-// expandP replaces {P} in an entry with the rank count, so the entry lines
-// of our kernels' headers (build_ring_allreduce({P}).ring_allreduce) can be
-// pasted as they are. Without --ranks, {P} is limits.DefaultRanks.
-func expandP(entry string, ranks int) string {
-	if ranks == 0 {
-		ranks = limits.DefaultRanks
-	}
-	return strings.ReplaceAll(entry, "{P}", strconv.Itoa(ranks))
-}
 
 // validate checks the flags and reads the budget. The command line has no
 // rank cap: a rank count is bounded by the memory it needs (--mem-limit).
@@ -74,6 +63,26 @@ func (f *frontFlags) validate(stderr io.Writer) bool {
 		return false
 	}
 	return true
+}
+
+// load parses the flags around the one FILE of check and ir, validates
+// them, reads the file and loads it. exit is -1 when all went well, else
+// the exit status (the reason printed).
+func (f *frontFlags) load(ctx context.Context, fs *flag.FlagSet, args []string, stderr io.Writer) (file string, src []byte, mod *engine.Module, exit int) {
+	file, exit = parseFileArgs(fs, args, stderr)
+	f.explicitRanks = flagGiven(fs, "ranks")
+	if exit >= 0 {
+		return "", nil, nil, exit
+	}
+	if !f.validate(stderr) {
+		return "", nil, nil, 2
+	}
+	src, ok := readSource(file, stderr)
+	if !ok {
+		return "", nil, nil, 2
+	}
+	mod, _ = engine.Load(ctx, file, src, f.options())
+	return file, src, mod, -1
 }
 
 // parseFileArgs parses flags that may come before or after the one FILE
@@ -159,23 +168,15 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: workbench check FILE [--entry EXPR] [--ranks P] "+platformUsage+" [--mem-limit SIZE] [--timeout DUR] [--json]\n       workbench check FILE --with-pypto [--entry EXPR] [--ranks P] [--platform a2a3sim|a2a3|a5|a5sim]   ours and PyPTO's compiler side by side")
 		fs.PrintDefaults()
 	}
-	file, exit := parseFileArgs(fs, args, stderr)
-	ff.explicitRanks = flagGiven(fs, "ranks")
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	file, src, mod, exit := ff.load(ctx, fs, args, stderr)
 	if exit >= 0 {
 		return exit
 	}
-	if !ff.validate(stderr) {
-		return 2
-	}
-	src, ok := readSource(file, stderr)
-	if !ok {
-		return 2
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	res := engine.Check(ctx, file, src, ff.options())
+	res := mod.Check(ctx, ff.options())
 	if *asJSON {
-		out, err := engine.CheckJSON(res)
+		out, err := res.JSON()
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			return 2
@@ -287,21 +288,14 @@ func runIR(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	file, exit := parseFileArgs(fs, args, stderr)
-	ff.explicitRanks = flagGiven(fs, "ranks")
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	_, src, mod, exit := ff.load(ctx, fs, args, stderr)
 	if exit >= 0 {
 		return exit
 	}
-	if !ff.validate(stderr) {
-		return 2
-	}
-	src, ok := readSource(file, stderr)
-	if !ok {
-		return 2
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	text, diags, err := engine.IRText(ctx, file, src, ff.options(), *after)
+	prog, _ := mod.Compile(ctx, ff.entry, ff.options())
+	text, diags, err := prog.IRText(ctx, ff.options(), *after, ir.PrintOptions{})
 	fmt.Fprint(stderr, diag.RenderAll(diags, src))
 	fmt.Fprint(stdout, text)
 	switch {

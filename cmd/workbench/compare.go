@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/compare"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/limits"
 	"pldworkbench/engine/platform"
@@ -76,31 +77,40 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if len(files) == 1 {
 		files = append(files, files[0])
 	}
-	var sides [2]engine.Side
-	for i := range sides {
+	opts := engine.RunOptions{Options: engine.Options{Ranks: *ranks, Platform: *platform, Budget: ff.bud}, Fill: f, Seed: *seed}
+	var progs [2]*engine.Program
+	for i := range progs {
 		src, ok := readSource(files[i], stderr)
 		if !ok {
 			return 2
 		}
-		sides[i] = engine.Side{Name: files[i], Src: src}
+		entry := ""
 		switch {
 		case i < len(entries):
-			sides[i].Entry = expandP(entries[i], *ranks)
+			entry = entries[i]
 		case len(entries) == 1:
-			sides[i].Entry = expandP(entries[0], *ranks) // one --entry names both files' orchestrator
-		default:
-			entry, err := engine.DefaultEntry(context.Background(), files[i], src, engine.Options{Ranks: *ranks, Budget: ff.bud})
-			if err != nil {
-				fmt.Fprintln(stderr, err)
-				return 2
-			}
-			sides[i].Entry = entry
+			entry = entries[0] // one --entry names both files' orchestrator
 		}
+		mod, _ := engine.Load(context.Background(), files[i], src, opts.Options)
+		prog, _ := mod.Compile(context.Background(), entry, opts.Options)
+		if prog.Entry == "" {
+			// No single host orchestrator to pick, or the module does
+			// not load: a usage error of the comparison.
+			switch {
+			case prog.NoEntry != "":
+				fmt.Fprintln(stderr, prog.NoEntry)
+			case prog.Internal != nil:
+				fmt.Fprintln(stderr, prog.Internal)
+			default:
+				fmt.Fprintln(stderr, prog.Diags)
+			}
+			return 2
+		}
+		progs[i] = prog
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	opts := engine.RunOptions{Options: engine.Options{Ranks: *ranks, Platform: *platform, Budget: ff.bud}, Fill: f, Seed: *seed}
-	cr := engine.Compare(ctx, sides[0], sides[1], opts)
+	cr := compare.Programs(ctx, progs[0], progs[1], compare.Options{RunOptions: opts})
 	if *asJSON {
 		b, err := json.Marshal(cr)
 		if err != nil {
@@ -109,7 +119,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stdout, string(b))
 	} else {
-		printCompare(stdout, sides, cr)
+		printCompare(stdout, progs, cr)
 	}
 	if cr.Verdict != "equal" {
 		return 1
@@ -117,11 +127,11 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func printCompare(w io.Writer, sides [2]engine.Side, cr *engine.CompareResult) {
+func printCompare(w io.Writer, sides [2]*engine.Program, cr *compare.Result) {
 	runs := [2]*engine.RunResult{cr.A, cr.B}
 	for i, r := range runs {
 		label := string(rune('A' + i))
-		fmt.Fprint(w, diag.RenderAll(r.Diags, sides[i].Src))
+		fmt.Fprint(w, diag.RenderAll(r.Diags, sides[i].Source()))
 		fmt.Fprintf(w, "%s: %s --entry '%s': %s\n", label, sides[i].Name, sides[i].Entry, r.Status)
 		if e := r.Error; e != nil {
 			where := "host"

@@ -74,8 +74,10 @@ func runCompareBackends(args []string, stdout, stderr io.Writer) int {
 	profile, _ := npu.Profile(ef.platform)
 	fill, _ := engine.ParseFill(ef.fill)
 	var col trace.Collector
-	emu := engine.Run(ctx, file, src, engine.RunOptions{Options: engine.Options{Entry: res.Entry, Ranks: res.Ranks, Platform: profile, Budget: bud},
-		Fill: fill, Seed: ef.seed, Args: ef.scalars, OnEvent: col.Sink()})
+	eopts := engine.Options{Ranks: res.Ranks, Platform: profile, Budget: bud}
+	mod, _ := engine.Load(ctx, file, src, eopts)
+	prog, _ := mod.Compile(ctx, res.Entry, eopts)
+	emu := prog.Run(ctx, engine.RunOptions{Options: eopts, Fill: fill, Seed: ef.seed, Args: ef.scalars, OnEvent: col.Sink()})
 	fmt.Fprintf(stdout, "%s: %s at %s, inputs %s\n", file, res.Entry, ranksText(res.Ranks), ef.fill)
 	fmt.Fprintf(stdout, "  emu:   %s, modelled %s (%s cost model)\n", emu.Status, micros(makespan(col.Events)), profile)
 	tc := npu.Detect(ctx, npu.DetectOptions{Python: *python})

@@ -8,7 +8,7 @@ import (
 	"io"
 	"os"
 
-	"pldworkbench/engine"
+	"pldworkbench/engine/conform"
 )
 
 // runConform runs upstream PyPTO's distributed system tests and examples
@@ -18,7 +18,7 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	jsonOut := fs.Bool("json", false, "print the report as JSON")
-	upstream := fs.String("upstream", os.Getenv(engine.ConformEnv), "path of a local clone of upstream PyPTO (default $"+engine.ConformEnv+")")
+	upstream := fs.String("upstream", os.Getenv(conform.ConformEnv), "path of a local clone of upstream PyPTO (default $"+conform.ConformEnv+")")
 	only := fs.String("only", "", "keep the upstream files whose path contains this")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: workbench conform [--json] [--upstream DIR] [--only SUBSTR]")
@@ -32,15 +32,15 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *upstream == "" {
-		fmt.Fprintln(stderr, "workbench conform: "+engine.ConformNeed)
+		fmt.Fprintln(stderr, "workbench conform: "+conform.ConformNeed)
 		return 2
 	}
-	snap, err := engine.OpenSnapshot(*upstream, engine.ConformCommit)
+	snap, err := conform.OpenSnapshot(*upstream, conform.ConformCommit)
 	if err != nil {
 		fmt.Fprintln(stderr, "workbench conform:", err)
 		return 2
 	}
-	rep, err := engine.Conform(context.Background(), snap, engine.ConformOptions{Only: *only})
+	rep, err := conform.Conform(context.Background(), snap, conform.ConformOptions{Only: *only})
 	if err != nil {
 		fmt.Fprintln(stderr, "workbench conform:", err)
 		return 1
@@ -53,7 +53,7 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	} else {
-		fmt.Fprint(stdout, engine.ConformTable(rep))
+		fmt.Fprint(stdout, conform.ConformTable(rep))
 	}
 	// The suite reports; it does not judge. Regressions are the test's
 	// business (engine's TestConform against its recorded baseline).

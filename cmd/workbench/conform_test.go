@@ -6,18 +6,18 @@ import (
 	"strings"
 	"testing"
 
-	"pldworkbench/engine"
+	"pldworkbench/engine/conform"
 )
 
 // TestConformNeedsUpstream: without a clone of upstream the command says
 // exactly what it needs and exits 2 — never a silent pass.
 func TestConformNeedsUpstream(t *testing.T) {
-	t.Setenv(engine.ConformEnv, "")
+	t.Setenv(conform.ConformEnv, "")
 	var out, errb bytes.Buffer
 	if code := run([]string{"conform"}, &out, &errb); code != 2 {
 		t.Errorf("exit %d, want 2", code)
 	}
-	if !strings.Contains(errb.String(), engine.ConformEnv) || !strings.Contains(errb.String(), engine.ConformCommit) {
+	if !strings.Contains(errb.String(), conform.ConformEnv) || !strings.Contains(errb.String(), conform.ConformCommit) {
 		t.Errorf("stderr %q does not say what the suite needs", errb.String())
 	}
 	if out.Len() != 0 {
@@ -28,9 +28,9 @@ func TestConformNeedsUpstream(t *testing.T) {
 // TestConformTable runs the suite on one upstream file when a clone is
 // there: every row is marked upstream's and the summary counts them.
 func TestConformTable(t *testing.T) {
-	dir := os.Getenv(engine.ConformEnv)
+	dir := os.Getenv(conform.ConformEnv)
 	if dir == "" {
-		t.Skip(engine.ConformNeed)
+		t.Skip(conform.ConformNeed)
 	}
 	var out, errb bytes.Buffer
 	if code := run([]string{"conform", "--only", "03_window_buffer"}, &out, &errb); code != 0 {

@@ -64,7 +64,7 @@ func (f *exportFlags) exportFile(file string, src []byte, dataName string, stder
 		return nil, 2
 	}
 	opts := engine.ExportOptions{
-		Options:     engine.Options{Entry: expandP(f.entry, f.ranks), Ranks: f.ranks, Budget: bud},
+		Options:     engine.Options{Entry: f.entry, Ranks: f.ranks, Budget: bud},
 		NPUPlatform: f.platform, Fill: fill, Seed: f.seed, Args: f.scalars, DataFile: dataName,
 	}
 	kernel := strings.TrimSuffix(filepath.Base(file), ".py")

@@ -35,6 +35,12 @@ func (a argFlags) Set(s string) error {
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
+	return runRunContext(context.Background(), args, stdout, stderr)
+}
+
+// runRunContext is runRun under ctx (the tests count the engine's work
+// through it).
+func runRunContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch b, _ := backendArg(args); b {
 	case "pypto":
 		return runPyPTO(args, stdout, stderr)
@@ -87,17 +93,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opts := engine.RunOptions{Options: ff.options(), Fill: f, Seed: *seed, Args: scalars, Schedule: *schedule, NoRaces: *noRaces}
-	if opts.Entry == "" {
-		entry, err := engine.DefaultEntry(context.Background(), file, src, opts.Options)
-		if err != nil {
-			if l, isDiag := err.(diag.List); isDiag {
-				fmt.Fprint(stderr, diag.RenderAll(l, src))
-				return 1
-			}
-			fmt.Fprintln(stderr, err)
-			return 2
-		}
-		opts.Entry = entry
+	prog, exit := compile(ctx, file, src, ff.entry, opts.Options, stderr)
+	if exit >= 0 {
+		return exit
 	}
 
 	var closeTrace func(title string) error
@@ -113,18 +111,18 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	if *schedules > 0 {
-		code := runSchedules(ctx, file, src, opts, *schedules, *asJSON, stdout, stderr)
+		code := runSchedules(ctx, prog, opts, *schedules, *asJSON, stdout, stderr)
 		if closeTrace != nil {
-			if err := closeTrace(opts.Entry); err != nil {
+			if err := closeTrace(prog.Entry); err != nil {
 				fmt.Fprintf(stderr, "--trace: %v\n", err)
 			}
 		}
 		return code
 	}
-	res := engine.Run(ctx, file, src, opts)
+	res := prog.Run(ctx, opts)
 	if closeTrace != nil {
 		if err := closeTrace(fmt.Sprintf("%s at P=%d", res.Entry, res.Ranks)); err != nil {
 			fmt.Fprintf(stderr, "--trace: %v\n", err)
@@ -145,10 +143,33 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// compile loads and compiles file at entry ("" = its only host
+// orchestrator) for run and step. exit is -1 when there is a program to
+// run (which may still have compile errors: its run says so), else the
+// exit status after the reason was printed: the module's diagnostics
+// (1), or no single host orchestrator to pick (2).
+func compile(ctx context.Context, file string, src []byte, entry string, opts engine.Options, stderr io.Writer) (*engine.Program, int) {
+	mod, _ := engine.Load(ctx, file, src, opts)
+	prog, diags := mod.Compile(ctx, entry, opts)
+	switch {
+	case prog.NoEntry != "":
+		fmt.Fprintln(stderr, prog.NoEntry)
+		return nil, 2
+	case prog.Entry == "" && prog.Internal != nil:
+		fmt.Fprintln(stderr, prog.Internal)
+		return nil, 2
+	case prog.Entry == "":
+		fmt.Fprint(stderr, diag.RenderAll(diags, src))
+		return nil, 1
+	}
+	return prog, -1
+}
+
 // runSchedules reruns a program under n random schedules and lists the
 // seeds that fail.
-func runSchedules(ctx context.Context, file string, src []byte, opts engine.RunOptions, n int, asJSON bool, stdout, stderr io.Writer) int {
-	fair, seeds := engine.Schedules(ctx, file, src, opts, n)
+func runSchedules(ctx context.Context, prog *engine.Program, opts engine.RunOptions, n int, asJSON bool, stdout, stderr io.Writer) int {
+	file, src := prog.Name, prog.Source()
+	fair, seeds := prog.Schedules(ctx, opts, n)
 	var failed []engine.SeedOutcome
 	for _, s := range seeds {
 		if s.Failed {
@@ -234,7 +255,7 @@ func printRun(w io.Writer, file string, src []byte, res *engine.RunResult) {
 	}
 	if res.Status != engine.StatusCompileError {
 		for _, name := range res.OutputOrder {
-			printTensor(w, name, res.Outputs[name])
+			printTensor(w, name, res.Out[name])
 		}
 		s := res.Stats
 		fmt.Fprintf(w, "  stats: %d events, %d notifies, %d waits, %d remote bytes, %d local bytes, %.3f µs simulated\n",
@@ -255,13 +276,14 @@ func cmpSymbol(c string) string {
 // printTensor prints a host tensor one leading-dimension row at a time (for
 // the per-rank tensors of a host orchestrator, one row per rank), at most
 // 16 rows and 12 values a row.
-func printTensor(w io.Writer, name string, t *engine.TensorJSON) {
+func printTensor(w io.Writer, name string, t *emu.Tensor) {
 	fmt.Fprintf(w, "  %s: %s%v\n", name, t.DType, t.Shape)
-	rows, per := 1, len(t.Data)
+	data := t.Floats()
+	rows, per := 1, len(data)
 	if len(t.Shape) > 1 {
 		rows = t.Shape[0]
 		if rows > 0 {
-			per = len(t.Data) / rows
+			per = len(data) / rows
 		}
 	}
 	for r := 0; r < rows; r++ {
@@ -269,7 +291,7 @@ func printTensor(w io.Writer, name string, t *engine.TensorJSON) {
 			fmt.Fprintf(w, "    ... %d rows ...\n", rows-16)
 			r = rows - 8
 		}
-		row := t.Data[r*per : (r+1)*per]
+		row := data[r*per : (r+1)*per]
 		label := name
 		if len(t.Shape) > 1 {
 			label = fmt.Sprintf("%s[%d]", name, r)

@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"pldworkbench/engine"
 	"pldworkbench/engine/limits"
 	"pldworkbench/server"
 )
@@ -60,8 +59,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	// Every slot may hold one piece of work's budget: freed memory goes
-	// back to the system promptly above that (engine.SetSoftMemoryLimit).
-	engine.SetSoftMemoryLimit(mem, *runs)
+	// back to the system promptly above that (limits.SetSoftMemoryLimit).
+	limits.SetSoftMemoryLimit(mem, *runs)
 	dir := *data
 	if dir == "" {
 		var err error

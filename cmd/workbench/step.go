@@ -183,7 +183,9 @@ func printFirstFailure(ctx context.Context, b limits.Budget, w io.Writer, file s
 			Fill: engine.FillRandn, Seed: check.Seed, Schedule: v.Schedule}
 		fmt.Fprintf(w, "\nthe first failing run, as `workbench run %s --entry '%s' --ranks %d --schedule %s --fill randn --seed %d` reports it:\n",
 			file, v.Entry, v.Ranks, v.Schedule, check.Seed)
-		printRun(w, file, src, engine.Run(ctx, file, src, opts))
+		mod, _ := engine.Load(ctx, file, src, opts.Options)
+		prog, _ := mod.Compile(ctx, v.Entry, opts.Options)
+		printRun(w, file, src, prog.Run(ctx, opts))
 		return
 	}
 }

@@ -17,11 +17,12 @@ import (
 	"pldworkbench/engine"
 	"pldworkbench/engine/limits"
 	"pldworkbench/engine/platform"
+	"pldworkbench/engine/sweep"
 	"pldworkbench/kernels"
 )
 
 // variantFlags collects repeated --entry [NAME=]TEMPLATE flags.
-type variantFlags []engine.SweepVariant
+type variantFlags []sweep.Variant
 
 func (v *variantFlags) String() string { return "" }
 
@@ -36,7 +37,7 @@ func (v *variantFlags) Set(s string) error {
 	if m := namedEntry.FindStringSubmatch(s); m != nil {
 		name, entry = m[1], m[2]
 	}
-	*v = append(*v, engine.SweepVariant{Name: name, Entry: entry})
+	*v = append(*v, sweep.Variant{Name: name, Entry: entry})
 	return nil
 }
 
@@ -73,13 +74,13 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
-	opts := engine.SweepOptions{Variants: variants, Platform: *platform, Collective: *op, Budget: bud}
+	opts := sweep.Options{Variants: variants, Platform: *platform, Collective: *op, Budget: bud}
 	var err error
 	if opts.Ranks, err = parseRanks(*ranks); err != nil {
 		fmt.Fprintf(stderr, "--ranks: %v\n", err)
 		return 2
 	}
-	if opts.Sizes, err = engine.ParseSizes(*sizes); err != nil {
+	if opts.Sizes, err = sweep.ParseSizes(*sizes); err != nil {
 		fmt.Fprintf(stderr, "--sizes: %v\n", err)
 		return 2
 	}
@@ -89,7 +90,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	res, err := engine.Sweep(ctx, name, src, opts)
+	mod, _ := engine.Load(ctx, name, src, engine.Options{Budget: opts.Budget})
+	res, err := sweep.Run(ctx, mod, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "sweep: %v\n", err)
 		return 2
@@ -150,7 +152,7 @@ func parseRanks(s string) ([]int, error) {
 
 // printSweep writes one nccl-tests style table per variant and rank count,
 // then the crossover line of each rank count.
-func printSweep(w io.Writer, name string, res *engine.SweepResult, ranks []int) {
+func printSweep(w io.Writer, name string, res *sweep.Result, ranks []int) {
 	fmt.Fprintf(w, "# %s: %s, %s, platform %s; link_eff = busbw / ((P-1) x %.1f GB/s)\n",
 		name, res.Collective, res.DType, res.Platform, res.LinkGBs)
 	for _, p := range ranks {
@@ -182,7 +184,7 @@ func printSweep(w io.Writer, name string, res *engine.SweepResult, ranks []int) 
 	}
 }
 
-func writeSweepCSV(w io.Writer, res *engine.SweepResult) {
+func writeSweepCSV(w io.Writer, res *sweep.Result) {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"variant", "ranks", "bytes", "count", "sim_time_ns", "algbw_gbs", "busbw_gbs", "link_eff", "status", "error"})
 	for _, r := range res.Rows {

@@ -53,7 +53,9 @@ func TestListAndJSON(t *testing.T) {
 	if l[0].Code != "E0101" {
 		t.Errorf("Sort: first is %q, want the earlier E0101", l[0].Code)
 	}
-	b, err := MarshalList(l)
+	b, err := json.Marshal(struct {
+		Diagnostics List `json:"diagnostics"`
+	}{l})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +75,10 @@ func TestListAndJSON(t *testing.T) {
 		t.Errorf("JSON diagnostic = %v", first)
 	}
 	// A diagnostic without an end reports its start as the end.
-	if j := ToJSON(l[1]); j.EndLine != 2 || j.EndCol != 1 {
+	if j := l[1].wire(); j.EndLine != 2 || j.EndCol != 1 {
 		t.Errorf("missing end: got %d:%d, want 2:1", j.EndLine, j.EndCol)
+	}
+	if b, _ := json.Marshal(List(nil)); string(b) != "[]" {
+		t.Errorf("an empty list marshals to %s, want []", b)
 	}
 }

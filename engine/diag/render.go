@@ -97,8 +97,9 @@ func itoa(n int) string {
 	return string(buf[i:])
 }
 
-// JSON is the wire form of a diagnostic, shared by `workbench check --json`
-// and the server's /api/check.
+// JSON is the wire form of a diagnostic, the one JSON a Diagnostic
+// marshals to (`workbench check --json`, every /api answer, the editor's
+// lint): decode into it.
 type JSON struct {
 	File     string `json:"file"`
 	Line     int    `json:"line"`
@@ -111,8 +112,9 @@ type JSON struct {
 	Hint     string `json:"hint"`
 }
 
-// ToJSON converts d to its wire form.
-func ToJSON(d Diagnostic) JSON {
+// wire converts d to its wire form: a diagnostic without an end reports
+// its start as the end.
+func (d Diagnostic) wire() JSON {
 	end := d.Span.End
 	if !end.IsValid() {
 		end = d.Span.Start
@@ -124,13 +126,33 @@ func ToJSON(d Diagnostic) JSON {
 	}
 }
 
-// MarshalList encodes l as {"diagnostics": [...]}.
-func MarshalList(l List) ([]byte, error) {
-	out := struct {
-		Diagnostics []JSON `json:"diagnostics"`
-	}{Diagnostics: make([]JSON, 0, len(l))}
-	for _, d := range l {
-		out.Diagnostics = append(out.Diagnostics, ToJSON(d))
+// MarshalJSON encodes d as JSON.
+func (d Diagnostic) MarshalJSON() ([]byte, error) { return json.Marshal(d.wire()) }
+
+// MarshalJSON encodes l as an array, [] when it is empty (never null, so
+// a client can always range over it).
+func (l List) MarshalJSON() ([]byte, error) {
+	if l == nil {
+		return []byte("[]"), nil
 	}
-	return json.MarshalIndent(out, "", "  ")
+	return json.Marshal([]Diagnostic(l))
+}
+
+// UnmarshalJSON decodes what MarshalJSON wrote (a stored run's
+// diagnostics are read back this way; offsets are not kept).
+func (d *Diagnostic) UnmarshalJSON(b []byte) error {
+	var j JSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	sev := Error
+	switch j.Severity {
+	case "warning":
+		sev = Warning
+	case "info":
+		sev = Info
+	}
+	*d = Diagnostic{Span: Span{File: j.File, Start: Pos{Line: j.Line, Col: j.Col}, End: Pos{Line: j.EndLine, Col: j.EndCol}},
+		Code: j.Code, Severity: sev, Msg: j.Message, Hint: j.Hint}
+	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"pldworkbench/engine"
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/limits"
 	"pldworkbench/engine/lower"
 	"pldworkbench/kernels"
 )
@@ -95,7 +96,7 @@ func mutationCorpus(t testing.TB) []mutCase {
 			}
 			entries, ranks := headerOf(src)
 			if len(ranks) == 0 {
-				ranks = []int{engine.DefaultRanks}
+				ranks = []int{limits.DefaultRanks}
 			}
 			name := "engine/testdata/" + filepath.Base(dir) + "/" + filepath.Base(path)
 			for _, p := range ranks {

@@ -205,6 +205,11 @@ const (
 	// MaxSweepPoints bounds the points (variants × rank counts × sizes)
 	// of one page sweep.
 	MaxSweepPoints = 512
+	// ProgramCache is how many compiled programs the server keeps (by
+	// source hash, entry, rank count and platform): a program of the
+	// course is tens of KiB of source and IR, so 256 of them cost a few
+	// MiB, and a class of learners re-running their cells hits it.
+	ProgramCache = 256
 )
 
 // Table lists every limit. Keep it in the order API.md shows it.
@@ -243,6 +248,8 @@ var Table = []Limit{
 		Error: "the earlier output is dropped, marked `…`"},
 	{Name: "sweep", What: "one sweep the page asks for: its points (variants × rank counts × sizes) and its wall clock, each point also under the run budget", Server: "512 points, 60 s", CLI: "— (`workbench sweep`: each point 2 min)", Flag: "—",
 		Error: "400 `the sweep has N points, more than the 512 allowed`; points past 60 s are left out (`done` false)"},
+	{Name: "program-cache", What: "compiled programs the server keeps, by source hash, entry, rank count and platform", Server: "256", CLI: "—", Flag: "—",
+		Error: "the least recently used program is dropped; its next request compiles it again"},
 	{Name: "schedules", What: "random schedules one schedule-explorer request runs (the whole request has one timeout)", Server: "64", CLI: "10000 (`run --schedules N`)", Flag: "—",
 		Error: "400 `schedules N out of range: want 1..64`; seeds the timeout cut off are reported as not run"},
 }

@@ -130,6 +130,16 @@ func newBuiltinScope() *Env {
 // Meter returns the account the module charges.
 func (m *Module) Meter() *limits.Meter { return m.meter }
 
+// SetMeter makes meter the account that Eval, Call and EvalExpr charge
+// from now on and returns the one it replaces: a module loaded once is
+// compiled by several pieces of work (an entry per request, a sweep's
+// points), each under its own budget and deadline. nil is an unlimited
+// meter.
+func (m *Module) SetMeter(meter *limits.Meter) (old *limits.Meter) {
+	old, m.meter, m.nextPoll = m.meter, meter, 0
+	return old
+}
+
 // Globals returns the module's global scope. Its Parent holds Python's
 // builtins.
 func (m *Module) Globals() *Env { return m.globals }

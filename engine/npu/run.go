@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"pldworkbench/engine/floats"
 	"pldworkbench/engine/limits"
 	"pldworkbench/engine/trace"
 )
@@ -83,9 +82,9 @@ type Manifest struct {
 
 // Output is one output tensor of the manifest.
 type Output struct {
-	DType string    `json:"dtype"`
-	Shape []int     `json:"shape"`
-	Data  jsonFloat `json:"data"`
+	DType string        `json:"dtype"`
+	Shape []int         `json:"shape"`
+	Data  floats.Floats `json:"data"` // the driver writes NaN and the infinities as strings
 }
 
 // Mismatch is the driver's account of one output that missed its golden.
@@ -94,39 +93,6 @@ type Mismatch struct {
 	Wrong  int    `json:"wrong"`
 	Of     int    `json:"of"`
 	First  int    `json:"first"`
-}
-
-// jsonFloat reads the driver's values: numbers, and "NaN", "Infinity" and
-// "-Infinity" as strings (the driver writes strict JSON).
-type jsonFloat []float64
-
-func (f *jsonFloat) UnmarshalJSON(b []byte) error {
-	var raw []json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
-	}
-	out := make([]float64, len(raw))
-	for i, r := range raw {
-		var s string
-		if json.Unmarshal(r, &s) == nil {
-			switch s {
-			case "NaN":
-				out[i] = math.NaN()
-			case "Infinity":
-				out[i] = math.Inf(1)
-			case "-Infinity":
-				out[i] = math.Inf(-1)
-			default:
-				return fmt.Errorf("element %d: %q is not a number", i, s)
-			}
-			continue
-		}
-		if err := json.Unmarshal(r, &out[i]); err != nil {
-			return fmt.Errorf("element %d: %v", i, err)
-		}
-	}
-	*f = out
-	return nil
 }
 
 // Run runs an exported script in a fresh temporary directory under the

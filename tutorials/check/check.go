@@ -31,6 +31,7 @@ import (
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 	"pldworkbench/engine/limits"
 	"pldworkbench/kernels"
 )
@@ -118,6 +119,13 @@ var Schedules = []string{"fair", "adversarial"}
 // run is a piece of work under b (its zero fields the engine's defaults);
 // ctx bounds the whole check.
 func Run(ctx context.Context, b limits.Budget, kernel, entry, file string, src []byte, p int) Verdict {
+	mod, _ := engine.Load(ctx, file, src, engine.Options{Budget: b})
+	return runModule(ctx, b, kernel, entry, mod, p)
+}
+
+// runModule is Run on the module loaded from the text: a check of several
+// entries and rank counts parses the text once.
+func runModule(ctx context.Context, b limits.Budget, kernel, entry string, mod *engine.Module, p int) Verdict {
 	expanded := strings.ReplaceAll(entry, "{P}", fmt.Sprint(p))
 	v := Verdict{Kernel: kernel, Entry: expanded, Ranks: p}
 	g, ok := GoldenOf(kernel, entry)
@@ -125,9 +133,11 @@ func Run(ctx context.Context, b limits.Budget, kernel, entry, file string, src [
 		v.Status, v.Reason = NoGolden, fmt.Sprintf("no golden for %s/%s in tutorials/check/golden.go", kernel, entry)
 		return v
 	}
+	// Compiled once, run under every schedule.
+	prog, _ := mod.Compile(ctx, expanded, engine.Options{Ranks: p, Budget: b})
 	for _, sched := range Schedules {
 		v.Schedule = sched
-		v.Status, v.Reason = runOnce(ctx, b, file, src, expanded, p, sched, g)
+		v.Status, v.Reason = runOnce(ctx, b, prog, p, sched, g)
 		if v.Status != string(emu.StatusOK) {
 			return v
 		}
@@ -138,12 +148,12 @@ func Run(ctx context.Context, b limits.Budget, kernel, entry, file string, src [
 
 // runOnce runs one entry under one schedule and returns the verdict's
 // status and reason.
-func runOnce(ctx context.Context, b limits.Budget, file string, src []byte, entry string, p int, sched string, g Golden) (status, reason string) {
-	// b bounds each run, front end included (by default 10 s: the kernels
+func runOnce(ctx context.Context, b limits.Budget, prog *engine.Program, p int, sched string, g Golden) (status, reason string) {
+	// b bounds the compile and each run (by default 10 s: the kernels
 	// finish in milliseconds, so the limit only turns a hang into a
 	// verdict).
-	res := engine.Run(ctx, file, src, engine.RunOptions{
-		Options: engine.Options{Entry: entry, Ranks: p, Budget: b},
+	res := prog.Run(ctx, engine.RunOptions{
+		Options: engine.Options{Budget: b},
 		Fill:    engine.FillRandn, Seed: Seed, Schedule: sched,
 	})
 	if res.Status != emu.StatusOK {
@@ -151,7 +161,7 @@ func runOnce(ctx context.Context, b limits.Budget, file string, src []byte, entr
 	}
 	if err := compareOutputs(res, g.Want(p, res.In), g.Exact); err != nil {
 		reason = err.Error()
-		if why := explainWrongData(ctx, b, file, src, entry, p, sched, g); why != "" {
+		if why := explainWrongData(ctx, b, prog, p, sched, g); why != "" {
 			reason += "; " + why
 		}
 		return WrongData, reason
@@ -213,7 +223,7 @@ func sameValues(name string, got, want *emu.Tensor, exact bool) error {
 		g := got.Floats()[i]
 		ok := g == w
 		if !exact {
-			ok = engine.Close(g, w)
+			ok = floats.Close(g, w)
 		}
 		if !ok {
 			n++
@@ -241,9 +251,10 @@ func index(shape []int, flat int) string {
 // at each rank count in ranks.
 func kernelVerdicts(ctx context.Context, b limits.Budget, k kernels.Kernel, file string, src []byte, ranks []int) []Verdict {
 	var out []Verdict
+	mod, _ := engine.Load(ctx, file, src, engine.Options{Budget: b})
 	for _, p := range ranks {
 		for _, e := range k.Entries {
-			out = append(out, Run(ctx, b, k.Name, e, file, src, p))
+			out = append(out, runModule(ctx, b, k.Name, e, mod, p))
 		}
 	}
 	return out

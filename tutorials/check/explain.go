@@ -8,6 +8,7 @@ import (
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 	"pldworkbench/engine/limits"
 )
 
@@ -23,7 +24,7 @@ import (
 
 // explainWrongData returns "on the index fill: ..." for a wrong-data run,
 // or "" when the index fill shows nothing (or passes).
-func explainWrongData(ctx context.Context, b limits.Budget, file string, src []byte, entry string, p int, sched string, g Golden) (why string) {
+func explainWrongData(ctx context.Context, b limits.Budget, prog *engine.Program, p int, sched string, g Golden) (why string) {
 	// An explanation is a courtesy: a learner's odd shapes must never turn
 	// a wrong-data verdict into a crash.
 	defer func() {
@@ -31,8 +32,8 @@ func explainWrongData(ctx context.Context, b limits.Budget, file string, src []b
 			why = ""
 		}
 	}()
-	res := engine.Run(ctx, file, src, engine.RunOptions{
-		Options: engine.Options{Entry: entry, Ranks: p, Budget: b},
+	res := prog.Run(ctx, engine.RunOptions{
+		Options: engine.Options{Budget: b},
 		Fill:    engine.FillIndex, Schedule: sched,
 	})
 	if res.Status != emu.StatusOK {
@@ -129,7 +130,7 @@ func pattern(r, p int, got, want []float64, without func(k int) []float64, own [
 		return "unchanged: the rank's own input, nothing from its peers"
 	}
 	for i := range got {
-		if !engine.Close(got[i], want[i]) {
+		if !floats.Close(got[i], want[i]) {
 			return fmt.Sprintf("first wrong at %d: got %v, want %v", i, got[i], want[i])
 		}
 	}
@@ -141,7 +142,7 @@ func same(a, b []float64) bool {
 		return false
 	}
 	for i := range a {
-		if !engine.Close(a[i], b[i]) {
+		if !floats.Close(a[i], b[i]) {
 			return false
 		}
 	}

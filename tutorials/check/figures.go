@@ -13,6 +13,7 @@ import (
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/limits"
+	"pldworkbench/engine/sweep"
 	"pldworkbench/engine/trace"
 	"pldworkbench/kernels"
 	"pldworkbench/tutorials"
@@ -131,16 +132,19 @@ func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
 		return "", fmt.Errorf("figure %s: %v", f.Key(), err)
 	}
 	ro := engine.RunOptions{Options: opts, Fill: fl, Seed: *seed, Schedule: *sched, NoRaces: *noRaces}
-	if ro.Entry == "" {
-		if ro.Entry, err = engine.DefaultEntry(ctx, file, src, opts); err != nil {
-			return "", fmt.Errorf("figure %s: %v", f.Key(), err)
+	mod, _ := engine.Load(ctx, file, src, opts)
+	prog, _ := mod.Compile(ctx, *entry, opts)
+	if prog.Entry == "" {
+		if prog.NoEntry != "" {
+			return "", fmt.Errorf("figure %s: %s", f.Key(), prog.NoEntry)
 		}
+		return "", fmt.Errorf("figure %s: %v", f.Key(), prog.Diags)
 	}
 	if f.Field == "failed" || f.Field == "failing_seeds" {
 		if *n <= 0 {
 			return "", fmt.Errorf("figure %s: %s needs --schedules N", f.Key(), f.Field)
 		}
-		_, outs := engine.Schedules(ctx, file, src, ro, *n)
+		_, outs := prog.Schedules(ctx, ro, *n)
 		var failed []string
 		for _, o := range outs {
 			if o.Failed {
@@ -159,7 +163,7 @@ func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
 	if f.Field == "diagram" {
 		ro.OnEvent = events.Sink()
 	}
-	res := engine.Run(ctx, file, src, ro)
+	res := prog.Run(ctx, ro)
 	if res.Status == engine.StatusCompileError {
 		return "", fmt.Errorf("figure %s: the kernel does not compile", f.Key())
 	}
@@ -279,18 +283,19 @@ func sweepFigure(ctx context.Context, f tutorials.Figure, k kernels.Kernel, src 
 		return "", fmt.Errorf("figure %s: a sweep figure needs --ranks P", f.Key())
 	}
 	parts := strings.Split(spec, ":")
-	run := func(sizes string) (*engine.SweepResult, error) {
-		ss, err := engine.ParseSizes(sizes)
+	run := func(sizes string) (*sweep.Result, error) {
+		ss, err := sweep.ParseSizes(sizes)
 		if err != nil {
 			return nil, fmt.Errorf("figure %s: %v", f.Key(), err)
 		}
-		res, err := engine.Sweep(ctx, k.Name, src, engine.SweepOptions{Ranks: []int{p}, Sizes: ss, Platform: platform, Budget: limits.CLIBudget()})
+		mod, _ := engine.Load(ctx, k.Name, src, engine.Options{Budget: limits.CLIBudget()})
+		res, err := sweep.Run(ctx, mod, sweep.Options{Ranks: []int{p}, Sizes: ss, Platform: platform, Budget: limits.CLIBudget()})
 		if err != nil {
 			return nil, fmt.Errorf("figure %s: %v", f.Key(), err)
 		}
 		return res, nil
 	}
-	row := func(res *engine.SweepResult, v string) (engine.SweepRow, error) {
+	row := func(res *sweep.Result, v string) (sweep.Row, error) {
 		for _, r := range res.Rows {
 			if r.Variant == v {
 				if r.Status != "" {
@@ -299,16 +304,16 @@ func sweepFigure(ctx context.Context, f tutorials.Figure, k kernels.Kernel, src 
 				return r, nil
 			}
 		}
-		return engine.SweepRow{}, fmt.Errorf("figure %s: no variant %q", f.Key(), v)
+		return sweep.Row{}, fmt.Errorf("figure %s: no variant %q", f.Key(), v)
 	}
-	at := func(v, size string) (engine.SweepRow, error) {
+	at := func(v, size string) (sweep.Row, error) {
 		res, err := run(size + ":" + size)
 		if err != nil {
-			return engine.SweepRow{}, err
+			return sweep.Row{}, err
 		}
 		return row(res, v)
 	}
-	us := func(r engine.SweepRow) float64 { return float64(r.SimTimeNs) / 1000 }
+	us := func(r sweep.Row) float64 { return float64(r.SimTimeNs) / 1000 }
 	switch {
 	case spec == "line" || spec == "near":
 		res, err := run("1K:16M")
@@ -320,7 +325,7 @@ func sweepFigure(ctx context.Context, f tutorials.Figure, k kernels.Kernel, src 
 		}
 		for _, c := range res.Crossovers {
 			if c.Ranks == p {
-				return engine.FormatBytes(c.NearBytes), nil
+				return sweep.FormatBytes(c.NearBytes), nil
 			}
 		}
 		return "", fmt.Errorf("figure %s: no crossover at %d ranks", f.Key(), p)

@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -17,11 +18,18 @@ import (
 // passes the step's kernel), else with the reason there is none.
 func Export(ctx context.Context, kernel, file string, src []byte, opts engine.ExportOptions) (*engine.ExportResult, error) {
 	if opts.Entry == "" {
-		e, err := engine.DefaultEntry(ctx, file, src, opts.Options)
-		if err != nil {
-			return nil, err
+		// The module's only host orchestrator: its golden is attached.
+		mod, _ := engine.Load(ctx, file, src, opts.Options)
+		prog, diags := mod.Compile(ctx, "", opts.Options)
+		switch {
+		case prog.Internal != nil && prog.Entry == "":
+			return nil, prog.Internal
+		case prog.NoEntry != "":
+			return nil, errors.New(prog.NoEntry)
+		case prog.Entry == "":
+			return nil, diags
 		}
-		opts.Entry = e
+		opts.Entry = prog.Entry
 	}
 	attach := func(p int) {
 		g, prose, reason, ok := ExportGolden(kernel, opts.Entry, p)

@@ -5,8 +5,8 @@ import (
 	"math"
 	"slices"
 
-	"pldworkbench/engine"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 )
 
 // RankCheck is one leading-dimension row of an output (one rank's slice of
@@ -16,7 +16,7 @@ type RankCheck struct {
 	Pass bool `json:"pass"`
 	// MaxAbsDiff is the largest |got - want| in the row; NaN or an
 	// infinity (a NaN output, an overflow) is written as null in JSON.
-	MaxAbsDiff engine.Float `json:"max_abs_diff"`
+	MaxAbsDiff floats.Float `json:"max_abs_diff"`
 	// FirstBad is the flat index within the row of the first element
 	// outside the tolerance, -1 when the row passes.
 	FirstBad int `json:"first_bad"`
@@ -32,7 +32,7 @@ type OutputCheck struct {
 	// Want is the golden's tensor, laid out as the output's data, so the
 	// page can show the expected value beside each one; absent when the
 	// shapes differ.
-	Want engine.Floats `json:"want,omitempty"`
+	Want floats.Floats `json:"want,omitempty"`
 }
 
 // RankChecks compares each output of one run of kernel's entry (as written
@@ -85,7 +85,7 @@ func rankCheck(name string, got, want *emu.Tensor, exact bool) OutputCheck {
 		return oc
 	}
 	exact = exact || got.DType.IsInt()
-	oc.Want = engine.Floats(want.Floats())
+	oc.Want = floats.Floats(want.Floats())
 	rows, width := 1, len(want.Floats())
 	if len(want.Shape) > 0 && want.Shape[0] > 0 {
 		rows, width = want.Shape[0], len(want.Floats())/want.Shape[0]
@@ -96,12 +96,12 @@ func rankCheck(name string, got, want *emu.Tensor, exact bool) OutputCheck {
 		for i := 0; i < width; i++ {
 			g, w := got.Floats()[r*width+i], want.Floats()[r*width+i]
 			d := math.Abs(g - w)
-			if math.IsNaN(d) || engine.Float(d) > rc.MaxAbsDiff {
-				rc.MaxAbsDiff = engine.Float(d) // NaN sticks: NaN > x is false
+			if math.IsNaN(d) || floats.Float(d) > rc.MaxAbsDiff {
+				rc.MaxAbsDiff = floats.Float(d) // NaN sticks: NaN > x is false
 			}
 			good := g == w
 			if !exact {
-				good = engine.Close(g, w)
+				good = floats.Close(g, w)
 			}
 			if !good && rc.Pass {
 				rc.Pass, rc.FirstBad = false, i

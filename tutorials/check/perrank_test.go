@@ -8,6 +8,7 @@ import (
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 	"pldworkbench/kernels"
 )
 
@@ -51,7 +52,7 @@ func TestRankChecks(t *testing.T) {
 }
 
 func TestRankCheckJSON(t *testing.T) {
-	b, err := json.Marshal(RankCheck{Rank: 1, MaxAbsDiff: engine.Float(math.NaN()), FirstBad: 3})
+	b, err := json.Marshal(RankCheck{Rank: 1, MaxAbsDiff: floats.Float(math.NaN()), FirstBad: 3})
 	if err != nil || string(b) != `{"rank":1,"pass":false,"max_abs_diff":null,"first_bad":3}` {
 		t.Fatalf("%s %v", b, err)
 	}

@@ -1,4 +1,4 @@
-package engine_test
+package sweep_test
 
 import (
 	"context"
@@ -12,22 +12,22 @@ import (
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/emu"
-	"pldworkbench/engine/lower"
+	"pldworkbench/engine/sweep"
 	"pldworkbench/engine/trace"
 )
 
 func readKernel(t *testing.T, path string) []byte {
 	t.Helper()
-	src, err := os.ReadFile("../kernels/" + path)
+	src, err := os.ReadFile("../../kernels/" + path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return src
 }
 
-func sweep(t *testing.T, path string, opts engine.SweepOptions) *engine.SweepResult {
+func sweepKernel(t *testing.T, path string, opts sweep.Options) *sweep.Result {
 	t.Helper()
-	res, err := engine.Sweep(context.Background(), path, readKernel(t, path), opts)
+	res, err := sweep.Run(context.Background(), loadModule(path, readKernel(t, path)), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func sweep(t *testing.T, path string, opts engine.SweepOptions) *engine.SweepRes
 	return res
 }
 
-func row(t *testing.T, res *engine.SweepResult, variant string, p int, bytes int64) engine.SweepRow {
+func row(t *testing.T, res *sweep.Result, variant string, p int, bytes int64) sweep.Row {
 	t.Helper()
 	for _, r := range res.Rows {
 		if r.Variant == variant && r.Ranks == p && r.Bytes == bytes {
@@ -47,7 +47,7 @@ func row(t *testing.T, res *engine.SweepResult, variant string, p int, bytes int
 		}
 	}
 	t.Fatalf("no row %s P=%d %d bytes", variant, p, bytes)
-	return engine.SweepRow{}
+	return sweep.Row{}
 }
 
 // TestSweepMeshOrRing: at P=8 on the 910B profile the builtin mesh
@@ -58,8 +58,8 @@ func row(t *testing.T, res *engine.SweepResult, variant string, p int, bytes int
 // proportion and cannot cross again. `workbench sweep 19 --ranks 8` shows
 // the same up to 16 MiB.
 func TestSweepMeshOrRing(t *testing.T) {
-	sizes, _ := engine.ParseSizes("1K:2M")
-	res := sweep(t, "19_mesh_or_ring.py", engine.SweepOptions{Ranks: []int{8}, Sizes: sizes})
+	sizes, _ := sweep.ParseSizes("1K:2M")
+	res := sweepKernel(t, "19_mesh_or_ring.py", sweep.Options{Ranks: []int{8}, Sizes: sizes})
 	if res.Collective != "allreduce" || res.DType != "FP32" || res.Platform != "910B" || res.LinkGBs != 18.6 {
 		t.Errorf("sweep of %s %s on %s with B_link %.1f, want allreduce FP32 on 910B with 18.6", res.Collective, res.DType, res.Platform, res.LinkGBs)
 	}
@@ -94,22 +94,14 @@ func TestSweepMeshOrRing(t *testing.T) {
 func TestSweepAllgatherLinkRate(t *testing.T) {
 	const p, bytes, perLink = 8, 16 << 20, 18.6
 	src := readKernel(t, "sweep/allgather.py")
-	vs, _, _, err := engine.SweepHeader(src)
+	vs, _, _, err := sweep.Header(src)
 	if err != nil || len(vs) != 1 {
 		t.Fatalf("sweep header: %v, %v", vs, err)
 	}
 	entry := strings.NewReplacer("{P}", "8", "{SIZE}", strconv.Itoa(bytes/4)).Replace(vs[0].Entry)
-	checked := engine.Check(context.Background(), "allgather.py", src, engine.Options{Entry: entry, Ranks: p})
-	if checked.Diags.HasErrors() || len(checked.Units) != 1 {
-		t.Fatalf("check: %v", checked.Diags)
-	}
-	prog, err := lower.Lower(checked.Units[0].Program, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := engine.MakeInputs(prog, engine.FillZeros, 0, nil)
-	if err != nil {
-		t.Fatal(err)
+	prog, diags := loadModule("allgather.py", src).Compile(context.Background(), entry, engine.Options{Ranks: p})
+	if diags.HasErrors() || !prog.OK() {
+		t.Fatalf("compile: %v", diags)
 	}
 	// The per-link rate: bytes each directed link carried over the time it
 	// carried them.
@@ -123,7 +115,7 @@ func TestSweepAllgatherLinkRate(t *testing.T) {
 			busy[l] = append(busy[l], [2]int64{e.StartNs, e.EndNs})
 		}
 	}
-	out := emu.Run(context.Background(), prog, emu.Options{Inputs: in, NoRaces: true, OnEvent: sink})
+	out := prog.Run(context.Background(), engine.RunOptions{Fill: engine.FillZeros, NoRaces: true, OnEvent: sink})
 	if out.Status != emu.StatusOK {
 		t.Fatalf("run: %s %v", out.Status, out.Error)
 	}
@@ -139,7 +131,7 @@ func TestSweepAllgatherLinkRate(t *testing.T) {
 		t.Errorf("per-link rates %.2f..%.2f GB/s, want within 25%% of %.1f", lo, hi, perLink)
 	}
 	// nccl-tests' busbw, as the sweep computes it: one link's worth.
-	factor, _ := engine.BusFactor("allgather", p)
+	factor, _ := sweep.BusFactor("allgather", p)
 	busbw := float64(bytes) / float64(out.Stats.SimTimeNs) * factor
 	if math.Abs(busbw-perLink) > 0.25*perLink {
 		t.Errorf("busbw %.2f GB/s, want within 25%% of %.1f", busbw, perLink)
@@ -168,12 +160,12 @@ func union(iv [][2]int64) int64 {
 // P=8 the sweep shows the same (80.5, 40.3, 20.2 ms here).
 func TestSweepHostCores(t *testing.T) {
 	const bytes = 16 << 20
-	opts := engine.SweepOptions{Ranks: []int{2}, Sizes: []int64{bytes}, Variants: []engine.SweepVariant{
+	opts := sweep.Options{Ranks: []int{2}, Sizes: []int64{bytes}, Variants: []sweep.Variant{
 		{Name: "cores1", Entry: "build_host_allreduce({P}, {SIZE}, 1).run"},
 		{Name: "cores2", Entry: "build_host_allreduce({P}, {SIZE}, 2).run"},
 		{Name: "cores4", Entry: "build_host_allreduce({P}, {SIZE}, 4).run"},
 	}}
-	res := sweep(t, "sweep/host_cores.py", opts)
+	res := sweepKernel(t, "sweep/host_cores.py", opts)
 	var times []int64
 	for _, v := range opts.Variants {
 		times = append(times, row(t, res, v.Name, 2, bytes).SimTimeNs)
@@ -189,35 +181,35 @@ func TestSweepHostCores(t *testing.T) {
 
 func TestSweepHeader(t *testing.T) {
 	src := []byte("#! entry: x\n#! sweep: mesh build({P}, {SIZE}, \"mesh\").run\n  #! sweep: ring build({P}, {SIZE}).run\n#! sweep-op: allreduce FP16\n")
-	vs, coll, dt, err := engine.SweepHeader(src)
+	vs, coll, dt, err := sweep.Header(src)
 	if err != nil || coll != "allreduce" || dt != "FP16" || len(vs) != 2 || vs[0].Name != "mesh" || vs[1].Entry != "build({P}, {SIZE}).run" {
 		t.Errorf("SweepHeader = %+v, %q, %q, %v", vs, coll, dt, err)
 	}
 	for _, bad := range []string{"#! sweep: build({P})\n", "#! sweep: 9x build()\n", "#! sweep-op:\n"} {
-		if _, _, _, err := engine.SweepHeader([]byte(bad)); err == nil {
+		if _, _, _, err := sweep.Header([]byte(bad)); err == nil {
 			t.Errorf("SweepHeader(%q) succeeded", bad)
 		}
 	}
-	if _, err := engine.Sweep(context.Background(), "none.py", []byte("x = 1\n"), engine.SweepOptions{Ranks: []int{2}, Sizes: []int64{1024}}); err == nil {
+	if _, err := sweep.Run(context.Background(), loadModule("none.py", []byte("x = 1\n")), sweep.Options{Ranks: []int{2}, Sizes: []int64{1024}}); err == nil {
 		t.Error("a file without sweep lines swept")
 	}
 }
 
 func TestParseSizes(t *testing.T) {
-	got, err := engine.ParseSizes("1K:16K")
+	got, err := sweep.ParseSizes("1K:16K")
 	if want := []int64{1024, 2048, 4096, 8192, 16384}; err != nil || !slices.Equal(got, want) {
 		t.Errorf("ParseSizes(1K:16K) = %v, %v; want %v", got, err, want)
 	}
-	if got, err := engine.ParseSizes("3M"); err != nil || !slices.Equal(got, []int64{3 << 20}) {
+	if got, err := sweep.ParseSizes("3M"); err != nil || !slices.Equal(got, []int64{3 << 20}) {
 		t.Errorf("ParseSizes(3M) = %v, %v", got, err)
 	}
 	for _, bad := range []string{"", "16M:1K", "x:1K", "0", "-4K"} {
-		if _, err := engine.ParseSizes(bad); err == nil {
+		if _, err := sweep.ParseSizes(bad); err == nil {
 			t.Errorf("ParseSizes(%q) succeeded", bad)
 		}
 	}
 	for b, want := range map[int64]string{1024: "1K", 3 << 20: "3M", 1 << 30: "1G", 1000: "1000", 49562: "48.4K"} {
-		if got := engine.FormatBytes(b); got != want {
+		if got := sweep.FormatBytes(b); got != want {
 			t.Errorf("FormatBytes(%d) = %q, want %q", b, got, want)
 		}
 	}
@@ -226,11 +218,17 @@ func TestParseSizes(t *testing.T) {
 // TestBusFactor: the nccl-tests factors (perf-anchors §2.1) at 8 ranks.
 func TestBusFactor(t *testing.T) {
 	for coll, want := range map[string]float64{"allreduce": 1.75, "allgather": 0.875, "reduce_scatter": 0.875, "all_to_all": 0.875, "broadcast": 1} {
-		if got, ok := engine.BusFactor(coll, 8); !ok || got != want {
+		if got, ok := sweep.BusFactor(coll, 8); !ok || got != want {
 			t.Errorf("BusFactor(%s, 8) = %v, %v; want %v", coll, got, ok, want)
 		}
 	}
-	if _, ok := engine.BusFactor("barrier", 8); ok {
+	if _, ok := sweep.BusFactor("barrier", 8); ok {
 		t.Error("a barrier has a bus-bandwidth factor")
 	}
+}
+
+// loadModule loads src as name under the default budget.
+func loadModule(name string, src []byte) *engine.Module {
+	m, _ := engine.Load(context.Background(), name, src, engine.Options{})
+	return m
 }

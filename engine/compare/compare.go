@@ -1,24 +1,25 @@
-package engine
+// Package compare runs two compiled programs on identical inputs and says
+// whether their outputs agree (within floats.Tolerance), with the unified
+// diff of their lowered InCore kernels: what `workbench compare` prints
+// and POST /api/compare answers.
+package compare
 
 import (
 	"context"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
 
+	"pldworkbench/engine"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/limits"
+	"pldworkbench/engine/trace"
 )
-
-// Side is one program of a comparison.
-type Side struct {
-	Name  string // file name
-	Src   []byte
-	Entry string
-}
 
 // OutputVerdict compares one output tensor of the two runs.
 type OutputVerdict struct {
@@ -27,7 +28,7 @@ type OutputVerdict struct {
 	Equal bool   `json:"equal"`
 	// MaxAbsDiff is the largest |a-b| over all elements.
 	// NaN or an infinity (a NaN output, an overflow) is written as null.
-	MaxAbsDiff Float `json:"max_abs_diff"`
+	MaxAbsDiff floats.Float `json:"max_abs_diff"`
 	// FirstDiff lists, per leading-dimension row (per rank for per-rank
 	// tensors), the first flat index within the row that differs beyond
 	// tolerance, or -1 when the row agrees.
@@ -35,60 +36,59 @@ type OutputVerdict struct {
 	Note      string `json:"note,omitempty"` // shape or dtype mismatch
 }
 
-// CompareResult is what `workbench compare` reports.
-type CompareResult struct {
-	Verdict string          `json:"verdict"` // "equal" or "different"
-	Ranks   int             `json:"ranks"`
-	A       *RunResult      `json:"a"`
-	B       *RunResult      `json:"b"`
-	Outputs []OutputVerdict `json:"outputs"`
+// Result is what `workbench compare` reports.
+type Result struct {
+	Verdict string            `json:"verdict"` // "equal" or "different"
+	Ranks   int               `json:"ranks"`
+	A       *engine.RunResult `json:"a"`
+	B       *engine.RunResult `json:"b"`
+	Outputs []OutputVerdict   `json:"outputs"`
 	// KernelDiff is a unified diff of the two programs' lowered InCore
 	// kernels.
 	KernelDiff string `json:"kernel_diff"`
 	// Internal is set when the engine panicked outside either run.
-	Internal *InternalError `json:"-"`
+	Internal *engine.InternalError `json:"-"`
 }
 
-// Tolerance is torch.allclose's default in the upstream harness:
-// |a-b| <= atol + rtol*|b| with rtol = atol = 1e-5.
-const Tolerance = 1e-5
-
-// Close reports whether got is within Tolerance of want, torch.allclose's
-// test |got-want| <= atol + rtol*|want|. NaN is close to nothing.
-func Close(got, want float64) bool {
-	return math.Abs(got-want) <= Tolerance+Tolerance*math.Abs(want)
+// Options says how to run both programs: RunOptions's fill, seed,
+// schedule and budget (its OnEvent is not used), and where each run's
+// events go.
+type Options struct {
+	engine.RunOptions
+	EventsA, EventsB trace.Sink
 }
 
-// Compare runs a and b on identical inputs (made once, from a's entry, and
+// Programs runs a and b on identical inputs (made once, from a's entry, and
 // handed to b by parameter name, else by position) and compares outputs.
 // The comparison is one piece of work: opts.Budget's Timeout covers both
 // runs, and each run has its memory budget. It never panics.
-func Compare(ctx context.Context, a, b Side, opts RunOptions) (cr *CompareResult) {
-	ctx, cancel := context.WithTimeoutCause(ctx, opts.budget().Timeout, limits.ErrTimeout)
+func Programs(ctx context.Context, a, b *engine.Program, o Options) (cr *Result) {
+	opts := o.RunOptions
+	ctx, cancel := context.WithTimeoutCause(ctx, opts.Budget.WithDefaults(limits.CLIBudget()).Timeout, limits.ErrTimeout)
 	defer cancel()
-	cr = &CompareResult{Verdict: "different", Outputs: []OutputVerdict{}}
+	cr = &Result{Verdict: "different", Outputs: []OutputVerdict{}}
 	defer func() {
 		if p := recover(); p != nil {
-			cr.Verdict, cr.Internal = "different", recovered(p)
+			cr.Verdict, cr.Internal = "different", &engine.InternalError{Value: p, Where: "compare", Stack: debug.Stack()}
 		}
 	}()
 	optsA := opts
-	optsA.Entry = a.Entry
-	cr.A = Run(ctx, a.Name, a.Src, optsA)
+	optsA.OnEvent = o.EventsA
+	cr.A = a.Run(ctx, optsA)
 	optsB := opts
-	optsB.Entry = b.Entry
+	optsB.OnEvent = o.EventsB
 	if cr.A.In != nil {
-		optsB.inputs = renameInputs(ctx, cr.A, b, opts)
+		optsB.Inputs = renameInputs(cr.A, b)
 	}
-	cr.B = Run(ctx, b.Name, b.Src, optsB)
+	cr.B = b.Run(ctx, optsB)
 	cr.Ranks = cr.A.Ranks
-	cr.KernelDiff = kernelDiff(a, b, cr.A.Program, cr.B.Program)
+	cr.KernelDiff = kernelDiff(a, b)
 	if cr.A.Status != emu.StatusOK || cr.B.Status != emu.StatusOK {
 		return cr
 	}
 	equal := len(cr.A.OutputOrder) == len(cr.B.OutputOrder)
 	for _, pr := range pairOutputs(cr.A.OutputOrder, cr.B.OutputOrder) {
-		v := compareTensors(pr[0], pr[1], cr.A.Outputs[pr[0]], cr.B.Outputs[pr[1]])
+		v := compareTensors(pr[0], pr[1], cr.A.Out[pr[0]], cr.B.Out[pr[1]])
 		if pr[0] == "" || pr[1] == "" {
 			v.Name, v.NameB = pr[0], pr[1]
 			if v.Name == "" {
@@ -107,14 +107,13 @@ func Compare(ctx context.Context, a, b Side, opts RunOptions) (cr *CompareResult
 
 // renameInputs maps A's inputs onto B's parameter names: same name first,
 // else the same position among the inputs.
-func renameInputs(ctx context.Context, ra *RunResult, b Side, opts RunOptions) map[string]*emu.Tensor {
-	checked := Check(ctx, b.Name, b.Src, Options{Entry: b.Entry, Ranks: opts.Ranks, Platform: opts.Platform, Budget: opts.Budget})
-	if checked.Diags.HasErrors() || len(checked.Units) != 1 || checked.Units[0].Program == nil {
+func renameInputs(ra *engine.RunResult, b *engine.Program) map[string]*emu.Tensor {
+	if b.Checked() == nil {
 		return nil
 	}
 	out := map[string]*emu.Tensor{}
 	i := 0
-	for _, p := range checked.Units[0].Program.Entry.Params {
+	for _, p := range b.Checked().Entry.Params {
 		if _, isT := p.Var.Type.(*ir.Tensor); !isT || p.Dir == ir.Out {
 			continue
 		}
@@ -128,7 +127,7 @@ func renameInputs(ctx context.Context, ra *RunResult, b Side, opts RunOptions) m
 	return out
 }
 
-func compareTensors(name, nameB string, a, b *TensorJSON) OutputVerdict {
+func compareTensors(name, nameB string, a, b *emu.Tensor) OutputVerdict {
 	v := OutputVerdict{Name: name, NameB: nameB, FirstDiff: []int{}}
 	if a == nil || b == nil {
 		v.Note = "output missing on one side"
@@ -138,20 +137,20 @@ func compareTensors(name, nameB string, a, b *TensorJSON) OutputVerdict {
 		v.Note = fmt.Sprintf("%s%v vs %s%v", a.DType, a.Shape, b.DType, b.Shape)
 		return v
 	}
-	rows, per := 1, len(a.Data)
+	rows, per := 1, len(a.Floats())
 	if len(a.Shape) > 1 && a.Shape[0] > 0 {
-		rows, per = a.Shape[0], len(a.Data)/a.Shape[0]
+		rows, per = a.Shape[0], len(a.Floats())/a.Shape[0]
 	}
 	v.Equal = true
 	for r := 0; r < rows; r++ {
 		first := -1
 		for j := 0; j < per; j++ {
-			x, y := a.Data[r*per+j], b.Data[r*per+j]
+			x, y := a.Floats()[r*per+j], b.Floats()[r*per+j]
 			d := math.Abs(x - y)
-			if Float(d) > v.MaxAbsDiff || math.IsNaN(d) {
-				v.MaxAbsDiff = Float(d)
+			if floats.Float(d) > v.MaxAbsDiff || math.IsNaN(d) {
+				v.MaxAbsDiff = floats.Float(d)
 			}
-			if !Close(x, y) && first < 0 {
+			if !floats.Close(x, y) && first < 0 {
 				first = j
 			}
 		}
@@ -165,7 +164,7 @@ func compareTensors(name, nameB string, a, b *TensorJSON) OutputVerdict {
 
 // kernelDiff diffs the InCore kernels of the two lowered programs, each
 // printed in the IR's canonical text.
-func kernelDiff(a, b Side, pa, pb *ir.Program) string {
+func kernelDiff(a, b *engine.Program) string {
 	text := func(p *ir.Program) string {
 		if p == nil {
 			return ""
@@ -180,7 +179,7 @@ func kernelDiff(a, b Side, pa, pb *ir.Program) string {
 		return sb.String()
 	}
 	d := difflib.UnifiedDiff{
-		A: difflib.SplitLines(text(pa)), B: difflib.SplitLines(text(pb)),
+		A: difflib.SplitLines(text(a.Lowered())), B: difflib.SplitLines(text(b.Lowered())),
 		FromFile: a.Name + " " + a.Entry, ToFile: b.Name + " " + b.Entry, Context: 3,
 	}
 	s, _ := difflib.GetUnifiedDiffString(d)

@@ -1,4 +1,4 @@
-package engine
+package floats
 
 import (
 	"encoding/json"

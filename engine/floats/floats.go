@@ -1,10 +1,16 @@
-package engine
+// Package floats holds the numbers of the engine's wire forms: Float and
+// Floats write NaN and the infinities, which JSON lacks, as strings;
+// TensorJSON is a tensor on the wire; Close is the comparison tolerance
+// every check of outputs uses (torch.allclose's).
+package floats
 
 import (
 	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
+
+	"pldworkbench/engine/ir"
 )
 
 // Floats is tensor data on the wire. JSON has no NaN or infinity, and a
@@ -21,9 +27,23 @@ func (f Floats) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendElem(b, v)
+		b = AppendElem(b, v)
 	}
 	return append(b, ']'), nil
+}
+
+// AppendElem appends one tensor element as Floats writes it: a number, or
+// "NaN", "Infinity", "-Infinity" as strings.
+func AppendElem(b []byte, v float64) []byte {
+	switch {
+	case math.IsNaN(v):
+		return append(b, `"NaN"`...)
+	case math.IsInf(v, 1):
+		return append(b, `"Infinity"`...)
+	case math.IsInf(v, -1):
+		return append(b, `"-Infinity"`...)
+	}
+	return appendFloat(b, v)
 }
 
 // appendFloat formats v the way encoding/json does.
@@ -104,4 +124,54 @@ func (f *Float) UnmarshalJSON(b []byte) error {
 	}
 	*f = Float(v)
 	return nil
+}
+
+// Tolerance is torch.allclose's default in the upstream harness:
+// |a-b| <= atol + rtol*|b| with rtol = atol = 1e-5.
+const Tolerance = 1e-5
+
+// Close reports whether got is within Tolerance of want, torch.allclose's
+// test |got-want| <= atol + rtol*|want|. NaN is close to nothing.
+func Close(got, want float64) bool {
+	return math.Abs(got-want) <= Tolerance+Tolerance*math.Abs(want)
+}
+
+// TensorJSON is a tensor on the wire: data flat, row-major, NaN and the
+// infinities as strings (Floats), so a program that makes them still has
+// its run encoded.
+type TensorJSON struct {
+	DType string `json:"dtype"`
+	Shape []int  `json:"shape"`
+	Data  Floats `json:"data"`
+}
+
+// NewTensorJSON is the wire form of a tensor of dtype and shape holding
+// data (an emulator tensor's fields).
+func NewTensorJSON(dtype ir.DType, shape []int, data []float64) *TensorJSON {
+	if data == nil {
+		data = []float64{}
+	}
+	if shape == nil {
+		shape = []int{}
+	}
+	return &TensorJSON{DType: dtype.String(), Shape: shape, Data: data}
+}
+
+// RoundTo converts v to what a tensor of dtype d can hold, so inputs are
+// exactly the values the device would see. FP16 and BF16 go through the
+// emulator's own rounding when it stores them; here FP32 rounding and
+// integer truncation are enough for inputs that are indices or normals.
+func RoundTo(d ir.DType, v float64) float64 {
+	switch {
+	case d == ir.FP32:
+		return float64(float32(v))
+	case d.IsInt():
+		return math.Trunc(v)
+	case d.IsBool():
+		if v != 0 {
+			return 1
+		}
+		return 0
+	}
+	return v
 }

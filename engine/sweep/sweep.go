@@ -1,22 +1,4 @@
-package engine
-
-import (
-	"context"
-	"fmt"
-	"regexp"
-	"strconv"
-	"strings"
-	"time"
-
-	"pldworkbench/engine/diag"
-	"pldworkbench/engine/emu"
-	"pldworkbench/engine/header"
-	"pldworkbench/engine/ir"
-	"pldworkbench/engine/limits"
-	"pldworkbench/engine/lower"
-)
-
-// A sweep runs one program at every size and rank count, in several named
+// Package sweep runs one program at every size and rank count, in several named
 // variants, and reports what nccl-tests reports: for each size the
 // simulated time, the algorithm bandwidth and the bus bandwidth, plus
 // link_eff, the bus bandwidth as a share of the p-1 peer links a rank of a
@@ -35,17 +17,37 @@ import (
 // builtin the program calls. Each point is one emulator run with zero
 // inputs and the race detector off; its time is the run's simulated
 // makespan, staging in and out included.
+package sweep
 
-// SweepVariant is one named entry template.
-type SweepVariant struct {
+import (
+	"context"
+	"fmt"
+	"math"
+	"regexp"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"pldworkbench/engine"
+	"pldworkbench/engine/diag"
+	"pldworkbench/engine/emu"
+	"pldworkbench/engine/header"
+	"pldworkbench/engine/ir"
+	"pldworkbench/engine/limits"
+	"pldworkbench/engine/lower"
+)
+
+// Variant is one named entry template.
+type Variant struct {
 	Name  string `json:"name"`
 	Entry string `json:"entry"` // with {P} and {SIZE}
 }
 
-// SweepOptions says what to sweep.
-type SweepOptions struct {
+// Options says what to sweep.
+type Options struct {
 	// Variants to run; empty means the `#! sweep:` lines of the source.
-	Variants []SweepVariant
+	Variants []Variant
 	// Ranks are the rank counts, Sizes the payloads in bytes.
 	Ranks []int
 	Sizes []int64
@@ -60,11 +62,11 @@ type SweepOptions struct {
 	// 5 s and 30 million statements here); the rest are Options'.
 	Budget limits.Budget
 	// OnRow, when set, receives every row as soon as it is measured.
-	OnRow func(SweepRow)
+	OnRow func(Row)
 }
 
-// SweepRow is one measured point.
-type SweepRow struct {
+// Row is one measured point.
+type Row struct {
 	Variant   string  `json:"variant"`
 	Ranks     int     `json:"ranks"`
 	Bytes     int64   `json:"bytes"`
@@ -92,16 +94,16 @@ type Crossover struct {
 	NearBytes  int64  `json:"near_bytes"`
 }
 
-// SweepResult is a whole sweep.
-type SweepResult struct {
+// Result is a whole sweep.
+type Result struct {
 	Collective string `json:"collective"`
 	DType      string `json:"dtype"`
 	Platform   string `json:"platform"`
 	// LinkGBs is B_link in link_eff: the platform's per-link rate.
-	LinkGBs    float64        `json:"link_gbs"`
-	Variants   []SweepVariant `json:"variants"`
-	Rows       []SweepRow     `json:"rows"`
-	Crossovers []Crossover    `json:"crossovers"`
+	LinkGBs    float64     `json:"link_gbs"`
+	Variants   []Variant   `json:"variants"`
+	Rows       []Row       `json:"rows"`
+	Crossovers []Crossover `json:"crossovers"`
 }
 
 // busFactors are the nccl-tests bus-bandwidth factors (perf-anchors §2.1,
@@ -124,20 +126,20 @@ func BusFactor(collective string, n int) (float64, bool) {
 	return f(float64(n)), true
 }
 
-var sweepVariantName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
+var variantName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 
-// SweepHeader reads the `#! sweep:` and `#! sweep-op:` lines of a source.
-func SweepHeader(src []byte) (variants []SweepVariant, collective, dtype string, err error) {
+// Header reads the `#! sweep:` and `#! sweep-op:` lines of a source.
+func Header(src []byte) (variants []Variant, collective, dtype string, err error) {
 	for _, h := range header.Parse(src) {
 		val := h.Value
 		switch h.Key {
 		case "sweep":
 			name, entry, _ := strings.Cut(val, " ")
 			entry = strings.TrimSpace(entry)
-			if !sweepVariantName.MatchString(name) || entry == "" {
+			if !variantName.MatchString(name) || entry == "" {
 				return nil, "", "", fmt.Errorf("line %d: #! sweep: got %q, want a variant name and an entry template", h.Line, val)
 			}
-			variants = append(variants, SweepVariant{Name: name, Entry: entry})
+			variants = append(variants, Variant{Name: name, Entry: entry})
 		case "sweep-op":
 			f := strings.Fields(val)
 			if len(f) < 1 || len(f) > 2 {
@@ -221,13 +223,15 @@ func FormatBytes(b int64) string {
 	return strconv.FormatInt(b, 10)
 }
 
-// Sweep runs every variant of a program at every rank count and size. It
+// Run runs every variant of a program at every rank count and size. It
 // fails only when the sweep cannot start (no variants, no collective, bad
 // options); a run that fails is a row with its status.
-func Sweep(ctx context.Context, name string, src []byte, opts SweepOptions) (res *SweepResult, err error) {
+// The module is loaded once; each point compiles its entry from it.
+func Run(ctx context.Context, m *engine.Module, opts Options) (res *Result, err error) {
+	name, src := m.Name(), m.Source()
 	defer func() {
 		if p := recover(); p != nil {
-			res, err = nil, recovered(p)
+			res, err = nil, &engine.InternalError{Value: p, Where: "sweep", Stack: debug.Stack()}
 		}
 	}()
 	if opts.Budget.Timeout <= 0 {
@@ -236,7 +240,7 @@ func Sweep(ctx context.Context, name string, src []byte, opts SweepOptions) (res
 	if opts.Budget.RunSteps <= 0 {
 		opts.Budget.RunSteps = 1_000_000_000
 	}
-	variants, coll, dt, err := SweepHeader(src)
+	variants, coll, dt, err := Header(src)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
@@ -256,7 +260,7 @@ func Sweep(ctx context.Context, name string, src []byte, opts SweepOptions) (res
 		dt = opts.DType
 	}
 	if coll == "" || dt == "" {
-		c, d, err := probeCollective(ctx, name, src, variants[0], opts)
+		c, d, err := probeCollective(ctx, m, variants[0], opts)
 		if err != nil {
 			return nil, err
 		}
@@ -278,15 +282,15 @@ func Sweep(ctx context.Context, name string, src []byte, opts SweepOptions) (res
 	if !ok {
 		return nil, fmt.Errorf("platform %q has no cost profile", opts.Platform)
 	}
-	res = &SweepResult{Collective: coll, DType: dtype.String(), Platform: prof.Name, LinkGBs: prof.StreamGBs,
-		Variants: variants, Rows: []SweepRow{}, Crossovers: []Crossover{}}
+	res = &Result{Collective: coll, DType: dtype.String(), Platform: prof.Name, LinkGBs: prof.StreamGBs,
+		Variants: variants, Rows: []Row{}, Crossovers: []Crossover{}}
 	for _, p := range opts.Ranks {
 		for _, v := range variants {
 			for _, b := range opts.Sizes {
 				if err := ctx.Err(); err != nil {
 					return res, err
 				}
-				row := sweepPoint(ctx, name, src, v, p, b, dtype, coll, prof, opts)
+				row := point(ctx, m, v, p, b, dtype, coll, prof, opts)
 				res.Rows = append(res.Rows, row)
 				if opts.OnRow != nil {
 					opts.OnRow(row)
@@ -299,7 +303,7 @@ func Sweep(ctx context.Context, name string, src []byte, opts SweepOptions) (res
 }
 
 // expand fills a variant's template.
-func (v SweepVariant) expand(p int, count int64) string {
+func (v Variant) expand(p int, count int64) string {
 	e := strings.ReplaceAll(v.Entry, "{P}", strconv.Itoa(p))
 	return strings.ReplaceAll(e, "{SIZE}", strconv.FormatInt(count, 10))
 }
@@ -307,11 +311,12 @@ func (v SweepVariant) expand(p int, count int64) string {
 // probeCollective checks the first variant at the first rank count and a
 // 4-byte-element guess of the first size, and returns the builtin
 // collective the program calls and its dtype.
-func probeCollective(ctx context.Context, name string, src []byte, v SweepVariant, opts SweepOptions) (string, string, error) {
+func probeCollective(ctx context.Context, m *engine.Module, v Variant, opts Options) (string, string, error) {
+	name := m.Name()
 	count := max(opts.Sizes[0]/4, 1)
 	entry := v.expand(opts.Ranks[0], count)
-	checked := Check(ctx, name, src, Options{Entry: entry, Ranks: opts.Ranks[0], Platform: opts.Platform, Budget: opts.Budget})
-	prog, err := checkedProgram(checked)
+	compiled, _ := m.Compile(ctx, entry, engine.Options{Ranks: opts.Ranks[0], Platform: opts.Platform, Budget: opts.Budget})
+	prog, err := checked(compiled)
 	if err != nil {
 		return "", "", fmt.Errorf("%s: variant %s at P=%d, SIZE=%d: %v", name, v.Name, opts.Ranks[0], count, err)
 	}
@@ -342,53 +347,54 @@ func probeCollective(ctx context.Context, name string, src []byte, v SweepVarian
 	return coll, dt, nil
 }
 
-func checkedProgram(checked *Result) (*ir.Program, error) {
-	if checked.Diags.HasErrors() {
-		for _, d := range checked.Diags {
-			if d.Severity == diag.Error {
-				return nil, fmt.Errorf("%s", d.Msg)
-			}
+// checked is p as the checker built it, or the first error that stopped
+// it.
+func checked(p *engine.Program) (*ir.Program, error) {
+	for _, d := range p.Diags {
+		if d.Severity == diag.Error {
+			return nil, fmt.Errorf("%s", d.Msg)
 		}
 	}
-	for _, u := range checked.Units {
-		if u.Program != nil {
-			return u.Program, nil
-		}
+	if p.Checked() == nil {
+		return nil, fmt.Errorf("the entry names no host orchestrator")
 	}
-	return nil, fmt.Errorf("the entry names no host orchestrator")
+	return p.Checked(), nil
 }
 
-// sweepPoint runs one variant at p ranks on b bytes.
-func sweepPoint(ctx context.Context, name string, src []byte, v SweepVariant, p int, b int64, dt ir.DType,
-	coll string, prof emu.Profile, opts SweepOptions) SweepRow {
-	row := SweepRow{Variant: v.Name, Ranks: p, Bytes: b, Count: b / int64(dt.Bytes())}
-	fail := func(st emu.Status, format string, args ...any) SweepRow {
+// point runs one variant at p ranks on b bytes.
+func point(ctx context.Context, m *engine.Module, v Variant, p int, b int64, dt ir.DType,
+	coll string, prof emu.Profile, opts Options) Row {
+	row := Row{Variant: v.Name, Ranks: p, Bytes: b, Count: b / int64(dt.Bytes())}
+	fail := func(st emu.Status, format string, args ...any) Row {
 		row.Status, row.Error = st, fmt.Sprintf(format, args...)
 		return row
 	}
 	if row.Count*int64(dt.Bytes()) != b || row.Count == 0 {
-		return fail(StatusCompileError, "%d bytes is not a whole number of %s elements", b, dt)
+		return fail(engine.StatusCompileError, "%d bytes is not a whole number of %s elements", b, dt)
 	}
-	o := Options{Entry: v.expand(p, row.Count), Ranks: p, Platform: opts.Platform, Budget: opts.Budget}
-	meter, cancel := limits.Start(ctx, o.budget())
+	o := engine.Options{Ranks: p, Platform: opts.Platform, Budget: opts.Budget}
+	compiled, _ := m.Compile(ctx, v.expand(p, row.Count), o)
+	if compiled.Stopped() {
+		r := compiled.Run(ctx, engine.RunOptions{Options: o}) // says how it stopped, running nothing
+		return fail(r.Status, "%s", r.Error.Message)
+	}
+	if _, err := checked(compiled); err != nil {
+		return fail(engine.StatusCompileError, "%v", err)
+	}
+	prog := compiled.Lowered()
+	if prog == nil {
+		r := compiled.Run(ctx, engine.RunOptions{Options: o})
+		return fail(r.Status, "%s", r.Error.Message)
+	}
+	meter, cancel := limits.Start(ctx, o.Budget.WithDefaults(limits.CLIBudget()))
 	defer cancel()
-	checked := checkWith(meter, name, src, o)
-	if st, d := stoppedStatus(checked.Diags); d != nil {
-		return fail(st, "%s", d.Msg)
-	}
-	prog, err := checkedProgram(checked)
-	if err != nil {
-		return fail(StatusCompileError, "%v", err)
-	}
-	if prog, err = lower.LowerContext(meter.Context(), prog, ""); err != nil {
-		return fail(StatusCompileError, "lowering failed: %v", err)
-	}
 	// zeroInputs are float64s, one per element: charged before they are
 	// made, like Run's.
-	inBytes := inputBytes(prog) / 2
+	inBytes := zeroBytes(prog)
 	if !meter.Reserve(inBytes) {
 		return fail(emu.StatusRuntimeError, "the host tensors want %s; the limit is %s", limits.Bytes(inBytes), limits.Bytes(meter.Budget.Memory))
 	}
+	limits.CountRun(meter.Context())
 	r := emu.Run(meter.Context(), prog, emu.Options{Inputs: zeroInputs(prog), Platform: opts.Platform, NoRaces: true,
 		Timeout: meter.Budget.Timeout, MaxSteps: meter.Budget.RunSteps, Meter: meter})
 	if r.Status != emu.StatusOK {
@@ -422,16 +428,39 @@ func zeroInputs(prog *ir.Program) map[string]*emu.Tensor {
 	return in
 }
 
+// zeroBytes is what zeroInputs makes: a float64 per element of every
+// input host tensor (saturating, so a shape of absurd size is refused
+// rather than wrapped).
+func zeroBytes(prog *ir.Program) int64 {
+	var total int64
+	for _, p := range emu.HostParams(prog) {
+		if p.Scalar || p.Dir == ir.Out {
+			continue
+		}
+		n := int64(8)
+		for _, d := range p.Shape {
+			if d < 0 || (d > 0 && n > math.MaxInt64/4/int64(d)) {
+				return math.MaxInt64 / 2
+			}
+			n *= int64(d)
+		}
+		if total += n; total > math.MaxInt64/4 {
+			return math.MaxInt64 / 2
+		}
+	}
+	return total
+}
+
 // crossovers finds, at p ranks, every size at which the fastest variant
 // changes (ties keep the earlier variant in the order given).
-func crossovers(rows []SweepRow, p int, variants []SweepVariant) []Crossover {
+func crossovers(rows []Row, p int, variants []Variant) []Crossover {
 	order := map[string]int{}
 	for i, v := range variants {
 		order[v.Name] = i
 	}
 	type best struct {
 		bytes int64
-		row   SweepRow
+		row   Row
 		all   map[string]int64
 	}
 	var sizes []*best
@@ -473,7 +502,7 @@ func crossovers(rows []SweepRow, p int, variants []SweepVariant) []Crossover {
 // CrossoverLine says in words which variant is fastest where at p ranks:
 // "8 ranks: mesh fastest up to 16K, ring from 32K (the times cross near
 // 24K)".
-func (r *SweepResult) CrossoverLine(p int) string {
+func (r *Result) CrossoverLine(p int) string {
 	var cs []Crossover
 	for _, c := range r.Crossovers {
 		if c.Ranks == p {
@@ -512,7 +541,7 @@ func (r *SweepResult) CrossoverLine(p int) string {
 
 // fastestAll names the variant fastest at every size of p ranks (the
 // caller knows there is no crossover).
-func fastestAll(rows []SweepRow, p int) string {
+func fastestAll(rows []Row, p int) string {
 	var name string
 	var t int64 = -1
 	var bytes int64 = -1

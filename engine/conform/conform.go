@@ -1,4 +1,7 @@
-package engine
+// Package conform runs upstream PyPTO's distributed tests as workbench
+// cases (`workbench conform`): each program of a snapshot of upstream's
+// tests, compiled and run on the emulator, against the test's golden.
+package conform
 
 import (
 	"context"
@@ -7,8 +10,10 @@ import (
 	"path"
 	"strings"
 
+	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 	"pldworkbench/engine/syntax"
 )
 
@@ -51,7 +56,7 @@ type ConformReport struct {
 
 // ConformOptions says how to run the suite.
 type ConformOptions struct {
-	Options
+	engine.Options
 	// Only, when set, keeps the files whose path contains it.
 	Only string
 	// OnCase, when set, receives each case as soon as it is done.
@@ -95,7 +100,7 @@ func Conform(ctx context.Context, snap *Snapshot, opts ConformOptions) (*Conform
 }
 
 // conformFile runs the cases of one upstream file.
-func conformFile(ctx context.Context, name string, src []byte, opts Options) ([]ConformCase, int) {
+func conformFile(ctx context.Context, name string, src []byte, opts engine.Options) ([]ConformCase, int) {
 	file, diags := syntax.ParseFile(path.Base(name), src)
 	if file == nil || diags.HasErrors() {
 		d := diags[0]
@@ -124,7 +129,7 @@ func conformFile(ctx context.Context, name string, src []byte, opts Options) ([]
 }
 
 // runConformCase checks and runs one case and compares it with its golden.
-func runConformCase(ctx context.Context, name string, src []byte, s conformCaseSpec, opts Options) ConformCase {
+func runConformCase(ctx context.Context, name string, src []byte, s conformCaseSpec, opts engine.Options) ConformCase {
 	c := ConformCase{Origin: "upstream", File: name, Program: s.Program.Name, Case: s.Test, Entry: s.Entry, Ranks: s.Ranks}
 	if s.Unresolved != "" {
 		c.Status, c.Reason = ConformUnsupported, "the test computes an argument of the program at run time ("+s.Unresolved+"); the suite reads cases statically"
@@ -133,8 +138,10 @@ func runConformCase(ctx context.Context, name string, src []byte, s conformCaseS
 	o := opts
 	o.Entry, o.Ranks = s.Entry, s.Ranks
 	g := conformGoldens[name+"#"+s.Program.Name]
-	fill := FillIndex
-	res := Run(ctx, path.Base(name), src, RunOptions{Options: o, Fill: fill, Seed: 1})
+	fill := engine.FillIndex
+	mod, _ := engine.Load(ctx, path.Base(name), src, o)
+	prog, _ := mod.Compile(ctx, o.Entry, o)
+	res := prog.Run(ctx, engine.RunOptions{Options: o, Fill: fill, Seed: 1})
 	if g != nil && g.inputs != nil && !res.Diags.HasErrors() && res.In != nil {
 		// The test's own inputs: made from the first run's shapes, then run.
 		var in []*emu.Tensor
@@ -145,7 +152,7 @@ func runConformCase(ctx context.Context, name string, src []byte, s conformCaseS
 			byName[n] = t
 		}
 		g.inputs(s, in, res.Ranks)
-		res = Run(ctx, path.Base(name), src, RunOptions{Options: o, Fill: fill, Seed: 1, inputs: byName})
+		res = prog.Run(ctx, engine.RunOptions{Options: o, Fill: fill, Seed: 1, Inputs: byName})
 	}
 	if res.Diags.HasErrors() {
 		for _, d := range res.Diags {
@@ -203,7 +210,7 @@ func runConformCase(ctx context.Context, name string, src []byte, s conformCaseS
 		c.Status, c.Reason = ConformFail, "golden: "+err.Error()
 		return c
 	}
-	tol := Tolerance
+	tol := floats.Tolerance
 	if g.tol != nil {
 		tol = g.tol(s)
 	}
@@ -219,7 +226,7 @@ func runConformCase(ctx context.Context, name string, src []byte, s conformCaseS
 	return c
 }
 
-func firstRace(res *RunResult) string {
+func firstRace(res *engine.RunResult) string {
 	if len(res.Races) > 0 {
 		return res.Races[0].Message
 	}
@@ -227,7 +234,7 @@ func firstRace(res *RunResult) string {
 }
 
 // compareGolden compares every output the golden names; "" means equal.
-func compareGolden(res *RunResult, want [][]float64, tol float64) string {
+func compareGolden(res *engine.RunResult, want [][]float64, tol float64) string {
 	for i, w := range want {
 		if i >= len(res.OutputOrder) {
 			return fmt.Sprintf("the golden names %d outputs; the host has %d", len(want), len(res.OutputOrder))

@@ -1,4 +1,4 @@
-package engine
+package conform
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 )
 
 // A conformGolden is the expected outputs of one upstream program, ported
@@ -22,7 +23,7 @@ type conformGolden struct {
 	// ported too: it rewrites the index-filled inputs in place, for tests
 	// whose values matter (products, FP16 ranges).
 	inputs func(s conformCaseSpec, in []*emu.Tensor, P int)
-	// tol is the test's own allclose tolerance (0: Tolerance).
+	// tol is the test's own allclose tolerance (0: floats.Tolerance).
 	tol func(s conformCaseSpec) float64
 	// only, when set, names the one test whose expectation this is; the
 	// program's other tests assert other things (runtime APIs) and get no
@@ -315,7 +316,7 @@ func reduceRows(s conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error)
 			default:
 				return nil, fmt.Errorf("unsupported golden allreduce op %q", op)
 			}
-			acc[j] = roundTo(x.DType, acc[j])
+			acc[j] = floats.RoundTo(x.DType, acc[j])
 		}
 	}
 	out := make([]float64, 0, n*P)
@@ -340,7 +341,7 @@ func allreduceInputs(s conformCaseSpec, in []*emu.Tensor, P int) {
 			if small {
 				v = 1 + float64(r)*0.125 + float64(j%5)*0.0625
 			}
-			row[j] = roundTo(x.DType, v)
+			row[j] = floats.RoundTo(x.DType, v)
 		}
 	}
 }
@@ -350,7 +351,7 @@ func allreduceTol(s conformCaseSpec) float64 {
 	if isHalf(s) {
 		return 2e-2
 	}
-	return Tolerance
+	return floats.Tolerance
 }
 
 // reduceOp is reduceRows with the op fixed by the test, not a parameter.
@@ -376,7 +377,7 @@ func hostAllreduceInputs(s conformCaseSpec, in []*emu.Tensor, P int) {
 			if prod {
 				v = 1 + float64(r)*0.125 + float64(j%5)*0.0625
 			}
-			row[j] = roundTo(x.DType, v)
+			row[j] = floats.RoundTo(x.DType, v)
 		}
 	}
 }
@@ -481,7 +482,7 @@ func secondCallOffset(_ conformCaseSpec, in []*emu.Tensor, _ int) {
 	}
 	copy(in[1].Floats(), in[0].Floats())
 	for j := range in[1].Floats() {
-		in[1].Floats()[j] = roundTo(in[1].DType, in[1].Floats()[j]+100000)
+		in[1].Floats()[j] = floats.RoundTo(in[1].DType, in[1].Floats()[j]+100000)
 	}
 }
 
