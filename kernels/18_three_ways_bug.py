@@ -82,12 +82,13 @@ def build_host_allreduce(nr: int):
             y: pl.Out[pl.Tensor[[nr, 1, SIZE], pl.FP32]],
         ) -> pl.Tensor[[nr, 1, SIZE], pl.FP32]:
             """Host: publish, then reduce and consume per rank (the bug)."""
-            part_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-            arrived_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
-            part = pld.window(part_buf, [1, SIZE], dtype=pl.FP32)
-            arrived = pld.window(arrived_buf, [nr], dtype=pl.INT32)
+            host_part_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
+            host_arrived_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
+            arrived = pld.window(host_arrived_buf, [nr], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
+                part = pld.window(host_part_buf, [1, SIZE], dtype=pl.FP32)
                 self.publish_dev(x[r], part, device=r)
+            part = pld.window(host_part_buf, [1, SIZE], dtype=pl.FP32)
             for r in pl.range(pld.world_size()):
                 part = pld.tensor.allreduce(part, arrived, op=pld.ReduceOp.Sum)  # the bug: once per rank
                 self.consume_dev(part, y[r], device=r)
