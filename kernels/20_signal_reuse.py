@@ -228,7 +228,11 @@ def build_signal_reuse(nr: int, mode: str = "mesh"):
                 box_a = pld.window(a_buf, [1, SIZE], dtype=pl.FP32)
                 box_b = pld.window(b_buf, [1, SIZE], dtype=pl.FP32)
                 self.read_then_post_dev(z[r], first[r], box_a, box_b, device=r)
+            # The same buffer again, through a fresh view: PyPTO finds a HOST
+            # collective's window through the pld.window that made its operand.
+            sig = pld.window(host_sig_buf, [nr], dtype=pl.INT32)
             sig = pld.tensor.barrier(sig)
+            sig = pld.window(host_sig_buf, [nr], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
                 box_b = pld.window(b_buf, [1, SIZE], dtype=pl.FP32)
                 self.read_right_dev(box_b, second[r], device=r)

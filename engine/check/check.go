@@ -105,6 +105,7 @@ func Check(mod *meta.Module, entry *meta.DSLFunc, opts Options) (*ir.Program, di
 	c.checkProgramAllocNames(entry.Program)
 	info := c.instantiate(entry, entry.Def.NamePos)
 	c.checkInOutUse()
+	c.checkHostViews()
 	c.checkAllocs()
 	prog := &ir.Program{Name: entry.Def.Name, Ranks: c.opts.Ranks, Platform: c.opts.Platform, Entry: info.fn}
 	if entry.Program != nil {

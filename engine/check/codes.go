@@ -80,6 +80,7 @@ const (
 	ErrJitDynWindow    Code = "E0231"
 	ErrJitWorldWindow  Code = "E0232"
 	ErrInOutUse        Code = "E0233"
+	ErrHostView        Code = "E0234"
 
 	// Collectives.
 	ErrNeedSignal    Code = "E0250"
@@ -230,6 +231,8 @@ var Codes = []CodeInfo{
 		"@pl.jit infers every window's metadata before the world size is known: give the view a constant shape, or build the program with @pl.program, where [pld.world_size(), 1] is allowed"},
 	{ErrInOutUse, diag.Error, "variable read after it was passed as InOut/Out",
 		"the call writes the tensor and returns it: assign the result (y = self.kernel(x, y)) and read that name, not the one from before the call"},
+	{ErrHostView, diag.Error, "HOST collective operand is not a window view",
+		"view the buffer again right before the call (sig = pld.window(sig_buf, ...)); PyPTO finds a collective's window and devices through the view"},
 
 	{ErrNeedSignal, diag.Error, "collective needs an explicit signal",
 		"allocate an INT32 signal window and pass its view: pld.tensor.allreduce(data, signal, ...)"},

@@ -34,6 +34,8 @@ var Mirrors = []Mirror{
 	{ErrInOutUse, "src/ir/transforms/utils/stmt_dependency_analysis.cpp; src/ir/verifier/verify_inout_use.cpp",
 		"InOutUseDisciplineChecker (property InOutUseValid)",
 		"variable 'data' was passed as InOut/Out at ...; read the post-call return value instead of the pre-call variable"},
+	{ErrHostView, "src/ir/transforms/materialize_comm_domain_scopes_pass.cpp", "ResolveWindowAlloc",
+		"MaterializeCommDomainScopes: pld.tensor.barrier signal must be produced by pld.tensor.window"},
 	{ErrSignalDType, "src/ir/op/distributed/collective.cpp", "DeduceBuiltinTensorAllReduceType and the other Deduce*Type",
 		"signal dtype must be INT32"},
 	{ErrSignalShape, "src/ir/op/distributed/collective.cpp", "DeduceBuiltinTensorAllReduceRingType, DeduceTensorAllGatherType, ...",

@@ -191,9 +191,12 @@ def build_host_reuse(nr: int):
                 box = pld.window(box_buf, [1, SIZE], dtype=pl.FP32)
                 self.dev_fill(x[r], box, device=r)
             box = pld.window(box_buf, [1, SIZE], dtype=pl.FP32)
+            sig = pld.window(sig_buf, [nr], dtype=pl.INT32)
             sig = pld.tensor.barrier(sig)
+            sig = pld.window(sig_buf, [nr], dtype=pl.INT32)
             sig = pld.tensor.barrier(sig)
             for i in pl.range(2):
+                sig = pld.window(sig_buf, [nr], dtype=pl.INT32)
                 sig = pld.tensor.barrier(sig)
             for r in pl.range(pld.world_size()):
                 self.dev_drain(box, y[r], device=r)
@@ -215,8 +218,10 @@ def build_host_reuse(nr: int):
                 self.dev_fill(x[r], box, device=r)
             box = pld.window(mesh_box_buf, [1, SIZE], dtype=pl.FP32)
             box = pld.tensor.allreduce(box, sig, op=pld.ReduceOp.Sum)
+            box = pld.window(mesh_box_buf, [1, SIZE], dtype=pl.FP32)
             box = pld.tensor.allreduce(box, sig, op=pld.ReduceOp.Sum)
             for i in pl.range(2):
+                box = pld.window(mesh_box_buf, [1, SIZE], dtype=pl.FP32)
                 box = pld.tensor.allreduce(box, sig, op=pld.ReduceOp.Sum)
             for r in pl.range(pld.world_size()):
                 self.dev_drain(box, y[r], device=r)
@@ -238,8 +243,10 @@ def build_host_reuse(nr: int):
                 self.dev_fill(x[r], box, device=r)
             box = pld.window(lanes_box_buf, [1, SIZE], dtype=pl.FP32)
             box = pld.tensor.allreduce(box, sig, op=pld.ReduceOp.Sum, core_num=2)
+            box = pld.window(lanes_box_buf, [1, SIZE], dtype=pl.FP32)
             box = pld.tensor.allreduce(box, sig, op=pld.ReduceOp.Sum, core_num=2)
             for i in pl.range(2):
+                box = pld.window(lanes_box_buf, [1, SIZE], dtype=pl.FP32)
                 box = pld.tensor.allreduce(box, sig, op=pld.ReduceOp.Sum, core_num=2)
             for r in pl.range(pld.world_size()):
                 self.dev_drain(box, y[r], device=r)
@@ -261,8 +268,10 @@ def build_host_reuse(nr: int):
                 self.dev_fill(x[r], box, device=r)
             box = pld.window(ring_box_buf, [1, SIZE], dtype=pl.FP32)
             box = pld.tensor.allreduce(box, sig, op=pld.ReduceOp.Sum, mode="ring")
+            box = pld.window(ring_box_buf, [1, SIZE], dtype=pl.FP32)
             box = pld.tensor.allreduce(box, sig, op=pld.ReduceOp.Sum, mode="ring")
             for i in pl.range(2):
+                box = pld.window(ring_box_buf, [1, SIZE], dtype=pl.FP32)
                 box = pld.tensor.allreduce(box, sig, op=pld.ReduceOp.Sum, mode="ring")
             for r in pl.range(pld.world_size()):
                 self.dev_drain(box, y[r], device=r)
@@ -284,8 +293,10 @@ def build_host_reuse(nr: int):
                 self.dev_fill(x[r], box, device=r)
             box = pld.window(bcast_box_buf, [1, SIZE], dtype=pl.FP32)
             box = pld.tensor.broadcast(box, sig, root=ROOT)
+            box = pld.window(bcast_box_buf, [1, SIZE], dtype=pl.FP32)
             box = pld.tensor.broadcast(box, sig, root=ROOT)
             for i in pl.range(2):
+                box = pld.window(bcast_box_buf, [1, SIZE], dtype=pl.FP32)
                 box = pld.tensor.broadcast(box, sig, root=ROOT)
             for r in pl.range(pld.world_size()):
                 self.dev_drain(box, y[r], device=r)
@@ -307,8 +318,10 @@ def build_host_reuse(nr: int):
                 self.dev_fill_rows(x[r], rows, device=r)
             rows = pld.window(scatter_rows_buf, [nr, SIZE], dtype=pl.FP32)
             rows = pld.tensor.reduce_scatter(rows, sig, op=pld.ReduceOp.Sum)
+            rows = pld.window(scatter_rows_buf, [nr, SIZE], dtype=pl.FP32)
             rows = pld.tensor.reduce_scatter(rows, sig, op=pld.ReduceOp.Sum)
             for i in pl.range(2):
+                rows = pld.window(scatter_rows_buf, [nr, SIZE], dtype=pl.FP32)
                 rows = pld.tensor.reduce_scatter(rows, sig, op=pld.ReduceOp.Sum)
             for r in pl.range(pld.world_size()):
                 self.dev_drain_rows(rows, y[r], device=r)
@@ -331,9 +344,12 @@ def build_host_reuse(nr: int):
                 one = pld.window(gather_one_buf, [1, SIZE], dtype=pl.FP32)
                 self.dev_fill(x[r], one, device=r)
             one = pld.window(gather_one_buf, [1, SIZE], dtype=pl.FP32)
+            rows = pld.window(gather_rows_buf, [nr, SIZE], dtype=pl.FP32)
             rows = pld.tensor.allgather(one, rows, sig)
+            rows = pld.window(gather_rows_buf, [nr, SIZE], dtype=pl.FP32)
             rows = pld.tensor.allgather(one, rows, sig)
             for i in pl.range(2):
+                rows = pld.window(gather_rows_buf, [nr, SIZE], dtype=pl.FP32)
                 rows = pld.tensor.allgather(one, rows, sig)
             for r in pl.range(pld.world_size()):
                 self.dev_drain_rows(rows, y[r], device=r)
@@ -356,9 +372,12 @@ def build_host_reuse(nr: int):
                 outbox = pld.window(swap_out_buf, [nr, SIZE], dtype=pl.FP32)
                 self.dev_fill_rows(x[r], outbox, device=r)
             outbox = pld.window(swap_out_buf, [nr, SIZE], dtype=pl.FP32)
+            inbox = pld.window(swap_in_buf, [nr, SIZE], dtype=pl.FP32)
             inbox = pld.tensor.all_to_all(outbox, inbox, sig)
+            inbox = pld.window(swap_in_buf, [nr, SIZE], dtype=pl.FP32)
             inbox = pld.tensor.all_to_all(outbox, inbox, sig)
             for i in pl.range(2):
+                inbox = pld.window(swap_in_buf, [nr, SIZE], dtype=pl.FP32)
                 inbox = pld.tensor.all_to_all(outbox, inbox, sig)
             for r in pl.range(pld.world_size()):
                 self.dev_drain_rows(inbox, y[r], device=r)
@@ -387,9 +406,12 @@ def build_host_reuse(nr: int):
                 self.dev_one_each(counts, device=r)
             outbox = pld.window(swapv_out_buf, [nr, SIZE], dtype=pl.FP32)
             counts = pld.window(swapv_counts_buf, [nr], dtype=pl.INT32)
+            inbox = pld.window(swapv_in_buf, [nr, SIZE], dtype=pl.FP32)
             inbox = pld.tensor.all_to_all_v(outbox, inbox, sig, counts, recv)
+            inbox = pld.window(swapv_in_buf, [nr, SIZE], dtype=pl.FP32)
             inbox = pld.tensor.all_to_all_v(outbox, inbox, sig, counts, recv)
             for i in pl.range(2):
+                inbox = pld.window(swapv_in_buf, [nr, SIZE], dtype=pl.FP32)
                 inbox = pld.tensor.all_to_all_v(outbox, inbox, sig, counts, recv)
             for r in pl.range(pld.world_size()):
                 self.dev_drain_rows(inbox, y[r], device=r)
