@@ -77,6 +77,11 @@ var (
 	entryLine = regexp.MustCompile(`(?m)^#! entry: *(.+?) *$`)
 	ranksLine = regexp.MustCompile(`(?m)^#! ranks: *(\d+)`)
 	funcLine  = regexp.MustCompile(`(?m)^#! func:`)
+	// jitHost, programClass and programHost find a program's host
+	// orchestrator when no entry line names it.
+	jitHost      = regexp.MustCompile(`(?m)^@pl\.jit\.host\s*\ndef (\w+)\(`)
+	programClass = regexp.MustCompile(`(?m)^@pl\.program\s*\nclass (\w+)`)
+	programHost  = regexp.MustCompile(`role=pl\.Role\.Orchestrator\)\s*\n\s+def (\w+)\(`)
 )
 
 // verdictCases lists every kernel entry (at its first rank count) and every
@@ -103,7 +108,18 @@ func verdictCases(t *testing.T) (cases []verdictCase, skipped []string) {
 					return
 				}
 			}
-			skipped = append(skipped, name+": no #! entry, and the checker names no host orchestrator for it")
+			// A program with errors has no unit: find its one host
+			// orchestrator in the source.
+			if hosts := jitHost.FindAllSubmatch(src, -1); len(hosts) == 1 {
+				cases = append(cases, verdictCase{name: name, file: file, entry: string(hosts[0][1]), src: src, ranks: p})
+				return
+			}
+			cls, hosts := programClass.FindSubmatch(src), programHost.FindAllSubmatch(src, -1)
+			if cls != nil && len(hosts) == 1 {
+				cases = append(cases, verdictCase{name: name, file: file, entry: string(cls[1]) + "." + string(hosts[0][1]), src: src, ranks: p})
+				return
+			}
+			skipped = append(skipped, name+": no #! entry, and no single host orchestrator to compile")
 			return
 		}
 		for _, e := range entries {
@@ -123,7 +139,20 @@ func verdictCases(t *testing.T) (cases []verdictCase, skipped []string) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// A part with no entry or func line of its own takes the first
+		// part's (as the checker's own TestErrors reads them).
+		var inherit []byte
 		for i, part := range bytes.Split(src, []byte("\n---\n")) {
+			own := entryLine.Match(part) || funcLine.Match(part)
+			if i == 0 {
+				for _, l := range bytes.Split(part, []byte("\n")) {
+					if bytes.HasPrefix(l, []byte("#! entry:")) || bytes.HasPrefix(l, []byte("#! func:")) || bytes.HasPrefix(l, []byte("#! ranks:")) {
+						inherit = append(append(inherit, l...), '\n')
+					}
+				}
+			} else if !own {
+				part = append(append([]byte(nil), inherit...), part...)
+			}
 			add(fmt.Sprintf("check/errors/%s#%d", filepath.Base(f), i+1), f, part)
 		}
 	}
