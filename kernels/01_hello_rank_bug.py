@@ -1,7 +1,7 @@
 #! entry: hello_rank
 #! ranks: 2 3 4 8
 #! golden: y[r] == x[r] + r for every rank r (FP32, allclose rtol 1e-5 atol 1e-5)
-#! bug: compile_error ^line 38: E0113 tensor parameter y comes after scalar parameter rank
+#! bug: runtime_error ^rank 0, line \d+: TaskArgs: cannot add tensor after scalar: add_own_rank passes tensor y after scalar rank
 
 """Step 01's classic bug: a scalar parameter before a tensor.
 
@@ -11,9 +11,12 @@ the output ``y``. In Python any order is fine. On the device it is not: the
 runtime packs a kernel's arguments as all its tensors first and all its
 scalars after, so it cannot place a tensor after a scalar.
 
-The checker refuses the program before it runs, with error E0113 on the
-parameter ``y`` that follows the scalar, at every rank count. The fix is
-the solution's order: every tensor first (``x``, then ``y``), scalars last
+PyPTO compiles this program: the order is legal Python and a legal
+signature. It fails when it runs, at the first dispatch of the kernel:
+the runtime refuses to pack the tensor ``y`` after the scalar ``rank``
+(``TaskArgs: cannot add tensor after scalar``). The workbench stops the run
+at the same place, with error E0518, at every rank count. The fix is the
+solution's order: every tensor first (``x``, then ``y``), scalars last
 (``rank``), in the signature and in the call.
 """
 

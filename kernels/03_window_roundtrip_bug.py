@@ -30,6 +30,10 @@ from pypto.ir.distributed_compiled_program import DistributedConfig
 from pypto.runtime import RunConfig
 
 NR = pl.dynamic("NR")
+# A window in a @pl.jit program has a constant shape, so a window with a
+# row per rank has MAX_RANKS rows, the most ranks this file runs at; a run
+# of P ranks uses the first P.
+MAX_RANKS = 8
 SIZE = 64
 
 
@@ -37,7 +41,7 @@ SIZE = 64
 def peek_kernel(
     x: pl.Tensor[[1, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
-    board: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
+    board: pl.InOut[pld.DistributedTensor[[MAX_RANKS, SIZE], pl.FP32]],
 ):
     """AI cores: write my row, read my neighbour's row, all in my own copy."""
     ctx = pld.get_comm_ctx(board)
@@ -56,7 +60,7 @@ def peek_kernel(
 def peek_dev(
     x: pl.Tensor[[1, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
-    board: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
+    board: pl.InOut[pld.DistributedTensor[[MAX_RANKS, SIZE], pl.FP32]],
 ):
     return peek_kernel(x, y, board)
 
@@ -67,9 +71,9 @@ def peek_right(
     y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]],
 ):
     """Host: an [NR, SIZE] window, one row per rank, in every rank's copy."""
-    board_buf = pld.alloc_window_buffer(pld.world_size() * SIZE * pl.FP32.get_byte())
+    board_buf = pld.alloc_window_buffer([MAX_RANKS, SIZE], dtype=pl.FP32)
     for r in pl.range(pld.world_size()):
-        board = pld.window(board_buf, [NR, SIZE], dtype=pl.FP32)
+        board = pld.window(board_buf, [MAX_RANKS, SIZE], dtype=pl.FP32)
         peek_dev(x[r], y[r], board, device=r)
 
 

@@ -1,7 +1,7 @@
 #! entry: barrier_twice
 #! ranks: 2 3 4 8
 #! golden: first[r] == x[(r + 1) mod P] and second[r] == z[(r + 1) mod P] (FP32, exact copy)
-#! bug: race read at line 80 (before rank \d+'s store|what rank \d+ stored) at line 73
+#! bug: race read at line 84 (before rank \d+'s store|what rank \d+ stored) at line 77
 """Step 04's classic bug: a hand-rolled barrier used twice on the same cells.
 
 Each rank publishes a slice in its window, meets the others at a barrier,
@@ -30,6 +30,10 @@ from pypto.ir.distributed_compiled_program import DistributedConfig
 from pypto.runtime import RunConfig
 
 NR = pl.dynamic("NR")
+# A window in a @pl.jit program has a constant shape, so a window with a
+# row per rank has MAX_RANKS rows, the most ranks this file runs at; a run
+# of P ranks uses the first P.
+MAX_RANKS = 8
 SIZE = 64
 
 
@@ -40,8 +44,8 @@ def twice_kernel(
     first: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     second: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     slot: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
-    done: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
+    done: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     """AI cores: publish, barrier, read the right neighbour; then all of it again."""
     ctx = pld.get_comm_ctx(slot)
@@ -89,8 +93,8 @@ def twice_dev(
     first: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     second: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     slot: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
-    done: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
+    done: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     return twice_kernel(x, z, first, second, slot, arrived, done)
 
@@ -104,12 +108,12 @@ def barrier_twice(
 ):
     """Host: a slot window, the arrival cells used twice, and the read-done cells."""
     slot_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-    arrived_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
-    done_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
+    arrived_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
+    done_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
         slot = pld.window(slot_buf, [1, SIZE], dtype=pl.FP32)
-        arrived = pld.window(arrived_buf, [NR, 1], dtype=pl.INT32)
-        done = pld.window(done_buf, [NR, 1], dtype=pl.INT32)
+        arrived = pld.window(arrived_buf, [MAX_RANKS, 1], dtype=pl.INT32)
+        done = pld.window(done_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         twice_dev(x[r], z[r], first[r], second[r], slot, arrived, done, device=r)
 
 

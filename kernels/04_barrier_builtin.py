@@ -36,6 +36,10 @@ from pypto.ir.distributed_compiled_program import DistributedConfig
 from pypto.runtime import RunConfig
 
 NR = pl.dynamic("NR")
+# A window in a @pl.jit program has a constant shape, so a window with a
+# row per rank has MAX_RANKS rows, the most ranks this file runs at; a run
+# of P ranks uses the first P.
+MAX_RANKS = 8
 SIZE = 64
 
 
@@ -45,7 +49,7 @@ def stage_meet_read(
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     tally: pl.Out[pl.Tensor[[NR, 1], pl.INT32]],
     stage: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     """AI cores: stage, one builtin barrier, read the left neighbour's stage."""
     ctx = pld.get_comm_ctx(stage)
@@ -74,7 +78,7 @@ def stage_meet_read_dev(
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     tally: pl.Out[pl.Tensor[[NR, 1], pl.INT32]],
     stage: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     return stage_meet_read(x, y, tally, stage, arrived)
 
@@ -87,10 +91,10 @@ def barrier_then_read(
 ):
     """Host: a 256-byte stage and one INT32 cell per rank for the barrier."""
     stage_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-    arrived_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
+    arrived_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
         stage = pld.window(stage_buf, [1, SIZE], dtype=pl.FP32)
-        arrived = pld.window(arrived_buf, [NR, 1], dtype=pl.INT32)
+        arrived = pld.window(arrived_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         stage_meet_read_dev(x[r], y[r], tally[r], stage, arrived, device=r)
 
 

@@ -38,12 +38,16 @@ from pypto.ir.distributed_compiled_program import DistributedConfig
 from pypto.runtime import RunConfig
 
 NR = pl.dynamic("NR")
+# A window in a @pl.jit program has a constant shape, so a window with a
+# row per rank has MAX_RANKS rows, the most ranks this file runs at; a run
+# of P ranks uses the first P.
+MAX_RANKS = 8
 
 
 @pl.jit.incore
 def meet(
     tally: pl.Out[pl.Tensor[[NR, 1], pl.INT32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     """AI cores: arrive everywhere, wait for everyone, copy the tally out."""
     ctx = pld.get_comm_ctx(arrived)
@@ -66,7 +70,7 @@ def meet(
 @pl.jit
 def meet_dev(
     tally: pl.Out[pl.Tensor[[NR, 1], pl.INT32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     return meet(tally, arrived)
 
@@ -76,9 +80,9 @@ def barrier_tally(
     tally: pl.Out[pl.Tensor[[NR, NR, 1], pl.INT32]],
 ):
     """Host: one INT32 cell per rank in the signal window; no input tensor."""
-    arrived_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
+    arrived_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
-        arrived = pld.window(arrived_buf, [NR, 1], dtype=pl.INT32)
+        arrived = pld.window(arrived_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         meet_dev(tally[r], arrived, device=r)
 
 

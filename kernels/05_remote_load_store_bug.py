@@ -1,7 +1,7 @@
 #! entry: shift_by_store
 #! ranks: 2 3 4 8
 #! golden: shift_by_store: y[r] == x[(r + 1) mod P] for every rank r (FP32, exact copy)
-#! bug: race read at line 56 (before rank \d+'s store|what rank \d+ stored) at line 55
+#! bug: race read at line 60 (before rank \d+'s store|what rank \d+ stored) at line 59
 
 """Step 05's classic bug: in push mode, the barrier before the store.
 
@@ -29,6 +29,10 @@ from pypto.ir.distributed_compiled_program import DistributedConfig
 from pypto.runtime import RunConfig
 
 NR = pl.dynamic("NR")
+# A window in a @pl.jit program has a constant shape, so a window with a
+# row per rank has MAX_RANKS rows, the most ranks this file runs at; a run
+# of P ranks uses the first P.
+MAX_RANKS = 8
 SIZE = 64
 
 
@@ -37,7 +41,7 @@ def push_left(
     x: pl.Tensor[[1, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     stage: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     """AI cores: barrier, then push to my left neighbour and read my copy."""
     ctx = pld.get_comm_ctx(stage)
@@ -63,7 +67,7 @@ def push_left_dev(
     x: pl.Tensor[[1, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     stage: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     return push_left(x, y, stage, arrived)
 
@@ -75,10 +79,10 @@ def shift_by_store(
 ):
     """Host: a 256-byte data window and a one-cell-per-rank signal window."""
     stage_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-    arrived_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
+    arrived_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
         stage = pld.window(stage_buf, [1, SIZE], dtype=pl.FP32)
-        arrived = pld.window(arrived_buf, [NR, 1], dtype=pl.INT32)
+        arrived = pld.window(arrived_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         push_left_dev(x[r], y[r], stage, arrived, device=r)
 
 

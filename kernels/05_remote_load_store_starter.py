@@ -24,6 +24,10 @@ from pypto.ir.distributed_compiled_program import DistributedConfig
 from pypto.runtime import RunConfig
 
 NR = pl.dynamic("NR")
+# A window in a @pl.jit program has a constant shape, so a window with a
+# row per rank has MAX_RANKS rows, the most ranks this file runs at; a run
+# of P ranks uses the first P.
+MAX_RANKS = 8
 SIZE = 64
 
 
@@ -32,7 +36,7 @@ def pull_right(
     x: pl.Tensor[[1, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     stage: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     """AI cores: stage my slice, barrier, remote_load my right neighbour's."""
     ctx = pld.get_comm_ctx(stage)
@@ -58,7 +62,7 @@ def push_left(
     x: pl.Tensor[[1, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     stage: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     """AI cores: remote_store into my left neighbour, barrier, read my copy."""
     ctx = pld.get_comm_ctx(stage)
@@ -83,7 +87,7 @@ def pull_right_dev(
     x: pl.Tensor[[1, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     stage: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     return pull_right(x, y, stage, arrived)
 
@@ -93,7 +97,7 @@ def push_left_dev(
     x: pl.Tensor[[1, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     stage: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     return push_left(x, y, stage, arrived)
 
@@ -105,10 +109,10 @@ def shift_by_load(
 ):
     """Host: a 256-byte data window and a one-cell-per-rank signal window."""
     stage_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-    arrived_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
+    arrived_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
         stage = pld.window(stage_buf, [1, SIZE], dtype=pl.FP32)
-        arrived = pld.window(arrived_buf, [NR, 1], dtype=pl.INT32)
+        arrived = pld.window(arrived_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         pull_right_dev(x[r], y[r], stage, arrived, device=r)
 
 
@@ -119,10 +123,10 @@ def shift_by_store(
 ):
     """Host: the same two windows, dispatching the push kernel."""
     stage_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-    arrived_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
+    arrived_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
         stage = pld.window(stage_buf, [1, SIZE], dtype=pl.FP32)
-        arrived = pld.window(arrived_buf, [NR, 1], dtype=pl.INT32)
+        arrived = pld.window(arrived_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         push_left_dev(x[r], y[r], stage, arrived, device=r)
 
 

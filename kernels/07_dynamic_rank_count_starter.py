@@ -25,6 +25,10 @@ from pypto.ir.distributed_compiled_program import DistributedConfig
 from pypto.runtime import RunConfig
 
 NR = pl.dynamic("NR")
+# A window in a @pl.jit program has a constant shape, so a window with a
+# row per rank has MAX_RANKS rows, the most ranks this file runs at; a run
+# of P ranks uses the first P.
+MAX_RANKS = 8
 SIZE = 64
 
 
@@ -33,7 +37,7 @@ def across_put_kernel(
     x: pl.Tensor[[1, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     inbox: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    ready: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    ready: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     """AI cores: push across the ring, then wait for the push addressed to me."""
     ctx = pld.get_comm_ctx(inbox)
@@ -64,7 +68,7 @@ def across_get_kernel(
     x: pl.Tensor[[1, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     outbox: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    ready: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    ready: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     """AI cores: stage, tell my reader, wait for my source, pull across the ring."""
     ctx = pld.get_comm_ctx(outbox)
@@ -93,7 +97,7 @@ def across_put_dev(
     x: pl.Tensor[[1, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     inbox: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    ready: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    ready: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     return across_put_kernel(x, y, inbox, ready)
 
@@ -103,7 +107,7 @@ def across_get_dev(
     x: pl.Tensor[[1, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     outbox: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    ready: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    ready: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     return across_get_kernel(x, y, outbox, ready)
 
@@ -115,10 +119,10 @@ def across_by_put(
 ):
     """Host: NR comes from x and y; the signal window grows with it."""
     inbox_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-    ready_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
+    ready_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
         inbox = pld.window(inbox_buf, [1, SIZE], dtype=pl.FP32)
-        ready = pld.window(ready_buf, [NR, 1], dtype=pl.INT32)
+        ready = pld.window(ready_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         across_put_dev(x[r], y[r], inbox, ready, device=r)
 
 
@@ -129,10 +133,10 @@ def across_by_get(
 ):
     """Host: as across_by_put, with an outbox instead of an inbox."""
     outbox_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-    ready_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
+    ready_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
         outbox = pld.window(outbox_buf, [1, SIZE], dtype=pl.FP32)
-        ready = pld.window(ready_buf, [NR, 1], dtype=pl.INT32)
+        ready = pld.window(ready_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         across_get_dev(x[r], y[r], outbox, ready, device=r)
 
 

@@ -37,6 +37,10 @@ from pypto.ir.distributed_compiled_program import DistributedConfig
 from pypto.runtime import RunConfig
 
 NR = pl.dynamic("NR")
+# A window in a @pl.jit program has a constant shape, so a window with a
+# row per rank has MAX_RANKS rows, the most ranks this file runs at; a run
+# of P ranks uses the first P.
+MAX_RANKS = 8
 SIZE = 64
 ROOT = 1
 
@@ -46,7 +50,7 @@ def broadcast_step(
     x: pl.Tensor[[1, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     box: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     """AI cores: the root fills its box; one builtin call; read my own box."""
     ctx = pld.get_comm_ctx(box)
@@ -67,7 +71,7 @@ def broadcast_step_dev(
     x: pl.Tensor[[1, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     box: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     return broadcast_step(x, y, box, arrived)
 
@@ -79,10 +83,10 @@ def broadcast_builtin(
 ):
     """Host: a 256-byte box and one INT32 cell per rank for the builtin's barrier."""
     box_buf = pld.alloc_window_buffer(SIZE * pl.FP32.get_byte())
-    arrived_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
+    arrived_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
         box = pld.window(box_buf, [1, SIZE], dtype=pl.FP32)
-        arrived = pld.window(arrived_buf, [NR, 1], dtype=pl.INT32)
+        arrived = pld.window(arrived_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         broadcast_step_dev(x[r], y[r], box, arrived, device=r)
 
 

@@ -28,6 +28,10 @@ from pypto.ir.distributed_compiled_program import DistributedConfig
 from pypto.runtime import RunConfig
 
 NR = pl.dynamic("NR")
+# A window in a @pl.jit program has a constant shape, so a window with a
+# row per rank has MAX_RANKS rows, the most ranks this file runs at; a run
+# of P ranks uses the first P.
+MAX_RANKS = 8
 SIZE = 64
 
 
@@ -35,8 +39,8 @@ SIZE = 64
 def allgather_kernel(
     x: pl.Tensor[[1, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
-    gather: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    gather: pl.InOut[pld.DistributedTensor[[MAX_RANKS, SIZE], pl.FP32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     """AI cores: push my slice to row `me` everywhere, barrier, read all rows."""
     ctx = pld.get_comm_ctx(gather)
@@ -65,8 +69,8 @@ def allgather_kernel(
 def allgather_dev(
     x: pl.Tensor[[1, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
-    gather: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    gather: pl.InOut[pld.DistributedTensor[[MAX_RANKS, SIZE], pl.FP32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     return allgather_kernel(x, y, gather, arrived)
 
@@ -77,11 +81,11 @@ def allgather_hand(
     y: pl.Out[pl.Tensor[[NR, NR, SIZE], pl.FP32]],
 ):
     """Host: an [NR, SIZE] gather window and an [NR, 1] signal window, sized at run time."""
-    gather_buf = pld.alloc_window_buffer(pld.world_size() * SIZE * pl.FP32.get_byte())
-    arrived_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
+    gather_buf = pld.alloc_window_buffer([MAX_RANKS, SIZE], dtype=pl.FP32)
+    arrived_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
-        gather = pld.window(gather_buf, [NR, SIZE], dtype=pl.FP32)
-        arrived = pld.window(arrived_buf, [NR, 1], dtype=pl.INT32)
+        gather = pld.window(gather_buf, [MAX_RANKS, SIZE], dtype=pl.FP32)
+        arrived = pld.window(arrived_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         allgather_dev(x[r], y[r], gather, arrived, device=r)
 
 

@@ -1,4 +1,4 @@
-#! entry: allgather_builtin
+#! entry: build_allgather({P}).allgather_builtin
 #! ranks: 2 3 4 8
 #! golden: y[r, s, j] == x[s, 0, j] for every rank r, source s and column j: every rank gets all slices in rank order (FP32, exact copy)
 
@@ -31,53 +31,60 @@ import argparse
 import pypto.language as pl
 import pypto.language.distributed as pld
 import torch
+from pypto import ir
 from pypto.ir.distributed_compiled_program import DistributedConfig
-from pypto.runtime import RunConfig
 
-NR = pl.dynamic("NR")
 SIZE = 64
 
 
-@pl.jit.incore
-def allgather_step(
-    x: pl.Tensor[[1, SIZE], pl.FP32],
-    y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
-    gather: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
-):
-    """AI cores: one builtin call, then copy every row of my window out."""
-    ctx = pld.get_comm_ctx(gather)
-    nranks = pld.nranks(ctx)
+def build_allgather(nr: int):
+    """Return the program for ``nr`` ranks: window shapes are numbers when it is built."""
 
-    gather = pld.tensor.allgather(x, gather, arrived)
-    for s in pl.range(nranks):
-        row = pl.load(gather, [s, 0], [1, SIZE])
-        y = pl.store(row, [s, 0], y)
-    return y
+    @pl.program
+    class AllGather:
+        @pl.function(type=pl.FunctionType.InCore)
+        def allgather_step(
+            self,
+            x: pl.Tensor[[1, SIZE], pl.FP32],
+            y: pl.Out[pl.Tensor[[nr, SIZE], pl.FP32]],
+            gather: pl.InOut[pld.DistributedTensor[[nr, SIZE], pl.FP32]],
+            arrived: pl.InOut[pld.DistributedTensor[[nr, 1], pl.INT32]],
+        ):
+            """AI cores: one builtin call, then copy every row of my window out."""
+            ctx = pld.get_comm_ctx(gather)
+            nranks = pld.nranks(ctx)
 
+            gather = pld.tensor.allgather(x, gather, arrived)
+            for s in pl.range(nranks):
+                row = pl.load(gather, [s, 0], [1, SIZE])
+                y = pl.store(row, [s, 0], y)
+            return y
 
-@pl.jit
-def allgather_step_dev(
-    x: pl.Tensor[[1, SIZE], pl.FP32],
-    y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
-    gather: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
-):
-    return allgather_step(x, y, gather, arrived)
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def allgather_step_dev(
+            self,
+            x: pl.Tensor[[1, SIZE], pl.FP32],
+            y: pl.Out[pl.Tensor[[nr, SIZE], pl.FP32]],
+            gather: pl.InOut[pld.DistributedTensor[[nr, SIZE], pl.FP32]],
+            arrived: pl.InOut[pld.DistributedTensor[[nr, 1], pl.INT32]],
+        ):
+            return self.allgather_step(x, y, gather, arrived)
 
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def allgather_builtin(
+            self,
+            x: pl.Tensor[[nr, 1, SIZE], pl.FP32],
+            y: pl.Out[pl.Tensor[[nr, nr, SIZE], pl.FP32]],
+        ):
+            """Host: an [nr, SIZE] gather window and an [nr, 1] signal window."""
+            gather_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
+            arrived_buf = pld.alloc_window_buffer([nr, 1], dtype=pl.INT32)
+            for r in pl.range(pld.world_size()):
+                gather = pld.window(gather_buf, [nr, SIZE], dtype=pl.FP32)
+                arrived = pld.window(arrived_buf, [nr, 1], dtype=pl.INT32)
+                self.allgather_step_dev(x[r], y[r], gather, arrived, device=r)
 
-@pl.jit.host
-def allgather_builtin(
-    x: pl.Tensor[[NR, 1, SIZE], pl.FP32],
-    y: pl.Out[pl.Tensor[[NR, NR, SIZE], pl.FP32]],
-):
-    """Host: an [NR, SIZE] gather window and an [NR, 1] signal window."""
-    gather_buf = pld.alloc_window_buffer(pld.world_size() * SIZE * pl.FP32.get_byte())
-    arrived_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
-    for r in pl.range(pld.world_size()):
-        gather = pld.window(gather_buf, [NR, SIZE], dtype=pl.FP32)
-        arrived = pld.window(arrived_buf, [NR, 1], dtype=pl.INT32)
-        allgather_step_dev(x[r], y[r], gather, arrived, device=r)
+    return AllGather
 
 
 def main() -> int:
@@ -94,12 +101,15 @@ def main() -> int:
 
     x = torch.randn(nr, 1, SIZE)
     y = torch.zeros(nr, nr, SIZE)
-    cfg = RunConfig(platform=opts.platform, distributed_config=DistributedConfig(device_ids=ids, num_sub_workers=0))
-    compiled = allgather_builtin.compile(x, y, config=cfg)
+    compiled = ir.compile(
+        build_allgather(nr),
+        platform=opts.platform,
+        distributed_config=DistributedConfig(device_ids=ids, num_sub_workers=0),
+    )
     if opts.compile_only:
         print(f"compiled for {nr} ranks into {compiled.output_dir}")
         return 0
-    compiled(x, y, config=RunConfig(platform=opts.platform))
+    compiled(x, y)
 
     want = x.reshape(1, nr, SIZE).expand(nr, nr, SIZE)
     assert torch.equal(y, want), f"P={nr}: max error {(y - want).abs().max().item()}"

@@ -27,6 +27,10 @@ from pypto.ir.distributed_compiled_program import DistributedConfig
 from pypto.runtime import RunConfig
 
 NR = pl.dynamic("NR")
+# A window in a @pl.jit program has a constant shape, so a window with a
+# row per rank has MAX_RANKS rows, the most ranks this file runs at; a run
+# of P ranks uses the first P.
+MAX_RANKS = 8
 SIZE = 64
 
 
@@ -34,8 +38,8 @@ SIZE = 64
 def rs_pull_kernel(
     x: pl.Tensor[[NR, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
-    stage: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    stage: pl.InOut[pld.DistributedTensor[[MAX_RANKS, SIZE], pl.FP32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     """AI cores: stage every chunk, barrier, sum row `me` over the peers only."""
     ctx = pld.get_comm_ctx(stage)
@@ -66,8 +70,8 @@ def rs_pull_kernel(
 def rs_pull_dev(
     x: pl.Tensor[[NR, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
-    stage: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    stage: pl.InOut[pld.DistributedTensor[[MAX_RANKS, SIZE], pl.FP32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     return rs_pull_kernel(x, y, stage, arrived)
 
@@ -78,11 +82,11 @@ def reduce_scatter_pull(
     y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]],
 ):
     """Host: an [NR, SIZE] staging window and an [NR, 1] signal window."""
-    stage_buf = pld.alloc_window_buffer(pld.world_size() * SIZE * pl.FP32.get_byte())
-    arrived_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
+    stage_buf = pld.alloc_window_buffer([MAX_RANKS, SIZE], dtype=pl.FP32)
+    arrived_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
-        stage = pld.window(stage_buf, [NR, SIZE], dtype=pl.FP32)
-        arrived = pld.window(arrived_buf, [NR, 1], dtype=pl.INT32)
+        stage = pld.window(stage_buf, [MAX_RANKS, SIZE], dtype=pl.FP32)
+        arrived = pld.window(arrived_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         rs_pull_dev(x[r], y[r], stage, arrived, device=r)
 
 

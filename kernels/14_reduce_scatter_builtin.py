@@ -1,4 +1,4 @@
-#! entry: reduce_scatter_builtin
+#! entry: build_reduce_scatter({P}).reduce_scatter_builtin
 #! ranks: 2 3 4 8
 #! golden: y[r, 0, j] == sum over k of x[k, r, j] for every rank r and column j (FP32, allclose rtol 1e-5 atol 1e-5)
 
@@ -31,57 +31,64 @@ import argparse
 import pypto.language as pl
 import pypto.language.distributed as pld
 import torch
+from pypto import ir
 from pypto.ir.distributed_compiled_program import DistributedConfig
-from pypto.runtime import RunConfig
 
-NR = pl.dynamic("NR")
 SIZE = 64
 
 
-@pl.jit.incore
-def reduce_scatter_step(
-    x: pl.Tensor[[NR, SIZE], pl.FP32],
-    y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
-    stage: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
-):
-    """AI cores: stage every chunk, one builtin call, read my reduced row."""
-    ctx = pld.get_comm_ctx(stage)
-    me = pld.rank(ctx)
-    nranks = pld.nranks(ctx)
+def build_reduce_scatter(nr: int):
+    """Return the program for ``nr`` ranks: window shapes are numbers when it is built."""
 
-    for c in pl.range(nranks):
-        piece = pl.load(x, [c, 0], [1, SIZE])
-        stage = pl.store(piece, [c, 0], stage)
-    stage = pld.tensor.reduce_scatter(stage, arrived, op=pld.ReduceOp.Sum)
+    @pl.program
+    class ReduceScatter:
+        @pl.function(type=pl.FunctionType.InCore)
+        def reduce_scatter_step(
+            self,
+            x: pl.Tensor[[nr, SIZE], pl.FP32],
+            y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+            stage: pl.InOut[pld.DistributedTensor[[nr, SIZE], pl.FP32]],
+            arrived: pl.InOut[pld.DistributedTensor[[nr, 1], pl.INT32]],
+        ):
+            """AI cores: stage every chunk, one builtin call, read my reduced row."""
+            ctx = pld.get_comm_ctx(stage)
+            me = pld.rank(ctx)
+            nranks = pld.nranks(ctx)
 
-    total = pl.load(stage, [me, 0], [1, SIZE])
-    y = pl.store(total, [0, 0], y)
-    return y
+            for c in pl.range(nranks):
+                piece = pl.load(x, [c, 0], [1, SIZE])
+                stage = pl.store(piece, [c, 0], stage)
+            stage = pld.tensor.reduce_scatter(stage, arrived, op=pld.ReduceOp.Sum)
 
+            total = pl.load(stage, [me, 0], [1, SIZE])
+            y = pl.store(total, [0, 0], y)
+            return y
 
-@pl.jit
-def reduce_scatter_step_dev(
-    x: pl.Tensor[[NR, SIZE], pl.FP32],
-    y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
-    stage: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
-):
-    return reduce_scatter_step(x, y, stage, arrived)
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def reduce_scatter_step_dev(
+            self,
+            x: pl.Tensor[[nr, SIZE], pl.FP32],
+            y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+            stage: pl.InOut[pld.DistributedTensor[[nr, SIZE], pl.FP32]],
+            arrived: pl.InOut[pld.DistributedTensor[[nr, 1], pl.INT32]],
+        ):
+            return self.reduce_scatter_step(x, y, stage, arrived)
 
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def reduce_scatter_builtin(
+            self,
+            x: pl.Tensor[[nr, nr, SIZE], pl.FP32],
+            y: pl.Out[pl.Tensor[[nr, 1, SIZE], pl.FP32]],
+        ):
+            """Host: an [nr, SIZE] staging window and an [nr, 1] signal window."""
+            stage_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
+            arrived_buf = pld.alloc_window_buffer([nr, 1], dtype=pl.INT32)
+            for r in pl.range(pld.world_size()):
+                stage = pld.window(stage_buf, [nr, SIZE], dtype=pl.FP32)
+                arrived = pld.window(arrived_buf, [nr, 1], dtype=pl.INT32)
+                self.reduce_scatter_step_dev(x[r], y[r], stage, arrived, device=r)
 
-@pl.jit.host
-def reduce_scatter_builtin(
-    x: pl.Tensor[[NR, NR, SIZE], pl.FP32],
-    y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]],
-):
-    """Host: an [NR, SIZE] staging window and an [NR, 1] signal window."""
-    stage_buf = pld.alloc_window_buffer(pld.world_size() * SIZE * pl.FP32.get_byte())
-    arrived_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
-    for r in pl.range(pld.world_size()):
-        stage = pld.window(stage_buf, [NR, SIZE], dtype=pl.FP32)
-        arrived = pld.window(arrived_buf, [NR, 1], dtype=pl.INT32)
-        reduce_scatter_step_dev(x[r], y[r], stage, arrived, device=r)
+    return ReduceScatter
 
 
 def main() -> int:
@@ -98,12 +105,15 @@ def main() -> int:
 
     x = torch.randn(nr, nr, SIZE)
     y = torch.zeros(nr, 1, SIZE)
-    cfg = RunConfig(platform=opts.platform, distributed_config=DistributedConfig(device_ids=ids, num_sub_workers=0))
-    compiled = reduce_scatter_builtin.compile(x, y, config=cfg)
+    compiled = ir.compile(
+        build_reduce_scatter(nr),
+        platform=opts.platform,
+        distributed_config=DistributedConfig(device_ids=ids, num_sub_workers=0),
+    )
     if opts.compile_only:
         print(f"compiled for {nr} ranks into {compiled.output_dir}")
         return 0
-    compiled(x, y, config=RunConfig(platform=opts.platform))
+    compiled(x, y)
 
     want = x.sum(dim=0).unsqueeze(1)
     assert torch.allclose(y, want, rtol=1e-5, atol=1e-5), f"P={nr}: max error {(y - want).abs().max().item()}"

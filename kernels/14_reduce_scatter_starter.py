@@ -24,6 +24,10 @@ from pypto.ir.distributed_compiled_program import DistributedConfig
 from pypto.runtime import RunConfig
 
 NR = pl.dynamic("NR")
+# A window in a @pl.jit program has a constant shape, so a window with a
+# row per rank has MAX_RANKS rows, the most ranks this file runs at; a run
+# of P ranks uses the first P.
+MAX_RANKS = 8
 SIZE = 64
 
 
@@ -31,8 +35,8 @@ SIZE = 64
 def rs_pull_kernel(
     x: pl.Tensor[[NR, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
-    stage: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    stage: pl.InOut[pld.DistributedTensor[[MAX_RANKS, SIZE], pl.FP32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     """AI cores: stage every chunk, barrier, sum row `me` over all ranks."""
     ctx = pld.get_comm_ctx(stage)
@@ -65,7 +69,7 @@ def rs_push_kernel(
     x: pl.Tensor[[NR, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     acc: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     """AI cores: atomically add chunk d into rank d's acc, barrier, read mine."""
     ctx = pld.get_comm_ctx(acc)
@@ -97,8 +101,8 @@ def rs_push_kernel(
 def rs_pull_dev(
     x: pl.Tensor[[NR, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
-    stage: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    stage: pl.InOut[pld.DistributedTensor[[MAX_RANKS, SIZE], pl.FP32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     return rs_pull_kernel(x, y, stage, arrived)
 
@@ -108,7 +112,7 @@ def rs_push_dev(
     x: pl.Tensor[[NR, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     acc: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     return rs_push_kernel(x, y, acc, arrived)
 
@@ -119,11 +123,11 @@ def reduce_scatter_pull(
     y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]],
 ):
     """Host: an [NR, SIZE] staging window and an [NR, 1] signal window."""
-    stage_buf = pld.alloc_window_buffer(pld.world_size() * SIZE * pl.FP32.get_byte())
-    arrived_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
+    stage_buf = pld.alloc_window_buffer([MAX_RANKS, SIZE], dtype=pl.FP32)
+    arrived_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
-        stage = pld.window(stage_buf, [NR, SIZE], dtype=pl.FP32)
-        arrived = pld.window(arrived_buf, [NR, 1], dtype=pl.INT32)
+        stage = pld.window(stage_buf, [MAX_RANKS, SIZE], dtype=pl.FP32)
+        arrived = pld.window(arrived_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         rs_pull_dev(x[r], y[r], stage, arrived, device=r)
 
 
@@ -134,10 +138,10 @@ def reduce_scatter_push(
 ):
     """Host: a one-row accumulator window and an [NR, 1] signal window."""
     acc_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-    arrived_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
+    arrived_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
         acc = pld.window(acc_buf, [1, SIZE], dtype=pl.FP32)
-        arrived = pld.window(arrived_buf, [NR, 1], dtype=pl.INT32)
+        arrived = pld.window(arrived_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         rs_push_dev(x[r], y[r], acc, arrived, device=r)
 
 

@@ -29,6 +29,10 @@ from pypto.ir.distributed_compiled_program import DistributedConfig
 from pypto.runtime import RunConfig
 
 NR = pl.dynamic("NR")
+# A window in a @pl.jit program has a constant shape, so a window with a
+# row per rank has MAX_RANKS rows, the most ranks this file runs at; a run
+# of P ranks uses the first P.
+MAX_RANKS = 8
 SIZE = 64
 
 
@@ -36,8 +40,8 @@ SIZE = 64
 def a2a_aliased_kernel(
     x: pl.Tensor[[NR, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
-    box: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
-    staged: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    box: pl.InOut[pld.DistributedTensor[[MAX_RANKS, SIZE], pl.FP32]],
+    staged: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
     turn: pl.InOut[pld.DistributedTensor[[2, 1], pl.INT32]],
 ):
     """AI cores: stage into box, take turns putting box rows into peers' boxes, copy box out."""
@@ -80,8 +84,8 @@ def a2a_aliased_kernel(
 def a2a_aliased_dev(
     x: pl.Tensor[[NR, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
-    box: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
-    staged: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    box: pl.InOut[pld.DistributedTensor[[MAX_RANKS, SIZE], pl.FP32]],
+    staged: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
     turn: pl.InOut[pld.DistributedTensor[[2, 1], pl.INT32]],
 ):
     return a2a_aliased_kernel(x, y, box, staged, turn)
@@ -93,12 +97,12 @@ def all_to_all_aliased(
     y: pl.Out[pl.Tensor[[NR, NR, SIZE], pl.FP32]],
 ):
     """Host: one [NR, SIZE] box for both directions, a barrier window and a token window."""
-    box_buf = pld.alloc_window_buffer(pld.world_size() * SIZE * pl.FP32.get_byte())
-    staged_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
+    box_buf = pld.alloc_window_buffer([MAX_RANKS, SIZE], dtype=pl.FP32)
+    staged_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     turn_buf = pld.alloc_window_buffer([2, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
-        box = pld.window(box_buf, [NR, SIZE], dtype=pl.FP32)
-        staged = pld.window(staged_buf, [NR, 1], dtype=pl.INT32)
+        box = pld.window(box_buf, [MAX_RANKS, SIZE], dtype=pl.FP32)
+        staged = pld.window(staged_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         turn = pld.window(turn_buf, [2, 1], dtype=pl.INT32)
         a2a_aliased_dev(x[r], y[r], box, staged, turn, device=r)
 

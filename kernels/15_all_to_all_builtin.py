@@ -1,4 +1,4 @@
-#! entry: all_to_all_builtin
+#! entry: build_all_to_all({P}).all_to_all_builtin
 #! ranks: 2 3 4 8
 #! golden: y[r, s, j] == x[s, r, j] for every rank r, source s and column j (FP32, exact copy)
 
@@ -27,53 +27,60 @@ import argparse
 import pypto.language as pl
 import pypto.language.distributed as pld
 import torch
+from pypto import ir
 from pypto.ir.distributed_compiled_program import DistributedConfig
-from pypto.runtime import RunConfig
 
-NR = pl.dynamic("NR")
 SIZE = 64
 
 
-@pl.jit.incore
-def all_to_all_step(
-    x: pl.Tensor[[NR, SIZE], pl.FP32],
-    y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
-    inbox: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
-):
-    """AI cores: one builtin call, then copy my inbox out row by row."""
-    ctx = pld.get_comm_ctx(inbox)
-    nranks = pld.nranks(ctx)
+def build_all_to_all(nr: int):
+    """Return the program for ``nr`` ranks: window shapes are numbers when it is built."""
 
-    inbox = pld.tensor.all_to_all(x, inbox, arrived)
-    for s in pl.range(nranks):
-        row = pl.load(inbox, [s, 0], [1, SIZE])
-        y = pl.store(row, [s, 0], y)
-    return y
+    @pl.program
+    class AllToAll:
+        @pl.function(type=pl.FunctionType.InCore)
+        def all_to_all_step(
+            self,
+            x: pl.Tensor[[nr, SIZE], pl.FP32],
+            y: pl.Out[pl.Tensor[[nr, SIZE], pl.FP32]],
+            inbox: pl.InOut[pld.DistributedTensor[[nr, SIZE], pl.FP32]],
+            arrived: pl.InOut[pld.DistributedTensor[[nr, 1], pl.INT32]],
+        ):
+            """AI cores: one builtin call, then copy my inbox out row by row."""
+            ctx = pld.get_comm_ctx(inbox)
+            nranks = pld.nranks(ctx)
 
+            inbox = pld.tensor.all_to_all(x, inbox, arrived)
+            for s in pl.range(nranks):
+                row = pl.load(inbox, [s, 0], [1, SIZE])
+                y = pl.store(row, [s, 0], y)
+            return y
 
-@pl.jit
-def all_to_all_step_dev(
-    x: pl.Tensor[[NR, SIZE], pl.FP32],
-    y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
-    inbox: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
-):
-    return all_to_all_step(x, y, inbox, arrived)
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def all_to_all_step_dev(
+            self,
+            x: pl.Tensor[[nr, SIZE], pl.FP32],
+            y: pl.Out[pl.Tensor[[nr, SIZE], pl.FP32]],
+            inbox: pl.InOut[pld.DistributedTensor[[nr, SIZE], pl.FP32]],
+            arrived: pl.InOut[pld.DistributedTensor[[nr, 1], pl.INT32]],
+        ):
+            return self.all_to_all_step(x, y, inbox, arrived)
 
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def all_to_all_builtin(
+            self,
+            x: pl.Tensor[[nr, nr, SIZE], pl.FP32],
+            y: pl.Out[pl.Tensor[[nr, nr, SIZE], pl.FP32]],
+        ):
+            """Host: an [nr, SIZE] inbox window and an [nr, 1] signal window."""
+            inbox_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
+            arrived_buf = pld.alloc_window_buffer([nr, 1], dtype=pl.INT32)
+            for r in pl.range(pld.world_size()):
+                inbox = pld.window(inbox_buf, [nr, SIZE], dtype=pl.FP32)
+                arrived = pld.window(arrived_buf, [nr, 1], dtype=pl.INT32)
+                self.all_to_all_step_dev(x[r], y[r], inbox, arrived, device=r)
 
-@pl.jit.host
-def all_to_all_builtin(
-    x: pl.Tensor[[NR, NR, SIZE], pl.FP32],
-    y: pl.Out[pl.Tensor[[NR, NR, SIZE], pl.FP32]],
-):
-    """Host: an [NR, SIZE] inbox window and an [NR, 1] signal window."""
-    inbox_buf = pld.alloc_window_buffer(pld.world_size() * SIZE * pl.FP32.get_byte())
-    arrived_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
-    for r in pl.range(pld.world_size()):
-        inbox = pld.window(inbox_buf, [NR, SIZE], dtype=pl.FP32)
-        arrived = pld.window(arrived_buf, [NR, 1], dtype=pl.INT32)
-        all_to_all_step_dev(x[r], y[r], inbox, arrived, device=r)
+    return AllToAll
 
 
 def main() -> int:
@@ -90,12 +97,15 @@ def main() -> int:
 
     x = torch.randn(nr, nr, SIZE)
     y = torch.zeros(nr, nr, SIZE)
-    cfg = RunConfig(platform=opts.platform, distributed_config=DistributedConfig(device_ids=ids, num_sub_workers=0))
-    compiled = all_to_all_builtin.compile(x, y, config=cfg)
+    compiled = ir.compile(
+        build_all_to_all(nr),
+        platform=opts.platform,
+        distributed_config=DistributedConfig(device_ids=ids, num_sub_workers=0),
+    )
     if opts.compile_only:
         print(f"compiled for {nr} ranks into {compiled.output_dir}")
         return 0
-    compiled(x, y, config=RunConfig(platform=opts.platform))
+    compiled(x, y)
 
     want = x.transpose(0, 1)
     assert torch.equal(y, want), f"P={nr}: max error {(y - want).abs().max().item()}"

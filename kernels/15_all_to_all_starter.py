@@ -24,6 +24,10 @@ from pypto.ir.distributed_compiled_program import DistributedConfig
 from pypto.runtime import RunConfig
 
 NR = pl.dynamic("NR")
+# A window in a @pl.jit program has a constant shape, so a window with a
+# row per rank has MAX_RANKS rows, the most ranks this file runs at; a run
+# of P ranks uses the first P.
+MAX_RANKS = 8
 SIZE = 64
 
 
@@ -31,8 +35,8 @@ SIZE = 64
 def a2a_push_kernel(
     x: pl.Tensor[[NR, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
-    inbox: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    inbox: pl.InOut[pld.DistributedTensor[[MAX_RANKS, SIZE], pl.FP32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     """AI cores: put row d into rank d's inbox row `me`, barrier, copy the inbox out."""
     ctx = pld.get_comm_ctx(inbox)
@@ -64,8 +68,8 @@ def a2a_push_kernel(
 def a2a_pull_kernel(
     x: pl.Tensor[[NR, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
-    outbox: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    outbox: pl.InOut[pld.DistributedTensor[[MAX_RANKS, SIZE], pl.FP32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     """AI cores: stage all rows, barrier, get row `me` from every rank's outbox."""
     ctx = pld.get_comm_ctx(outbox)
@@ -97,8 +101,8 @@ def a2a_pull_kernel(
 def a2a_push_dev(
     x: pl.Tensor[[NR, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
-    inbox: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    inbox: pl.InOut[pld.DistributedTensor[[MAX_RANKS, SIZE], pl.FP32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     return a2a_push_kernel(x, y, inbox, arrived)
 
@@ -107,8 +111,8 @@ def a2a_push_dev(
 def a2a_pull_dev(
     x: pl.Tensor[[NR, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
-    outbox: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    outbox: pl.InOut[pld.DistributedTensor[[MAX_RANKS, SIZE], pl.FP32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     return a2a_pull_kernel(x, y, outbox, arrived)
 
@@ -119,11 +123,11 @@ def all_to_all_push(
     y: pl.Out[pl.Tensor[[NR, NR, SIZE], pl.FP32]],
 ):
     """Host: an [NR, SIZE] inbox and an [NR, 1] signal window."""
-    inbox_buf = pld.alloc_window_buffer(pld.world_size() * SIZE * pl.FP32.get_byte())
-    arrived_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
+    inbox_buf = pld.alloc_window_buffer([MAX_RANKS, SIZE], dtype=pl.FP32)
+    arrived_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
-        inbox = pld.window(inbox_buf, [NR, SIZE], dtype=pl.FP32)
-        arrived = pld.window(arrived_buf, [NR, 1], dtype=pl.INT32)
+        inbox = pld.window(inbox_buf, [MAX_RANKS, SIZE], dtype=pl.FP32)
+        arrived = pld.window(arrived_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         a2a_push_dev(x[r], y[r], inbox, arrived, device=r)
 
 
@@ -133,11 +137,11 @@ def all_to_all_pull(
     y: pl.Out[pl.Tensor[[NR, NR, SIZE], pl.FP32]],
 ):
     """Host: an [NR, SIZE] outbox and an [NR, 1] signal window."""
-    outbox_buf = pld.alloc_window_buffer(pld.world_size() * SIZE * pl.FP32.get_byte())
-    arrived_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
+    outbox_buf = pld.alloc_window_buffer([MAX_RANKS, SIZE], dtype=pl.FP32)
+    arrived_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
-        outbox = pld.window(outbox_buf, [NR, SIZE], dtype=pl.FP32)
-        arrived = pld.window(arrived_buf, [NR, 1], dtype=pl.INT32)
+        outbox = pld.window(outbox_buf, [MAX_RANKS, SIZE], dtype=pl.FP32)
+        arrived = pld.window(arrived_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         a2a_pull_dev(x[r], y[r], outbox, arrived, device=r)
 
 

@@ -108,10 +108,11 @@ def build_many_cores(nr: int):
             """Host: publish, a 3-core all-reduce on an explicit [nr, 4] signal, consume."""
             data_buf = pld.alloc_window_buffer([1, N], dtype=pl.FP32)
             lanes_buf = pld.alloc_window_buffer([nr, LANES], dtype=pl.INT32)
-            data = pld.window(data_buf, [1, N], dtype=pl.FP32)
             lanes = pld.window(lanes_buf, [nr, LANES], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
+                data = pld.window(data_buf, [1, N], dtype=pl.FP32)
                 self.publish_dev(x[r], data, device=r)
+            data = pld.window(data_buf, [1, N], dtype=pl.FP32)
             data = pld.tensor.allreduce(data, lanes, op=pld.ReduceOp.Sum, core_num=LANE_CORES)
             for r in pl.range(pld.world_size()):
                 self.consume_dev(data, y[r], device=r)
@@ -124,10 +125,11 @@ def build_many_cores(nr: int):
             y: pl.Out[pl.Tensor[[nr, 1, N], pl.FP32]],
         ) -> pl.Tensor[[nr, 1, N], pl.FP32]:
             """Host: publish, a 4-core all-reduce whose signal the compiler allocates, consume."""
-            data_buf = pld.alloc_window_buffer([1, N], dtype=pl.FP32)
-            data = pld.window(data_buf, [1, N], dtype=pl.FP32)
+            synth_buf = pld.alloc_window_buffer([1, N], dtype=pl.FP32)
             for r in pl.range(pld.world_size()):
+                data = pld.window(synth_buf, [1, N], dtype=pl.FP32)
                 self.publish_dev(x[r], data, device=r)
+            data = pld.window(synth_buf, [1, N], dtype=pl.FP32)
             data = pld.tensor.allreduce(data, op=pld.ReduceOp.Sum, core_num=AUTO_CORES)
             for r in pl.range(pld.world_size()):
                 self.consume_dev(data, y[r], device=r)

@@ -1,7 +1,7 @@
 #! entry: build_many_cores({P}).synthesized
 #! ranks: 2 3 4 8
 #! golden: y[r] == sum over k of x[k], for every rank r (FP32, allclose rtol 1e-5 atol 1e-5)
-#! bug: compile_error ^line 105: E0259 core_num=64 exceeds the 48 AIV cores of platform 910B
+#! bug: compile_error ^line 107: E0259 core_num=64 exceeds the 48 AIV cores of platform 910B
 
 """Step 17's classic bug: more cores than the chip has.
 
@@ -82,10 +82,11 @@ def build_many_cores(nr: int):
             """Host: publish, a 3-core all-reduce on an explicit [nr, 4] signal, consume."""
             data_buf = pld.alloc_window_buffer([1, N], dtype=pl.FP32)
             lanes_buf = pld.alloc_window_buffer([nr, LANES], dtype=pl.INT32)
-            data = pld.window(data_buf, [1, N], dtype=pl.FP32)
             lanes = pld.window(lanes_buf, [nr, LANES], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
+                data = pld.window(data_buf, [1, N], dtype=pl.FP32)
                 self.publish_dev(x[r], data, device=r)
+            data = pld.window(data_buf, [1, N], dtype=pl.FP32)
             data = pld.tensor.allreduce(data, lanes, op=pld.ReduceOp.Sum, core_num=LANE_CORES)
             for r in pl.range(pld.world_size()):
                 self.consume_dev(data, y[r], device=r)
@@ -98,10 +99,11 @@ def build_many_cores(nr: int):
             y: pl.Out[pl.Tensor[[nr, 1, N], pl.FP32]],
         ) -> pl.Tensor[[nr, 1, N], pl.FP32]:
             """Host: publish, a 64-core all-reduce whose signal the compiler allocates, consume."""
-            data_buf = pld.alloc_window_buffer([1, N], dtype=pl.FP32)
-            data = pld.window(data_buf, [1, N], dtype=pl.FP32)
+            synth_buf = pld.alloc_window_buffer([1, N], dtype=pl.FP32)
             for r in pl.range(pld.world_size()):
+                data = pld.window(synth_buf, [1, N], dtype=pl.FP32)
                 self.publish_dev(x[r], data, device=r)
+            data = pld.window(synth_buf, [1, N], dtype=pl.FP32)
             data = pld.tensor.allreduce(data, op=pld.ReduceOp.Sum, core_num=AUTO_CORES)
             for r in pl.range(pld.world_size()):
                 self.consume_dev(data, y[r], device=r)

@@ -82,14 +82,15 @@ def build_many_cores(nr: int):
         ) -> pl.Tensor[[nr, 1, N], pl.FP32]:
             """Host: publish, a 3-core all-reduce on an explicit [nr, 4] signal, consume."""
             data_buf = pld.alloc_window_buffer([1, N], dtype=pl.FP32)
-            data = pld.window(data_buf, [1, N], dtype=pl.FP32)
             # TODO(you): the all-reduce below needs a signal window: one row
             #   per rank and at least one column (a lane) per core it runs
             #   on. A spare column is fine, one too few is refused.
             # Placeholder: no signal yet (an allocation nobody uses is refused).
             # ---- end of TODO ----
             for r in pl.range(pld.world_size()):
+                data = pld.window(data_buf, [1, N], dtype=pl.FP32)
                 self.publish_dev(x[r], data, device=r)
+            data = pld.window(data_buf, [1, N], dtype=pl.FP32)
             # TODO(you): `data` must end summed over the ranks, by one HOST
             #   builtin call on your signal, spread over LANE_CORES cores
             #   per rank.
@@ -106,10 +107,11 @@ def build_many_cores(nr: int):
             y: pl.Out[pl.Tensor[[nr, 1, N], pl.FP32]],
         ) -> pl.Tensor[[nr, 1, N], pl.FP32]:
             """Host: publish, a 4-core all-reduce whose signal the compiler allocates, consume."""
-            data_buf = pld.alloc_window_buffer([1, N], dtype=pl.FP32)
-            data = pld.window(data_buf, [1, N], dtype=pl.FP32)
+            synth_buf = pld.alloc_window_buffer([1, N], dtype=pl.FP32)
             for r in pl.range(pld.world_size()):
+                data = pld.window(synth_buf, [1, N], dtype=pl.FP32)
                 self.publish_dev(x[r], data, device=r)
+            data = pld.window(synth_buf, [1, N], dtype=pl.FP32)
             # TODO(you): the same sum, but let the compiler make the signal
             #   itself, on AUTO_CORES cores per rank.
             # Placeholder: no all-reduce; `data` keeps each rank's own x.

@@ -177,11 +177,11 @@ def build_three_ways(nr: int):
             y: pl.Out[pl.Tensor[[nr, 1, SIZE], pl.FP32]],
         ) -> pl.Tensor[[nr, 1, SIZE], pl.FP32]:
             """Host: one dispatch of the builtin-calling kernel per rank."""
-            part_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-            arrived_buf = pld.alloc_window_buffer([nr, 1], dtype=pl.INT32)
+            core_part_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
+            core_arrived_buf = pld.alloc_window_buffer([nr, 1], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
-                part = pld.window(part_buf, [1, SIZE], dtype=pl.FP32)
-                arrived = pld.window(arrived_buf, [nr, 1], dtype=pl.INT32)
+                part = pld.window(core_part_buf, [1, SIZE], dtype=pl.FP32)
+                arrived = pld.window(core_arrived_buf, [nr, 1], dtype=pl.INT32)
                 self.by_builtin_dev(x[r], y[r], part, arrived, device=r)
             return y
 
@@ -192,12 +192,13 @@ def build_three_ways(nr: int):
             y: pl.Out[pl.Tensor[[nr, 1, SIZE], pl.FP32]],
         ) -> pl.Tensor[[nr, 1, SIZE], pl.FP32]:
             """Host: publish, the builtin called here, consume."""
-            part_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-            arrived_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
-            part = pld.window(part_buf, [1, SIZE], dtype=pl.FP32)
-            arrived = pld.window(arrived_buf, [nr], dtype=pl.INT32)
+            host_part_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
+            host_arrived_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
+            arrived = pld.window(host_arrived_buf, [nr], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
+                part = pld.window(host_part_buf, [1, SIZE], dtype=pl.FP32)
                 self.publish_dev(x[r], part, device=r)
+            part = pld.window(host_part_buf, [1, SIZE], dtype=pl.FP32)
             part = pld.tensor.allreduce(part, arrived, op=pld.ReduceOp.Sum)
             for r in pl.range(pld.world_size()):
                 self.consume_dev(part, y[r], device=r)

@@ -11,7 +11,8 @@ reduce, copy the result out" and puts ``pld.tensor.allreduce`` in the body
 of the loop that dispatches ``consume``, so it runs once per rank.
 
 PyPTO accepts this, and so does the checker: the call passes an explicit
-signal, and every HOST builtin clears its signal before it returns (upstream
+signal and a fresh view of the data window each time (a HOST collective's
+operands are pld.window views, E0234), and every HOST builtin clears its signal before it returns (upstream
 commit 9533ae36b), so one signal may serve a call in a loop. (Without the
 signal it is refused, E0260: the signal the compiler synthesizes is one
 allocation, not one per iteration.) Nothing hangs and nothing races. The
@@ -82,13 +83,14 @@ def build_host_allreduce(nr: int):
             y: pl.Out[pl.Tensor[[nr, 1, SIZE], pl.FP32]],
         ) -> pl.Tensor[[nr, 1, SIZE], pl.FP32]:
             """Host: publish, then reduce and consume per rank (the bug)."""
-            part_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-            arrived_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
-            part = pld.window(part_buf, [1, SIZE], dtype=pl.FP32)
-            arrived = pld.window(arrived_buf, [nr], dtype=pl.INT32)
+            host_part_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
+            host_arrived_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
+            arrived = pld.window(host_arrived_buf, [nr], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
+                part = pld.window(host_part_buf, [1, SIZE], dtype=pl.FP32)
                 self.publish_dev(x[r], part, device=r)
             for r in pl.range(pld.world_size()):
+                part = pld.window(host_part_buf, [1, SIZE], dtype=pl.FP32)
                 part = pld.tensor.allreduce(part, arrived, op=pld.ReduceOp.Sum)  # the bug: once per rank
                 self.consume_dev(part, y[r], device=r)
             return y

@@ -160,11 +160,11 @@ def build_three_ways(nr: int):
             y: pl.Out[pl.Tensor[[nr, 1, SIZE], pl.FP32]],
         ) -> pl.Tensor[[nr, 1, SIZE], pl.FP32]:
             """Host: one dispatch of the builtin-calling kernel per rank."""
-            part_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-            arrived_buf = pld.alloc_window_buffer([nr, 1], dtype=pl.INT32)
+            core_part_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
+            core_arrived_buf = pld.alloc_window_buffer([nr, 1], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
-                part = pld.window(part_buf, [1, SIZE], dtype=pl.FP32)
-                arrived = pld.window(arrived_buf, [nr, 1], dtype=pl.INT32)
+                part = pld.window(core_part_buf, [1, SIZE], dtype=pl.FP32)
+                arrived = pld.window(core_arrived_buf, [nr, 1], dtype=pl.INT32)
                 self.by_builtin_dev(x[r], y[r], part, arrived, device=r)
             return y
 
@@ -175,14 +175,15 @@ def build_three_ways(nr: int):
             y: pl.Out[pl.Tensor[[nr, 1, SIZE], pl.FP32]],
         ) -> pl.Tensor[[nr, 1, SIZE], pl.FP32]:
             """Host: publish, the builtin called here, consume."""
-            part_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-            part = pld.window(part_buf, [1, SIZE], dtype=pl.FP32)
+            host_part_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
             # TODO(you): the builtin below needs a signal window: one cell
             #   per rank, in one dimension.
             # Placeholder: no signal yet (an allocation nobody uses is refused).
             # ---- end of TODO ----
             for r in pl.range(pld.world_size()):
+                part = pld.window(host_part_buf, [1, SIZE], dtype=pl.FP32)
                 self.publish_dev(x[r], part, device=r)
+            part = pld.window(host_part_buf, [1, SIZE], dtype=pl.FP32)
             # TODO(you): `part` must end summed over the ranks, by one HOST
             #   builtin call on that signal.
             # Placeholder: no all-reduce; `part` keeps each rank's own slice.

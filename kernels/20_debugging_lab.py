@@ -37,6 +37,10 @@ from pypto.ir.distributed_compiled_program import DistributedConfig
 from pypto.runtime import RunConfig
 
 NR = pl.dynamic("NR")
+# A window in a @pl.jit program has a constant shape, so a window with a
+# row per rank has MAX_RANKS rows, the most ranks this file runs at; a run
+# of P ranks uses the first P.
+MAX_RANKS = 8
 SIZE = 64
 
 
@@ -47,7 +51,7 @@ def two_rounds(
     first: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     second: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     slot: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    tally: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    tally: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     """AI cores: two rounds of "publish, read the right neighbour" on one tally that climbs."""
     ctx = pld.get_comm_ctx(slot)
@@ -91,7 +95,7 @@ def sum_twice(
     first: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     second: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     part: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    tally: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    tally: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     """AI cores: two mesh all-reduces on one data window, with a read-done barrier between them."""
     ctx = pld.get_comm_ctx(part)
@@ -142,7 +146,7 @@ def add_in_turn(
     x: pl.Tensor[[1, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     part: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     """AI cores: stage, barrier, then sum every slice into y, leaving part alone."""
     ctx = pld.get_comm_ctx(part)
@@ -176,7 +180,7 @@ def two_rounds_dev(
     first: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     second: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     slot: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    tally: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    tally: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     return two_rounds(x, z, first, second, slot, tally)
 
@@ -187,7 +191,7 @@ def sum_twice_dev(
     first: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     second: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     part: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    tally: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    tally: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     return sum_twice(x, first, second, part, tally)
 
@@ -197,7 +201,7 @@ def add_in_turn_dev(
     x: pl.Tensor[[1, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     part: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     return add_in_turn(x, y, part, arrived)
 
@@ -211,10 +215,10 @@ def count_with_set(
 ):
     """Host (the hang, repaired): one data window and one tally for all three barriers."""
     slot_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-    tally_buf = pld.alloc_window_buffer([NR, 1], dtype=pl.INT32)
+    tally_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
         slot = pld.window(slot_buf, [1, SIZE], dtype=pl.FP32)
-        tally = pld.window(tally_buf, [NR, 1], dtype=pl.INT32)
+        tally = pld.window(tally_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         two_rounds_dev(x[r], z[r], first[r], second[r], slot, tally, device=r)
 
 
@@ -226,10 +230,10 @@ def reduce_twice(
 ):
     """Host (the race, repaired): one data window and one signal window for both all-reduces."""
     part_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-    tally_buf = pld.alloc_window_buffer([NR, 1], dtype=pl.INT32)
+    tally_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
         part = pld.window(part_buf, [1, SIZE], dtype=pl.FP32)
-        tally = pld.window(tally_buf, [NR, 1], dtype=pl.INT32)
+        tally = pld.window(tally_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         sum_twice_dev(x[r], first[r], second[r], part, tally, device=r)
 
 
@@ -240,10 +244,10 @@ def sum_in_turn(
 ):
     """Host (the corruption, repaired): a slice window and a staging barrier's signal."""
     part_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-    arrived_buf = pld.alloc_window_buffer([NR, 1], dtype=pl.INT32)
+    arrived_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
         part = pld.window(part_buf, [1, SIZE], dtype=pl.FP32)
-        arrived = pld.window(arrived_buf, [NR, 1], dtype=pl.INT32)
+        arrived = pld.window(arrived_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         add_in_turn_dev(x[r], y[r], part, arrived, device=r)
 
 

@@ -32,6 +32,10 @@ from pypto.ir.distributed_compiled_program import DistributedConfig
 from pypto.runtime import RunConfig
 
 NR = pl.dynamic("NR")
+# A window in a @pl.jit program has a constant shape, so a window with a
+# row per rank has MAX_RANKS rows, the most ranks this file runs at; a run
+# of P ranks uses the first P.
+MAX_RANKS = 8
 SIZE = 64
 
 
@@ -40,7 +44,7 @@ def add_in_turn(
     x: pl.Tensor[[1, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     part: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
     token: pl.InOut[pld.DistributedTensor[[1, 1], pl.INT32]],
 ):
     """AI cores: stage, barrier, then in turn sum every slice in place."""
@@ -81,7 +85,7 @@ def add_in_turn_dev(
     x: pl.Tensor[[1, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     part: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    arrived: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    arrived: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
     token: pl.InOut[pld.DistributedTensor[[1, 1], pl.INT32]],
 ):
     return add_in_turn(x, y, part, arrived, token)
@@ -94,11 +98,11 @@ def sum_in_turn(
 ):
     """Host: a data window, a staging barrier's signal and a one-cell token."""
     part_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-    arrived_buf = pld.alloc_window_buffer([NR, 1], dtype=pl.INT32)
+    arrived_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     token_buf = pld.alloc_window_buffer([1, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
         part = pld.window(part_buf, [1, SIZE], dtype=pl.FP32)
-        arrived = pld.window(arrived_buf, [NR, 1], dtype=pl.INT32)
+        arrived = pld.window(arrived_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         token = pld.window(token_buf, [1, 1], dtype=pl.INT32)
         add_in_turn_dev(x[r], y[r], part, arrived, token, device=r)
 

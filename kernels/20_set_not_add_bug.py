@@ -1,7 +1,7 @@
 #! entry: count_with_set
 #! ranks: 2 3 4 8
 #! golden: first[r] == x[(r + 1) mod P] and second[r] == z[(r + 1) mod P] (FP32, exact copy)
-#! bug: deadlock rank \d+ line 65 waits on tally\[\d+, 0\] = 1 \(Ge 2\)
+#! bug: deadlock rank \d+ line 69 waits on tally\[\d+, 0\] = 1 \(Ge 2\)
 
 """Step 20's hang: a reusable tally built with Set instead of AtomicAdd.
 
@@ -27,6 +27,10 @@ from pypto.ir.distributed_compiled_program import DistributedConfig
 from pypto.runtime import RunConfig
 
 NR = pl.dynamic("NR")
+# A window in a @pl.jit program has a constant shape, so a window with a
+# row per rank has MAX_RANKS rows, the most ranks this file runs at; a run
+# of P ranks uses the first P.
+MAX_RANKS = 8
 SIZE = 64
 
 
@@ -37,7 +41,7 @@ def two_rounds(
     first: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     second: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     slot: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    tally: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    tally: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     """AI cores: two rounds of "publish, read the right neighbour" on one climbing tally."""
     ctx = pld.get_comm_ctx(slot)
@@ -83,7 +87,7 @@ def two_rounds_dev(
     first: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     second: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     slot: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    tally: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    tally: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     return two_rounds(x, z, first, second, slot, tally)
 
@@ -97,10 +101,10 @@ def count_with_set(
 ):
     """Host: one data window and one tally window, shared by all three barriers."""
     slot_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-    tally_buf = pld.alloc_window_buffer([NR, 1], dtype=pl.INT32)
+    tally_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
         slot = pld.window(slot_buf, [1, SIZE], dtype=pl.FP32)
-        tally = pld.window(tally_buf, [NR, 1], dtype=pl.INT32)
+        tally = pld.window(tally_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         two_rounds_dev(x[r], z[r], first[r], second[r], slot, tally, device=r)
 
 

@@ -216,17 +216,25 @@ def build_signal_reuse(nr: int, mode: str = "mesh"):
             """Host: two rounds, each behind a HOST barrier, on ONE signal window."""
             a_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
             b_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-            sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
-            box_a = pld.window(a_buf, [1, SIZE], dtype=pl.FP32)
-            box_b = pld.window(b_buf, [1, SIZE], dtype=pl.FP32)
-            sig = pld.window(sig_buf, [nr], dtype=pl.INT32)
+            host_sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
+            sig = pld.window(host_sig_buf, [nr], dtype=pl.INT32)
+            # Each dispatch gets views of its own: a view passed as InOut is
+            # not read again (PyPTO's InOut use discipline).
             for r in pl.range(pld.world_size()):
+                box_a = pld.window(a_buf, [1, SIZE], dtype=pl.FP32)
                 self.post_dev(x[r], box_a, device=r)
             sig = pld.tensor.barrier(sig)
             for r in pl.range(pld.world_size()):
+                box_a = pld.window(a_buf, [1, SIZE], dtype=pl.FP32)
+                box_b = pld.window(b_buf, [1, SIZE], dtype=pl.FP32)
                 self.read_then_post_dev(z[r], first[r], box_a, box_b, device=r)
+            # The same buffer again, through a fresh view: PyPTO finds a HOST
+            # collective's window through the pld.window that made its operand.
+            sig = pld.window(host_sig_buf, [nr], dtype=pl.INT32)
             sig = pld.tensor.barrier(sig)
+            sig = pld.window(host_sig_buf, [nr], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
+                box_b = pld.window(b_buf, [1, SIZE], dtype=pl.FP32)
                 self.read_right_dev(box_b, second[r], device=r)
                 self.peek_dev(sig, tally[r], device=r)
             return second

@@ -1,7 +1,7 @@
 #! entry: reduce_twice
 #! ranks: 2 3 4 8
 #! golden: first[r] == sum over k of x[k]; second[r] == sum over k of x[k]*x[k] (FP32, allclose rtol 1e-5 atol 1e-5)
-#! bug: race stored at line 67 over what rank \d+ read at line 62
+#! bug: race stored at line 71 over what rank \d+ read at line 66
 
 """Step 20's race: a data window reused before every peer has read it.
 
@@ -31,6 +31,10 @@ from pypto.ir.distributed_compiled_program import DistributedConfig
 from pypto.runtime import RunConfig
 
 NR = pl.dynamic("NR")
+# A window in a @pl.jit program has a constant shape, so a window with a
+# row per rank has MAX_RANKS rows, the most ranks this file runs at; a run
+# of P ranks uses the first P.
+MAX_RANKS = 8
 SIZE = 64
 
 
@@ -40,7 +44,7 @@ def sum_twice(
     first: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     second: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     part: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    tally: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    tally: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     """AI cores: two mesh all-reduces on one data window, no read-done barrier."""
     ctx = pld.get_comm_ctx(part)
@@ -85,7 +89,7 @@ def sum_twice_dev(
     first: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     second: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     part: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    tally: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    tally: pl.InOut[pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]],
 ):
     return sum_twice(x, first, second, part, tally)
 
@@ -98,10 +102,10 @@ def reduce_twice(
 ):
     """Host: one data window and one signal window for both all-reduces."""
     part_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-    tally_buf = pld.alloc_window_buffer([NR, 1], dtype=pl.INT32)
+    tally_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
         part = pld.window(part_buf, [1, SIZE], dtype=pl.FP32)
-        tally = pld.window(tally_buf, [NR, 1], dtype=pl.INT32)
+        tally = pld.window(tally_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         sum_twice_dev(x[r], first[r], second[r], part, tally, device=r)
 
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 
 	"pldworkbench/engine/diag"
@@ -74,12 +75,12 @@ func runCheckWithPyPTO(args []string, stdout, stderr io.Writer) int {
 	}
 	if r.Status == "compiled" {
 		fmt.Fprintf(stdout, "PyPTO %s: compiled for %s (%s, %.2fs)\n", tc.PyPTO, ranksText(res.Ranks), ef.platform, r.Elapsed.Seconds())
-		if msgs := strings.TrimSpace(r.Stderr); msgs != "" {
+		if msgs := strings.TrimSpace(pyptoMessages(r.Stderr)); msgs != "" {
 			fmt.Fprintf(stdout, "  its messages:\n%s\n", indent(msgs))
 		}
 		return 0
 	}
-	fmt.Fprintf(stdout, "PyPTO %s: %s (exit %d, %.2fs); its messages:\n%s\n", tc.PyPTO, refusal(r.Status), r.ExitCode, r.Elapsed.Seconds(), indent(strings.TrimSpace(r.Stderr)))
+	fmt.Fprintf(stdout, "PyPTO %s: %s (exit %d, %.2fs); its messages:\n%s\n", tc.PyPTO, refusal(r.Status), r.ExitCode, r.Elapsed.Seconds(), indent(strings.TrimSpace(pyptoMessages(r.Stderr))))
 	return 1
 }
 
@@ -88,6 +89,22 @@ func refusal(status string) string {
 		return "did not finish before the deadline (--timeout)"
 	}
 	return "refused the program"
+}
+
+// pyptoLog matches a line of PyPTO's own debug and info log
+// ("2026-12-01 14:08:31.721 D | ..."): hundreds of lines a compile, none of
+// them a verdict.
+var pyptoLog = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ [DI] \| `)
+
+// pyptoMessages is PyPTO's stderr without its debug and info log lines.
+func pyptoMessages(s string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if !pyptoLog.MatchString(l) {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
 }
 
 func indent(s string) string {

@@ -65,8 +65,8 @@ func TestStepCommand(t *testing.T) {
 		{[]string{"step", "8", "--kernel", "bug"}, 1, "fails as documented"},
 		{[]string{"step", "7", "--kernel", "bug", "--ranks", "4"}, 1, "peer -2 out of range [0, 4)"},
 		{[]string{"step", "8", "--check", "../../kernels/08_allreduce_mesh.py"}, 0, "pass at every rank count"},
-		{[]string{"step", "8", "--check", mine, "--ranks", "2"}, 1, "fail (fair schedule), race: rank 1 read at line 56"},
-		{[]string{"step", "4", "--kernel", "bug", "--ranks", "2"}, 1, "fail (adversarial schedule), race: rank 0 read at line 80"},
+		{[]string{"step", "8", "--check", mine, "--ranks", "2"}, 1, "fail (fair schedule), race: rank 1 read at line 60"},
+		{[]string{"step", "4", "--kernel", "bug", "--ranks", "2"}, 1, "fail (adversarial schedule), race: rank 0 read at line 84"},
 		{[]string{"step", "15", "--kernel", "bug", "--ranks", "4"}, 1, "wrong_data: y: 384 of 1024 elements wrong"},
 		{[]string{"step", "8", "--ranks", "5"}, 2, "not 5"},
 		{[]string{"step", "19", "--kernel", "builtin"}, 2, "step 19 has no builtin kernel; it has: [starter solution bug]"},
@@ -151,10 +151,10 @@ func TestStepCheckFeedback(t *testing.T) {
 		t.Errorf("a deadlocking file: exit %d\n%s", code, out)
 	}
 	bad := filepath.Join(dir, "order.py")
-	src, _ := os.ReadFile("../../kernels/01_hello_rank_bug.py")
+	src, _ := os.ReadFile("../../kernels/02_three_levels_bug.py")
 	os.WriteFile(bad, src, 0o644)
-	code, out, _ = runCLI("step", "1", "--check", bad, "--ranks", "2")
-	if code != 1 || !strings.Contains(out, "    |     ^") || !strings.Contains(out, "hint: ") {
+	code, out, _ = runCLI("step", "2", "--check", bad, "--ranks", "2")
+	if code != 1 || !strings.Contains(out, "    |         ^") || !strings.Contains(out, "hint: ") {
 		t.Errorf("a file that does not compile: exit %d, want the caret and the hint\n%s", code, out)
 	}
 	code, out, _ = runCLI("step", "8", "--kernel", "starter", "--ranks", "4")

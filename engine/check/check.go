@@ -97,7 +97,10 @@ func Check(mod *meta.Module, entry *meta.DSLFunc, opts Options) (*ir.Program, di
 			"entry %s is an %s, want the host orchestrator that dispatches the ranks", entry.Def.Name, entry.Kind)
 		return nil, c.finish()
 	}
+	c.checkProgramAllocNames(entry.Program)
 	info := c.instantiate(entry, entry.Def.NamePos)
+	c.checkInOutUse()
+	c.checkHostViews()
 	c.checkAllocs()
 	prog := &ir.Program{Name: entry.Def.Name, Ranks: c.opts.Ranks, Platform: c.opts.Platform, Entry: info.fn}
 	if entry.Program != nil {
@@ -335,7 +338,6 @@ func (c *checker) signature(fi *funcInfo) {
 			params = params[1:]
 		}
 	}
-	firstScalar := ""
 	for _, p := range params {
 		switch {
 		case p.Star || p.DoubleStar:
@@ -368,20 +370,6 @@ func (c *checker) signature(fi *funcInfo) {
 			fi.sigOK = false
 		}
 		fi.fn.Params = append(fi.fn.Params, &ir.Param{Var: &ir.Var{Name: p.Name, Type: t}, Dir: dir})
-		if fi.level == ir.Host || !ok {
-			continue
-		}
-		switch t.(type) {
-		case *ir.Scalar:
-			if firstScalar == "" {
-				firstScalar = p.Name
-			}
-		case *ir.Tensor, *ir.DistributedTensor:
-			if firstScalar != "" {
-				c.errorf(p.NamePos, ErrScalarOrder, "",
-					"tensor parameter %s comes after scalar parameter %s in %s", p.Name, firstScalar, describeFunc(d))
-			}
-		}
 	}
 	if d.Def.Result != nil {
 		c.dynHost = fi.level == ir.Host

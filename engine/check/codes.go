@@ -41,7 +41,9 @@ const (
 	ErrNotCallable   Code = "E0110"
 	ErrRecursion     Code = "E0111"
 	ErrParam         Code = "E0112"
-	ErrScalarOrder   Code = "E0113"
+	// E0113 (a scalar parameter before a tensor) is retired: PyPTO compiles
+	// that kernel and its runtime refuses the dispatch, so the emulator
+	// reports it at run time (E0518).
 	ErrUnsupportedOp Code = "E0114"
 
 	// Signatures, types, shapes.
@@ -75,6 +77,10 @@ const (
 	ErrElemDType       Code = "E0228"
 	ErrTrueDiv         Code = "E0229"
 	ErrRange           Code = "E0230"
+	ErrJitDynWindow    Code = "E0231"
+	ErrJitWorldWindow  Code = "E0232"
+	ErrInOutUse        Code = "E0233"
+	ErrHostView        Code = "E0234"
 
 	// Collectives.
 	ErrNeedSignal    Code = "E0250"
@@ -163,8 +169,6 @@ var Codes = []CodeInfo{
 		"DSL functions cannot call themselves"},
 	{ErrParam, diag.Error, "bad parameter",
 		"annotate every parameter with its type: pl.Tensor[[...], dtype], pld.DistributedTensor[[...], dtype] or pl.Scalar[dtype]"},
-	{ErrScalarOrder, diag.Error, "scalar parameter before a tensor",
-		"put every tensor parameter first and scalars last: the runtime packs tensors then scalars (TaskArgs: cannot add tensor after scalar)"},
 	{ErrUnsupportedOp, diag.Error, "operation not supported by the workbench",
 		"the workbench runs the pl/pld subset the distributed tutorials use"},
 
@@ -221,6 +225,14 @@ var Codes = []CodeInfo{
 		"use // for integer division"},
 	{ErrRange, diag.Error, "bad pl.range arguments",
 		"pl.range(stop), pl.range(start, stop) or pl.range(start, stop, step) with integer bounds and a non-zero step"},
+	{ErrJitDynWindow, diag.Error, "pl.dynamic dimension in a @pl.jit window shape",
+		"PyPTO's distributed codegen cannot size a window from a dynamic dimension: give the view a constant shape (a module constant such as MAX_RANKS), or build the program with @pl.program for a given rank count"},
+	{ErrJitWorldWindow, diag.Error, "run-time value in a @pl.jit window shape",
+		"@pl.jit infers every window's metadata before the world size is known: give the view a constant shape, or build the program with @pl.program, where [pld.world_size(), 1] is allowed"},
+	{ErrInOutUse, diag.Error, "variable read after it was passed as InOut/Out",
+		"the call writes the tensor and returns it: assign the result (y = self.kernel(x, y)) and read that name, not the one from before the call"},
+	{ErrHostView, diag.Error, "HOST collective operand is not a window view",
+		"view the buffer again right before the call (sig = pld.window(sig_buf, ...)); PyPTO finds a collective's window and devices through the view"},
 
 	{ErrNeedSignal, diag.Error, "collective needs an explicit signal",
 		"allocate an INT32 signal window and pass its view: pld.tensor.allreduce(data, signal, ...)"},

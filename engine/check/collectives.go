@@ -62,12 +62,18 @@ type SignalRule struct {
 }
 
 var (
-	dimP       = SignalDim{A: 1}
-	dimOne     = SignalDim{B: 1}
-	dimRounds  = SignalDim{A: 2, B: -2}
-	meshSignal = []SignalForm{{Dims: []SignalDim{dimP, dimOne}}}
-	hostRank1  = []SignalForm{{Dims: []SignalDim{dimP}}}
-	hostRank12 = []SignalForm{{Dims: []SignalDim{dimP}}, {Dims: []SignalDim{dimP, dimOne}}}
+	dimP      = SignalDim{A: 1}
+	dimOne    = SignalDim{B: 1}
+	dimRounds = SignalDim{A: 2, B: -2}
+	// dimAtLeastP is a row per rank, more allowed: PyPTO checks a
+	// barrier-style signal's rank and its second extent only (the rows are
+	// pld.world_size() at run time), and a @pl.jit program, whose window
+	// shapes are constants, sizes its signals for the most ranks it runs at
+	// (MAX_RANKS) and uses the first P rows.
+	dimAtLeastP = SignalDim{A: 1, AtLeast: true}
+	meshSignal  = []SignalForm{{Dims: []SignalDim{dimAtLeastP, dimOne}}}
+	hostRank1   = []SignalForm{{Dims: []SignalDim{dimAtLeastP}}}
+	hostRank12  = []SignalForm{{Dims: []SignalDim{dimAtLeastP}}, {Dims: []SignalDim{dimAtLeastP, dimOne}}}
 )
 
 const (

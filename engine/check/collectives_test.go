@@ -20,24 +20,27 @@ func TestSignalContract(t *testing.T) {
 		fits     bool
 		want     string
 	}{
-		{"pld.tensor.allreduce", "mesh", InCorePath, 4, 1, shapeOf(4, 1), true, "[4, 1]"},
-		{"pld.tensor.allreduce", "mesh", InCorePath, 4, 1, shapeOf(6, 4), false, "[4, 1]"},
+		{"pld.tensor.allreduce", "mesh", InCorePath, 4, 1, shapeOf(4, 1), true, "[>=4, 1]"},
+		{"pld.tensor.allreduce", "mesh", InCorePath, 4, 1, shapeOf(8, 1), true, "[>=4, 1]"},
+		{"pld.tensor.allreduce", "mesh", InCorePath, 4, 1, shapeOf(3, 1), false, "[>=4, 1]"},
+		{"pld.tensor.allreduce", "mesh", InCorePath, 4, 1, shapeOf(6, 4), false, "[>=4, 1]"},
 		{"pld.tensor.allreduce", "ring", InCorePath, 4, 1, shapeOf(6, 4), true, "[6, 4]"},
 		{"pld.tensor.allreduce", "ring", InCorePath, 4, 1, shapeOf(4, 1), false, "[6, 4]"},
 		{"pld.tensor.allreduce", "ring", InCorePath, 2, 1, shapeOf(2, 2), true, "[2, 2]"},
 		{"pld.tensor.allreduce", "ring", InCorePath, 8, 1, shapeOf(14, 8), true, "[14, 8]"},
 		{"pld.tensor.allreduce", "ring", InCorePath, 4, 1, ir.Shape{ir.SymDim("R"), ir.SymDim("NR")}, true, "[6, 4]"},
-		{"pld.tensor.barrier", "", InCorePath, 4, 1, ir.Shape{ir.SymDim("NR"), ir.ConstDim(1)}, true, "[4, 1]"},
-		{"pld.tensor.barrier", "", InCorePath, 4, 1, ir.Shape{ir.SymDim("NR"), ir.ConstDim(2)}, false, "[4, 1]"},
-		{"pld.tensor.allgather", "", InCorePath, 2, 1, shapeOf(2, 1), true, "[2, 1]"},
+		{"pld.tensor.barrier", "", InCorePath, 4, 1, ir.Shape{ir.SymDim("NR"), ir.ConstDim(1)}, true, "[>=4, 1]"},
+		{"pld.tensor.barrier", "", InCorePath, 4, 1, ir.Shape{ir.SymDim("NR"), ir.ConstDim(2)}, false, "[>=4, 1]"},
+		{"pld.tensor.allgather", "", InCorePath, 2, 1, shapeOf(2, 1), true, "[>=2, 1]"},
 		{"pld.tensor.allreduce", "mesh", HostPath, 4, 1, shapeOf(4), true, "[>=4] or [>=4, >=1]"},
 		{"pld.tensor.allreduce", "mesh", HostPath, 4, 8, shapeOf(4), false, "[>=4, >=8]"},
 		{"pld.tensor.allreduce", "mesh", HostPath, 4, 8, shapeOf(4, 8), true, "[>=4, >=8]"},
 		{"pld.tensor.allreduce", "mesh", HostPath, 4, 8, shapeOf(4, 4), false, "[>=4, >=8]"},
 		{"pld.tensor.allreduce", "ring", HostPath, 4, 1, shapeOf(7, 4), true, "[7, 4]"},
 		{"pld.tensor.allreduce", "ring", HostPath, 4, 1, shapeOf(6, 4), false, "[7, 4]"},
-		{"pld.tensor.barrier", "", HostPath, 4, 1, shapeOf(4, 1), false, "[4]"},
-		{"pld.tensor.all_to_all", "", HostPath, 4, 1, shapeOf(4, 1), true, "[4] or [4, 1]"},
+		{"pld.tensor.barrier", "", HostPath, 4, 1, shapeOf(4, 1), false, "[>=4]"},
+		{"pld.tensor.barrier", "", HostPath, 4, 1, shapeOf(8), true, "[>=4]"},
+		{"pld.tensor.all_to_all", "", HostPath, 4, 1, shapeOf(4, 1), true, "[>=4] or [>=4, 1]"},
 	}
 	for _, c := range cases {
 		r := LookupSignal(c.op, c.mode, c.path)

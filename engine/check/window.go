@@ -3,6 +3,7 @@ package check
 import (
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/meta"
 	"pldworkbench/engine/syntax"
 )
 
@@ -108,6 +109,9 @@ func checkWindow(a *opCall) {
 		return
 	}
 	al.windowed = true
+	if a.fc.dsl.Program == nil && !checkJitWindowShape(a) {
+		return
+	}
 	d, _ := dtypeFromValue(a.staticArg("dtype"))
 	shape := a.shapeOf("shape")
 	n, ok := shape.NumElems()
@@ -118,6 +122,32 @@ func checkWindow(a *opCall) {
 		a.errorf("shape", ErrWindowSize, "",
 			"view %s %s needs %d bytes, but %s has %d", shape, d, need, al.name, al.bytes.N)
 	}
+}
+
+// checkJitWindowShape holds PyPTO's two limits on a window's shape in a
+// @pl.jit host function (pld-spec, HEAD section, ruling 12 narrowed): the
+// jit specializer infers each window's tensor metadata before the world
+// size exists, so a pld.world_size() extent is "missing inferred tensor
+// metadata", and a pl.dynamic extent lowers to tensor.dim, which the
+// distributed codegen does not emit. In @pl.program form both are fine.
+func checkJitWindowShape(a *opCall) bool {
+	for i, el := range a.lists["shape"] {
+		switch {
+		case el.mode == modeStatic && isDynVar(el.cv):
+			a.fc.errorf(el.sp, ErrJitDynWindow, "",
+				"pld.window shape dimension %d is the pl.dynamic dimension %s: a @pl.jit host cannot size a window from it (DistributedCodegen does not support op 'tensor.dim')",
+				i, el.cv.(*meta.DynVar).Name)
+			a.fail()
+			return false
+		case el.mode != modeStatic:
+			a.fc.errorf(el.sp, ErrJitWorldWindow, "",
+				"pld.window shape dimension %d is %s, computed when the program runs: a @pl.jit host needs a constant extent (missing inferred tensor metadata)",
+				i, a.fc.c.text(el.expr))
+			a.fail()
+			return false
+		}
+	}
+	return true
 }
 
 // checkAllocs reports dead allocs once the whole program is checked. A

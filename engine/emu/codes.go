@@ -21,6 +21,7 @@ const (
 	codeSignal      = "E0515" // a signal cell that is not an integer window element
 	codeMemory      = "E0516" // the run would pass its memory budget
 	codeRanks       = "E0517" // the run's rank count passes the rank cap
+	codeTaskArgs    = "E0518" // a kernel dispatched with a tensor after a scalar
 	codeInternal    = "E0599" // a bug in the emulator
 )
 

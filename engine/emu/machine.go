@@ -257,6 +257,9 @@ func (m *machine) forLoop(n *node) *failure {
 // callArgs evaluates and checks the arguments of a call and emits its
 // event.
 func (m *machine) callArgs(n *node) ([]val, map[string]int64, *failure) {
+	if f := m.taskArgOrder(n); f != nil {
+		return nil, nil, f
+	}
 	args := make([]val, len(n.args))
 	for i, a := range n.args {
 		args[i] = m.eval(a)
@@ -427,4 +430,32 @@ func (m *machine) ints(o opnd) []int {
 func (m *machine) hasSym(o opnd) bool {
 	_, ok := m.top().syms[o.sym]
 	return ok
+}
+
+// taskArgOrder fails a call of an InCore kernel that declares a tensor
+// after a scalar. PyPTO compiles such a kernel, and its runtime refuses
+// the dispatch when it packs the arguments (TaskArgs holds every tensor
+// before any scalar), so the workbench reports it here, at run time, as
+// PyPTO does.
+func (m *machine) taskArgOrder(n *node) *failure {
+	fn := n.callee.f
+	if fn.Level != ir.InCore {
+		return nil
+	}
+	scalar := ""
+	for _, p := range fn.Params {
+		switch p.Var.Type.(type) {
+		case *ir.Scalar:
+			if scalar == "" {
+				scalar = p.Var.Name
+			}
+		case *ir.Tensor, *ir.DistributedTensor:
+			if scalar != "" {
+				return m.fail(n, codeTaskArgs,
+					"put every tensor parameter first and scalars last, in the signature and in the call",
+					"TaskArgs: cannot add tensor after scalar: %s passes tensor %s after scalar %s", fn.Name, p.Var.Name, scalar)
+			}
+		}
+	}
+	return nil
 }

@@ -345,6 +345,9 @@ def _pld_main():
 [[if .UsesProgram]]    compile_kw = {"platform": opts.platform, "distributed_config": dist}
     if opts.output_dir:
         compile_kw["output_dir"] = opts.output_dir
+    if opts.compile_only and not (os.environ.get("PTOAS_ROOT") or __import__("shutil").which("ptoas")):
+        # No PTO assembler here: stop at the MLIR, as @pl.jit does by itself.
+        compile_kw["skip_ptoas"] = True
     compiled = ir.compile([[.Program]], **compile_kw)
 [[else]]    compile_config = RunConfig(platform=opts.platform, distributed_config=dist)
     if opts.output_dir:

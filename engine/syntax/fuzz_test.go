@@ -20,6 +20,7 @@ func fuzzSeeds(t testing.TB) []string {
 		filepath.Join("..", "testdata", "programs", "*.py"),
 		filepath.Join("..", "testdata", "errors", "*.py"),
 		filepath.Join("..", "testdata", "heads", "*.py"),
+		filepath.Join("..", "check", "testdata", "errors", "*.py"),
 	} {
 		m, _ := filepath.Glob(pattern)
 		files = append(files, m...)

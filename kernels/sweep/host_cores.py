@@ -87,9 +87,10 @@ def build_host_allreduce(nr: int, size: int, cores: int):
         ) -> pl.Tensor[[nr, 1, size], pl.FP32]:
             """Host: publish, the all-reduce on ``cores`` cores per rank, consume."""
             data_buf = pld.alloc_window_buffer([1, size], dtype=pl.FP32)
-            data = pld.window(data_buf, [1, size], dtype=pl.FP32)
             for r in pl.range(pld.world_size()):
+                data = pld.window(data_buf, [1, size], dtype=pl.FP32)
                 self.publish_dev(x[r], data, device=r)
+            data = pld.window(data_buf, [1, size], dtype=pl.FP32)
             data = pld.tensor.allreduce(data, op=pld.ReduceOp.Sum, core_num=cores)
             for r in pl.range(pld.world_size()):
                 self.consume_dev(data, y[r], device=r)

@@ -191,13 +191,13 @@ var goldens = map[string]Golden{
 	"12_broadcast_builtin/broadcast_builtin": {Exact: true, Want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
 		return only("y", fromRank(in["x"], func(int) int { return broadcastRoot }))
 	}},
-	"13_allgather_builtin/allgather_builtin": {Exact: true, Want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+	"13_allgather_builtin/build_allgather({P}).allgather_builtin": {Exact: true, Want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
 		return only("y", allgather(in["x"]))
 	}},
-	"14_reduce_scatter_builtin/reduce_scatter_builtin": {Want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+	"14_reduce_scatter_builtin/build_reduce_scatter({P}).reduce_scatter_builtin": {Want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
 		return only("y", reduceScatter(in["x"]))
 	}},
-	"15_all_to_all_builtin/all_to_all_builtin": {Exact: true, Want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
+	"15_all_to_all_builtin/build_all_to_all({P}).all_to_all_builtin": {Exact: true, Want: func(p int, in map[string]*emu.Tensor) map[string]*emu.Tensor {
 		return only("y", transpose01(in["x"]))
 	}},
 	"16_putting_it_together/build_pipeline({P}).pipeline": {Want: pipeline},

@@ -12,6 +12,8 @@ import pypto.language as pl
 import pypto.language.distributed as pld
 
 NR = pl.dynamic("NR")
+# PyPTO's @pl.jit sizes windows with constants: a row per rank, up to 8.
+MAX_RANKS = 8
 SLOTS = 12
 
 
@@ -19,7 +21,7 @@ SLOTS = 12
 def probe(
     seed: pl.Tensor[[1, 8], pl.INT32],
     out: pl.Out[pl.Tensor[[1, SLOTS], pl.INT32]],
-    flags: pld.DistributedTensor[[NR, 1], pl.INT32],
+    flags: pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32],
 ):
     ctx = pld.get_comm_ctx(flags)
     me = pld.rank(ctx)
@@ -62,14 +64,14 @@ def probe(
 def probe_dev(
     seed: pl.Tensor[[1, 8], pl.INT32],
     out: pl.Out[pl.Tensor[[1, SLOTS], pl.INT32]],
-    flags: pld.DistributedTensor[[NR, 1], pl.INT32],
+    flags: pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32],
 ):
     return probe(seed, out, flags)
 
 
 @pl.jit.host
 def scalar_host(seed: pl.Tensor[[NR, 1, 8], pl.INT32], out: pl.Out[pl.Tensor[[NR, 1, SLOTS], pl.INT32]]):
-    flag_buf = pld.alloc_window_buffer([NR, 1], dtype=pl.INT32)
+    flag_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
-        flags = pld.window(flag_buf, [NR, 1], dtype=pl.INT32)
+        flags = pld.window(flag_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         probe_dev(seed[r], out[r], flags, device=r)

@@ -17,11 +17,13 @@ import pypto.language as pl
 import pypto.language.distributed as pld
 
 NR = pl.dynamic("NR")
+# PyPTO's @pl.jit sizes windows with constants: a row per rank, up to 8.
+MAX_RANKS = 8
 S = 8
 
 
 @pl.jit.incore
-def wait_then_notify(ready: pld.DistributedTensor[[NR, 1], pl.INT32]):
+def wait_then_notify(ready: pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]):
     ctx = pld.get_comm_ctx(ready)
     me = pld.rank(ctx)
     n = pld.nranks(ctx)
@@ -32,15 +34,15 @@ def wait_then_notify(ready: pld.DistributedTensor[[NR, 1], pl.INT32]):
 
 
 @pl.jit
-def wait_then_notify_dev(ready: pld.DistributedTensor[[NR, 1], pl.INT32]):
+def wait_then_notify_dev(ready: pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32]):
     wait_then_notify(ready)
 
 
 @pl.jit.host
 def ring_deadlock():
-    ready_buf = pld.alloc_window_buffer([NR, 1], dtype=pl.INT32)
+    ready_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
-        ready = pld.window(ready_buf, [NR, 1], dtype=pl.INT32)
+        ready = pld.window(ready_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         wait_then_notify_dev(ready, device=r)
 
 

@@ -28,6 +28,8 @@ import pypto.language as pl
 import pypto.language.distributed as pld
 
 NR = pl.dynamic("NR")
+# PyPTO's @pl.jit sizes windows with constants: a row per rank, up to 8.
+MAX_RANKS = 8
 S = 16
 
 
@@ -174,7 +176,7 @@ def add_in(
     x: pl.Tensor[[1, S], pl.FP32],
     y: pl.Out[pl.Tensor[[1, S], pl.FP32]],
     total: pld.DistributedTensor[[1, S], pl.FP32],
-    done: pld.DistributedTensor[[NR, 1], pl.INT32],
+    done: pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32],
     fenced: pl.Scalar[pl.INDEX],
 ):
     ctx = pld.get_comm_ctx(total)
@@ -197,7 +199,7 @@ def add_in_dev(
     x: pl.Tensor[[1, S], pl.FP32],
     y: pl.Out[pl.Tensor[[1, S], pl.FP32]],
     total: pld.DistributedTensor[[1, S], pl.FP32],
-    done: pld.DistributedTensor[[NR, 1], pl.INT32],
+    done: pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32],
     fenced: pl.Scalar[pl.INDEX],
 ):
     return add_in(x, y, total, done, fenced)
@@ -210,10 +212,10 @@ def pile_up(
     fenced: pl.Scalar[pl.INDEX],
 ):
     total_buf = pld.alloc_window_buffer([1, S], dtype=pl.FP32)
-    done_buf = pld.alloc_window_buffer([NR, 1], dtype=pl.INT32)
+    done_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
         total = pld.window(total_buf, [1, S], dtype=pl.FP32)
-        done = pld.window(done_buf, [NR, 1], dtype=pl.INT32)
+        done = pld.window(done_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         add_in_dev(x[r], y[r], total, done, fenced, device=r)
 
 
@@ -252,4 +254,4 @@ def shared_rows(
     part_buf = pld.alloc_window_buffer([1, S], dtype=pl.FP32)
     for r in pl.range(pld.world_size()):
         part = pld.window(part_buf, [1, S], dtype=pl.FP32)
-        fill_row_dev(x[r], y, part, fenced, device=r)
+        y = fill_row_dev(x[r], y, part, fenced, device=r)

@@ -16,6 +16,8 @@ import pypto.language as pl
 import pypto.language.distributed as pld
 
 NR = pl.dynamic("NR")
+# PyPTO's @pl.jit sizes windows with constants: a row per rank, up to 8.
+MAX_RANKS = 8
 S = 16
 
 
@@ -27,10 +29,10 @@ def exchange(
     echo: pl.Out[pl.Tensor[[1, S], pl.FP32]],
     mailed: pl.Out[pl.Tensor[[1, S], pl.FP32]],
     cells: pl.Out[pl.Tensor[[1, 4], pl.INT32]],
-    board: pld.DistributedTensor[[NR, S], pl.FP32],
+    board: pld.DistributedTensor[[MAX_RANKS, S], pl.FP32],
     acc: pld.DistributedTensor[[1, S], pl.FP32],
     mail: pld.DistributedTensor[[1, S], pl.FP32],
-    sig: pld.DistributedTensor[[NR, 1], pl.INT32],
+    sig: pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32],
     flag: pld.DistributedTensor[[1, 4], pl.INT32],
 ):
     ctx = pld.get_comm_ctx(board)
@@ -72,10 +74,10 @@ def exchange_dev(
     echo: pl.Out[pl.Tensor[[1, S], pl.FP32]],
     mailed: pl.Out[pl.Tensor[[1, S], pl.FP32]],
     cells: pl.Out[pl.Tensor[[1, 4], pl.INT32]],
-    board: pld.DistributedTensor[[NR, S], pl.FP32],
+    board: pld.DistributedTensor[[MAX_RANKS, S], pl.FP32],
     acc: pld.DistributedTensor[[1, S], pl.FP32],
     mail: pld.DistributedTensor[[1, S], pl.FP32],
-    sig: pld.DistributedTensor[[NR, 1], pl.INT32],
+    sig: pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32],
     flag: pld.DistributedTensor[[1, 4], pl.INT32],
 ):
     return exchange(x, gathered, summed, echo, mailed, cells, board, acc, mail, sig, flag)
@@ -103,16 +105,16 @@ def rma_host(
     cells: pl.Out[pl.Tensor[[NR, 1, 4], pl.INT32]],
     total: pl.Out[pl.Tensor[[NR, 1, S], pl.FP32]],
 ):
-    board_buf = pld.alloc_window_buffer(pld.world_size() * S * pl.FP32.get_byte())
+    board_buf = pld.alloc_window_buffer([MAX_RANKS, S], dtype=pl.FP32)
     acc_buf = pld.alloc_window_buffer([1, S], dtype=pl.FP32)
     mail_buf = pld.alloc_window_buffer([1, S], dtype=pl.FP32)
-    sig_buf = pld.alloc_window_buffer([NR, 1], dtype=pl.INT32)
+    sig_buf = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     flag_buf = pld.alloc_window_buffer([1, 4], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
-        board = pld.window(board_buf, [NR, S], dtype=pl.FP32)
+        board = pld.window(board_buf, [MAX_RANKS, S], dtype=pl.FP32)
         acc = pld.window(acc_buf, [1, S], dtype=pl.FP32)
         mail = pld.window(mail_buf, [1, S], dtype=pl.FP32)
-        sig = pld.window(sig_buf, [NR, 1], dtype=pl.INT32)
+        sig = pld.window(sig_buf, [MAX_RANKS, 1], dtype=pl.INT32)
         flag = pld.window(flag_buf, [1, 4], dtype=pl.INT32)
         exchange_dev(x[r], gathered[r], summed[r], echo[r], mailed[r], cells[r], board, acc, mail, sig, flag, device=r)
     for r in pl.range(pld.world_size()):

@@ -107,11 +107,12 @@ def build_host_data(nr: int):
             box_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
             sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
             done_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
-            box = pld.window(box_buf, [1, SIZE], dtype=pl.FP32)
             sig = pld.window(sig_buf, [nr], dtype=pl.INT32)
             done = pld.window(done_buf, [nr], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
+                box = pld.window(box_buf, [1, SIZE], dtype=pl.FP32)
                 self.dev_fill(x[r], box, device=r)
+            box = pld.window(box_buf, [1, SIZE], dtype=pl.FP32)
             box = pld.tensor.broadcast(box, sig, root=ROOT)
             done = pld.tensor.barrier(done)
             for r in pl.range(pld.world_size()):
@@ -124,14 +125,15 @@ def build_host_data(nr: int):
             x: pl.Tensor[[nr, 1, SIZE], pl.FP32],
             y: pl.Out[pl.Tensor[[nr, nr, SIZE], pl.FP32]],
         ) -> pl.Tensor[[nr, nr, SIZE], pl.FP32]:
-            one_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-            rows_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
-            sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
-            one = pld.window(one_buf, [1, SIZE], dtype=pl.FP32)
-            rows = pld.window(rows_buf, [nr, SIZE], dtype=pl.FP32)
-            sig = pld.window(sig_buf, [nr], dtype=pl.INT32)
+            gather_one_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
+            gather_rows_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
+            gather_sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
+            rows = pld.window(gather_rows_buf, [nr, SIZE], dtype=pl.FP32)
+            sig = pld.window(gather_sig_buf, [nr], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
+                one = pld.window(gather_one_buf, [1, SIZE], dtype=pl.FP32)
                 self.dev_fill(x[r], one, device=r)
+            one = pld.window(gather_one_buf, [1, SIZE], dtype=pl.FP32)
             rows = pld.tensor.allgather(one, rows, sig)
             for r in pl.range(pld.world_size()):
                 self.dev_drain_rows(rows, y[r], device=r)
@@ -143,12 +145,13 @@ def build_host_data(nr: int):
             x: pl.Tensor[[nr, nr, SIZE], pl.FP32],
             y: pl.Out[pl.Tensor[[nr, nr, SIZE], pl.FP32]],
         ) -> pl.Tensor[[nr, nr, SIZE], pl.FP32]:
-            rows_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
-            sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
-            rows = pld.window(rows_buf, [nr, SIZE], dtype=pl.FP32)
-            sig = pld.window(sig_buf, [nr], dtype=pl.INT32)
+            scatter_rows_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
+            scatter_sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
+            sig = pld.window(scatter_sig_buf, [nr], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
+                rows = pld.window(scatter_rows_buf, [nr, SIZE], dtype=pl.FP32)
                 self.dev_fill_rows(x[r], rows, device=r)
+            rows = pld.window(scatter_rows_buf, [nr, SIZE], dtype=pl.FP32)
             rows = pld.tensor.reduce_scatter(rows, sig, op=pld.ReduceOp.Sum)
             for r in pl.range(pld.world_size()):
                 self.dev_drain_rows(rows, y[r], device=r)
@@ -160,14 +163,15 @@ def build_host_data(nr: int):
             x: pl.Tensor[[nr, nr, SIZE], pl.FP32],
             y: pl.Out[pl.Tensor[[nr, nr, SIZE], pl.FP32]],
         ) -> pl.Tensor[[nr, nr, SIZE], pl.FP32]:
-            out_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
-            in_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
-            sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
-            outbox = pld.window(out_buf, [nr, SIZE], dtype=pl.FP32)
-            inbox = pld.window(in_buf, [nr, SIZE], dtype=pl.FP32)
-            sig = pld.window(sig_buf, [nr], dtype=pl.INT32)
+            swap_out_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
+            swap_in_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
+            swap_sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
+            inbox = pld.window(swap_in_buf, [nr, SIZE], dtype=pl.FP32)
+            sig = pld.window(swap_sig_buf, [nr], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
+                outbox = pld.window(swap_out_buf, [nr, SIZE], dtype=pl.FP32)
                 self.dev_fill_rows(x[r], outbox, device=r)
+            outbox = pld.window(swap_out_buf, [nr, SIZE], dtype=pl.FP32)
             inbox = pld.tensor.all_to_all(outbox, inbox, sig)
             for r in pl.range(pld.world_size()):
                 self.dev_drain_rows(inbox, y[r], device=r)

@@ -74,9 +74,10 @@ def build_host_reduce(nr: int, n: int, cores: int, mode: str, op: str, explicit:
             y: pl.Out[pl.Tensor[[nr, 1, n], pl.FP32]],
         ) -> pl.Tensor[[nr, 1, n], pl.FP32]:
             data_buf = pld.alloc_window_buffer([1, n], dtype=pl.FP32)
-            data = pld.window(data_buf, [1, n], dtype=pl.FP32)
             for r in pl.range(pld.world_size()):
+                data = pld.window(data_buf, [1, n], dtype=pl.FP32)
                 self.dev_fill(x[r], data, device=r)
+            data = pld.window(data_buf, [1, n], dtype=pl.FP32)
             if ring:
                 sig_buf = pld.alloc_window_buffer([rounds, nr], dtype=pl.INT32)
                 sig = pld.window(sig_buf, [rounds, nr], dtype=pl.INT32)

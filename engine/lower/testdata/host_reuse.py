@@ -186,13 +186,17 @@ def build_host_reuse(nr: int):
         ) -> pl.Tensor[[nr, 1, SIZE], pl.FP32]:
             box_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
             sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
-            box = pld.window(box_buf, [1, SIZE], dtype=pl.FP32)
             sig = pld.window(sig_buf, [nr], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
+                box = pld.window(box_buf, [1, SIZE], dtype=pl.FP32)
                 self.dev_fill(x[r], box, device=r)
+            box = pld.window(box_buf, [1, SIZE], dtype=pl.FP32)
+            sig = pld.window(sig_buf, [nr], dtype=pl.INT32)
             sig = pld.tensor.barrier(sig)
+            sig = pld.window(sig_buf, [nr], dtype=pl.INT32)
             sig = pld.tensor.barrier(sig)
             for i in pl.range(2):
+                sig = pld.window(sig_buf, [nr], dtype=pl.INT32)
                 sig = pld.tensor.barrier(sig)
             for r in pl.range(pld.world_size()):
                 self.dev_drain(box, y[r], device=r)
@@ -206,15 +210,18 @@ def build_host_reuse(nr: int):
             y: pl.Out[pl.Tensor[[nr, 1, SIZE], pl.FP32]],
             tally: pl.Out[pl.Tensor[[nr, nr], pl.INT32]],
         ) -> pl.Tensor[[nr, 1, SIZE], pl.FP32]:
-            box_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-            sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
-            box = pld.window(box_buf, [1, SIZE], dtype=pl.FP32)
-            sig = pld.window(sig_buf, [nr], dtype=pl.INT32)
+            mesh_box_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
+            mesh_sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
+            sig = pld.window(mesh_sig_buf, [nr], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
+                box = pld.window(mesh_box_buf, [1, SIZE], dtype=pl.FP32)
                 self.dev_fill(x[r], box, device=r)
+            box = pld.window(mesh_box_buf, [1, SIZE], dtype=pl.FP32)
             box = pld.tensor.allreduce(box, sig, op=pld.ReduceOp.Sum)
+            box = pld.window(mesh_box_buf, [1, SIZE], dtype=pl.FP32)
             box = pld.tensor.allreduce(box, sig, op=pld.ReduceOp.Sum)
             for i in pl.range(2):
+                box = pld.window(mesh_box_buf, [1, SIZE], dtype=pl.FP32)
                 box = pld.tensor.allreduce(box, sig, op=pld.ReduceOp.Sum)
             for r in pl.range(pld.world_size()):
                 self.dev_drain(box, y[r], device=r)
@@ -228,15 +235,18 @@ def build_host_reuse(nr: int):
             y: pl.Out[pl.Tensor[[nr, 1, SIZE], pl.FP32]],
             tally: pl.Out[pl.Tensor[[nr, nr, 2], pl.INT32]],
         ) -> pl.Tensor[[nr, 1, SIZE], pl.FP32]:
-            box_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-            sig_buf = pld.alloc_window_buffer([nr, 2], dtype=pl.INT32)
-            box = pld.window(box_buf, [1, SIZE], dtype=pl.FP32)
-            sig = pld.window(sig_buf, [nr, 2], dtype=pl.INT32)
+            lanes_box_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
+            lanes_sig_buf = pld.alloc_window_buffer([nr, 2], dtype=pl.INT32)
+            sig = pld.window(lanes_sig_buf, [nr, 2], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
+                box = pld.window(lanes_box_buf, [1, SIZE], dtype=pl.FP32)
                 self.dev_fill(x[r], box, device=r)
+            box = pld.window(lanes_box_buf, [1, SIZE], dtype=pl.FP32)
             box = pld.tensor.allreduce(box, sig, op=pld.ReduceOp.Sum, core_num=2)
+            box = pld.window(lanes_box_buf, [1, SIZE], dtype=pl.FP32)
             box = pld.tensor.allreduce(box, sig, op=pld.ReduceOp.Sum, core_num=2)
             for i in pl.range(2):
+                box = pld.window(lanes_box_buf, [1, SIZE], dtype=pl.FP32)
                 box = pld.tensor.allreduce(box, sig, op=pld.ReduceOp.Sum, core_num=2)
             for r in pl.range(pld.world_size()):
                 self.dev_drain(box, y[r], device=r)
@@ -250,15 +260,18 @@ def build_host_reuse(nr: int):
             y: pl.Out[pl.Tensor[[nr, 1, SIZE], pl.FP32]],
             tally: pl.Out[pl.Tensor[[nr, ring_rows, nr], pl.INT32]],
         ) -> pl.Tensor[[nr, 1, SIZE], pl.FP32]:
-            box_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-            sig_buf = pld.alloc_window_buffer([ring_rows, nr], dtype=pl.INT32)
-            box = pld.window(box_buf, [1, SIZE], dtype=pl.FP32)
-            sig = pld.window(sig_buf, [ring_rows, nr], dtype=pl.INT32)
+            ring_box_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
+            ring_sig_buf = pld.alloc_window_buffer([ring_rows, nr], dtype=pl.INT32)
+            sig = pld.window(ring_sig_buf, [ring_rows, nr], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
+                box = pld.window(ring_box_buf, [1, SIZE], dtype=pl.FP32)
                 self.dev_fill(x[r], box, device=r)
+            box = pld.window(ring_box_buf, [1, SIZE], dtype=pl.FP32)
             box = pld.tensor.allreduce(box, sig, op=pld.ReduceOp.Sum, mode="ring")
+            box = pld.window(ring_box_buf, [1, SIZE], dtype=pl.FP32)
             box = pld.tensor.allreduce(box, sig, op=pld.ReduceOp.Sum, mode="ring")
             for i in pl.range(2):
+                box = pld.window(ring_box_buf, [1, SIZE], dtype=pl.FP32)
                 box = pld.tensor.allreduce(box, sig, op=pld.ReduceOp.Sum, mode="ring")
             for r in pl.range(pld.world_size()):
                 self.dev_drain(box, y[r], device=r)
@@ -272,15 +285,18 @@ def build_host_reuse(nr: int):
             y: pl.Out[pl.Tensor[[nr, 1, SIZE], pl.FP32]],
             tally: pl.Out[pl.Tensor[[nr, nr], pl.INT32]],
         ) -> pl.Tensor[[nr, 1, SIZE], pl.FP32]:
-            box_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-            sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
-            box = pld.window(box_buf, [1, SIZE], dtype=pl.FP32)
-            sig = pld.window(sig_buf, [nr], dtype=pl.INT32)
+            bcast_box_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
+            bcast_sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
+            sig = pld.window(bcast_sig_buf, [nr], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
+                box = pld.window(bcast_box_buf, [1, SIZE], dtype=pl.FP32)
                 self.dev_fill(x[r], box, device=r)
+            box = pld.window(bcast_box_buf, [1, SIZE], dtype=pl.FP32)
             box = pld.tensor.broadcast(box, sig, root=ROOT)
+            box = pld.window(bcast_box_buf, [1, SIZE], dtype=pl.FP32)
             box = pld.tensor.broadcast(box, sig, root=ROOT)
             for i in pl.range(2):
+                box = pld.window(bcast_box_buf, [1, SIZE], dtype=pl.FP32)
                 box = pld.tensor.broadcast(box, sig, root=ROOT)
             for r in pl.range(pld.world_size()):
                 self.dev_drain(box, y[r], device=r)
@@ -294,15 +310,18 @@ def build_host_reuse(nr: int):
             y: pl.Out[pl.Tensor[[nr, nr, SIZE], pl.FP32]],
             tally: pl.Out[pl.Tensor[[nr, nr], pl.INT32]],
         ) -> pl.Tensor[[nr, nr, SIZE], pl.FP32]:
-            rows_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
-            sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
-            rows = pld.window(rows_buf, [nr, SIZE], dtype=pl.FP32)
-            sig = pld.window(sig_buf, [nr], dtype=pl.INT32)
+            scatter_rows_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
+            scatter_sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
+            sig = pld.window(scatter_sig_buf, [nr], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
+                rows = pld.window(scatter_rows_buf, [nr, SIZE], dtype=pl.FP32)
                 self.dev_fill_rows(x[r], rows, device=r)
+            rows = pld.window(scatter_rows_buf, [nr, SIZE], dtype=pl.FP32)
             rows = pld.tensor.reduce_scatter(rows, sig, op=pld.ReduceOp.Sum)
+            rows = pld.window(scatter_rows_buf, [nr, SIZE], dtype=pl.FP32)
             rows = pld.tensor.reduce_scatter(rows, sig, op=pld.ReduceOp.Sum)
             for i in pl.range(2):
+                rows = pld.window(scatter_rows_buf, [nr, SIZE], dtype=pl.FP32)
                 rows = pld.tensor.reduce_scatter(rows, sig, op=pld.ReduceOp.Sum)
             for r in pl.range(pld.world_size()):
                 self.dev_drain_rows(rows, y[r], device=r)
@@ -316,17 +335,21 @@ def build_host_reuse(nr: int):
             y: pl.Out[pl.Tensor[[nr, nr, SIZE], pl.FP32]],
             tally: pl.Out[pl.Tensor[[nr, nr], pl.INT32]],
         ) -> pl.Tensor[[nr, nr, SIZE], pl.FP32]:
-            one_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-            rows_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
-            sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
-            one = pld.window(one_buf, [1, SIZE], dtype=pl.FP32)
-            rows = pld.window(rows_buf, [nr, SIZE], dtype=pl.FP32)
-            sig = pld.window(sig_buf, [nr], dtype=pl.INT32)
+            gather_one_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
+            gather_rows_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
+            gather_sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
+            rows = pld.window(gather_rows_buf, [nr, SIZE], dtype=pl.FP32)
+            sig = pld.window(gather_sig_buf, [nr], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
+                one = pld.window(gather_one_buf, [1, SIZE], dtype=pl.FP32)
                 self.dev_fill(x[r], one, device=r)
+            one = pld.window(gather_one_buf, [1, SIZE], dtype=pl.FP32)
+            rows = pld.window(gather_rows_buf, [nr, SIZE], dtype=pl.FP32)
             rows = pld.tensor.allgather(one, rows, sig)
+            rows = pld.window(gather_rows_buf, [nr, SIZE], dtype=pl.FP32)
             rows = pld.tensor.allgather(one, rows, sig)
             for i in pl.range(2):
+                rows = pld.window(gather_rows_buf, [nr, SIZE], dtype=pl.FP32)
                 rows = pld.tensor.allgather(one, rows, sig)
             for r in pl.range(pld.world_size()):
                 self.dev_drain_rows(rows, y[r], device=r)
@@ -340,17 +363,21 @@ def build_host_reuse(nr: int):
             y: pl.Out[pl.Tensor[[nr, nr, SIZE], pl.FP32]],
             tally: pl.Out[pl.Tensor[[nr, nr], pl.INT32]],
         ) -> pl.Tensor[[nr, nr, SIZE], pl.FP32]:
-            out_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
-            in_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
-            sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
-            outbox = pld.window(out_buf, [nr, SIZE], dtype=pl.FP32)
-            inbox = pld.window(in_buf, [nr, SIZE], dtype=pl.FP32)
-            sig = pld.window(sig_buf, [nr], dtype=pl.INT32)
+            swap_out_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
+            swap_in_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
+            swap_sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
+            inbox = pld.window(swap_in_buf, [nr, SIZE], dtype=pl.FP32)
+            sig = pld.window(swap_sig_buf, [nr], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
+                outbox = pld.window(swap_out_buf, [nr, SIZE], dtype=pl.FP32)
                 self.dev_fill_rows(x[r], outbox, device=r)
+            outbox = pld.window(swap_out_buf, [nr, SIZE], dtype=pl.FP32)
+            inbox = pld.window(swap_in_buf, [nr, SIZE], dtype=pl.FP32)
             inbox = pld.tensor.all_to_all(outbox, inbox, sig)
+            inbox = pld.window(swap_in_buf, [nr, SIZE], dtype=pl.FP32)
             inbox = pld.tensor.all_to_all(outbox, inbox, sig)
             for i in pl.range(2):
+                inbox = pld.window(swap_in_buf, [nr, SIZE], dtype=pl.FP32)
                 inbox = pld.tensor.all_to_all(outbox, inbox, sig)
             for r in pl.range(pld.world_size()):
                 self.dev_drain_rows(inbox, y[r], device=r)
@@ -364,22 +391,27 @@ def build_host_reuse(nr: int):
             y: pl.Out[pl.Tensor[[nr, nr, SIZE], pl.FP32]],
             tally: pl.Out[pl.Tensor[[nr, nr], pl.INT32]],
         ) -> pl.Tensor[[nr, nr, SIZE], pl.FP32]:
-            out_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
-            in_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
-            sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
-            counts_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
-            recv_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
-            outbox = pld.window(out_buf, [nr, SIZE], dtype=pl.FP32)
-            inbox = pld.window(in_buf, [nr, SIZE], dtype=pl.FP32)
-            sig = pld.window(sig_buf, [nr], dtype=pl.INT32)
-            counts = pld.window(counts_buf, [nr], dtype=pl.INT32)
-            recv = pld.window(recv_buf, [nr], dtype=pl.INT32)
+            swapv_out_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
+            swapv_in_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
+            swapv_sig_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
+            swapv_counts_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
+            swapv_recv_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
+            inbox = pld.window(swapv_in_buf, [nr, SIZE], dtype=pl.FP32)
+            sig = pld.window(swapv_sig_buf, [nr], dtype=pl.INT32)
+            recv = pld.window(swapv_recv_buf, [nr], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
+                outbox = pld.window(swapv_out_buf, [nr, SIZE], dtype=pl.FP32)
                 self.dev_fill_rows(x[r], outbox, device=r)
+                counts = pld.window(swapv_counts_buf, [nr], dtype=pl.INT32)
                 self.dev_one_each(counts, device=r)
+            outbox = pld.window(swapv_out_buf, [nr, SIZE], dtype=pl.FP32)
+            counts = pld.window(swapv_counts_buf, [nr], dtype=pl.INT32)
+            inbox = pld.window(swapv_in_buf, [nr, SIZE], dtype=pl.FP32)
             inbox = pld.tensor.all_to_all_v(outbox, inbox, sig, counts, recv)
+            inbox = pld.window(swapv_in_buf, [nr, SIZE], dtype=pl.FP32)
             inbox = pld.tensor.all_to_all_v(outbox, inbox, sig, counts, recv)
             for i in pl.range(2):
+                inbox = pld.window(swapv_in_buf, [nr, SIZE], dtype=pl.FP32)
                 inbox = pld.tensor.all_to_all_v(outbox, inbox, sig, counts, recv)
             for r in pl.range(pld.world_size()):
                 self.dev_drain_rows(inbox, y[r], device=r)

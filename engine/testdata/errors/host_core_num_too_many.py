@@ -56,9 +56,10 @@ def build_wide(nr: int):
             y: pl.Out[pl.Tensor[[nr, 1, N], pl.FP32]],
         ) -> pl.Tensor[[nr, 1, N], pl.FP32]:
             data_buf = pld.alloc_window_buffer([1, N], dtype=pl.FP32)
-            data = pld.window(data_buf, [1, N], dtype=pl.FP32)
             for r in pl.range(pld.world_size()):
+                data = pld.window(data_buf, [1, N], dtype=pl.FP32)
                 self.fill_dev(x[r], data, device=r)
+            data = pld.window(data_buf, [1, N], dtype=pl.FP32)
             data = pld.tensor.allreduce(data, op=pld.ReduceOp.Sum, core_num=64)  ### "E0259 core_num=64 exceeds the 48 AIV cores of platform 910B"
             for r in pl.range(pld.world_size()):
                 self.drain_dev(data, y[r], device=r)

@@ -60,10 +60,11 @@ def build_ring_peak(nr: int):
         ) -> pl.Tensor[[nr, 1, SIZE], pl.FP32]:
             data_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
             sig_buf = pld.alloc_window_buffer([rows, nr], dtype=pl.INT32)
-            data = pld.window(data_buf, [1, SIZE], dtype=pl.FP32)
             sig = pld.window(sig_buf, [rows, nr], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
+                data = pld.window(data_buf, [1, SIZE], dtype=pl.FP32)
                 self.fill_dev(x[r], data, device=r)
+            data = pld.window(data_buf, [1, SIZE], dtype=pl.FP32)
             data = pld.tensor.allreduce(data, sig, op=pld.ReduceOp.Max, mode="ring")  ### "E0255 .*op=Sum only, got Max"
             for r in pl.range(pld.world_size()):
                 self.drain_dev(data, y[r], device=r)

@@ -1,6 +1,6 @@
 # Upstream HEAD's dynamic dimensions as numbers: a kernel loops over
-# pl.range(NR), and the host sizes a window with NR * SIZE bytes. Every
-# rank copies the whole [NR, SIZE] block of its input through its window.
+# pl.range(NR) over the rows of its [NR, SIZE] input, and copies them through
+# a window that a @pl.jit host must size with constants (MAX_RANKS rows).
 #! entry: host_orch
 #! ranks: 2 4
 import pypto.language as pl
@@ -8,13 +8,15 @@ import pypto.language.distributed as pld
 
 SIZE = 64
 NR = pl.dynamic("NR")
+# PyPTO's @pl.jit sizes windows with constants: a row per rank, up to 8.
+MAX_RANKS = 8
 
 
 @pl.jit.incore
 def copy_rows(
     x: pl.Tensor[[NR, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
-    stage: pld.DistributedTensor[[NR, SIZE], pl.FP32],
+    stage: pld.DistributedTensor[[MAX_RANKS, SIZE], pl.FP32],
 ):
     for row in pl.range(NR):
         t = pl.load(x, [row, 0], [1, SIZE])
@@ -29,7 +31,7 @@ def copy_rows(
 def per_rank(
     x: pl.Tensor[[NR, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
-    stage: pld.DistributedTensor[[NR, SIZE], pl.FP32],
+    stage: pld.DistributedTensor[[MAX_RANKS, SIZE], pl.FP32],
 ):
     return copy_rows(x, y, stage)
 
@@ -39,7 +41,7 @@ def host_orch(
     x: pl.Tensor[[NR, NR, SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[NR, NR, SIZE], pl.FP32]],
 ):
-    stage_buf = pld.alloc_window_buffer(NR * SIZE * pl.FP32.get_byte())
+    stage_buf = pld.alloc_window_buffer(MAX_RANKS * SIZE * pl.FP32.get_byte())
     for r in pl.range(pld.world_size()):
-        stage = pld.window(stage_buf, [NR, SIZE], dtype=pl.FP32)
+        stage = pld.window(stage_buf, [MAX_RANKS, SIZE], dtype=pl.FP32)
         per_rank(x[r], y[r], stage, device=r)

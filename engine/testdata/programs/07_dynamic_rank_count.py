@@ -119,10 +119,13 @@ def barrier_then_get_prev(
 ):
     """Host: the signal window grows with the world size."""
     slot_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-    sync_buf = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
+    # 33068039b viewed this buffer as [pld.world_size(), 1]; PyPTO at HEAD
+    # refuses that in a @pl.jit host ("missing inferred tensor metadata"),
+    # so the regression copy sizes it for the most ranks its header lists.
+    sync_buf = pld.alloc_window_buffer([4, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
         slot = pld.window(slot_buf, [1, SIZE], dtype=pl.FP32)
-        sync = pld.window(sync_buf, [pld.world_size(), 1], dtype=pl.INT32)
+        sync = pld.window(sync_buf, [4, 1], dtype=pl.INT32)
         get_dev(x[r], y[r], slot, sync, device=r)
 
 

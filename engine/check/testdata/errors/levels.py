@@ -100,26 +100,6 @@ def driver(out: pl.Out[pl.Tensor[[4, 1, 8], pl.INT32]]):
     for r in pl.range(pld.world_size()):
         wrapper(out[r], device=r)
 ---
-#! func: wrapper
-import pypto.language as pl
-import pypto.language.distributed as pld
-
-
-@pl.jit.incore
-def kernel(
-    scale: pl.Scalar[pl.INT32],
-    out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],  ### "E0113 tensor parameter out comes after scalar parameter scale in InCore kernel \"kernel\""
-):
-    return out
-
-
-@pl.jit
-def wrapper(
-    out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
-    scale: pl.Scalar[pl.INT32],
-):
-    return kernel(scale, out)
----
 #! entry: kernel
 import pypto.language as pl
 

@@ -135,3 +135,105 @@ def driver(out: pl.Out[pl.Tensor[[4, 1, 8], pl.INT32]]):
     for r in pl.range(pld.world_size()):
         flags = pld.window(flags_buf, [4, 1], dtype=pl.INT32)
         wrapper(out[r], flags, device=r)
+---
+# PyPTO's @pl.jit window shapes are constants: a pl.dynamic extent lowers to
+# tensor.dim, which the distributed codegen refuses; pld.world_size() has no
+# inferred metadata yet.
+#! entry: driver
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+NR = pl.dynamic("NR")
+
+
+@pl.jit.incore
+def kernel(
+    out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+    flags: pld.DistributedTensor[[NR, 1], pl.INT32],
+):
+    return out
+
+
+@pl.jit
+def wrapper(
+    out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+    flags: pld.DistributedTensor[[NR, 1], pl.INT32],
+):
+    return kernel(out, flags)
+
+
+@pl.jit.host
+def driver(out: pl.Out[pl.Tensor[[NR, 1, 8], pl.INT32]]):
+    flags_buf = pld.alloc_window_buffer([8, 1], dtype=pl.INT32)
+    for r in pl.range(pld.world_size()):
+        flags = pld.window(flags_buf, [NR, 1], dtype=pl.INT32)  ### "^E0231 pld.window shape dimension 0 is the pl.dynamic dimension NR: a @pl.jit host cannot size a window from it"
+        wrapper(out[r], flags, device=r)
+---
+#! entry: driver
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.jit.incore
+def kernel(
+    out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+    flags: pld.DistributedTensor[[4, 1], pl.INT32],
+):
+    return out
+
+
+@pl.jit
+def wrapper(
+    out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+    flags: pld.DistributedTensor[[4, 1], pl.INT32],
+):
+    return kernel(out, flags)
+
+
+@pl.jit.host
+def driver(out: pl.Out[pl.Tensor[[4, 1, 8], pl.INT32]]):
+    flags_buf = pld.alloc_window_buffer([4, 1], dtype=pl.INT32)
+    for r in pl.range(pld.world_size()):
+        flags = pld.window(flags_buf, [pld.world_size(), 1], dtype=pl.INT32)  ### "^E0232 pld.window shape dimension 0 is pld.world_size\(\), computed when the program runs"
+        wrapper(out[r], flags, device=r)
+---
+# Window buffer names are unique across a whole @pl.program, whichever host
+# orchestrator is the entry.
+#! entry: Two.first
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.program
+class Two:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+        flags: pld.DistributedTensor[[4, 1], pl.INT32],
+    ) -> pl.Tensor[[1, 8], pl.INT32]:
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def wrapper(
+        self,
+        out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+        flags: pld.DistributedTensor[[4, 1], pl.INT32],
+    ) -> pl.Tensor[[1, 8], pl.INT32]:
+        return self.kernel(out, flags)
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def first(self, out: pl.Out[pl.Tensor[[4, 1, 8], pl.INT32]]) -> pl.Tensor[[4, 1, 8], pl.INT32]:
+        flags_buf = pld.alloc_window_buffer([4, 1], dtype=pl.INT32)
+        for r in pl.range(pld.world_size()):
+            flags = pld.window(flags_buf, [4, 1], dtype=pl.INT32)
+            self.wrapper(out[r], flags, device=r)
+        return out
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def second(self, out: pl.Out[pl.Tensor[[4, 1, 8], pl.INT32]]) -> pl.Tensor[[4, 1, 8], pl.INT32]:
+        flags_buf = pld.alloc_window_buffer([4, 1], dtype=pl.INT32)  ### "^E0220 window buffer name flags_buf is already declared in this program, by host orchestrator first at line \d+"
+        for r in pl.range(pld.world_size()):
+            flags = pld.window(flags_buf, [4, 1], dtype=pl.INT32)
+            self.wrapper(out[r], flags, device=r)
+        return out

@@ -1,12 +1,14 @@
-# A dynamic rank count: the signal window is [NR, 1] with NR bound at run
-# time, sized in bytes from pld.world_size(); the kernel stages its row,
-# barriers, and reads its right neighbour's row.
+# A dynamic rank count: the host tensors are [NR, ...] with NR bound at run
+# time; the signal window, whose shape a @pl.jit host must give as a
+# constant, has MAX_RANKS rows of which a run uses P. The kernel stages its
+# row, barriers, and reads its right neighbour's row.
 #! entry: exchange
 #! ranks: 4
 import pypto.language as pl
 import pypto.language.distributed as pld
 
 NR = pl.dynamic("NR")
+MAX_RANKS = 8
 COLS = 32
 
 
@@ -15,7 +17,7 @@ def neighbour(
     mine: pl.Tensor[[1, COLS], pl.FP32],
     got: pl.Out[pl.Tensor[[1, COLS], pl.FP32]],
     stage: pld.DistributedTensor[[1, COLS], pl.FP32],
-    flags: pld.DistributedTensor[[NR, 1], pl.INT32],
+    flags: pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32],
 ):
     ctx = pld.get_comm_ctx(stage)
     me = pld.rank(ctx)
@@ -34,7 +36,7 @@ def forward(
     mine: pl.Tensor[[1, COLS], pl.FP32],
     got: pl.Out[pl.Tensor[[1, COLS], pl.FP32]],
     stage: pld.DistributedTensor[[1, COLS], pl.FP32],
-    flags: pld.DistributedTensor[[NR, 1], pl.INT32],
+    flags: pld.DistributedTensor[[MAX_RANKS, 1], pl.INT32],
 ):
     return neighbour(mine, got, stage, flags)
 
@@ -45,8 +47,8 @@ def exchange(
     got: pl.Out[pl.Tensor[[NR, 1, COLS], pl.FP32]],
 ):
     stage_mem = pld.alloc_window_buffer([1, COLS], dtype=pl.FP32)
-    flag_mem = pld.alloc_window_buffer(pld.world_size() * pl.INT32.get_byte())
+    flag_mem = pld.alloc_window_buffer([MAX_RANKS, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
         stage = pld.window(stage_mem, [1, COLS], dtype=pl.FP32)
-        flags = pld.window(flag_mem, [NR, 1], dtype=pl.INT32)
+        flags = pld.window(flag_mem, [MAX_RANKS, 1], dtype=pl.INT32)
         forward(mine[r], got[r], stage, flags, device=r)

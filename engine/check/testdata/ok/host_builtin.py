@@ -33,7 +33,9 @@ def host_sum(y: pl.Out[pl.Tensor[[4, 1, LEN], pl.FP32]]):
     acc = pld.window(acc_mem, [1, LEN], dtype=pl.FP32)
     ring = pld.window(ring_mem, [7, 4], dtype=pl.INT32)
     acc = pld.tensor.allreduce(acc, core_num=8)
+    acc = pld.window(acc_mem, [1, LEN], dtype=pl.FP32)
     acc = pld.tensor.allreduce(acc, ring, mode="ring")
+    acc = pld.window(acc_mem, [1, LEN], dtype=pl.FP32)
     for r in pl.range(pld.world_size()):
         forward(acc, y[r], device=r)
 ---
@@ -88,8 +90,11 @@ def host_mix(y: pl.Out[pl.Tensor[[4, 1, LEN], pl.FP32]]):
     s5 = pld.window(s5_mem, [4], dtype=pl.INT32)
     s1 = pld.tensor.barrier(s1)
     one = pld.tensor.broadcast(one, s2, root=ROOT)
+    one = pld.window(one_mem, [1, LEN], dtype=pl.FP32)
     rows = pld.tensor.allgather(one, rows, s3)
+    rows = pld.window(rows_mem, [4, LEN], dtype=pl.FP32)
     rows = pld.tensor.reduce_scatter(rows, s4)
+    rows = pld.window(rows_mem, [4, LEN], dtype=pl.FP32)
     mail = pld.tensor.all_to_all(rows, mail, s5)
     for r in pl.range(pld.world_size()):
         forward(mail, y[r], r, device=r)

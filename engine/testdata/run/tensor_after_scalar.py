@@ -3,8 +3,9 @@
 
 """Dispatched signatures take every tensor before any scalar.
 
-The kernel below puts the scalar rank_id between its two tensors. It would
-compile, then fail on the device with "cannot add tensor after scalar".
+The kernel below puts the scalar rank_id between its two tensors. PyPTO
+compiles it, and its runtime refuses the dispatch: "TaskArgs: cannot add
+tensor after scalar". The workbench checks it clean and fails the run there.
 """
 
 import pypto.language as pl
@@ -18,7 +19,7 @@ SIZE = 64
 def shift(
     x: pl.Tensor[[1, SIZE], pl.FP32],
     rank_id: pl.Scalar[pl.INT32],
-    y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],  ### "scalar"
+    y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
 ):
     t = pl.add(pl.load(x, [0, 0], [1, SIZE]), pl.cast(rank_id, target_type=pl.FP32))
     y = pl.store(t, [0, 0], y)

@@ -1,0 +1,222 @@
+package check
+
+import (
+	"pldworkbench/engine/ir"
+	"pldworkbench/engine/meta"
+	"pldworkbench/engine/syntax"
+)
+
+// This file holds PyPTO's InOut use discipline (its InOutUseDiscipline
+// check, run on every function before the dependency analysis): a
+// variable passed as pl.InOut or pl.Out to a call of a DSL function is
+// dead for reads from the call on, until it is assigned again. The call
+// wrote the tensor and returned it, so later code reads the result
+// (y = self.kernel(x, y)), never the name from before the call. Branches
+// are joined (dead after the if when dead in either branch); a loop body's
+// kills are dead at its start too, because the next iteration sees them.
+
+// inoutWalk is the state of the discipline over one function body.
+type inoutWalk struct {
+	c        *checker
+	fi       *funcInfo
+	dead     map[string]int // name -> line of the call that passed it
+	reported map[string]bool
+}
+
+// checkInOutUse applies the discipline to every function the check reached.
+func (c *checker) checkInOutUse() {
+	for _, fi := range c.order {
+		if fi.dsl == nil || fi.dsl.Def == nil {
+			continue
+		}
+		w := &inoutWalk{c: c, fi: fi, dead: map[string]int{}, reported: map[string]bool{}}
+		w.stmts(fi.dsl.Def.Body)
+	}
+}
+
+func (w *inoutWalk) stmts(list []syntax.Stmt) {
+	for _, s := range list {
+		w.stmt(s)
+	}
+}
+
+func (w *inoutWalk) stmt(s syntax.Stmt) {
+	switch s := s.(type) {
+	case *syntax.AssignStmt:
+		w.expr(s.Value)
+		for _, t := range s.Targets {
+			w.define(t)
+		}
+	case *syntax.AugAssignStmt:
+		w.expr(s.Value)
+		w.expr(s.Target)
+		w.define(s.Target)
+	case *syntax.ExprStmt:
+		w.expr(s.X)
+	case *syntax.ReturnStmt:
+		w.expr(s.Value)
+	case *syntax.IfStmt:
+		w.expr(s.Cond)
+		before := copyDead(w.dead)
+		w.stmts(s.Body)
+		then := w.dead
+		w.dead = before
+		w.stmts(s.Else)
+		for k, v := range then {
+			if _, ok := w.dead[k]; !ok {
+				w.dead[k] = v
+			}
+		}
+	case *syntax.ForStmt:
+		w.expr(s.Iter)
+		// The back edge: what the body kills is dead when it starts again.
+		sub := &inoutWalk{c: w.c, fi: w.fi, dead: map[string]int{}, reported: map[string]bool{"": true}}
+		sub.quiet(s.Body)
+		carried := names(s.Target)
+		for k, v := range sub.dead {
+			if _, ok := w.dead[k]; !ok && !carried[k] {
+				w.dead[k] = v
+			}
+		}
+		w.define(s.Target)
+		w.stmts(s.Body)
+		for k := range carried {
+			delete(w.dead, k)
+		}
+	case *syntax.WithStmt:
+		w.stmts(s.Body)
+	}
+}
+
+// quiet walks a body only to learn what it kills.
+func (w *inoutWalk) quiet(list []syntax.Stmt) {
+	saved := w.reported
+	w.reported = nil
+	w.stmts(list)
+	w.reported = saved
+}
+
+func (w *inoutWalk) define(t syntax.Expr) {
+	for n := range names(t) {
+		delete(w.dead, n)
+	}
+}
+
+// expr reports reads of dead names in e, then marks the InOut/Out
+// arguments of the DSL calls in it (arguments are read before the call
+// takes effect, so f(t, t) and t = f(t) stay legal).
+func (w *inoutWalk) expr(e syntax.Expr) {
+	if e == nil {
+		return
+	}
+	syntax.Walk(e, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CallExpr:
+			w.expr(n.Fn)
+			for _, a := range n.Args {
+				w.expr(a.Value)
+			}
+			w.kill(n)
+			return false
+		case *syntax.Ident:
+			w.read(n)
+		}
+		return true
+	})
+}
+
+func (w *inoutWalk) read(id *syntax.Ident) {
+	line, dead := w.dead[id.Name]
+	if !dead || w.reported == nil || w.reported[id.Name] {
+		return
+	}
+	w.reported[id.Name] = true
+	w.c.errorf(id.Pos, ErrInOutUse, "",
+		"%s was passed as InOut/Out at line %d; read the call's result instead of the variable from before the call (PyPTO: InOutUseDiscipline)",
+		id.Name, line)
+}
+
+// kill marks the plain-name arguments call passes to pl.InOut or pl.Out
+// parameters of a DSL function.
+func (w *inoutWalk) kill(call *syntax.CallExpr) {
+	callee := w.callee(call.Fn)
+	if callee == nil {
+		return
+	}
+	fi, ok := w.c.funcs[callee]
+	if !ok || fi.fn == nil {
+		return
+	}
+	pos := 0
+	for _, a := range call.Args {
+		if a.Star || a.DoubleStar {
+			return
+		}
+		var p *ir.Param
+		if a.Name == "" {
+			if pos < len(fi.fn.Params) {
+				p = fi.fn.Params[pos]
+			}
+			pos++
+		} else {
+			for _, q := range fi.fn.Params {
+				if q.Var.Name == a.Name {
+					p = q
+				}
+			}
+		}
+		id, isName := a.Value.(*syntax.Ident)
+		if p == nil || !isName || (p.Dir != ir.Out && p.Dir != ir.InOut) {
+			continue
+		}
+		if _, already := w.dead[id.Name]; !already {
+			w.dead[id.Name] = call.Pos.Start.Line
+		}
+	}
+}
+
+// callee resolves the DSL function a call names: a module function or
+// closure (kernel(...)) or a method of the program (self.kernel(...)).
+func (w *inoutWalk) callee(fn syntax.Expr) *meta.DSLFunc {
+	d := w.fi.dsl
+	switch f := fn.(type) {
+	case *syntax.Ident:
+		if d.Env == nil {
+			return nil
+		}
+		v, _ := d.Env.Lookup(f.Name)
+		df, _ := v.(*meta.DSLFunc)
+		return df
+	case *syntax.AttrExpr:
+		if id, ok := f.X.(*syntax.Ident); ok && id.Name == "self" && d.Program != nil {
+			return d.Program.Method(f.Name)
+		}
+	}
+	return nil
+}
+
+// names lists the plain names an assignment target binds.
+func names(t syntax.Expr) map[string]bool {
+	out := map[string]bool{}
+	if t == nil {
+		return out
+	}
+	syntax.Walk(t, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Ident:
+			out[n.Name] = true
+		case *syntax.IndexExpr, *syntax.AttrExpr:
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+func copyDead(m map[string]int) map[string]int {
+	out := make(map[string]int, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

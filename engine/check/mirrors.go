@@ -1,0 +1,56 @@
+package check
+
+// Mirror says which check of PyPTO's own compiler (or runtime) one of our
+// codes mirrors: the workbench refuses a program where PyPTO does, at the
+// same stage, with a clearer message. Where is a path in the upstream
+// repository (hw-native-sys/pypto at Commit; runtime/ is its simpler
+// submodule), Check the function or rule there, Says the message PyPTO
+// gives, so a learner who meets it on a real toolchain can map it back.
+type Mirror struct {
+	Code  Code
+	Where string
+	Check string
+	Says  string
+}
+
+// MirrorCommit is the upstream commit the Mirrors table was read from.
+const MirrorCommit = "e2d0f78ae"
+
+// Mirrors is the table of our codes and the upstream checks they mirror,
+// in code order. docs/pypto-checks.md is rendered from it (go test
+// ./engine/check -run TestMirrorsDoc -update).
+var Mirrors = []Mirror{
+	{ErrHostCallsKern, "python/pypto/language/parser/ast_parser.py", "_validate_kernel_call_kwargs",
+		"Function 'scale_kernel' does not accept keyword argument 'device'"},
+	{ErrAllocName, "python/pypto/language/parser/ast_parser.py", "_parse_alloc_window_buffer_assignment",
+		"pld.tensor.alloc_window_buffer name 'data_buf' is already declared in this program"},
+	{ErrElemDType, "python/pypto/ir/compiled_program.py; src/codegen/pto/pto_codegen.cpp",
+		"_DATATYPE_TO_TORCH (no runtime mapping for FP8/FP4); PTOCodegen::EmitCommRemoteOffsetInline",
+		"Distributed remote ops only support byte-sized element types"},
+	{ErrJitDynWindow, "src/codegen/distributed/distributed_codegen.cpp", "DistributedCodegen::VisitExpr_ (unhandled tensor op)",
+		"DistributedCodegen does not support op 'tensor.dim' in function '...'"},
+	{ErrJitWorldWindow, "python/pypto/jit/specializer.py", "_build_params",
+		"@pl.jit: missing inferred tensor metadata for parameter 'signal'"},
+	{ErrInOutUse, "src/ir/transforms/utils/stmt_dependency_analysis.cpp; src/ir/verifier/verify_inout_use.cpp",
+		"InOutUseDisciplineChecker (property InOutUseValid)",
+		"variable 'data' was passed as InOut/Out at ...; read the post-call return value instead of the pre-call variable"},
+	{ErrHostView, "src/ir/transforms/materialize_comm_domain_scopes_pass.cpp", "ResolveWindowAlloc",
+		"MaterializeCommDomainScopes: pld.tensor.barrier signal must be produced by pld.tensor.window"},
+	{ErrSignalDType, "src/ir/op/distributed/collective.cpp", "DeduceBuiltinTensorAllReduceType and the other Deduce*Type",
+		"signal dtype must be INT32"},
+	{ErrSignalShape, "src/ir/op/distributed/collective.cpp", "DeduceBuiltinTensorAllReduceRingType, DeduceTensorAllGatherType, ...",
+		"pld.tensor.allreduce mode=ring signal shape[0] (...) must equal 2*(NR-1)"},
+	{ErrReduceOp, "src/ir/op/distributed/collective.cpp", "CheckSupportedAllReduceBuiltinVariant",
+		"... op must be ReduceOp.Sum, Max, Min, or Prod"},
+	{ErrCoreNum, "src/ir/transforms/lower_host_tensor_collectives_pass.cpp", "CheckAllReduceCoreCapacity",
+		"pld.tensor.allreduce core_num (64) exceeds the backend AIV core count (48)"},
+	{ErrHostCollRanks, "src/ir/transforms/lower_host_tensor_collectives_pass.cpp", "CheckAllReduceSignalCapacity (kMaxSupportedRanks = 16)",
+		"LowerHostTensorCollectives: ring allreduce requires 16 or fewer participating devices"},
+}
+
+// RuntimeMirrors are the run-time refusals (emulator codes, E05xx) that
+// mirror PyPTO's runtime rather than its compiler.
+var RuntimeMirrors = []struct{ Code, Where, Check, Says string }{
+	{"E0518", "runtime/src/common/task_interface/task_args.h", "TaskArgs::add_tensor",
+		"TaskArgs: cannot add tensor after scalar"},
+}
