@@ -243,12 +243,16 @@ def build_bench_host(nr: int, size: int, width: int):
         ) -> pl.Tensor[[nr, 1, size], pl.FP32]:
             part_buf = pld.alloc_window_buffer([1, size], dtype=pl.FP32)
             arrived_buf = pld.alloc_window_buffer([nr], dtype=pl.INT32)
+            for r in pl.range(pld.world_size()):
+                part = pld.window(part_buf, [1, size], dtype=pl.FP32)
+                self.publish_dev(x[r], part, device=r)
+            # A fresh view of each window for every use: PyPTO's InOut use
+            # discipline (E0233) refuses a view read after a call wrote it.
             part = pld.window(part_buf, [1, size], dtype=pl.FP32)
             arrived = pld.window(arrived_buf, [nr], dtype=pl.INT32)
-            for r in pl.range(pld.world_size()):
-                self.publish_dev(x[r], part, device=r)
             part = pld.tensor.allreduce(part, arrived, op=pld.ReduceOp.Sum)
             for r in pl.range(pld.world_size()):
+                part = pld.window(part_buf, [1, size], dtype=pl.FP32)
                 self.consume_dev(part, y[r], device=r)
             return y
 
