@@ -97,6 +97,35 @@ func (t *Tensor) Float(i int) float64 {
 	return getFloat(t.raw[i*esz:], t.DType)
 }
 
+// FloatsAt decodes the elements from flat index i on into dst, as many as
+// fit, and returns how many it wrote. It reads either form without
+// converting the tensor: a writer that streams a large output (run
+// --json) goes through it a chunk at a time instead of keeping a float64
+// copy of every element beside the dtype's bytes.
+func (t *Tensor) FloatsAt(dst []float64, i int) int {
+	if t.f64 != nil {
+		return copy(dst, t.f64[i:])
+	}
+	n := min(len(dst), t.Len()-i)
+	if n <= 0 {
+		return 0
+	}
+	esz := t.DType.Bytes()
+	raw := t.raw[i*esz : (i+n)*esz]
+	if t.DType == ir.FP32 {
+		if v := asF32(raw); v != nil {
+			for k, x := range v {
+				dst[k] = float64(x)
+			}
+			return n
+		}
+	}
+	for k := range n {
+		dst[k] = getFloat(raw[k*esz:], t.DType)
+	}
+	return n
+}
+
 // storedElems is how many elements t's storage holds (a Tensor built as
 // a literal has none).
 func (t *Tensor) storedElems() int {
