@@ -1,9 +1,13 @@
 package emu
 
 import (
+	"bytes"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"pldworkbench/engine/ir"
 )
 
 // TestReadyQueueOrder checks the ready queue's three parts (first, the
@@ -59,6 +63,26 @@ func TestReadyQueueOrder(t *testing.T) {
 			if h.len() != len(ref) {
 				t.Fatalf("seed %d: len %d, want %d", seed, h.len(), len(ref))
 			}
+		}
+	}
+}
+
+// TestNewTensorFuncBytes: a tensor filled in its dtype's bytes holds the
+// bytes a run would make of the same values given as float64s (NewTensor,
+// converted at the run's boundary), for every dtype, values out of range
+// and fractions for the integer ones included.
+func TestNewTensorFuncBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	data := make([]float64, 4099)
+	for i := range data {
+		data[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(12)-4))
+	}
+	data[0], data[1], data[2] = math.Inf(1), -0.0, 1e300
+	for _, dt := range []ir.DType{ir.FP32, ir.FP16, ir.BF16, ir.INT8, ir.INT16, ir.INT32, ir.INT64} {
+		want, _ := NewTensor(dt, []int{len(data)}, data).bytes()
+		got := NewTensorFunc(dt, []int{len(data)}, func(i int) float64 { return data[i] })
+		if !got.IsBytes() || !bytes.Equal(got.raw, want) {
+			t.Errorf("%s: NewTensorFunc's bytes differ from NewTensor's at the run boundary", dt)
 		}
 	}
 }
