@@ -86,3 +86,25 @@ func TestNewTensorFuncBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxInto: the unrolled join loop is the plain one at every length
+// around its step of four, in place (dst = a) or not.
+func TestMaxInto(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for n := 0; n < 13; n++ {
+		a, b := make([]uint32, n), make([]uint32, n)
+		for i := range a {
+			a[i], b[i] = rng.Uint32N(8), rng.Uint32N(8)
+		}
+		want := make([]uint32, n)
+		for i := range want {
+			want[i] = max(a[i], b[i])
+		}
+		got := make([]uint32, n)
+		maxInto(got, a, b)
+		maxInto(a, a, b)
+		if !slices.Equal(got, want) || !slices.Equal(a, want) {
+			t.Errorf("n=%d: maxInto gives %v and %v in place, want %v", n, got, a, want)
+		}
+	}
+}
