@@ -49,11 +49,13 @@ func TestReadyQueueOrder(t *testing.T) {
 			if queued[m] {
 				continue
 			}
-			switch rng.IntN(4) {
+			switch rng.IntN(5) {
 			case 0: // the latest: a rank that ran one operation
 				m.clock = popped + int64(rng.IntN(1000)) + 1000
 			case 1: // ties on the clock, ordered by rank and block
 				m.clock = popped
+			case 2: // an adversarial key: the access class above the clock
+				m.clock = popped%(1<<classShift) + int64(rng.IntN(3))<<classShift
 			default:
 				m.clock = popped + int64(rng.IntN(2000))
 			}
