@@ -344,19 +344,20 @@ func makeInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float6
 				}
 				n *= shape[i]
 			}
-			data := make([]float64, n)
-			for i := range data {
+			// Straight into the dtype's bytes, in flat order (the draws
+			// of randn in the same sequence as ever).
+			in[p.Var.Name] = emu.NewTensorFunc(t.DType, shape, func(i int) float64 {
+				var v float64
 				switch fill {
 				case FillIndex:
-					data[i] = float64(i)
+					v = float64(i)
 				case FillRandn:
-					data[i] = rng.NormFloat64()
+					v = rng.NormFloat64()
 				case FillOnes:
-					data[i] = 1
+					v = 1
 				}
-				data[i] = floats.RoundTo(t.DType, data[i])
-			}
-			in[p.Var.Name] = emu.NewTensor(t.DType, shape, data)
+				return floats.RoundTo(t.DType, v)
+			})
 		}
 	}
 	if len(missing) > 0 {

@@ -91,7 +91,7 @@ func writeTensors(w *bufio.Writer, order []string, m map[string]*emu.Tensor) err
 			return err
 		}
 		w.WriteString(`,"data":`)
-		writeFloats(w, t.Floats())
+		writeFloats(w, t)
 		w.WriteByte('}')
 	}
 	_, err := w.WriteString("}")
@@ -106,38 +106,51 @@ func writeValue(w *bufio.Writer, v any) error {
 	return err
 }
 
-// writeFloats writes f as Floats.MarshalJSON does. Formatting a float64
-// the shortest way is about 60 ns here, the whole cost of a large output,
-// so a long tensor is formatted in chunks by one goroutine per core, a
-// round at a time, and written in order: the same bytes, sooner.
-func writeFloats(w *bufio.Writer, f []float64) {
+// writeFloats writes t's elements as Floats.MarshalJSON does. Formatting
+// a float64 the shortest way is about 60 ns here, the whole cost of a
+// large output, so a long tensor is formatted in chunks by one goroutine
+// per core, a round at a time, and written in order: the same bytes,
+// sooner. Each chunk is decoded from the tensor's own dtype bytes into
+// its worker's buffer (FloatsAt): a float64 copy of a 16 Mi-element
+// output would be 128 MiB kept for nothing.
+func writeFloats(w *bufio.Writer, t *emu.Tensor) {
 	const chunk = 1 << 15
+	n := t.Len()
 	w.WriteByte('[')
 	workers := runtime.GOMAXPROCS(0)
-	if len(f) <= chunk || workers < 2 {
-		w.Write(formatFloats(make([]byte, 0, 24*min(len(f), chunk)), f, false))
-		w.WriteByte(']')
-		return
+	if n <= chunk || workers < 2 {
+		workers = 1
 	}
-	bufs := make([][]byte, workers)
+	type work struct {
+		f []float64
+		b []byte
+	}
+	ws := make([]work, workers)
+	for k := range ws {
+		ws[k].f = make([]float64, min(n, chunk))
+	}
 	var wg sync.WaitGroup
-	for lo := 0; lo < len(f); lo += workers * chunk {
-		for k := range workers {
+	for lo := 0; lo < n; lo += workers * chunk {
+		for k := range ws {
 			a := lo + k*chunk
-			if a >= len(f) {
-				bufs[k] = bufs[k][:0]
+			ws[k].b = ws[k].b[:0]
+			if a >= n {
 				continue
 			}
-			b := min(a+chunk, len(f))
+			f := ws[k].f[:t.FloatsAt(ws[k].f, a)]
+			if workers == 1 {
+				ws[k].b = formatFloats(ws[k].b, f, a > 0)
+				continue
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				bufs[k] = formatFloats(bufs[k][:0], f[a:b], a > 0)
+				ws[k].b = formatFloats(ws[k].b, f, a > 0)
 			}()
 		}
 		wg.Wait()
-		for _, b := range bufs {
-			w.Write(b)
+		for k := range ws {
+			w.Write(ws[k].b)
 		}
 	}
 	w.WriteByte(']')

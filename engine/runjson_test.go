@@ -12,6 +12,7 @@ import (
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/ir"
 )
 
 // TestWriteJSONMatchesMarshal: the streamed `run --json` output is the
@@ -99,5 +100,46 @@ func TestWriteJSONLongTensor(t *testing.T) {
 	}
 	if !bytes.Equal(got.Bytes(), append(want, '\n')) {
 		t.Errorf("streamed JSON of %d elements differs from json.Marshal's (%d vs %d bytes)", len(data), got.Len(), len(want)+1)
+	}
+}
+
+// TestWriteJSONStreamsBytes: outputs in their dtype's bytes (as a run hands
+// them back) are streamed straight from those bytes — the tensors are
+// still in the byte form afterwards, no float64 copy kept — and come out
+// as json.Marshal writes them, for every float dtype and an integer one,
+// at lengths on both sides of the parallel chunk.
+func TestWriteJSONStreamsBytes(t *testing.T) {
+	src, err := os.ReadFile("testdata/programs/01_hello_rank.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := engine.Run(context.Background(), "01_hello_rank.py", src, engine.RunOptions{})
+	if len(res.OutputOrder) == 0 {
+		t.Fatalf("status %s, no outputs", res.Status)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, dt := range []ir.DType{ir.FP32, ir.FP16, ir.BF16, ir.INT32} {
+		for _, n := range []int{1, 1<<15 + 3, 3*(1<<15) + 5} {
+			raw := make([]byte, n*dt.Bytes())
+			for i := range raw {
+				raw[i] = byte(rng.Uint32())
+			}
+			tn := emu.NewTensorBytes(dt, []int{n}, raw)
+			res.Out[res.OutputOrder[0]] = tn
+			var got bytes.Buffer
+			if err := res.WriteJSON(&got); err != nil {
+				t.Fatal(err)
+			}
+			if !tn.IsBytes() {
+				t.Errorf("%s n=%d: WriteJSON converted the tensor to float64s", dt, n)
+			}
+			want, err := json.Marshal(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), append(want, '\n')) {
+				t.Errorf("%s n=%d: streamed JSON differs from json.Marshal's (%d vs %d bytes)", dt, n, got.Len(), len(want)+1)
+			}
+		}
 	}
 }

@@ -275,15 +275,16 @@ func cmpSymbol(c string) string {
 
 // printTensor prints a host tensor one leading-dimension row at a time (for
 // the per-rank tensors of a host orchestrator, one row per rank), at most
-// 16 rows and 12 values a row.
+// 16 rows and 12 values a row. It reads only the elements it prints
+// (Tensor.Float), so a large output is not converted to float64s whole.
 func printTensor(w io.Writer, name string, t *emu.Tensor) {
 	fmt.Fprintf(w, "  %s: %s%v\n", name, t.DType, t.Shape)
-	data := t.Floats()
-	rows, per := 1, len(data)
+	n := t.Len()
+	rows, per := 1, n
 	if len(t.Shape) > 1 {
 		rows = t.Shape[0]
 		if rows > 0 {
-			per = len(data) / rows
+			per = n / rows
 		}
 	}
 	for r := 0; r < rows; r++ {
@@ -291,27 +292,25 @@ func printTensor(w io.Writer, name string, t *emu.Tensor) {
 			fmt.Fprintf(w, "    ... %d rows ...\n", rows-16)
 			r = rows - 8
 		}
-		row := data[r*per : (r+1)*per]
 		label := name
 		if len(t.Shape) > 1 {
 			label = fmt.Sprintf("%s[%d]", name, r)
 		}
-		fmt.Fprintf(w, "    %s = %s\n", label, formatRow(row))
+		fmt.Fprintf(w, "    %s = %s\n", label, formatRow(t, r*per, per))
 	}
 }
 
-func formatRow(row []float64) string {
+// formatRow formats the per elements of t from flat index lo on.
+func formatRow(t *emu.Tensor, lo, per int) string {
 	const head, tail = 8, 3
 	var parts []string
-	for i, v := range row {
-		if len(row) > head+tail && i == head {
-			parts = append(parts, fmt.Sprintf("... (%d more)", len(row)-head-tail))
+	for i := 0; i < per; i++ {
+		if per > head+tail && i == head {
+			parts = append(parts, fmt.Sprintf("... (%d more)", per-head-tail))
+			i = per - tail - 1
 			continue
 		}
-		if len(row) > head+tail && i > head && i < len(row)-tail {
-			continue
-		}
-		parts = append(parts, strconv.FormatFloat(v, 'g', 6, 64))
+		parts = append(parts, strconv.FormatFloat(t.Float(lo+i), 'g', 6, 64))
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }

@@ -121,11 +121,13 @@ func (m *machine) notify(n *node) *failure {
 	}
 	m.hbNotify(n, t, key, set)
 	m.s.stats.Notifies++
-	e := trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000}
 	if m.tracing() {
+		e := trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000}
 		e.Peer, e.Cell, e.Before, e.After = trace.Int(p), cellName(n, offs), trace.Int64(before), trace.Int64(after)
+		m.s.emit(m, n, e)
+	} else {
+		m.s.count(m)
 	}
-	m.s.emit(m, n, e)
 	m.s.wake(key, c, t.dt, ref, arrive)
 	return nil
 }
@@ -144,7 +146,11 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		if f != nil {
 			return false, f
 		}
-		*w = waitInfo{active: true, n: n, key: key, dt: t.dt, offs: offs, cmp: n.cmp, expected: m.intOf(n.args[2]), start: m.clock}
+		// Field by field rather than a new waitInfo: the struct is
+		// 136 bytes with pointers, and every wait of a barrier starts one.
+		// release and releaseArrive are read only while released is set.
+		w.active, w.n, w.key, w.cell, w.dt, w.offs = true, n, key, nil, t.dt, offs
+		w.cmp, w.expected, w.start, w.released = n.cmp, m.intOf(n.args[2]), m.clock, false
 	}
 	v := m.s.cellValue(w.key, w.dt)
 	if !w.cmp.holds(v, w.expected) {
@@ -162,6 +168,7 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 	m.hbWait(n, w)
 	by, hasBy, arrive := w.release, w.released, w.releaseArrive
 	if !hasBy {
+		by, arrive = trace.Ref{}, 0 // left from an earlier wait
 		c := w.cell
 		if c == nil {
 			c = m.s.lookupCell(w.key, false)
@@ -172,15 +179,17 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 	}
 	m.clock = max(m.clock, arrive) + m.s.prof.issuePs
 	m.s.stats.Waits++
-	e := trace.Event{StartNs: w.start / 1000, EndNs: m.clock / 1000}
 	if m.tracing() {
+		e := trace.Event{StartNs: w.start / 1000, EndNs: m.clock / 1000}
 		e.Cell, e.Value = cellName(n, w.offs), trace.Int64(v)
 		if hasBy {
 			ref := by
 			e.ReleasedBy = &ref
 		}
+		m.s.emit(m, n, e)
+	} else {
+		m.s.count(m)
 	}
-	m.s.emit(m, n, e)
 	return false, nil
 }
 

@@ -75,23 +75,32 @@ func ValidateSchedule(s string) error {
 // RandomSchedule returns the schedule string of seed: "random:SEED".
 func RandomSchedule(seed uint64) string { return "random:" + strconv.FormatUint(seed, 10) }
 
-// readyHeap is the ready queue: a min-heap of machines by (key, rank,
-// block) for the fair and adversarial schedules, an unordered slice
-// drawn from at random for random ones. It is written out rather than
-// through container/heap, and keeps each key beside its machine, because
-// it is on the path of every shared operation and a P=256 barrier would
-// otherwise miss the cache on every comparison.
+// readyHeap is the ready queue: the machines ready to run their shared
+// operation, handed out by (key, rank, block) for the fair and
+// adversarial schedules, drawn at random from an unordered slice for
+// random ones. It is written out rather than through container/heap, and
+// keeps each key beside its machine, because it is on the path of every
+// shared operation.
 //
-// The earliest entry is often the rank that just ran: a rank that runs
-// ahead to its next shared operation usually stays earliest (a barrier's
-// notifies, a mesh's loads), and popping it only to push it back cost a
-// quarter of a barrier's time. So the minimum may sit in first, outside
-// the array: push puts an entry there when it is earlier than everything
-// queued, pop takes it from there without touching the heap. The order
-// the queue hands machines out in is the same either way.
+// Under the fair schedule most pushes are of a rank that just ran one
+// operation and is now among the latest (a barrier's notifies go round
+// the ranks in turn, the rank that skips itself a little behind the
+// rest), and a heap sifted each such entry down log P levels on every
+// pop. So the ordered queue is three parts whose union is the queue:
+//
+//   - first: the minimum, when a push is earlier than everything queued
+//     (a rank that runs ahead and stays earliest), taken without touching
+//     the rest;
+//   - runs: a few FIFOs, each in ascending order, a push going to the
+//     first whose last entry it does not precede: push and pop are O(1);
+//   - a: a binary min-heap of the entries that fit none of them.
+//
+// pop takes the earliest of the runs' heads and a's top, so the order
+// machines come out in is exactly the order one heap would give.
 type readyHeap struct {
 	a     []readyEntry
-	first readyEntry // the minimum, when hasFirst: earlier than every entry of a
+	runs  [readyRuns]readyRun
+	first readyEntry // the minimum, when hasFirst: earlier than every other entry
 	// hasFirst is set while first holds an entry.
 	hasFirst bool
 	sched    schedule
@@ -110,6 +119,29 @@ type readyEntry struct {
 
 const classShift = 60
 
+// readyRuns is how many ascending runs the queue keeps beside its heap: a
+// barrier needs two, and each costs a comparison per pop.
+const readyRuns = 4
+
+// readyRun is one ascending FIFO of the ready queue: q[head:] is queued.
+type readyRun struct {
+	q    []readyEntry
+	head int
+}
+
+// push appends e, no earlier than the run's last entry, reusing the
+// consumed front of the slice rather than growing it.
+func (r *readyRun) push(e readyEntry) {
+	if r.head == len(r.q) {
+		r.q, r.head = r.q[:0], 0
+	} else if len(r.q) == cap(r.q) && r.head >= len(r.q)/2 {
+		n := copy(r.q, r.q[r.head:])
+		clear(r.q[n:])
+		r.q, r.head = r.q[:n], 0
+	}
+	r.q = append(r.q, e)
+}
+
 // setSchedule makes the queue follow sched (seeded with seed when random).
 func (h *readyHeap) setSchedule(sched schedule, seed uint64) {
 	h.sched = sched
@@ -119,10 +151,14 @@ func (h *readyHeap) setSchedule(sched schedule, seed uint64) {
 }
 
 func (h *readyHeap) len() int {
-	if h.hasFirst {
-		return len(h.a) + 1
+	n := len(h.a)
+	for i := range h.runs {
+		n += len(h.runs[i].q) - h.runs[i].head
 	}
-	return len(h.a)
+	if h.hasFirst {
+		n++
+	}
+	return n
 }
 
 func (h *readyHeap) less(i, j int) bool { return h.a[i].before(&h.a[j]) }
@@ -138,29 +174,51 @@ func (e *readyEntry) before(o *readyEntry) bool {
 	return e.block < o.block
 }
 
+// restMin returns where the earliest entry of the runs and the heap is:
+// run i, or -1 for the heap; ok is false when all are empty.
+func (h *readyHeap) restMin() (e *readyEntry, i int, ok bool) {
+	if len(h.a) > 0 {
+		e, i, ok = &h.a[0], -1, true
+	}
+	for j := range h.runs {
+		r := &h.runs[j]
+		if r.head < len(r.q) && (!ok || r.q[r.head].before(e)) {
+			e, i, ok = &r.q[r.head], j, true
+		}
+	}
+	return e, i, ok
+}
+
 func (h *readyHeap) push(m *machine) {
 	e := readyEntry{key: m.clock, rank: m.rank, block: m.block, m: m}
 	if h.sched == schedAdversarial {
 		e.key += int64(m.accessClass()) << classShift
 	}
-	if h.sched != schedRandom {
-		switch {
-		case h.hasFirst && e.before(&h.first):
-			e, h.first = h.first, e // the old minimum goes to the heap
-		case !h.hasFirst && (len(h.a) == 0 || e.before(&h.a[0])):
-			h.first, h.hasFirst = e, true
+	if h.sched == schedRandom {
+		h.a = append(h.a, e)
+		return
+	}
+	if h.hasFirst {
+		if e.before(&h.first) {
+			e, h.first = h.first, e // the old minimum joins the rest
+		}
+	} else if r, _, ok := h.restMin(); !ok || e.before(r) {
+		h.first, h.hasFirst = e, true
+		return
+	}
+	for i := range h.runs {
+		r := &h.runs[i]
+		if n := len(r.q); r.head == n || !e.before(&r.q[n-1]) {
+			r.push(e)
 			return
 		}
 	}
 	h.heapPush(e)
 }
 
-// heapPush adds e to the array (sifted up unless the schedule is random).
+// heapPush adds e to the heap.
 func (h *readyHeap) heapPush(e readyEntry) {
 	h.a = append(h.a, e)
-	if h.sched == schedRandom {
-		return
-	}
 	a := h.a
 	i := len(a) - 1
 	for i > 0 {
@@ -188,6 +246,13 @@ func (h *readyHeap) pop() *machine {
 		a[last] = readyEntry{}
 		h.a = a[:last]
 		return top
+	}
+	if _, i, ok := h.restMin(); ok && i >= 0 {
+		r := &h.runs[i]
+		m := r.q[r.head].m
+		r.q[r.head] = readyEntry{}
+		r.head++
+		return m
 	}
 	top := a[0].m
 	a[0] = a[last]
