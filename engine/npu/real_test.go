@@ -1,6 +1,8 @@
 package npu_test
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -9,33 +11,65 @@ import (
 	"pldworkbench/engine/npu"
 )
 
-// TestRealPyPTOCompileOnly compiles every exported step with the real
-// PyPTO's --compile-only when python3 imports one (PYTHONPATH as the
-// environment gives it), and reports how many compiled; it skips, saying
-// so, when there is no PyPTO. Without ptoas, PyPTO's compile stops at the
-// kernels' .pto and the per-rank orchestration sources, which is enough
-// for its verdict.
+// knownCompileFailures are the exported entries real PyPTO (e2d0f78ae)
+// refuses for a reason on its side, by kernel name: each is listed with
+// the upstream defect, so the test fails only on a new refusal (ours to
+// fix in the driver) or on one of these starting to compile (then the
+// entry is to come off this list).
+var knownCompileFailures = map[string]string{
+	// Both host orchestrators: PyPTO's DistributedCodegen finds the HOST
+	// signal its own pld.tensor.allreduce synthesizes outside any comm
+	// domain (the verdict test's known disagreement).
+	"17_many_cores": knownDisagreements["17_many_cores.py"],
+}
+
+// TestRealPyPTOCompileOnly exports every step's solution, builtin and
+// starter at every header entry (the step's default rank count, platform
+// a2a3sim) and compiles each exported script with its own --compile-only
+// under the real PyPTO that PLD_PYPTO names (an interpreter that imports
+// pypto and torch). Without ptoas, PyPTO's compile stops at the kernels'
+// .pto and the per-rank orchestration sources, which is enough for its
+// verdict. The table of counts and refusals is logged (go test -v).
 func TestRealPyPTOCompileOnly(t *testing.T) {
-	py := python(t)
+	py := os.Getenv("PLD_PYPTO")
+	if py == "" {
+		t.Skip("set PLD_PYPTO to a Python interpreter that can import pypto (built from upstream sources) and torch: the exported scripts were not compiled by PyPTO")
+	}
 	tc := npu.Detect(t.Context(), npu.DetectOptions{Python: py})
-	if tc.PyPTO == "" || tc.Torch == "" || strings.Contains(tc.PyPTO, "standin") {
-		t.Skipf("no real PyPTO importable by %s (missing: %s): the exported steps were not compiled by PyPTO", py, strings.Join(tc.Missing, "; "))
+	if tc.PyPTO == "" || tc.Torch == "" || strings.Contains(tc.PyPTOPath, "standin") {
+		t.Skipf("PLD_PYPTO=%s imports no real PyPTO and torch (missing: %s): the exported scripts were not compiled by PyPTO", py, strings.Join(tc.Missing, "; "))
 	}
 	list := exportAll(t, t.TempDir(), engine.FillIndex)
-	compiled := 0
+	compiled, known := 0, 0
+	var refused strings.Builder
 	for _, x := range list {
-		if x.starter {
-			continue
-		}
-		r, err := npu.Run(t.Context(), npu.RunSpec{Script: x.res.Script, Platform: "a2a3sim", CompileOnly: true, Python: tc.Python, Timeout: 10 * time.Minute})
+		r, err := npu.Run(t.Context(), npu.RunSpec{Script: x.res.Script, Platform: "a2a3sim", CompileOnly: true, Python: tc.Python, Timeout: 5 * time.Minute})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Status != "compiled" {
-			t.Errorf("%s %s: PyPTO %s says %s:\n%s", x.kernel.Name, x.entry, tc.PyPTO, r.Status, r.Stderr)
-			continue
+		why, isKnown := knownCompileFailures[x.kernel.Name]
+		ref := npu.RefusalOf(r.Stderr, x.res.Script, x.kernel.File)
+		said := strings.ReplaceAll(strings.SplitN(ref.Error, "\n", 2)[0], "|", "/")
+		if ref.Where != "" {
+			said += " (at " + ref.Where + ")"
 		}
-		compiled++
+		switch {
+		case r.Status == "compiled" && isKnown:
+			t.Errorf("%s %s compiles now: take it off knownCompileFailures (%s)", x.kernel.Name, x.entry, why)
+			compiled++
+		case r.Status == "compiled":
+			compiled++
+		case isKnown:
+			known++
+			fmt.Fprintf(&refused, "| %s | %s | %d | known upstream: %s | %s |\n", x.kernel.Name, x.entry, x.ranks, why, said)
+		default:
+			t.Errorf("%s %s at %d ranks: PyPTO %s says %s (exit %d):\n%s", x.kernel.Name, x.entry, x.ranks, tc.PyPTO, r.Status, r.ExitCode, npu.Messages(r.Stderr, x.res.Script, x.kernel.File))
+			fmt.Fprintf(&refused, "| %s | %s | %d | NEW | %s |\n", x.kernel.Name, x.entry, x.ranks, said)
+		}
 	}
-	t.Logf("PyPTO %s at %s compiled %d exported entries", tc.PyPTO, tc.PyPTOPath, compiled)
+	t.Logf("PyPTO %s at %s, --compile-only on a2a3sim: %d entries of %d kernels exported, %d compiled, %d refused (%d of them known upstream defects)",
+		tc.PyPTO, tc.PyPTOPath, len(list), countKernels(list), compiled, len(list)-compiled, known)
+	if refused.Len() > 0 {
+		t.Logf("refused:\n| kernel | entry | P | why | PyPTO's error |\n|---|---|---|---|---|\n%s", refused.String())
+	}
 }
