@@ -181,7 +181,9 @@ func RefusalOf(stderr string, script []byte, file string) Refusal {
 		if m := exceptionLine.FindStringSubmatch(l); m != nil && !strings.HasPrefix(lines[i], " ") {
 			r.Error, raw = m[1]+": "+p.rewrite(m[2]), m[2]
 			r.Internal = strings.HasSuffix(m[1], "InternalError")
-			// The message continues up to a blank line or PyPTO's check.
+			// The message runs to PyPTO's failed check, the C++ traceback
+			// or the end (a codegen report is a table after a blank line).
+			var more []string
 			for _, f := range lines[i+1:] {
 				f = strings.TrimRight(f, " \r")
 				if c := checkFailed.FindStringSubmatch(f); c != nil {
@@ -189,9 +191,15 @@ func RefusalOf(stderr string, script []byte, file string) Refusal {
 					r.Internal = true
 					break
 				}
-				if f == "" || strings.HasPrefix(f, "C++ Traceback") {
+				if strings.HasPrefix(f, "C++ Traceback") || logLine.MatchString(f) {
 					break
 				}
+				more = append(more, f)
+			}
+			for len(more) > 0 && strings.TrimSpace(more[len(more)-1]) == "" {
+				more = more[:len(more)-1]
+			}
+			for _, f := range more {
 				r.Error += "\n" + p.rewrite(f)
 				raw += "\n" + f
 			}

@@ -31,14 +31,7 @@ var knownCompileFailures = map[string]string{
 // .pto and the per-rank orchestration sources, which is enough for its
 // verdict. The table of counts and refusals is logged (go test -v).
 func TestRealPyPTOCompileOnly(t *testing.T) {
-	py := os.Getenv("PLD_PYPTO")
-	if py == "" {
-		t.Skip("set PLD_PYPTO to a Python interpreter that can import pypto (built from upstream sources) and torch: the exported scripts were not compiled by PyPTO")
-	}
-	tc := npu.Detect(t.Context(), npu.DetectOptions{Python: py})
-	if tc.PyPTO == "" || tc.Torch == "" || strings.Contains(tc.PyPTOPath, "standin") {
-		t.Skipf("PLD_PYPTO=%s imports no real PyPTO and torch (missing: %s): the exported scripts were not compiled by PyPTO", py, strings.Join(tc.Missing, "; "))
-	}
+	tc := realPyPTO(t, "the exported scripts were not compiled by PyPTO")
 	list := exportAll(t, t.TempDir(), engine.FillIndex)
 	compiled, known := 0, 0
 	var refused strings.Builder
@@ -67,9 +60,54 @@ func TestRealPyPTOCompileOnly(t *testing.T) {
 			fmt.Fprintf(&refused, "| %s | %s | %d | NEW | %s |\n", x.kernel.Name, x.entry, x.ranks, said)
 		}
 	}
-	t.Logf("PyPTO %s at %s, --compile-only on a2a3sim: %d entries of %d kernels exported, %d compiled, %d refused (%d of them known upstream defects)",
-		tc.PyPTO, tc.PyPTOPath, len(list), countKernels(list), compiled, len(list)-compiled, known)
+	t.Logf("PyPTO %s at %s (assembler %q, none found: %v), --compile-only on a2a3sim: %d entries of %d kernels exported, %d compiled, %d refused (%d of them known upstream defects)",
+		tc.PyPTO, tc.PyPTOPath, tc.PTOAS, tc.NoPTOAS, len(list), countKernels(list), compiled, len(list)-compiled, known)
 	if refused.Len() > 0 {
 		t.Logf("refused:\n| kernel | entry | P | why | PyPTO's error |\n|---|---|---|---|---|\n%s", refused.String())
+	}
+}
+
+// realPyPTO is the toolchain PLD_PYPTO names; the test skips, saying what
+// was not done, without it.
+func realPyPTO(t *testing.T, notDone string) npu.Toolchain {
+	t.Helper()
+	py := os.Getenv("PLD_PYPTO")
+	if py == "" {
+		t.Skip("set PLD_PYPTO to a Python interpreter that can import pypto (built from upstream sources) and torch: " + notDone)
+	}
+	tc := npu.Detect(t.Context(), npu.DetectOptions{Python: py})
+	if !tc.Compiles() || strings.Contains(tc.PyPTOPath, "standin") {
+		t.Skipf("PLD_PYPTO=%s imports no real PyPTO and torch (missing: %s): %s", py, strings.Join(tc.Missing, "; "), notDone)
+	}
+	return tc
+}
+
+// TestRealPyPTORunHowFar runs the exported steps 01, 04, 08 and 11 on
+// a2a3sim under the real PyPTO (not --compile-only) and logs how far each
+// got. A run needs the kernels PyPTO assembles with ptoas: with no
+// assembler every run must stop with PyPTO's own error (the test logs it);
+// with one, step 01, which has no communication ops, must run and match
+// its golden.
+func TestRealPyPTORunHowFar(t *testing.T) {
+	tc := realPyPTO(t, "no exported step was run on PyPTO's simulator")
+	for _, c := range []struct{ name, entry string }{
+		{"01_hello_rank", "hello_rank"},
+		{"04_barrier_builtin", "barrier_then_read"},
+		{"08_allreduce_mesh", "mesh_allreduce"},
+		{"11_allreduce_reveal", `build_allreduce_reveal(4, "mesh", "sum").allreduce`},
+	} {
+		res, k := exportOne(t, c.name, c.entry, 4, engine.FillIndex)
+		r, err := npu.Run(t.Context(), npu.RunSpec{Script: res.Script, Platform: "a2a3sim", Python: tc.Python, Timeout: 10 * time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := npu.RefusalOf(r.Stderr, res.Script, k.File)
+		t.Logf("%s %s on a2a3sim: %s (exit %d, %.1fs): %s", c.name, c.entry, r.Status, r.ExitCode, r.Elapsed.Seconds(), ref.Error)
+		switch {
+		case tc.NoPTOAS && (r.Status != npu.StatusError || ref.Error == ""):
+			t.Errorf("%s ran without an assembler? status %s:\n%s", c.name, r.Status, npu.Messages(r.Stderr, res.Script, k.File))
+		case !tc.NoPTOAS && c.name == "01_hello_rank" && r.Status != "ok":
+			t.Errorf("step 01 has no communication ops and should run on a2a3sim with ptoas %s: %s\n%s", tc.PTOAS, r.Status, npu.Messages(r.Stderr, res.Script, k.File))
+		}
 	}
 }
