@@ -77,6 +77,9 @@ func runCheckWithPyPTO(args []string, stdout, stderr io.Writer) int {
 		if msgs := npu.Messages(r.Stderr, res.Script, file); msgs != "" {
 			fmt.Fprintf(stdout, "  its messages:\n%s\n", indent(msgs))
 		}
+		// Neither compiler runs the program: a race, a deadlock or a wrong
+		// value shows only in a run.
+		fmt.Fprintf(stdout, "both compilers accept it; what only a run shows (races, deadlocks, wrong values) is `workbench run %s`'s to find\n", file)
 		return 0
 	}
 	fmt.Fprintf(stdout, "PyPTO %s: %s (exit %d, %.2fs)\n", tc.PyPTO, refusal(r.Status), r.ExitCode, r.Elapsed.Seconds())
