@@ -176,7 +176,13 @@ func (m *Module) defaultEntry(meter *limits.Meter, ranks int) (string, error) {
 		return "", fmt.Errorf("%s defines no host orchestrator; name a function with --entry", name)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s has %d host orchestrators; pick one with --entry:", name, len(hosts))
+	if len(hosts) == 1 {
+		// One orchestrator, from a factory whose other arguments are not
+		// the rank count.
+		fmt.Fprintf(&b, "%s's host orchestrator comes from a factory that needs more than the rank count; name it with --entry, its arguments filled in:", name)
+	} else {
+		fmt.Fprintf(&b, "%s has %d host orchestrators; pick one with --entry:", name, len(hosts))
+	}
 	for _, h := range hosts {
 		fmt.Fprintf(&b, "\n  --entry '%s'", h)
 	}

@@ -115,10 +115,14 @@ type pyptoCheckResponse struct {
 	PyPTO       string    `json:"pypto,omitempty"`
 	// Status is PyPTO's verdict: compiled, error (refused) or timeout;
 	// empty when it was not asked.
-	Status   string   `json:"status,omitempty"`
-	Messages string   `json:"messages,omitempty"`
-	Seconds  float64  `json:"seconds,omitempty"`
-	Missing  []string `json:"missing,omitempty"`
+	Status string `json:"status,omitempty"`
+	// Messages are PyPTO's, without its debug and info log, places in the
+	// exported script named as lines of the cell; Refusal is its error,
+	// where it points and whether it is PyPTO's own defect.
+	Messages string       `json:"messages,omitempty"`
+	Refusal  *npu.Refusal `json:"refusal,omitempty"`
+	Seconds  float64      `json:"seconds,omitempty"`
+	Missing  []string     `json:"missing,omitempty"`
 }
 
 // record is a run as GET /api/runs/{id} answers it and as the store keeps

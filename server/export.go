@@ -170,7 +170,13 @@ func (s *Server) postPyPTOCheck(c *fiber.Ctx) error {
 		if err != nil {
 			return
 		}
-		out.PyPTO, out.Status, out.Messages, out.Seconds = tc.PyPTO, r.Status, strings.TrimSpace(r.Stderr), r.Elapsed.Seconds()
+		out.PyPTO, out.Status, out.Seconds = tc.PyPTO, r.Status, r.Elapsed.Seconds()
+		out.Messages = npu.Messages(r.Stderr, res.Script, fileName)
+		if r.Status == npu.StatusError {
+			if ref := npu.RefusalOf(r.Stderr, res.Script, fileName); ref.Error != "" {
+				out.Refusal = &ref
+			}
+		}
 	}); serr != nil {
 		return serr
 	}

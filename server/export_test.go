@@ -98,7 +98,8 @@ func TestPyPTOCheck(t *testing.T) {
 		t.Errorf("with the stand-in: %+v", got)
 	}
 	t.Setenv("PLD_STANDIN_COMPILE_ERROR", "refused by the stand-in")
-	if got := ask(); got.Status != "error" || !strings.Contains(got.Messages, "refused by the stand-in") {
+	if got := ask(); got.Status != "error" || !strings.Contains(got.Messages, "refused by the stand-in") ||
+		got.Refusal == nil || got.Refusal.Error != "ValueError: refused by the stand-in" || strings.Contains(got.Messages, "pld-pypto-") {
 		t.Errorf("a refusal: %+v", got)
 	}
 	t.Setenv("PYTHONPATH", t.TempDir())

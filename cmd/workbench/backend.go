@@ -96,7 +96,12 @@ func runPyPTO(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	out := pyptoResult{Backend: "pypto", Entry: res.Entry, Ranks: res.Ranks}
 	out.Toolchain = npu.Detect(ctx, npu.DetectOptions{Python: *python})
-	if !out.Toolchain.Usable(ef.platform) {
+	ready := out.Toolchain.Usable(ef.platform)
+	if *compileOnly {
+		// A compile needs no assembler and no cards.
+		ready = out.Toolchain.Compiles()
+	}
+	if !ready {
 		out.Missing = out.Toolchain.MissingFor(ef.platform)
 		if *asJSON {
 			printJSON(stdout, stderr, out)
@@ -136,7 +141,7 @@ func runPyPTO(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		printJSON(stdout, stderr, out)
 	} else {
-		printPyPTO(stdout, file, out, ef.platform)
+		printPyPTO(stdout, file, res.Script, out, ef.platform)
 	}
 	switch r.Status {
 	case "ok", "no_golden", "compiled":
@@ -154,7 +159,7 @@ func printJSON(stdout, stderr io.Writer, v any) {
 	fmt.Fprintln(stdout, string(b))
 }
 
-func printPyPTO(w io.Writer, file string, out pyptoResult, platform string) {
+func printPyPTO(w io.Writer, file string, script []byte, out pyptoResult, platform string) {
 	r := out.Run
 	fmt.Fprintf(w, "%s: %s on PyPTO %s (%s, %s at %s, %.2fs)\n", file, r.Status, out.Toolchain.PyPTO, platform, out.Entry, ranksText(out.Ranks), r.Elapsed.Seconds())
 	if m := r.Manifest; m != nil {
@@ -179,7 +184,11 @@ func printPyPTO(w io.Writer, file string, out pyptoResult, platform string) {
 		fmt.Fprintf(w, "  %d task slices: %s\n", out.Events, out.Lanes)
 	}
 	if r.Status == npu.StatusTimeout || r.Status == npu.StatusError {
-		fmt.Fprintf(w, "  exit %d; the script's last words:\n%s\n", r.ExitCode, r.Stderr)
+		fmt.Fprintf(w, "  exit %d\n", r.ExitCode)
+		if r.Status == npu.StatusError {
+			printRefusal(w, npu.RefusalOf(r.Stderr, script, file))
+		}
+		fmt.Fprintf(w, "  the script's last words, without PyPTO's debug and info log:\n%s\n", indent(npu.Messages(r.Stderr, script, file)))
 	}
 	if r.Dir != "" {
 		fmt.Fprintf(w, "  kept %s (PyPTO's build and DFX files under build/)\n", r.Dir)

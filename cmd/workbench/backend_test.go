@@ -108,9 +108,31 @@ func TestCheckWithPyPTO(t *testing.T) {
 	}
 	t.Setenv("PLD_STANDIN_COMPILE_ERROR", "the stand-in refuses this program")
 	code, out, errs = runCLI("check", "../../kernels/08_allreduce_mesh.py", "--with-pypto")
-	if code != 1 || !strings.Contains(out, "refused the program") || !strings.Contains(out, "the stand-in refuses this program") {
+	if code != 1 || !strings.Contains(out, "refused the program") || !strings.Contains(out, "  error: ValueError: the stand-in refuses this program") ||
+		strings.Contains(out, "pld-pypto-") {
 		t.Errorf("exit %d\n%s%s", code, out, errs)
 	}
+}
+
+// TestCheckWithRealPyPTO: with the real PyPTO that PLD_PYPTO names as
+// python3, step 04's bug kernel compiles with PyPTO's warning named at
+// its own line, and step 17's synthesized allreduce meets PyPTO's known
+// internal error, shown as PyPTO's defect with its check's place.
+func TestCheckWithRealPyPTO(t *testing.T) {
+	py := os.Getenv("PLD_PYPTO")
+	if py == "" {
+		t.Skip("set PLD_PYPTO to a Python interpreter that can import pypto (built from upstream sources) and torch: check --with-pypto was not tried on real PyPTO")
+	}
+	code, out, errs := runCLI("check", "../../kernels/04_barrier_bug.py", "--with-pypto", "--python", py)
+	if code != 0 || !strings.Contains(out, "compiled for 4 ranks") || !strings.Contains(out, "at ../../kernels/04_barrier_bug.py:65:5") || strings.Contains(out, " D | ") {
+		t.Errorf("04's bug kernel: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = runCLI("check", "../../kernels/17_many_cores.py", "--entry", "build_many_cores(4).synthesized", "--with-pypto", "--python", py)
+	if code != 1 || !strings.Contains(out, "  error: pypto.InternalError: WindowBuffer") || !strings.Contains(out, "a defect in PyPTO") ||
+		!strings.Contains(out, "src/codegen/distributed/distributed_codegen.cpp:154") || strings.Contains(out, "C++ Traceback") || strings.Contains(out, "pld-pypto-") {
+		t.Errorf("17 synthesized: exit %d\n%s%s", code, out, errs)
+	}
+	t.Logf("check --with-pypto on 17's synthesized allreduce:\n%s", out)
 }
 
 // TestCompareBackends runs step 08 on the emulator and through the

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"regexp"
 	"strings"
 
 	"pldworkbench/engine/diag"
@@ -75,13 +74,50 @@ func runCheckWithPyPTO(args []string, stdout, stderr io.Writer) int {
 	}
 	if r.Status == "compiled" {
 		fmt.Fprintf(stdout, "PyPTO %s: compiled for %s (%s, %.2fs)\n", tc.PyPTO, ranksText(res.Ranks), ef.platform, r.Elapsed.Seconds())
-		if msgs := strings.TrimSpace(pyptoMessages(r.Stderr)); msgs != "" {
+		if msgs := npu.Messages(r.Stderr, res.Script, file); msgs != "" {
 			fmt.Fprintf(stdout, "  its messages:\n%s\n", indent(msgs))
 		}
+		// Neither compiler runs the program: a race, a deadlock or a wrong
+		// value shows only in a run.
+		fmt.Fprintf(stdout, "both compilers accept it; what only a run shows (races, deadlocks, wrong values) is `workbench run %s`'s to find\n", file)
 		return 0
 	}
-	fmt.Fprintf(stdout, "PyPTO %s: %s (exit %d, %.2fs); its messages:\n%s\n", tc.PyPTO, refusal(r.Status), r.ExitCode, r.Elapsed.Seconds(), indent(strings.TrimSpace(pyptoMessages(r.Stderr))))
+	fmt.Fprintf(stdout, "PyPTO %s: %s (exit %d, %.2fs)\n", tc.PyPTO, refusal(r.Status), r.ExitCode, r.Elapsed.Seconds())
+	if r.Status != npu.StatusTimeout {
+		printRefusal(stdout, npu.RefusalOf(r.Stderr, res.Script, file))
+	}
+	if msgs := npu.Messages(r.Stderr, res.Script, file); msgs != "" {
+		fmt.Fprintf(stdout, "  its messages, without its debug and info log:\n%s\n", indent(msgs))
+	}
 	return 1
+}
+
+// printRefusal is PyPTO's error, where it points in the program, and
+// whether the fault is PyPTO's own, ahead of its messages.
+func printRefusal(w io.Writer, ref npu.Refusal) {
+	if ref.Error == "" {
+		return
+	}
+	msg, rest, _ := strings.Cut(ref.Error, "\n")
+	fmt.Fprintf(w, "  error: %s\n", msg)
+	if rest != "" {
+		fmt.Fprintf(w, "%s\n", indent(indent(rest)))
+	}
+	if ref.Where != "" {
+		fmt.Fprintf(w, "  at: %s\n", ref.Where)
+	} else {
+		fmt.Fprintf(w, "  at: no line of the program (PyPTO failed inside its own compile)\n")
+	}
+	for _, h := range ref.Help {
+		fmt.Fprintf(w, "  %s\n", h)
+	}
+	if ref.Internal {
+		why := "an internal error of PyPTO's"
+		if ref.Check != "" {
+			why += " (check failed: " + ref.Check + ")"
+		}
+		fmt.Fprintf(w, "  %s: a defect in PyPTO rather than in the program, which the workbench's check accepts\n", why)
+	}
 }
 
 func refusal(status string) string {
@@ -89,22 +125,6 @@ func refusal(status string) string {
 		return "did not finish before the deadline (--timeout)"
 	}
 	return "refused the program"
-}
-
-// pyptoLog matches a line of PyPTO's own debug and info log
-// ("2026-12-01 14:08:31.721 D | ..."): hundreds of lines a compile, none of
-// them a verdict.
-var pyptoLog = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ [DI] \| `)
-
-// pyptoMessages is PyPTO's stderr without its debug and info log lines.
-func pyptoMessages(s string) string {
-	var keep []string
-	for _, l := range strings.Split(s, "\n") {
-		if !pyptoLog.MatchString(l) {
-			keep = append(keep, l)
-		}
-	}
-	return strings.Join(keep, "\n")
 }
 
 func indent(s string) string {

@@ -95,7 +95,7 @@ func runCompareBackends(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if r.Manifest == nil {
-		fmt.Fprintf(stdout, "  pypto: %s (exit %d):\n%s\n", r.Status, r.ExitCode, indent(strings.TrimSpace(r.Stderr)))
+		fmt.Fprintf(stdout, "  pypto: %s (exit %d):\n%s\n", r.Status, r.ExitCode, indent(npu.Messages(r.Stderr, res.Script, file)))
 		return 1
 	}
 	measured := makespan(r.Events)

@@ -20,24 +20,35 @@ import (
 // sentence each, what is not there and how to get it; it is empty when an
 // exported script can run on every platform.
 type Toolchain struct {
-	Python       string   `json:"python"`
-	PythonOK     bool     `json:"python_ok"`
-	PyPTO        string   `json:"pypto,omitempty"` // its __version__, "" when not importable
-	PyPTOPath    string   `json:"pypto_path,omitempty"`
-	Torch        string   `json:"torch,omitempty"`
+	Python    string `json:"python"`
+	PythonOK  bool   `json:"python_ok"`
+	PyPTO     string `json:"pypto,omitempty"` // its __version__, "" when not importable
+	PyPTOPath string `json:"pypto_path,omitempty"`
+	Torch     string `json:"torch,omitempty"`
+	// PTOAS is the PTO assembler PyPTO finds (its own lookup: PTOAS_ROOT,
+	// else PATH); NoPTOAS says PyPTO looked and found none. PyPTO compiles
+	// without one (the kernels stop at their .pto), but cannot build the
+	// kernels a run needs.
+	PTOAS        string   `json:"ptoas,omitempty"`
+	NoPTOAS      bool     `json:"no_ptoas,omitempty"`
 	Devices      []int    `json:"devices"`
 	DeviceSource string   `json:"device_source,omitempty"` // "npu-smi" or "/dev/davinci*"
 	Missing      []string `json:"missing"`
 }
 
 // Usable reports whether an exported script can run on platform: PyPTO and
-// torch import, and a card platform has devices.
+// torch import, PyPTO has its assembler, and a card platform has devices.
 func (tc Toolchain) Usable(platform string) bool {
-	if tc.PyPTO == "" || tc.Torch == "" {
+	if !tc.Compiles() || tc.NoPTOAS {
 		return false
 	}
 	return strings.HasSuffix(platform, "sim") || len(tc.Devices) > 0
 }
+
+// Compiles reports whether an exported script can be compiled here
+// (--compile-only): PyPTO and torch import; it needs no assembler and no
+// cards.
+func (tc Toolchain) Compiles() bool { return tc.PyPTO != "" && tc.Torch != "" }
 
 // MissingFor is Missing narrowed to what platform needs: a simulator
 // needs no cards.
@@ -66,6 +77,7 @@ const (
 	missingPython = "python3 is not on PATH: install Python 3 (apt-get install python3)"
 	missingPyPTO  = "pypto is not importable by python3: build it from https://github.com/hw-native-sys/pypto (clone with --recursive, then pip install -e . in the clone) or put its python/ directory on PYTHONPATH"
 	missingTorch  = "torch is not importable by python3: pip install torch (or apt-get install python3-torch); PyPTO takes host tensors as torch tensors"
+	missingPTOAS  = "PyPTO finds no PTO assembler (ptoas: $PTOAS_ROOT, else PATH): it compiles without one (--compile-only, check --with-pypto), but a run needs the kernels it assembles; get a PTOAS release (https://github.com/hw-native-sys/PTOAS) and set PTOAS_ROOT to it"
 	missingNPU    = "no Ascend NPU found (no npu-smi on PATH and no /dev/davinci* device nodes): use --platform a2a3sim or a5sim for PyPTO's simulator, or install the Ascend driver that provides npu-smi"
 )
 
@@ -78,6 +90,12 @@ try:
     r["pypto_path"] = getattr(pypto, "__file__", "") or ""
 except Exception as e:
     r["pypto_error"] = repr(e)
+try:
+    # PyPTO's own lookup of its assembler; a PyPTO without it says nothing.
+    from pypto.backend._ptoas_locate import find_ptoas_binary
+    r["ptoas"] = find_ptoas_binary() or ""
+except Exception:
+    pass
 try:
     import torch
     r["torch"] = str(getattr(torch, "__version__", "unknown"))
@@ -110,9 +128,10 @@ func Detect(ctx context.Context, opts DetectOptions) Toolchain {
 		out, err := cmd.Output()
 		cancel()
 		var r struct {
-			PyPTO     string `json:"pypto"`
-			PyPTOPath string `json:"pypto_path"`
-			Torch     string `json:"torch"`
+			PyPTO     string  `json:"pypto"`
+			PyPTOPath string  `json:"pypto_path"`
+			Torch     string  `json:"torch"`
+			PTOAS     *string `json:"ptoas"`
 		}
 		if err == nil {
 			err = json.Unmarshal(out, &r)
@@ -123,6 +142,12 @@ func Detect(ctx context.Context, opts DetectOptions) Toolchain {
 		}
 		if tc.Torch == "" {
 			tc.Missing = append(tc.Missing, missingTorch)
+		}
+		if r.PTOAS != nil {
+			tc.PTOAS, tc.NoPTOAS = *r.PTOAS, *r.PTOAS == ""
+		}
+		if tc.PyPTO != "" && tc.NoPTOAS {
+			tc.Missing = append(tc.Missing, missingPTOAS)
 		}
 	}
 	tc.Devices, tc.DeviceSource = devices(ctx, opts)

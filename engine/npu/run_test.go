@@ -45,8 +45,14 @@ func TestDetect(t *testing.T) {
 	if _, err := os.Stat("/dev/davinci0"); err != nil && !slices.Equal(tc.Devices, []int{0, 1, 3}) {
 		t.Errorf("devices %v from %s, want [0 1 3] from the davinciN nodes", tc.Devices, tc.DeviceSource)
 	}
-	if !tc.Usable("a2a3sim") || !tc.Usable("a2a3") {
-		t.Errorf("not usable: %v", tc.Missing)
+	if !tc.Usable("a2a3sim") || !tc.Usable("a2a3") || tc.PTOAS != "/standin/ptoas" {
+		t.Errorf("not usable: %v (assembler %q)", tc.Missing, tc.PTOAS)
+	}
+	// A PyPTO without its assembler compiles (--compile-only) but cannot
+	// run, and says where to get one.
+	noas := npu.Detect(t.Context(), npu.DetectOptions{Python: py, Env: standinEnv(t, "PLD_STANDIN_PTOAS="), DevRoot: dev})
+	if !noas.NoPTOAS || noas.Usable("a2a3sim") || !noas.Compiles() || !strings.Contains(strings.Join(noas.MissingFor("a2a3sim"), "\n"), "PTOAS_ROOT") {
+		t.Errorf("without an assembler: no_ptoas %v, usable %v, compiles %v, missing %q", noas.NoPTOAS, noas.Usable("a2a3sim"), noas.Compiles(), noas.MissingFor("a2a3sim"))
 	}
 
 	bare := npu.Detect(t.Context(), npu.DetectOptions{Python: py, Env: []string{"PATH=" + os.Getenv("PATH"), "PYTHONPATH=" + t.TempDir()}, DevRoot: t.TempDir()})

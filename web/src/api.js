@@ -61,6 +61,7 @@ export const api = {
   exportScript: (body) => request("POST", "/api/export", body),
   pypto: () => request("GET", "/api/pypto"),
   pyptoRun: (body) => request("POST", "/api/pypto/run", body),
+  pyptoCheck: (body) => request("POST", "/api/pypto/check", body),
   stepCheck: (n, body) => request("POST", `/api/steps/${encodeURIComponent(n)}/check`, body),
   postRun: (body) => request("POST", "/api/runs", body),
   run: (id) => request("GET", `/api/runs/${encodeURIComponent(id)}`),

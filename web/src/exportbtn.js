@@ -3,8 +3,10 @@
 // randn inputs, the data file it reads beside it); beside it the PyPTO
 // platform to export for, and "Run on PyPTO", which runs the script
 // through PyPTO on the server (POST /api/pypto/run) and shows the stored
-// run in the cell as an emulator run is shown. See server/API.md,
-// "Export to PyPTO".
+// run in the cell as an emulator run is shown; and "Check with PyPTO",
+// which compiles the exported script with PyPTO's own compiler
+// (--compile-only, POST /api/pypto/check) and shows its verdict and
+// messages beside the workbench's. See server/API.md, "Export to PyPTO".
 
 import { el, hashText } from "./util.js";
 import { api } from "./api.js";
@@ -98,6 +100,54 @@ async function runOnPyPTO(cell, body, note) {
 }
 
 /**
+ * checkWithPyPTO shows, in box, the workbench's verdict under the NPU's
+ * rules beside PyPTO's compiler's: its error, the cell line it points at,
+ * whether the fault is PyPTO's own, and its messages (the server has left
+ * out its debug and info log and named the cell's lines).
+ */
+async function checkWithPyPTO(body, box) {
+  const line = (cls, text) => el("div", { class: `pc-line ${cls}` }, text);
+  box.replaceChildren(line("lint-note", `compiling with PyPTO (${body.platform})…`));
+  box.dataset.state = "running";
+  let res;
+  try {
+    res = await api.pyptoCheck(body);
+  } catch (e) {
+    box.replaceChildren(line("lint-note warn", `✗ PyPTO check: ${e.message}${e.hint ? ` — ${e.hint}` : ""}`));
+    box.dataset.state = "failed";
+    return;
+  }
+  const errors = (res.diagnostics || []).filter((d) => d.severity === "error");
+  const rows = [];
+  if (!res.exported) {
+    const d = errors[0];
+    rows.push(line("lint-note bad", `workbench: ✗ ${d ? `${d.code} line ${d.span?.start?.line ?? "?"}: ${d.message}` : "the program has errors"}`));
+    rows.push(line("lint-note", "PyPTO: not asked (the workbench's check has errors to fix first)"));
+  } else {
+    rows.push(line("lint-note ok", `workbench: ✓ ok at ${body.ranks} ranks, under the NPU's rules`));
+    if (!res.pypto) {
+      rows.push(line("lint-note warn", "PyPTO: not found on the server, so only the workbench's verdict is shown:"));
+      for (const m of res.missing || []) rows.push(line("lint-note", `– ${m}`));
+    } else if (res.status === "compiled") {
+      rows.push(line("lint-note ok", `PyPTO ${res.pypto}: ✓ compiled for ${body.ranks} ranks (${body.platform}, ${res.seconds.toFixed(2)} s)`));
+    } else if (res.status === "timeout") {
+      rows.push(line("lint-note warn", `PyPTO ${res.pypto}: did not finish before the server's deadline`));
+    } else {
+      const r = res.refusal;
+      rows.push(line("lint-note bad", `PyPTO ${res.pypto}: ✗ refused the program${r ? `: ${r.error.split("\n")[0]}` : ""}`));
+      if (r) {
+        rows.push(line("lint-note", r.where ? `at ${r.where}` : "at no line of the program (PyPTO failed inside its own compile)"));
+        for (const h of r.help || []) rows.push(line("lint-note", h));
+        if (r.internal) rows.push(line("lint-note warn", `an internal error of PyPTO's${r.check ? ` (check failed: ${r.check})` : ""}: a defect in PyPTO rather than in the program`));
+      }
+    }
+    if (res.messages) rows.push(el("pre", { class: "diff", "data-test": "pypto-messages" }, res.messages));
+  }
+  box.replaceChildren(...rows);
+  box.dataset.state = res.status || (res.exported ? "missing" : "refused");
+}
+
+/**
  * exportButton returns the button for cell (a Cell with settings(),
  * entry(p) and code()) and, beside it, its own note saying what happened
  * (its own: the checker's note under the editor is rewritten by every
@@ -119,6 +169,16 @@ export function exportButton(cell) {
       await runOnPyPTO(cell, body(), note);
     } finally {
       runBtn.disabled = false;
+    }
+  });
+  const checkBox = el("div", { class: "pypto-check", "data-test": "pypto-check" });
+  const checkBtn = el("button", { type: "button", class: "btn small", "data-test": "pypto-check-btn", title: "compile this kernel with PyPTO's own compiler on the server (workbench check --with-pypto) and show its verdict beside the workbench's" }, "Check with PyPTO");
+  checkBtn.addEventListener("click", async () => {
+    checkBtn.disabled = true;
+    try {
+      await checkWithPyPTO(body(), checkBox);
+    } finally {
+      checkBtn.disabled = false;
     }
   });
   btn.addEventListener("click", async () => {
@@ -144,5 +204,5 @@ export function exportButton(cell) {
       btn.disabled = false;
     }
   });
-  return el("span", { class: "export" }, plat, btn, runBtn, note);
+  return el("span", { class: "export" }, plat, btn, checkBtn, runBtn, note, checkBox);
 }
