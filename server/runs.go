@@ -121,17 +121,25 @@ func (s *Server) execute(r *run, w *waiter, grace *time.Timer) {
 		// not (cut short, or a crash) lingers a grace in the live map, so
 		// a client that connects late still gets its done; a post of the
 		// same content replaces it (startRun).
+		//
+		// A stored run nobody watches yet lingers too, when it is small
+		// (one page of events) and fewer than the queue's length do: its
+		// client posted it and is about to connect, and the log in memory
+		// is what it would have seen a moment earlier, where a replay
+		// from the store (reading the record and the pages back, decoding
+		// the outputs) cost the server more than the run. Later viewers
+		// (a share link) get the replay.
 		s.mu.Lock()
-		if stored {
+		r.mu.Lock()
+		small := !r.watched && r.events <= limits.EventPage
+		r.mu.Unlock()
+		switch {
+		case !stored:
+			s.lingerLocked(r, false)
+		case small && s.lingering < s.opts.MaxQueue:
+			s.lingerLocked(r, true)
+		default:
 			delete(s.live, r.id)
-		} else {
-			time.AfterFunc(s.opts.UnwatchedGrace, func() {
-				s.mu.Lock()
-				if s.live[r.id] == r {
-					delete(s.live, r.id)
-				}
-				s.mu.Unlock()
-			})
 		}
 		s.mu.Unlock()
 		r.mu.Lock()
@@ -143,11 +151,14 @@ func (s *Server) execute(r *run, w *waiter, grace *time.Timer) {
 		r.finish(statusCancelled, mustJSON(doneMsg{Type: "done", Status: statusCancelled}))
 		return
 	}
-	defer s.slots.release()
 	r.leaveQueue()
 	s.executions.Add(1)
 	var rec *record
 	err := s.guard("run "+r.id, func() { rec = s.runEngine(r) })
+	// The slot goes back before the store write: a queued run's first
+	// event must not wait for another run's SQLite write (writes go one
+	// at a time, Server.store), and the write is not the engine's work.
+	s.slots.release()
 	if err == nil && rec.internal != nil {
 		err = rec.internal
 	}
@@ -174,6 +185,44 @@ func (s *Server) execute(r *run, w *waiter, grace *time.Timer) {
 		r.mu.Unlock()
 	}
 	r.finish(rec.Status, doneMessage(rec, share))
+}
+
+// lingerLocked keeps finished run r in the live map for the unwatched
+// grace (a post of the same content replaces it: startRun). A stored one
+// is counted in s.lingering and leaves as soon as a client has read it to
+// its end (unlinger). Called with s.mu held.
+func (s *Server) lingerLocked(r *run, stored bool) {
+	if stored {
+		s.lingering++
+		r.lingers = true
+	}
+	time.AfterFunc(s.opts.UnwatchedGrace, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if r.lingers {
+			s.unlingerLocked(r)
+		} else if s.live[r.id] == r {
+			delete(s.live, r.id)
+		}
+	})
+}
+
+// unlinger ends a stored run's stay in the live map once a client has
+// read its log to the end: later viewers replay it from the store.
+func (s *Server) unlinger(r *run) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.lingers {
+		s.unlingerLocked(r)
+	}
+}
+
+func (s *Server) unlingerLocked(r *run) {
+	r.lingers = false
+	s.lingering--
+	if s.live[r.id] == r {
+		delete(s.live, r.id)
+	}
 }
 
 // runEngine resolves the entry, checks, runs and judges r, appending the
@@ -380,28 +429,46 @@ func (s *Server) store(r *run, rec *record) error {
 	// after the run ended: give it its own deadline.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	// One write at a time: SQLite has one writer, and a second one waits
+	// in its busy handler, which sleeps in steps of milliseconds; waiting
+	// here hands the lock over at once. Runs write outside their worker
+	// slot (execute), so at most one write runs beside the slots' work.
+	s.storeMu.Lock()
+	defer s.storeMu.Unlock()
 	size, err := putRun(ctx, s.db, &storedRun{ID: r.id, Code: r.code, Settings: string(settings), Status: rec.Status,
 		Result: string(result), EventCount: rec.Events, Created: rec.Created, Pinned: pinned}, next)
 	if err != nil {
 		return err
 	}
+	if pinned {
+		r.mu.Lock()
+		r.pinned = true
+		r.mu.Unlock()
+	}
 	// The store's size is summed from SQLite once (a full scan of the
 	// runs, which grew with the store and was a tenth of the server's CPU
 	// per run) and kept up to date here; eviction runs when it passes the
 	// budget.
-	s.storeMu.Lock()
-	defer s.storeMu.Unlock()
 	if s.storeBytes >= 0 {
 		s.storeBytes += size
 	}
 	if s.storeBytes < 0 || s.storeBytes > s.opts.StoreBudget {
-		n, total, err := evict(ctx, s.db, s.opts.StoreBudget, r.id)
+		ids, total, err := evict(ctx, s.db, s.opts.StoreBudget, r.id)
 		switch {
 		case err != nil:
 			s.storeBytes = -1 // unknown: summed again next time
 			s.logf("store: evicting: %v", err)
-		case n > 0:
-			s.logf("store: evicted %d unpinned runs past the %d-byte budget", n, s.opts.StoreBudget)
+		case len(ids) > 0:
+			s.logf("store: evicted %d unpinned runs past the %d-byte budget", len(ids), s.opts.StoreBudget)
+			// An evicted run still lingering for its client goes too: its
+			// share link answers 404 from now on.
+			s.mu.Lock()
+			for _, id := range ids {
+				if lr := s.live[id]; lr != nil && lr.lingers {
+					s.unlingerLocked(lr)
+				}
+			}
+			s.mu.Unlock()
 		}
 		if err == nil {
 			s.storeBytes = total
@@ -582,7 +649,7 @@ func (s *Server) replayOf(ctx context.Context, id string) (*run, error) {
 func (s *Server) pin(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := s.db.ExecContext(ctx, `UPDATE runs SET pinned = 1 WHERE id = ? AND pinned = 0`, id); err != nil {
+	if _, err := dbExec(ctx, s.db, `UPDATE runs SET pinned = 1 WHERE id = ? AND pinned = 0`, id); err != nil {
 		s.logf("run %s: pinning: %v", id, err)
 	}
 }

@@ -114,17 +114,18 @@ type Server struct {
 	quit       chan struct{} // closed by Shutdown: websocket writers say goodbye
 	closing    atomic.Bool
 
-	mu   sync.Mutex
-	live map[string]*run // runs executing or just finished, by id
-	ln   net.Listener    // what Serve serves, closed by Shutdown
+	mu        sync.Mutex
+	live      map[string]*run // runs executing or just finished, by id
+	lingering int             // stored runs kept in live for their client (execute)
+	ln        net.Listener    // what Serve serves, closed by Shutdown
 
 	runs       sync.WaitGroup // run goroutines
 	conns      sync.WaitGroup // websocket connections
 	executions atomic.Int64
 	programs   *programCache // compiled programs, by source hash and settings
 
-	storeMu    sync.Mutex
-	storeBytes int64 // the run store's size in bytes, -1 until summed (store)
+	storeMu    sync.Mutex // one store write at a time (Server.store)
+	storeBytes int64      // the run store's size in bytes, -1 until summed (store)
 	shutOnce   sync.Once
 	shutErr    error
 }
@@ -240,6 +241,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		if werr := waitCtx(ctx, &s.conns); err == nil {
 			err = werr
 		}
+		forgetStatements(s.db)
 		if cerr := s.db.Close(); err == nil {
 			err = cerr
 		}

@@ -76,6 +76,8 @@ type run struct {
 	onWatch   func()     // called (without r.mu) when the first client subscribes
 	replayed  *replayLog // a stored run's log, read page by page (replays only)
 	shared    bool       // stored: its done carries the share link
+	pinned    bool       // stored pinned (watched when it was written): Server.pin has nothing to do
+	lingers   bool       // stored and kept in the live map for its client (Server.lingerLocked; under Server.mu)
 
 	prog *engine.Program // compiled by the caller (a comparison's side), else nil
 	ran  *ranResult      // run by the caller too, else nil

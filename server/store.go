@@ -129,6 +129,73 @@ func migrate(db *sql.DB) error {
 	return tx.Commit()
 }
 
+// prepared is db's statement for query, prepared once and kept: SQLite's
+// parser was a tenth of the server's CPU per run when every call
+// prepared its statement again (database/sql keeps the statement
+// prepared on each pooled connection it has been used on). The cache is
+// keyed by the *sql.DB, which a server opens once.
+func prepared(ctx context.Context, db *sql.DB, query string) (*sql.Stmt, error) {
+	key := stmtKey{db, query}
+	if st, ok := stmts.Load(key); ok {
+		return st.(*sql.Stmt), nil
+	}
+	st, err := db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := stmts.LoadOrStore(key, st); loaded {
+		st.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return st, nil
+}
+
+type stmtKey struct {
+	db    *sql.DB
+	query string
+}
+
+var stmts sync.Map // stmtKey → *sql.Stmt
+
+// forgetStatements closes and drops db's prepared statements (Server.Shutdown,
+// before db.Close).
+func forgetStatements(db *sql.DB) {
+	stmts.Range(func(k, v any) bool {
+		if k.(stmtKey).db == db {
+			v.(*sql.Stmt).Close()
+			stmts.Delete(k)
+		}
+		return true
+	})
+}
+
+// queryRow is db.QueryRowContext through a prepared statement.
+func queryRow(ctx context.Context, db *sql.DB, query string, args ...any) (*sql.Row, error) {
+	st, err := prepared(ctx, db, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryRowContext(ctx, args...), nil
+}
+
+// dbExec is db.ExecContext through a prepared statement.
+func dbExec(ctx context.Context, db *sql.DB, query string, args ...any) (sql.Result, error) {
+	st, err := prepared(ctx, db, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+// txExec is tx.ExecContext through db's prepared statement.
+func txExec(ctx context.Context, db *sql.DB, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
+	st, err := prepared(ctx, db, query)
+	if err != nil {
+		return nil, err
+	}
+	return tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+}
+
 // storedRun is one row of the runs table.
 type storedRun struct {
 	ID, Code, Settings, Status, Result, Created string
@@ -153,7 +220,7 @@ func putRun(ctx context.Context, db *sql.DB, r *storedRun, next func() (page, er
 		return 0, err
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO runs (id, code, settings, status, result, events, event_count, created, pinned)
+	res, err := txExec(ctx, db, tx, `INSERT OR IGNORE INTO runs (id, code, settings, status, result, events, event_count, created, pinned)
 		VALUES (?, ?, ?, ?, ?, x'', ?, ?, ?)`, r.ID, r.Code, r.Settings, r.Status, r.Result, r.EventCount, r.Created, r.Pinned)
 	if err != nil {
 		return 0, err
@@ -171,14 +238,14 @@ func putRun(ctx context.Context, db *sql.DB, r *storedRun, next func() (page, er
 		if p.data == nil {
 			break
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO run_events (run_id, page, count, data) VALUES (?, ?, ?, ?)`,
+		if _, err := txExec(ctx, db, tx, `INSERT INTO run_events (run_id, page, count, data) VALUES (?, ?, ?, ?)`,
 			r.ID, pages, p.count, p.data); err != nil {
 			return 0, err
 		}
 		size += int64(len(p.data))
 		pages++
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE runs SET size = ?, pages = ? WHERE id = ?`, size, pages, r.ID); err != nil {
+	if _, err := txExec(ctx, db, tx, `UPDATE runs SET size = ?, pages = ? WHERE id = ?`, size, pages, r.ID); err != nil {
 		return 0, err
 	}
 	return size, tx.Commit()
@@ -186,19 +253,19 @@ func putRun(ctx context.Context, db *sql.DB, r *storedRun, next func() (page, er
 
 // evict deletes the oldest unpinned runs, other than keep (the run just
 // written, whose link is about to be sent), while the store is over budget
-// bytes; it returns how many it deleted and the store's size after.
-func evict(ctx context.Context, db *sql.DB, budget int64, keep string) (int, int64, error) {
+// bytes; it returns the ids it deleted and the store's size after.
+func evict(ctx context.Context, db *sql.DB, budget int64, keep string) ([]string, int64, error) {
 	var total sql.NullInt64
 	if err := db.QueryRowContext(ctx, `SELECT sum(size) FROM runs`).Scan(&total); err != nil {
-		return 0, 0, err
+		return nil, 0, err
 	}
 	over := total.Int64 - budget
 	if over <= 0 {
-		return 0, total.Int64, nil
+		return nil, total.Int64, nil
 	}
 	rows, err := db.QueryContext(ctx, `SELECT id, size FROM runs WHERE pinned = 0 AND id != ? ORDER BY rowid`, keep)
 	if err != nil {
-		return 0, 0, err
+		return nil, 0, err
 	}
 	var ids []string
 	for rows.Next() && over > 0 {
@@ -206,7 +273,7 @@ func evict(ctx context.Context, db *sql.DB, budget int64, keep string) (int, int
 		var size int64
 		if err := rows.Scan(&id, &size); err != nil {
 			rows.Close()
-			return 0, 0, err
+			return nil, 0, err
 		}
 		ids = append(ids, id)
 		over -= size
@@ -214,30 +281,33 @@ func evict(ctx context.Context, db *sql.DB, budget int64, keep string) (int, int
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return 0, 0, err
+		return nil, 0, err
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, 0, err
+		return nil, 0, err
 	}
 	defer tx.Rollback()
 	for _, id := range ids {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM run_events WHERE run_id = ?`, id); err != nil {
-			return 0, 0, err
+			return nil, 0, err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE id = ?`, id); err != nil {
-			return 0, 0, err
+			return nil, 0, err
 		}
 	}
-	return len(ids), total.Int64, tx.Commit()
+	return ids, total.Int64, tx.Commit()
 }
 
 // getRun reads a run without its events; ok is false when the id is not
 // stored.
 func getRun(ctx context.Context, db *sql.DB, id string) (*storedRun, bool, error) {
 	r := &storedRun{ID: id}
-	err := db.QueryRowContext(ctx, `SELECT code, settings, status, result, event_count, created, pages, pinned FROM runs WHERE id = ?`, id).
-		Scan(&r.Code, &r.Settings, &r.Status, &r.Result, &r.EventCount, &r.Created, &r.Pages, &r.Pinned)
+	row, err := queryRow(ctx, db, `SELECT code, settings, status, result, event_count, created, pages, pinned FROM runs WHERE id = ?`, id)
+	if err != nil {
+		return nil, false, err
+	}
+	err = row.Scan(&r.Code, &r.Settings, &r.Status, &r.Result, &r.EventCount, &r.Created, &r.Pages, &r.Pinned)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
 	}
@@ -262,7 +332,11 @@ func getPage(ctx context.Context, db *sql.DB, sr *storedRun, n int) ([][]byte, e
 		if n >= sr.Pages {
 			return nil, nil
 		}
-		if err := db.QueryRowContext(ctx, `SELECT data FROM run_events WHERE run_id = ? AND page = ?`, sr.ID, n).Scan(&blob); err != nil {
+		row, err := queryRow(ctx, db, `SELECT data FROM run_events WHERE run_id = ? AND page = ?`, sr.ID, n)
+		if err == nil {
+			err = row.Scan(&blob)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("run %s: stored events page %d: %w", sr.ID, n, err)
 		}
 	}
@@ -276,7 +350,11 @@ func getPage(ctx context.Context, db *sql.DB, sr *storedRun, n int) ([][]byte, e
 // hasRun reports whether id is stored.
 func hasRun(ctx context.Context, db *sql.DB, id string) (bool, error) {
 	var one int
-	err := db.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE id = ?`, id).Scan(&one)
+	row, err := queryRow(ctx, db, `SELECT 1 FROM runs WHERE id = ?`, id)
+	if err != nil {
+		return false, err
+	}
+	err = row.Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
