@@ -115,7 +115,7 @@ func (s *Server) execute(r *run, w *waiter, grace *time.Timer) {
 	defer s.runs.Done()
 	defer grace.Stop()
 	start := time.Now()
-	stored := false
+	stored, logged := false, false
 	defer func() {
 		// A stored run is found in the store from now on. One that was
 		// not (cut short, or a crash) lingers a grace in the live map, so
@@ -142,10 +142,12 @@ func (s *Server) execute(r *run, w *waiter, grace *time.Timer) {
 			delete(s.live, r.id)
 		}
 		s.mu.Unlock()
-		r.mu.Lock()
-		status := r.status
-		r.mu.Unlock()
-		s.logf("run %s %s %dms", r.id, status, time.Since(start).Milliseconds())
+		if !logged {
+			r.mu.Lock()
+			status := r.status
+			r.mu.Unlock()
+			s.logf("run %s %s %dms", r.id, status, time.Since(start).Milliseconds())
+		}
 	}()
 	if !s.slots.wait(r.ctx, w) {
 		r.finish(statusCancelled, mustJSON(doneMsg{Type: "done", Status: statusCancelled}))
@@ -175,6 +177,10 @@ func (s *Server) execute(r *run, w *waiter, grace *time.Timer) {
 		return
 	}
 	r.add(resultMessages(rec)...)
+	// Logged as the slot goes back, in the order the runs had their
+	// slots, not the order of their store writes.
+	s.logf("run %s %s %dms", r.id, rec.Status, time.Since(start).Milliseconds())
+	logged = true
 	share := ""
 	if err := s.store(r, rec); err != nil {
 		s.logf("run %s: storing: %v", r.id, err)

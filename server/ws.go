@@ -116,15 +116,18 @@ func (s *Server) wsRun(c *websocket.Conn) {
 			}
 		}
 		// Let events accumulate into the next batch, unless the run has
-		// ended: then its last messages go out at once. Only event frames
-		// are paced: after a status or queue message the run's first
-		// event goes out as soon as it is made, not a batch later.
+		// ended: then its last messages go out at once. A frame without
+		// events (status, queue places) waits only until the run leaves
+		// the queue: places go out at most every batchEvery, and the
+		// run's first event as soon as it is made, not a batch later.
+		var started <-chan struct{}
 		if !paced {
-			continue
+			started = r.started
 		}
 		pace.Reset(batchEvery)
 		select {
 		case <-pace.C:
+		case <-started:
 		case <-r.done:
 		case <-gone:
 			return
