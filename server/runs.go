@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -157,13 +158,22 @@ func (s *Server) execute(r *run, w *waiter, grace *time.Timer) {
 	s.executions.Add(1)
 	var rec *record
 	err := s.guard("run "+r.id, func() { rec = s.runEngine(r) })
-	// The slot goes back before the store write: a queued run's first
-	// event must not wait for another run's SQLite write (writes go one
-	// at a time, Server.store), and the write is not the engine's work.
-	s.slots.release()
 	if err == nil && rec.internal != nil {
 		err = rec.internal
 	}
+	// Logged before the slot goes back, so the log has the runs in the
+	// order they had their slots.
+	status := string(emu.StatusRuntimeError)
+	if err == nil {
+		status = rec.Status
+	}
+	s.logf("run %s %s %dms", r.id, status, time.Since(start).Milliseconds())
+	logged = true
+	// The slot goes back before the store write: a queued run's first
+	// event must not wait for another run's SQLite write (writes go
+	// through one writer, writer.go), and the write is not the engine's
+	// work.
+	s.slots.release()
 	if err != nil {
 		r.finish(string(emu.StatusRuntimeError), internalDone(err))
 		return
@@ -177,10 +187,6 @@ func (s *Server) execute(r *run, w *waiter, grace *time.Timer) {
 		return
 	}
 	r.add(resultMessages(rec)...)
-	// Logged as the slot goes back, in the order the runs had their
-	// slots, not the order of their store writes.
-	s.logf("run %s %s %dms", r.id, rec.Status, time.Since(start).Milliseconds())
-	logged = true
 	share := ""
 	if err := s.store(r, rec); err != nil {
 		s.logf("run %s: storing: %v", r.id, err)
@@ -396,91 +402,51 @@ func failure(rec *record) string {
 	return "the run ended with status " + rec.Status
 }
 
-// store writes a finished run: its record and its event pages, in one
-// transaction, then evicts the oldest unpinned runs past the store budget.
-// A run a client has watched is stored pinned: that client is shown its
+// store writes a finished run, its record and its event pages, through
+// the store writer (writer.go), and returns once they are committed. A
+// run a client has watched is stored pinned: that client is shown its
 // share link in the done message that follows (a client that gets done
 // later pins it then: Server.pin).
 func (s *Server) store(r *run, rec *record) error {
-	rec.Created = r.created.Format(time.RFC3339Nano)
-	r.mu.Lock()
-	items := r.items[:len(r.items):len(r.items)] // the log only grows: this prefix never changes
-	pinned := r.watched
-	r.mu.Unlock()
-	code := rec.Code
-	rec.Code = ""
-	result, err := json.Marshal(rec)
-	rec.Code = code
-	if err != nil {
-		return err
-	}
-	settings, _ := json.Marshal(rec.Settings)
-	i := 0
-	next := func() (page, error) {
-		var lines [][]byte
-		n := 0
-		for ; i < len(items) && n < limits.EventPage; i++ {
-			if items[i].isEvent {
-				lines = append(lines, items[i].line())
-				n++
-			}
-		}
-		if n == 0 {
-			return page{}, nil
-		}
-		blob, err := gzipLines(lines)
-		return page{count: n, data: blob}, err
-	}
-	// The write must land even when Shutdown cancelled the base context
-	// after the run ended: give it its own deadline.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	// One write at a time: SQLite has one writer, and a second one waits
-	// in its busy handler, which sleeps in steps of milliseconds; waiting
-	// here hands the lock over at once. Runs write outside their worker
-	// slot (execute), so at most one write runs beside the slots' work.
-	s.storeMu.Lock()
-	defer s.storeMu.Unlock()
-	size, err := putRun(ctx, s.db, &storedRun{ID: r.id, Code: r.code, Settings: string(settings), Status: rec.Status,
-		Result: string(result), EventCount: rec.Events, Created: rec.Created, Pinned: pinned}, next)
-	if err != nil {
-		return err
-	}
-	if pinned {
+	return s.writer.write(r.id, func(ctx context.Context, tx *sql.Tx) (int64, error) {
+		rec.Created = r.created.Format(time.RFC3339Nano)
 		r.mu.Lock()
-		r.pinned = true
+		items := r.items[:len(r.items):len(r.items)] // the log only grows: this prefix never changes
+		pinned := r.watched
 		r.mu.Unlock()
-	}
-	// The store's size is summed from SQLite once (a full scan of the
-	// runs, which grew with the store and was a tenth of the server's CPU
-	// per run) and kept up to date here; eviction runs when it passes the
-	// budget.
-	if s.storeBytes >= 0 {
-		s.storeBytes += size
-	}
-	if s.storeBytes < 0 || s.storeBytes > s.opts.StoreBudget {
-		ids, total, err := evict(ctx, s.db, s.opts.StoreBudget, r.id)
-		switch {
-		case err != nil:
-			s.storeBytes = -1 // unknown: summed again next time
-			s.logf("store: evicting: %v", err)
-		case len(ids) > 0:
-			s.logf("store: evicted %d unpinned runs past the %d-byte budget", len(ids), s.opts.StoreBudget)
-			// An evicted run still lingering for its client goes too: its
-			// share link answers 404 from now on.
-			s.mu.Lock()
-			for _, id := range ids {
-				if lr := s.live[id]; lr != nil && lr.lingers {
-					s.unlingerLocked(lr)
+		code := rec.Code
+		rec.Code = ""
+		result, err := json.Marshal(rec)
+		rec.Code = code
+		if err != nil {
+			return 0, err
+		}
+		settings, _ := json.Marshal(rec.Settings)
+		i := 0
+		next := func() (page, error) {
+			var lines [][]byte
+			n := 0
+			for ; i < len(items) && n < limits.EventPage; i++ {
+				if items[i].isEvent {
+					lines = append(lines, items[i].line())
+					n++
 				}
 			}
-			s.mu.Unlock()
+			if n == 0 {
+				return page{}, nil
+			}
+			blob, err := gzipLines(lines)
+			return page{count: n, data: blob}, err
 		}
-		if err == nil {
-			s.storeBytes = total
+		size, err := putRunTx(ctx, s.db, tx, &storedRun{ID: r.id, Code: r.code, Settings: string(settings), Status: rec.Status,
+			Result: string(result), EventCount: rec.Events, Created: rec.Created, Pinned: pinned}, next)
+		if err == nil && pinned {
+			r.mu.Lock()
+			r.pinned = true
+			r.mu.Unlock()
 		}
-	}
-	return nil
+		return size, err
+	})
 }
 
 // loadRecord reads a stored run's record. Rows written before outputs were

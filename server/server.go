@@ -124,7 +124,8 @@ type Server struct {
 	executions atomic.Int64
 	programs   *programCache // compiled programs, by source hash and settings
 
-	storeMu    sync.Mutex // one store write at a time (Server.store)
+	writer     *storeWriter
+	storeMu    sync.Mutex // guards storeBytes and eviction
 	storeBytes int64      // the run store's size in bytes, -1 until summed (store)
 	shutOnce   sync.Once
 	shutErr    error
@@ -178,6 +179,7 @@ func New(opts Options) (*Server, error) {
 		programs:   newProgramCache(limits.ProgramCache),
 		storeBytes: -1,
 	}
+	s.writer = newStoreWriter(s)
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.app = fiber.New(fiber.Config{
 		AppName:               "PLD Workbench",
@@ -241,6 +243,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		if werr := waitCtx(ctx, &s.conns); err == nil {
 			err = werr
 		}
+		s.writer.stop() // no run is left to write (or the context ran out: it writes what is pending)
 		forgetStatements(s.db)
 		if cerr := s.db.Close(); err == nil {
 			err = cerr

@@ -211,25 +211,27 @@ type page struct {
 	data  []byte
 }
 
-// putRun writes a run and its pages in one transaction; next yields the
-// pages in order (nil data: no more). A row already there (two servers,
-// or a race the live map did not catch) is kept: same id, same content.
+// putRun writes a run and its pages in one transaction (putRunTx).
 func putRun(ctx context.Context, db *sql.DB, r *storedRun, next func() (page, error)) (size int64, err error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
 	}
 	defer tx.Rollback()
-	res, err := txExec(ctx, db, tx, `INSERT OR IGNORE INTO runs (id, code, settings, status, result, events, event_count, created, pinned)
-		VALUES (?, ?, ?, ?, ?, x'', ?, ?, ?)`, r.ID, r.Code, r.Settings, r.Status, r.Result, r.EventCount, r.Created, r.Pinned)
-	if err != nil {
+	if size, err = putRunTx(ctx, db, tx, r, next); err != nil {
 		return 0, err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return 0, nil
-	}
+	return size, tx.Commit()
+}
+
+// putRunTx writes a run and its pages in tx; next yields the pages in
+// order (nil data: no more). A row already there (two servers, or a race
+// the live map did not catch) is kept: same id, same content. The pages
+// are made before the row is written, so the row carries its size and
+// page count in one statement.
+func putRunTx(ctx context.Context, db *sql.DB, tx *sql.Tx, r *storedRun, next func() (page, error)) (size int64, err error) {
+	var pages []page
 	size = int64(len(r.Code) + len(r.Settings) + len(r.Result))
-	pages := 0
 	for {
 		p, err := next()
 		if err != nil {
@@ -238,23 +240,30 @@ func putRun(ctx context.Context, db *sql.DB, r *storedRun, next func() (page, er
 		if p.data == nil {
 			break
 		}
-		if _, err := txExec(ctx, db, tx, `INSERT INTO run_events (run_id, page, count, data) VALUES (?, ?, ?, ?)`,
-			r.ID, pages, p.count, p.data); err != nil {
-			return 0, err
-		}
+		pages = append(pages, p)
 		size += int64(len(p.data))
-		pages++
 	}
-	if _, err := txExec(ctx, db, tx, `UPDATE runs SET size = ?, pages = ? WHERE id = ?`, size, pages, r.ID); err != nil {
+	res, err := txExec(ctx, db, tx, `INSERT OR IGNORE INTO runs (id, code, settings, status, result, events, event_count, created, pinned, size, pages)
+		VALUES (?, ?, ?, ?, ?, x'', ?, ?, ?, ?, ?)`, r.ID, r.Code, r.Settings, r.Status, r.Result, r.EventCount, r.Created, r.Pinned, size, len(pages))
+	if err != nil {
 		return 0, err
 	}
-	return size, tx.Commit()
+	if n, _ := res.RowsAffected(); n == 0 {
+		return 0, nil
+	}
+	for i, p := range pages {
+		if _, err := txExec(ctx, db, tx, `INSERT INTO run_events (run_id, page, count, data) VALUES (?, ?, ?, ?)`,
+			r.ID, i, p.count, p.data); err != nil {
+			return 0, err
+		}
+	}
+	return size, nil
 }
 
-// evict deletes the oldest unpinned runs, other than keep (the run just
-// written, whose link is about to be sent), while the store is over budget
+// evict deletes the oldest unpinned runs, other than those in keep (the
+// runs just written, whose links are about to be sent), while the store is over budget
 // bytes; it returns the ids it deleted and the store's size after.
-func evict(ctx context.Context, db *sql.DB, budget int64, keep string) ([]string, int64, error) {
+func evict(ctx context.Context, db *sql.DB, budget int64, keep map[string]bool) ([]string, int64, error) {
 	var total sql.NullInt64
 	if err := db.QueryRowContext(ctx, `SELECT sum(size) FROM runs`).Scan(&total); err != nil {
 		return nil, 0, err
@@ -263,7 +272,7 @@ func evict(ctx context.Context, db *sql.DB, budget int64, keep string) ([]string
 	if over <= 0 {
 		return nil, total.Int64, nil
 	}
-	rows, err := db.QueryContext(ctx, `SELECT id, size FROM runs WHERE pinned = 0 AND id != ? ORDER BY rowid`, keep)
+	rows, err := db.QueryContext(ctx, `SELECT id, size FROM runs WHERE pinned = 0 ORDER BY rowid`)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -274,6 +283,9 @@ func evict(ctx context.Context, db *sql.DB, budget int64, keep string) ([]string
 		if err := rows.Scan(&id, &size); err != nil {
 			rows.Close()
 			return nil, 0, err
+		}
+		if keep[id] {
+			continue
 		}
 		ids = append(ids, id)
 		over -= size
