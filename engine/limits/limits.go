@@ -204,6 +204,10 @@ const (
 	// explorer runs in one request; the whole request shares one timeout,
 	// so more seeds would only be cut off by it.
 	MaxSchedules = 64
+	// CLISchedules is how many random schedules `run --schedules N` may
+	// run: each is a whole run of the program, and the command line has
+	// no timeout over all of them.
+	CLISchedules = 10000
 	// SweepTime bounds a whole sweep the page asks for (every variant, rank
 	// count and size, each point also under the run budget): step 19's
 	// sweep at 2, 4 and 8 ranks over 1K:16M takes a few seconds here.
