@@ -172,9 +172,12 @@ func (r *run) add(msgs ...[]byte) {
 // Past maxEvents the events are dropped from the log (the stats still
 // count them) and the record says events_truncated.
 func (r *run) event(e trace.Event) {
-	// Encoded before the lock: the writers never wait on it.
-	line, _ := json.Marshal(e) // plain fields: cannot fail
-	msg := eventMessage(line)
+	// Encoded before the lock, straight into the message: the writers
+	// never wait on it.
+	msg := make([]byte, 0, 320)
+	msg = append(msg, eventHead...)
+	msg = appendEvent(msg, &e)
+	msg = append(msg, eventTail...)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.events >= maxEvents {
