@@ -56,19 +56,19 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 	if s.closing.Load() {
 		return postResponse{}, errorf(fiber.StatusServiceUnavailable, "the server is shutting down", "not accepting runs")
 	}
-	// The store is asked under s.mu: a run leaves the live map only after
-	// its store write, so a post sees it in one place or the other.
+	// The live map first, then the store, then the live map again, now to
+	// start the run. The store is asked without s.mu: under a burst of
+	// posts, one SQLite read at a time under the lock held every post and
+	// every socket's lookup behind it. A run leaves the live map only
+	// after its store write, so a post sees it in one place or the other,
+	// but for one that finished and left between the two looks: that
+	// content runs a second time, and its second write keeps the first
+	// row (putRunTx).
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if lr, ok := s.live[id]; ok {
-		lr.mu.Lock()
-		over := lr.finished
-		lr.mu.Unlock()
-		if !over {
-			return postResponse{ID: id, Settings: st}, nil
-		}
-		// finished and not stored (its store write, if any, comes
-		// before it leaves the map): run it again
+	pr, found := s.liveLocked(id, st)
+	s.mu.Unlock()
+	if found {
+		return pr, nil
 	}
 	stored, err := hasRun(ctx, s.db, id)
 	if err != nil {
@@ -76,6 +76,11 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 	}
 	if stored {
 		return postResponse{ID: id, Cached: true, Settings: st}, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pr, found := s.liveLocked(id, st); found {
+		return pr, nil
 	}
 	r := newRun(s.base, id, req.Code, st, sc)
 	r.prog, r.ran = req.prog, req.ran
@@ -101,6 +106,26 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 	})
 	go s.execute(r, w, grace)
 	return postResponse{ID: id, Settings: st}, nil
+}
+
+// liveLocked answers a post of id from the live map: found when the run
+// is executing (the caller joins it) or finished, stored and lingering
+// (cached). A run that finished unstored is run again. Called with s.mu
+// held.
+func (s *Server) liveLocked(id string, st Settings) (postResponse, bool) {
+	lr, ok := s.live[id]
+	if !ok {
+		return postResponse{}, false
+	}
+	if lr.lingers {
+		return postResponse{ID: id, Cached: true, Settings: st}, true
+	}
+	lr.mu.Lock()
+	over := lr.finished
+	lr.mu.Unlock()
+	// finished and not stored (its store write, if any, comes before it
+	// leaves the map): run it again
+	return postResponse{ID: id, Settings: st}, !over
 }
 
 // retryAfter is the Retry-After a refused post gets, in seconds: about
