@@ -642,14 +642,11 @@ func (s *Server) replayOf(ctx context.Context, id string) (*run, error) {
 }
 
 // pin records that a client was sent a run's done with its share link:
-// the run is kept however full the store gets (API.md).
-func (s *Server) pin(id string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := dbExec(ctx, s.db, `UPDATE runs SET pinned = 1 WHERE id = ? AND pinned = 0`, id); err != nil {
-		s.logf("run %s: pinning: %v", id, err)
-	}
-}
+// the run is kept however full the store gets (API.md). The store writer
+// applies it in its next transaction, so the socket does not wait on a
+// write of its own (which, beside the writer's, waited in SQLite's busy
+// handler).
+func (s *Server) pin(id string) { s.writer.pin(id) }
 
 // ranResult is a run done elsewhere (in a comparison) with its events.
 type ranResult struct {

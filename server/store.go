@@ -178,15 +178,6 @@ func queryRow(ctx context.Context, db *sql.DB, query string, args ...any) (*sql.
 	return st.QueryRowContext(ctx, args...), nil
 }
 
-// dbExec is db.ExecContext through a prepared statement.
-func dbExec(ctx context.Context, db *sql.DB, query string, args ...any) (sql.Result, error) {
-	st, err := prepared(ctx, db, query)
-	if err != nil {
-		return nil, err
-	}
-	return st.ExecContext(ctx, args...)
-}
-
 // txExec is tx.ExecContext through db's prepared statement.
 func txExec(ctx context.Context, db *sql.DB, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
 	st, err := prepared(ctx, db, query)

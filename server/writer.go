@@ -22,6 +22,7 @@ type storeWriter struct {
 	s       *Server
 	mu      sync.Mutex
 	pending []*writeJob
+	pins    []string // runs whose share link a client was sent (Server.pin)
 	wake    chan struct{} // a token when pending grew
 	quit    chan struct{} // closed by Shutdown once the runs are done
 	exited  chan struct{}
@@ -58,6 +59,17 @@ func (w *storeWriter) write(id string, rows func(ctx context.Context, tx *sql.Tx
 	return <-j.err
 }
 
+// pin marks run id pinned in the writer's next transaction.
+func (w *storeWriter) pin(id string) {
+	w.mu.Lock()
+	w.pins = append(w.pins, id)
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
 // stop ends the writer after what is pending (Shutdown calls it once no
 // run is left to write).
 func (w *storeWriter) stop() {
@@ -84,11 +96,14 @@ func (w *storeWriter) loop() {
 // runs; it reports whether it wrote any.
 func (w *storeWriter) flush() bool {
 	w.mu.Lock()
-	if len(w.pending) == 0 {
+	if len(w.pending) == 0 && len(w.pins) == 0 {
 		w.mu.Unlock()
 		return false
 	}
-	oldest := w.pending[0].queued
+	oldest := time.Now()
+	if len(w.pending) > 0 {
+		oldest = w.pending[0].queued
+	}
 	w.mu.Unlock()
 	for w.s.slots.waiting() > 0 && time.Since(oldest) < limits.StoreYield {
 		time.Sleep(time.Millisecond)
@@ -97,9 +112,39 @@ func (w *storeWriter) flush() bool {
 	n := min(len(w.pending), writeBatch)
 	batch := w.pending[:n:n]
 	w.pending = w.pending[n:]
+	pins := w.pins
+	w.pins = nil
 	w.mu.Unlock()
-	w.commit(batch)
+	w.applyPins(pins)
+	if len(batch) > 0 {
+		w.commit(batch)
+	}
 	return true
+}
+
+// applyPins marks ids pinned, in one transaction.
+func (w *storeWriter) applyPins(ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := func() error {
+		tx, err := w.s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		for _, id := range ids {
+			if _, err := txExec(ctx, w.s.db, tx, `UPDATE runs SET pinned = 1 WHERE id = ? AND pinned = 0`, id); err != nil {
+				return err
+			}
+		}
+		return tx.Commit()
+	}()
+	if err != nil {
+		w.s.logf("pinning %d runs: %v", len(ids), err)
+	}
 }
 
 // commit writes batch in one transaction; when that fails, each run in a
