@@ -22,7 +22,7 @@ type storeWriter struct {
 	s       *Server
 	mu      sync.Mutex
 	pending []*writeJob
-	pins    []string // runs whose share link a client was sent (Server.pin)
+	pins    []string      // runs whose share link a client was sent (Server.pin)
 	wake    chan struct{} // a token when pending grew
 	quit    chan struct{} // closed by Shutdown once the runs are done
 	exited  chan struct{}
