@@ -372,3 +372,21 @@ func firstError(t *testing.T, l diag.List) diag.Diagnostic {
 	t.Fatalf("no error among %v", l)
 	return diag.Diagnostic{}
 }
+
+// TestDispatchLoopPinsRanks: a host whose dispatch loop has a constant
+// bound runs at that many ranks when none is asked for, even where a host
+// tensor's leading dimension counts something else (rounds.py: x is
+// [ROUNDS=3, 2, 1, SIZE], dispatched `for r in pl.range(2)`).
+func TestDispatchLoopPinsRanks(t *testing.T) {
+	src, err := os.ReadFile("testdata/heads/rounds.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := engine.Run(context.Background(), "rounds.py", src, engine.RunOptions{Options: engine.Options{Entry: "host_orch"}})
+	if res.Status != emu.StatusOK || res.Ranks != 2 {
+		t.Errorf("rounds.py without ranks: status %s at %d ranks (%v), want ok at 2", res.Status, res.Ranks, res.Diags)
+	}
+	if chk := engine.Check(context.Background(), "rounds.py", src, engine.Options{}); len(chk.Diags) != 0 {
+		t.Errorf("Check rounds.py without ranks: %v", chk.Diags)
+	}
+}

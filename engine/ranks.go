@@ -2,6 +2,7 @@ package engine
 
 import (
 	"pldworkbench/engine/meta"
+	"pldworkbench/engine/syntax"
 )
 
 // pinnedRanks reports the rank count a host orchestrator's own annotations
@@ -13,9 +14,18 @@ import (
 // leading dimension (pl.dynamic("NR")) pin nothing, and neither do 1-D
 // tensors; the largest leading dimension wins, so an unsliced [1, SIZE]
 // weight passed to every rank does not count.
+//
+// A dispatch loop with a constant bound, `for r in pl.range(2): ...
+// device=r`, pins the rank count before any tensor does: its bound is the
+// rank count (the checker holds it to P, E0108), where a leading dimension
+// may count something else, as the rounds of x: [ROUNDS, 2, 1, SIZE]
+// indexed x[rd, r].
 func pinnedRanks(mod *meta.Module, fn *meta.DSLFunc) (int, bool) {
 	if fn == nil || fn.Kind != meta.Host {
 		return 0, false
+	}
+	if n := dispatchLoopRanks(mod, fn); n > 0 {
+		return n, true
 	}
 	best := 0
 	for _, p := range fn.Def.Params {
@@ -48,4 +58,62 @@ func pinnedRanks(mod *meta.Module, fn *meta.DSLFunc) (int, bool) {
 		}
 	}
 	return best, best > 0
+}
+
+// dispatchLoopRanks is the constant bound of fn's first dispatch loop, `for
+// r in pl.range(N)` whose body dispatches with device=r, or 0 (none, or a
+// bound not known here, such as pld.world_size()).
+func dispatchLoopRanks(mod *meta.Module, fn *meta.DSLFunc) int {
+	found := 0
+	for _, st := range fn.Def.Body {
+		syntax.Walk(st, func(n syntax.Node) bool {
+			if found > 0 {
+				return false
+			}
+			f, ok := n.(*syntax.ForStmt)
+			if !ok {
+				return true
+			}
+			v, isIdent := f.Target.(*syntax.Ident)
+			call, isCall := f.Iter.(*syntax.CallExpr)
+			if !isIdent || !isCall || len(call.Args) != 1 || call.Args[0].Name != "" || !isPlRange(call.Fn) || !dispatchesOn(f.Body, v.Name) {
+				return true
+			}
+			if val, d := meta.EvalExpr(mod, call.Args[0].Value, fn.Env); d == nil {
+				if k, isInt := val.(meta.Int); isInt && k.V > 0 {
+					found = int(k.V)
+				}
+			}
+			return true
+		})
+	}
+	return found
+}
+
+// isPlRange reports whether x is written pl.range.
+func isPlRange(x syntax.Expr) bool {
+	a, ok := x.(*syntax.AttrExpr)
+	if !ok || a.Name != "range" {
+		return false
+	}
+	id, ok := a.X.(*syntax.Ident)
+	return ok && id.Name == "pl"
+}
+
+// dispatchesOn reports whether body has a call with device=name.
+func dispatchesOn(body []syntax.Stmt, name string) bool {
+	hit := false
+	for _, st := range body {
+		syntax.Walk(st, func(n syntax.Node) bool {
+			if c, ok := n.(*syntax.CallExpr); ok {
+				for _, a := range c.Args {
+					if id, isIdent := a.Value.(*syntax.Ident); a.Name == "device" && isIdent && id.Name == name {
+						hit = true
+					}
+				}
+			}
+			return !hit
+		})
+	}
+	return hit
 }

@@ -8,6 +8,7 @@ package server
 // become JSON.
 
 import (
+	"encoding/json"
 	"pldworkbench/engine"
 	"pldworkbench/engine/compare"
 	"pldworkbench/engine/diag"
@@ -298,6 +299,25 @@ type outTensor struct {
 	FullShape []int       `json:"full_shape,omitempty"`
 	Truncated bool        `json:"truncated,omitempty"`
 	Stats     tensorStats `json:"stats"`
+
+	raw []byte // its JSON, once encoded (MarshalJSON)
+}
+
+// MarshalJSON encodes t the first time and hands out the same bytes after:
+// a run's outputs go out in its output messages and again in its stored
+// record, and formatting their floats twice was a tenth of the server's
+// CPU per run. An outTensor is not changed once made (capOutputs makes
+// it), and one run's goroutine encodes its own.
+func (t *outTensor) MarshalJSON() ([]byte, error) {
+	if t.raw == nil {
+		type plain outTensor // without this method
+		b, err := json.Marshal((*plain)(t))
+		if err != nil {
+			return nil, err
+		}
+		t.raw = b
+	}
+	return t.raw, nil
 }
 
 // tensorStats summarise a tensor: min, max and mean over the elements that

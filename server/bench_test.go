@@ -1,11 +1,16 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -48,11 +53,36 @@ func cpuNow() time.Duration {
 
 func BenchmarkRunOverWebsocket(b *testing.B) {
 	ts := startOpts(b, Options{})
+	cpu := cpuNow()
+	events := wsRuns(b, ts, b.N)
+	b.ReportMetric(float64(cpuNow()-cpu)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(events), "events/op")
+}
+
+// BenchmarkServerCPUPerRun is BenchmarkRunOverWebsocket against a `workbench
+// serve` child process, so that server-cpu-ns/op (the child's user+system
+// CPU from /proc, logging included) counts the server alone, not this
+// process's client. Its ratio to BenchmarkProgramRun's cpu-ns/op is issue
+// 15's server overhead per run.
+func BenchmarkServerCPUPerRun(b *testing.B) {
+	c := startChild(b, b.TempDir())
+	ts := &testServer{url: c.url}
+	wsRuns(b, ts, 3) // warm: the program cache, the store's first pages
+	b.ResetTimer()
+	cpu := childCPU(b, c.cmd.Process.Pid)
+	events := wsRuns(b, ts, b.N)
+	b.ReportMetric(float64(childCPU(b, c.cmd.Process.Pid)-cpu)/float64(b.N), "server-cpu-ns/op")
+	b.ReportMetric(float64(events), "events/op")
+}
+
+// wsRuns posts n step-8 runs one after the other, each with its own seed,
+// and follows each over the websocket to done; it returns the events of
+// the last.
+func wsRuns(b *testing.B, ts *testServer, n int) int {
 	code := []byte(kernelSourceTB(b, "08_allreduce_mesh"))
 	events := 0
-	cpu := cpuNow()
-	for i := 0; b.Loop(); i++ {
-		body := rawBody(b, code, map[string]any{"step": 8, "ranks": benchRanks, "fill": "randn", "seed": 1000 + i})
+	for range n {
+		body := rawBody(b, code, map[string]any{"step": 8, "ranks": benchRanks, "fill": "randn", "seed": wsSeed.Add(1)})
 		status, ans := ts.postRaw(b, "/api/runs", body)
 		var pr postResponse
 		if status != 200 || json.Unmarshal(ans, &pr) != nil || pr.Cached {
@@ -67,8 +97,29 @@ func BenchmarkRunOverWebsocket(b *testing.B) {
 		}
 		events = out.events
 	}
-	b.ReportMetric(float64(cpuNow()-cpu)/float64(b.N), "cpu-ns/op")
-	b.ReportMetric(float64(events), "events/op")
+	return events
+}
+
+// wsSeed numbers the benchmark runs' seeds, so no run is answered from the
+// store, however often the benchmark function is called.
+var wsSeed atomic.Int64
+
+// childCPU is process pid's user+system CPU so far, from /proc/pid/stat
+// (fields 14 and 15, in clock ticks of 10 ms).
+func childCPU(tb testing.TB, pid int) time.Duration {
+	tb.Helper()
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	// The command name (field 2) is in parentheses and may hold spaces.
+	f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		tb.Fatalf("/proc/%d/stat: %q", pid, raw)
+	}
+	return time.Duration(ut+st) * 10 * time.Millisecond
 }
 
 func BenchmarkProgramRun(b *testing.B) {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -370,4 +371,41 @@ func TestCPUBoundModule(t *testing.T) {
 	if d.Status == "timeout" && d.Share != "" {
 		t.Errorf("a timed-out run was stored: %s", ms[len(ms)-1].raw)
 	}
+}
+
+// TestQueueMessageJSON: the hand-written queue message is queueMsg's JSON.
+func TestQueueMessageJSON(t *testing.T) {
+	for _, pq := range [][2]int{{1, 1}, {2, 3}, {127, 128}, {0, 0}} {
+		want, err := json.Marshal(queueMsg{Type: "queue", Position: pq[0], Of: pq[1]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := queueMessage(pq[0], pq[1]); !bytes.Equal(got, want) {
+			t.Errorf("queueMessage(%d, %d) = %s, want %s", pq[0], pq[1], got, want)
+		}
+	}
+}
+
+// TestQueueMessagesCoalesce: a queue place that nothing followed in the
+// log yet is replaced by the next, so a run moved up many places while
+// its client was not reading has one queue message for them.
+func TestQueueMessagesCoalesce(t *testing.T) {
+	r := newRun(context.Background(), "x", "", Settings{}, nil)
+	s := r.subscribe()
+	for pos := 9; pos >= 1; pos-- {
+		r.setQueuePos(pos, 9)
+	}
+	r.add([]byte(`{"type":"status"}`))
+	r.setQueuePos(2, 9) // after another message: a message of its own
+	msgs, _ := r.read(0, 100)
+	var queue [][]byte
+	for _, m := range msgs {
+		if bytes.Contains(m, []byte(`"type":"queue"`)) {
+			queue = append(queue, m)
+		}
+	}
+	if len(queue) != 2 || !bytes.Equal(queue[0], queueMessage(1, 9)) || !bytes.Equal(queue[1], queueMessage(2, 9)) {
+		t.Errorf("queue messages %q, want 1 of 9 (the last of the first nine places), then 2 of 9", queue)
+	}
+	r.unsubscribe(s)
 }

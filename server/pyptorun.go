@@ -78,7 +78,10 @@ func (s *Server) postPyPTORun(c *fiber.Ctx) error {
 		Platform: req.Platform, Backend: "pypto " + tc.PyPTO}
 	id := runID(req.Code, st)
 	out.ID, out.PyPTO = id, tc.PyPTO
-	if stored, err := hasRun(c.Context(), s.db, id); err != nil {
+	// UserContext, as every handler: database/sql derives a context from
+	// the one it is given, and one derived from fasthttp's RequestCtx
+	// reads a field Shutdown writes (the race detector found it).
+	if stored, err := hasRun(c.UserContext(), s.db, id); err != nil {
 		return err
 	} else if stored {
 		out.Cached = true

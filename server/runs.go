@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,19 +56,19 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 	if s.closing.Load() {
 		return postResponse{}, errorf(fiber.StatusServiceUnavailable, "the server is shutting down", "not accepting runs")
 	}
-	// The store is asked under s.mu: a run leaves the live map only after
-	// its store write, so a post sees it in one place or the other.
+	// The live map first, then the store, then the live map again, now to
+	// start the run. The store is asked without s.mu: under a burst of
+	// posts, one SQLite read at a time under the lock held every post and
+	// every socket's lookup behind it. A run leaves the live map only
+	// after its store write, so a post sees it in one place or the other,
+	// but for one that finished and left between the two looks: that
+	// content runs a second time, and its second write keeps the first
+	// row (putRunTx).
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if lr, ok := s.live[id]; ok {
-		lr.mu.Lock()
-		over := lr.finished
-		lr.mu.Unlock()
-		if !over {
-			return postResponse{ID: id, Settings: st}, nil
-		}
-		// finished and not stored (its store write, if any, comes
-		// before it leaves the map): run it again
+	pr, found := s.liveLocked(id, st)
+	s.mu.Unlock()
+	if found {
+		return pr, nil
 	}
 	stored, err := hasRun(ctx, s.db, id)
 	if err != nil {
@@ -75,6 +76,11 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 	}
 	if stored {
 		return postResponse{ID: id, Cached: true, Settings: st}, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pr, found := s.liveLocked(id, st); found {
+		return pr, nil
 	}
 	r := newRun(s.base, id, req.Code, st, sc)
 	r.prog, r.ran = req.prog, req.ran
@@ -102,6 +108,26 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 	return postResponse{ID: id, Settings: st}, nil
 }
 
+// liveLocked answers a post of id from the live map: found when the run
+// is executing (the caller joins it) or finished, stored and lingering
+// (cached). A run that finished unstored is run again. Called with s.mu
+// held.
+func (s *Server) liveLocked(id string, st Settings) (postResponse, bool) {
+	lr, ok := s.live[id]
+	if !ok {
+		return postResponse{}, false
+	}
+	if lr.lingers {
+		return postResponse{ID: id, Cached: true, Settings: st}, true
+	}
+	lr.mu.Lock()
+	over := lr.finished
+	lr.mu.Unlock()
+	// finished and not stored (its store write, if any, comes before it
+	// leaves the map): run it again
+	return postResponse{ID: id, Settings: st}, !over
+}
+
 // retryAfter is the Retry-After a refused post gets, in seconds: about
 // when the queue has moved, the unwatched grace or a run's timeout,
 // whichever is shorter.
@@ -115,35 +141,44 @@ func (s *Server) execute(r *run, w *waiter, grace *time.Timer) {
 	defer s.runs.Done()
 	defer grace.Stop()
 	start := time.Now()
-	stored := false
+	stored, logged := false, false
 	defer func() {
 		// A stored run is found in the store from now on. One that was
 		// not (cut short, or a crash) lingers a grace in the live map, so
 		// a client that connects late still gets its done; a post of the
 		// same content replaces it (startRun).
+		//
+		// A stored run nobody watches yet lingers too, when it is small
+		// (one page of events) and fewer than the queue's length do: its
+		// client posted it and is about to connect, and the log in memory
+		// is what it would have seen a moment earlier, where a replay
+		// from the store (reading the record and the pages back, decoding
+		// the outputs) cost the server more than the run. Later viewers
+		// (a share link) get the replay.
 		s.mu.Lock()
-		if stored {
+		r.mu.Lock()
+		small := !r.watched && r.events <= limits.EventPage
+		r.mu.Unlock()
+		switch {
+		case !stored:
+			s.lingerLocked(r, false)
+		case small && s.lingering < s.opts.MaxQueue:
+			s.lingerLocked(r, true)
+		default:
 			delete(s.live, r.id)
-		} else {
-			time.AfterFunc(s.opts.UnwatchedGrace, func() {
-				s.mu.Lock()
-				if s.live[r.id] == r {
-					delete(s.live, r.id)
-				}
-				s.mu.Unlock()
-			})
 		}
 		s.mu.Unlock()
-		r.mu.Lock()
-		status := r.status
-		r.mu.Unlock()
-		s.logf("run %s %s %dms", r.id, status, time.Since(start).Milliseconds())
+		if !logged {
+			r.mu.Lock()
+			status := r.status
+			r.mu.Unlock()
+			s.logf("run %s %s %dms", r.id, status, time.Since(start).Milliseconds())
+		}
 	}()
 	if !s.slots.wait(r.ctx, w) {
 		r.finish(statusCancelled, mustJSON(doneMsg{Type: "done", Status: statusCancelled}))
 		return
 	}
-	defer s.slots.release()
 	r.leaveQueue()
 	s.executions.Add(1)
 	var rec *record
@@ -151,6 +186,19 @@ func (s *Server) execute(r *run, w *waiter, grace *time.Timer) {
 	if err == nil && rec.internal != nil {
 		err = rec.internal
 	}
+	// Logged before the slot goes back, so the log has the runs in the
+	// order they had their slots.
+	status := string(emu.StatusRuntimeError)
+	if err == nil {
+		status = rec.Status
+	}
+	s.logf("run %s %s %dms", r.id, status, time.Since(start).Milliseconds())
+	logged = true
+	// The slot goes back before the store write: a queued run's first
+	// event must not wait for another run's SQLite write (writes go
+	// through one writer, writer.go), and the write is not the engine's
+	// work.
+	s.slots.release()
 	if err != nil {
 		r.finish(string(emu.StatusRuntimeError), internalDone(err))
 		return
@@ -174,6 +222,44 @@ func (s *Server) execute(r *run, w *waiter, grace *time.Timer) {
 		r.mu.Unlock()
 	}
 	r.finish(rec.Status, doneMessage(rec, share))
+}
+
+// lingerLocked keeps finished run r in the live map for the unwatched
+// grace (a post of the same content replaces it: startRun). A stored one
+// is counted in s.lingering and leaves as soon as a client has read it to
+// its end (unlinger). Called with s.mu held.
+func (s *Server) lingerLocked(r *run, stored bool) {
+	if stored {
+		s.lingering++
+		r.lingers = true
+	}
+	time.AfterFunc(s.opts.UnwatchedGrace, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if r.lingers {
+			s.unlingerLocked(r)
+		} else if s.live[r.id] == r {
+			delete(s.live, r.id)
+		}
+	})
+}
+
+// unlinger ends a stored run's stay in the live map once a client has
+// read its log to the end: later viewers replay it from the store.
+func (s *Server) unlinger(r *run) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.lingers {
+		s.unlingerLocked(r)
+	}
+}
+
+func (s *Server) unlingerLocked(r *run) {
+	r.lingers = false
+	s.lingering--
+	if s.live[r.id] == r {
+		delete(s.live, r.id)
+	}
 }
 
 // runEngine resolves the entry, checks, runs and judges r, appending the
@@ -341,73 +427,51 @@ func failure(rec *record) string {
 	return "the run ended with status " + rec.Status
 }
 
-// store writes a finished run: its record and its event pages, in one
-// transaction, then evicts the oldest unpinned runs past the store budget.
-// A run a client has watched is stored pinned: that client is shown its
+// store writes a finished run, its record and its event pages, through
+// the store writer (writer.go), and returns once they are committed. A
+// run a client has watched is stored pinned: that client is shown its
 // share link in the done message that follows (a client that gets done
 // later pins it then: Server.pin).
 func (s *Server) store(r *run, rec *record) error {
-	rec.Created = r.created.Format(time.RFC3339Nano)
-	r.mu.Lock()
-	items := r.items[:len(r.items):len(r.items)] // the log only grows: this prefix never changes
-	pinned := r.watched
-	r.mu.Unlock()
-	code := rec.Code
-	rec.Code = ""
-	result, err := json.Marshal(rec)
-	rec.Code = code
-	if err != nil {
-		return err
-	}
-	settings, _ := json.Marshal(rec.Settings)
-	i := 0
-	next := func() (page, error) {
-		var lines [][]byte
-		n := 0
-		for ; i < len(items) && n < limits.EventPage; i++ {
-			if items[i].isEvent {
-				lines = append(lines, items[i].line())
-				n++
+	return s.writer.write(r.id, func(ctx context.Context, tx *sql.Tx) (int64, error) {
+		rec.Created = r.created.Format(time.RFC3339Nano)
+		r.mu.Lock()
+		items := r.items[:len(r.items):len(r.items)] // the log only grows: this prefix never changes
+		pinned := r.watched
+		r.mu.Unlock()
+		code := rec.Code
+		rec.Code = ""
+		result, err := json.Marshal(rec)
+		rec.Code = code
+		if err != nil {
+			return 0, err
+		}
+		settings, _ := json.Marshal(rec.Settings)
+		i := 0
+		next := func() (page, error) {
+			var lines [][]byte
+			n := 0
+			for ; i < len(items) && n < limits.EventPage; i++ {
+				if items[i].isEvent {
+					lines = append(lines, items[i].line())
+					n++
+				}
 			}
+			if n == 0 {
+				return page{}, nil
+			}
+			blob, err := gzipLines(lines)
+			return page{count: n, data: blob}, err
 		}
-		if n == 0 {
-			return page{}, nil
+		size, err := putRunTx(ctx, s.db, tx, &storedRun{ID: r.id, Code: r.code, Settings: string(settings), Status: rec.Status,
+			Result: string(result), EventCount: rec.Events, Created: rec.Created, Pinned: pinned}, next)
+		if err == nil && pinned {
+			r.mu.Lock()
+			r.pinned = true
+			r.mu.Unlock()
 		}
-		blob, err := gzipLines(lines)
-		return page{count: n, data: blob}, err
-	}
-	// The write must land even when Shutdown cancelled the base context
-	// after the run ended: give it its own deadline.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	size, err := putRun(ctx, s.db, &storedRun{ID: r.id, Code: r.code, Settings: string(settings), Status: rec.Status,
-		Result: string(result), EventCount: rec.Events, Created: rec.Created, Pinned: pinned}, next)
-	if err != nil {
-		return err
-	}
-	// The store's size is summed from SQLite once (a full scan of the
-	// runs, which grew with the store and was a tenth of the server's CPU
-	// per run) and kept up to date here; eviction runs when it passes the
-	// budget.
-	s.storeMu.Lock()
-	defer s.storeMu.Unlock()
-	if s.storeBytes >= 0 {
-		s.storeBytes += size
-	}
-	if s.storeBytes < 0 || s.storeBytes > s.opts.StoreBudget {
-		n, total, err := evict(ctx, s.db, s.opts.StoreBudget, r.id)
-		switch {
-		case err != nil:
-			s.storeBytes = -1 // unknown: summed again next time
-			s.logf("store: evicting: %v", err)
-		case n > 0:
-			s.logf("store: evicted %d unpinned runs past the %d-byte budget", n, s.opts.StoreBudget)
-		}
-		if err == nil {
-			s.storeBytes = total
-		}
-	}
-	return nil
+		return size, err
+	})
 }
 
 // loadRecord reads a stored run's record. Rows written before outputs were
@@ -578,14 +642,11 @@ func (s *Server) replayOf(ctx context.Context, id string) (*run, error) {
 }
 
 // pin records that a client was sent a run's done with its share link:
-// the run is kept however full the store gets (API.md).
-func (s *Server) pin(id string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := s.db.ExecContext(ctx, `UPDATE runs SET pinned = 1 WHERE id = ? AND pinned = 0`, id); err != nil {
-		s.logf("run %s: pinning: %v", id, err)
-	}
-}
+// the run is kept however full the store gets (API.md). The store writer
+// applies it in its next transaction, so the socket does not wait on a
+// write of its own (which, beside the writer's, waited in SQLite's busy
+// handler).
+func (s *Server) pin(id string) { s.writer.pin(id) }
 
 // ranResult is a run done elsewhere (in a comparison) with its events.
 type ranResult struct {

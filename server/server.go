@@ -114,17 +114,19 @@ type Server struct {
 	quit       chan struct{} // closed by Shutdown: websocket writers say goodbye
 	closing    atomic.Bool
 
-	mu   sync.Mutex
-	live map[string]*run // runs executing or just finished, by id
-	ln   net.Listener    // what Serve serves, closed by Shutdown
+	mu        sync.Mutex
+	live      map[string]*run // runs executing or just finished, by id
+	lingering int             // stored runs kept in live for their client (execute)
+	ln        net.Listener    // what Serve serves, closed by Shutdown
 
 	runs       sync.WaitGroup // run goroutines
 	conns      sync.WaitGroup // websocket connections
 	executions atomic.Int64
 	programs   *programCache // compiled programs, by source hash and settings
 
-	storeMu    sync.Mutex
-	storeBytes int64 // the run store's size in bytes, -1 until summed (store)
+	writer     *storeWriter
+	storeMu    sync.Mutex // guards storeBytes and eviction
+	storeBytes int64      // the run store's size in bytes, -1 until summed (store)
 	shutOnce   sync.Once
 	shutErr    error
 }
@@ -177,6 +179,7 @@ func New(opts Options) (*Server, error) {
 		programs:   newProgramCache(limits.ProgramCache),
 		storeBytes: -1,
 	}
+	s.writer = newStoreWriter(s)
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.app = fiber.New(fiber.Config{
 		AppName:               "PLD Workbench",
@@ -240,6 +243,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		if werr := waitCtx(ctx, &s.conns); err == nil {
 			err = werr
 		}
+		s.writer.stop() // no run is left to write (or the context ran out: it writes what is pending)
+		forgetStatements(s.db)
 		if cerr := s.db.Close(); err == nil {
 			err = cerr
 		}

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"sync"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 type item struct {
 	raw     []byte
 	isEvent bool // raw is eventMessage(line)
+	isQueue bool // raw is a queue message
 }
 
 // encode returns the message's JSON.
@@ -56,9 +58,10 @@ type run struct {
 	created  time.Time
 	replay   bool
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{} // closed when the log is complete
+	ctx     context.Context
+	cancel  context.CancelFunc
+	done    chan struct{} // closed when the log is complete
+	started chan struct{} // closed when the run leaves the queue (leaveQueue)
 
 	mu        sync.Mutex
 	items     []item
@@ -76,6 +79,8 @@ type run struct {
 	onWatch   func()     // called (without r.mu) when the first client subscribes
 	replayed  *replayLog // a stored run's log, read page by page (replays only)
 	shared    bool       // stored: its done carries the share link
+	pinned    bool       // stored pinned (watched when it was written): Server.pin has nothing to do
+	lingers   bool       // stored and kept in the live map for its client (Server.lingerLocked; under Server.mu)
 
 	prog *engine.Program // compiled by the caller (a comparison's side), else nil
 	ran  *ranResult      // run by the caller too, else nil
@@ -95,10 +100,25 @@ func (r *run) setQueuePos(pos, of int) {
 	defer r.mu.Unlock()
 	r.queuePos, r.queueLen = pos, of
 	if len(r.subs) > 0 && pos != r.queueSent && !r.finished {
-		r.queueSent = pos
-		r.items = append(r.items, item{raw: queueMessage(pos, of)})
+		r.queueLocked(pos, of)
 		r.wakeLocked()
 	}
+}
+
+// queueLocked logs a queue message. One that is the log's last item still
+// is replaced instead: in a burst every slot handed over moves every
+// queued run up one place, and a message per move made the messages (and
+// the frames carrying them) grow with the square of the queue; a reader
+// past the old one has sent it, one before it sends the newer place.
+// Called with r.mu held.
+func (r *run) queueLocked(pos, of int) {
+	r.queueSent = pos
+	it := item{raw: queueMessage(pos, of), isQueue: true}
+	if n := len(r.items); n > 0 && r.items[n-1].isQueue {
+		r.items[n-1] = it
+		return
+	}
+	r.items = append(r.items, it)
 }
 
 // leaveQueue says r has a slot: no more queue messages.
@@ -106,11 +126,12 @@ func (r *run) leaveQueue() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.queuePos = 0
+	close(r.started)
 }
 
 func newRun(parent context.Context, id, code string, st Settings, sc *stepCheck) *run {
 	r := &run{id: id, code: code, settings: st, step: sc, created: time.Now().UTC(),
-		done: make(chan struct{}), subs: map[*subscriber]struct{}{}, status: "queued", ranks: st.Ranks, entry: st.Entry}
+		done: make(chan struct{}), started: make(chan struct{}), subs: map[*subscriber]struct{}{}, status: "queued", ranks: st.Ranks, entry: st.Entry}
 	r.ctx, r.cancel = context.WithCancel(parent)
 	return r
 }
@@ -120,9 +141,10 @@ func (r *run) drop() { r.cancel() }
 
 // newReplay makes a finished run from a stored log.
 func newReplay(id string, l *replayLog) *run {
-	r := &run{id: id, replay: true, replayed: l, finished: true, done: make(chan struct{}), subs: map[*subscriber]struct{}{}}
+	r := &run{id: id, replay: true, replayed: l, finished: true, done: make(chan struct{}), started: make(chan struct{}), subs: map[*subscriber]struct{}{}}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	close(r.done)
+	close(r.started)
 	return r
 }
 
@@ -150,9 +172,12 @@ func (r *run) add(msgs ...[]byte) {
 // Past maxEvents the events are dropped from the log (the stats still
 // count them) and the record says events_truncated.
 func (r *run) event(e trace.Event) {
-	// Encoded before the lock: the writers never wait on it.
-	line, _ := json.Marshal(e) // plain fields: cannot fail
-	msg := eventMessage(line)
+	// Encoded before the lock, straight into the message: the writers
+	// never wait on it.
+	msg := make([]byte, 0, 320)
+	msg = append(msg, eventHead...)
+	msg = appendEvent(msg, &e)
+	msg = append(msg, eventTail...)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.events >= maxEvents {
@@ -193,8 +218,7 @@ func (r *run) subscribe() *subscriber {
 	first := !r.watched
 	r.watched = true
 	if r.queuePos > 0 && r.queuePos != r.queueSent && !r.finished {
-		r.queueSent = r.queuePos
-		r.items = append(r.items, item{raw: queueMessage(r.queuePos, r.queueLen)})
+		r.queueLocked(r.queuePos, r.queueLen)
 	}
 	onWatch := r.onWatch
 	r.mu.Unlock()
@@ -241,8 +265,16 @@ func (r *run) read(cursor, max int) (msgs [][]byte, end bool) {
 
 // The messages of API.md, in the order a run sends them.
 
+// queueMessage is queueMsg's JSON, written out by hand: a burst of runs
+// makes one per queued run per slot handed over (TestQueueMessageJSON
+// holds it to json.Marshal).
 func queueMessage(pos, of int) []byte {
-	return mustJSON(queueMsg{Type: "queue", Position: pos, Of: of})
+	b := make([]byte, 0, 48)
+	b = append(b, `{"type":"queue","position":`...)
+	b = strconv.AppendInt(b, int64(pos), 10)
+	b = append(b, `,"of":`...)
+	b = strconv.AppendInt(b, int64(of), 10)
+	return append(b, '}')
 }
 
 // mustJSON encodes a message built from plain fields.

@@ -129,6 +129,64 @@ func migrate(db *sql.DB) error {
 	return tx.Commit()
 }
 
+// prepared is db's statement for query, prepared once and kept: SQLite's
+// parser was a tenth of the server's CPU per run when every call
+// prepared its statement again (database/sql keeps the statement
+// prepared on each pooled connection it has been used on). The cache is
+// keyed by the *sql.DB, which a server opens once.
+func prepared(ctx context.Context, db *sql.DB, query string) (*sql.Stmt, error) {
+	key := stmtKey{db, query}
+	if st, ok := stmts.Load(key); ok {
+		return st.(*sql.Stmt), nil
+	}
+	st, err := db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := stmts.LoadOrStore(key, st); loaded {
+		st.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return st, nil
+}
+
+type stmtKey struct {
+	db    *sql.DB
+	query string
+}
+
+var stmts sync.Map // stmtKey → *sql.Stmt
+
+// forgetStatements closes and drops db's prepared statements (Server.Shutdown,
+// before db.Close).
+func forgetStatements(db *sql.DB) {
+	stmts.Range(func(k, v any) bool {
+		if k.(stmtKey).db == db {
+			v.(*sql.Stmt).Close()
+			stmts.Delete(k)
+		}
+		return true
+	})
+}
+
+// queryRow is db.QueryRowContext through a prepared statement.
+func queryRow(ctx context.Context, db *sql.DB, query string, args ...any) (*sql.Row, error) {
+	st, err := prepared(ctx, db, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryRowContext(ctx, args...), nil
+}
+
+// txExec is tx.ExecContext through db's prepared statement.
+func txExec(ctx context.Context, db *sql.DB, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
+	st, err := prepared(ctx, db, query)
+	if err != nil {
+		return nil, err
+	}
+	return tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+}
+
 // storedRun is one row of the runs table.
 type storedRun struct {
 	ID, Code, Settings, Status, Result, Created string
@@ -144,25 +202,27 @@ type page struct {
 	data  []byte
 }
 
-// putRun writes a run and its pages in one transaction; next yields the
-// pages in order (nil data: no more). A row already there (two servers,
-// or a race the live map did not catch) is kept: same id, same content.
+// putRun writes a run and its pages in one transaction (putRunTx).
 func putRun(ctx context.Context, db *sql.DB, r *storedRun, next func() (page, error)) (size int64, err error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO runs (id, code, settings, status, result, events, event_count, created, pinned)
-		VALUES (?, ?, ?, ?, ?, x'', ?, ?, ?)`, r.ID, r.Code, r.Settings, r.Status, r.Result, r.EventCount, r.Created, r.Pinned)
-	if err != nil {
+	if size, err = putRunTx(ctx, db, tx, r, next); err != nil {
 		return 0, err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return 0, nil
-	}
+	return size, tx.Commit()
+}
+
+// putRunTx writes a run and its pages in tx; next yields the pages in
+// order (nil data: no more). A row already there (two servers, or a race
+// the live map did not catch) is kept: same id, same content. The pages
+// are made before the row is written, so the row carries its size and
+// page count in one statement.
+func putRunTx(ctx context.Context, db *sql.DB, tx *sql.Tx, r *storedRun, next func() (page, error)) (size int64, err error) {
+	var pages []page
 	size = int64(len(r.Code) + len(r.Settings) + len(r.Result))
-	pages := 0
 	for {
 		p, err := next()
 		if err != nil {
@@ -171,34 +231,41 @@ func putRun(ctx context.Context, db *sql.DB, r *storedRun, next func() (page, er
 		if p.data == nil {
 			break
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO run_events (run_id, page, count, data) VALUES (?, ?, ?, ?)`,
-			r.ID, pages, p.count, p.data); err != nil {
-			return 0, err
-		}
+		pages = append(pages, p)
 		size += int64(len(p.data))
-		pages++
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE runs SET size = ?, pages = ? WHERE id = ?`, size, pages, r.ID); err != nil {
+	res, err := txExec(ctx, db, tx, `INSERT OR IGNORE INTO runs (id, code, settings, status, result, events, event_count, created, pinned, size, pages)
+		VALUES (?, ?, ?, ?, ?, x'', ?, ?, ?, ?, ?)`, r.ID, r.Code, r.Settings, r.Status, r.Result, r.EventCount, r.Created, r.Pinned, size, len(pages))
+	if err != nil {
 		return 0, err
 	}
-	return size, tx.Commit()
+	if n, _ := res.RowsAffected(); n == 0 {
+		return 0, nil
+	}
+	for i, p := range pages {
+		if _, err := txExec(ctx, db, tx, `INSERT INTO run_events (run_id, page, count, data) VALUES (?, ?, ?, ?)`,
+			r.ID, i, p.count, p.data); err != nil {
+			return 0, err
+		}
+	}
+	return size, nil
 }
 
-// evict deletes the oldest unpinned runs, other than keep (the run just
-// written, whose link is about to be sent), while the store is over budget
-// bytes; it returns how many it deleted and the store's size after.
-func evict(ctx context.Context, db *sql.DB, budget int64, keep string) (int, int64, error) {
+// evict deletes the oldest unpinned runs, other than those in keep (the
+// runs just written, whose links are about to be sent), while the store is over budget
+// bytes; it returns the ids it deleted and the store's size after.
+func evict(ctx context.Context, db *sql.DB, budget int64, keep map[string]bool) ([]string, int64, error) {
 	var total sql.NullInt64
 	if err := db.QueryRowContext(ctx, `SELECT sum(size) FROM runs`).Scan(&total); err != nil {
-		return 0, 0, err
+		return nil, 0, err
 	}
 	over := total.Int64 - budget
 	if over <= 0 {
-		return 0, total.Int64, nil
+		return nil, total.Int64, nil
 	}
-	rows, err := db.QueryContext(ctx, `SELECT id, size FROM runs WHERE pinned = 0 AND id != ? ORDER BY rowid`, keep)
+	rows, err := db.QueryContext(ctx, `SELECT id, size FROM runs WHERE pinned = 0 ORDER BY rowid`)
 	if err != nil {
-		return 0, 0, err
+		return nil, 0, err
 	}
 	var ids []string
 	for rows.Next() && over > 0 {
@@ -206,7 +273,10 @@ func evict(ctx context.Context, db *sql.DB, budget int64, keep string) (int, int
 		var size int64
 		if err := rows.Scan(&id, &size); err != nil {
 			rows.Close()
-			return 0, 0, err
+			return nil, 0, err
+		}
+		if keep[id] {
+			continue
 		}
 		ids = append(ids, id)
 		over -= size
@@ -214,30 +284,33 @@ func evict(ctx context.Context, db *sql.DB, budget int64, keep string) (int, int
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return 0, 0, err
+		return nil, 0, err
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, 0, err
+		return nil, 0, err
 	}
 	defer tx.Rollback()
 	for _, id := range ids {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM run_events WHERE run_id = ?`, id); err != nil {
-			return 0, 0, err
+			return nil, 0, err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE id = ?`, id); err != nil {
-			return 0, 0, err
+			return nil, 0, err
 		}
 	}
-	return len(ids), total.Int64, tx.Commit()
+	return ids, total.Int64, tx.Commit()
 }
 
 // getRun reads a run without its events; ok is false when the id is not
 // stored.
 func getRun(ctx context.Context, db *sql.DB, id string) (*storedRun, bool, error) {
 	r := &storedRun{ID: id}
-	err := db.QueryRowContext(ctx, `SELECT code, settings, status, result, event_count, created, pages, pinned FROM runs WHERE id = ?`, id).
-		Scan(&r.Code, &r.Settings, &r.Status, &r.Result, &r.EventCount, &r.Created, &r.Pages, &r.Pinned)
+	row, err := queryRow(ctx, db, `SELECT code, settings, status, result, event_count, created, pages, pinned FROM runs WHERE id = ?`, id)
+	if err != nil {
+		return nil, false, err
+	}
+	err = row.Scan(&r.Code, &r.Settings, &r.Status, &r.Result, &r.EventCount, &r.Created, &r.Pages, &r.Pinned)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
 	}
@@ -262,7 +335,11 @@ func getPage(ctx context.Context, db *sql.DB, sr *storedRun, n int) ([][]byte, e
 		if n >= sr.Pages {
 			return nil, nil
 		}
-		if err := db.QueryRowContext(ctx, `SELECT data FROM run_events WHERE run_id = ? AND page = ?`, sr.ID, n).Scan(&blob); err != nil {
+		row, err := queryRow(ctx, db, `SELECT data FROM run_events WHERE run_id = ? AND page = ?`, sr.ID, n)
+		if err == nil {
+			err = row.Scan(&blob)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("run %s: stored events page %d: %w", sr.ID, n, err)
 		}
 	}
@@ -276,7 +353,11 @@ func getPage(ctx context.Context, db *sql.DB, sr *storedRun, n int) ([][]byte, e
 // hasRun reports whether id is stored.
 func hasRun(ctx context.Context, db *sql.DB, id string) (bool, error) {
 	var one int
-	err := db.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE id = ?`, id).Scan(&one)
+	row, err := queryRow(ctx, db, `SELECT 1 FROM runs WHERE id = ?`, id)
+	if err != nil {
+		return false, err
+	}
+	err = row.Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -286,7 +367,14 @@ func hasRun(ctx context.Context, db *sql.DB, id string) (bool, error) {
 // gzipWriters keeps gzip writers for reuse: a new one allocates about
 // 640 KiB of compressor state, which under load was a tenth of the
 // server's CPU (issue 15's profile); Reset makes a pooled one new.
-var gzipWriters = sync.Pool{New: func() any { return gzip.NewWriter(nil) }}
+//
+// They compress at gzip.BestSpeed: a page is written once per run, on the
+// path every run takes, and read back rarely (replays, downloads); the
+// default level took about twice the CPU for pages a tenth smaller.
+var gzipWriters = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed) // a valid level: no error
+	return zw
+}}
 
 // gzipLines compresses JSON lines.
 func gzipLines(lines [][]byte) ([]byte, error) {

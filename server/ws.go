@@ -77,6 +77,7 @@ func (s *Server) wsRun(c *websocket.Conn) {
 	defer pace.Stop()
 	cursor := 0
 	for {
+		paced := false // the frames since the last wait carried an event
 		select {
 		case <-sub.wake:
 		case <-ping.C:
@@ -97,14 +98,16 @@ func (s *Server) wsRun(c *websocket.Conn) {
 					return
 				}
 				cursor += len(msgs)
+				paced = paced || hasEvent(msgs)
 			}
 			if end {
 				r.mu.Lock()
-				shared := r.shared
+				shared := r.shared && !r.pinned
 				r.mu.Unlock()
 				if shared {
 					s.pin(r.id) // this client was shown the link
 				}
+				s.unlinger(r)
 				s.wsClose(c, websocket.CloseNormalClosure, "done", gone)
 				return
 			}
@@ -113,10 +116,18 @@ func (s *Server) wsRun(c *websocket.Conn) {
 			}
 		}
 		// Let events accumulate into the next batch, unless the run has
-		// ended: then its last messages go out at once.
+		// ended: then its last messages go out at once. A frame without
+		// events (status, queue places) waits only until the run leaves
+		// the queue: places go out at most every batchEvery, and the
+		// run's first event as soon as it is made, not a batch later.
+		var started <-chan struct{}
+		if !paced {
+			started = r.started
+		}
 		pace.Reset(batchEvery)
 		select {
 		case <-pace.C:
+		case <-started:
 		case <-r.done:
 		case <-gone:
 			return
@@ -168,6 +179,16 @@ func (s *Server) wsRead(c *fastws.Conn, r *run, gone chan struct{}) {
 			r.cancel()
 		}
 	}
+}
+
+// hasEvent reports whether msgs hold an event message.
+func hasEvent(msgs [][]byte) bool {
+	for _, m := range msgs {
+		if bytes.HasPrefix(m, []byte(eventHead)) {
+			return true
+		}
+	}
+	return false
 }
 
 // writeFrame sends one message as itself, several as a JSON array.

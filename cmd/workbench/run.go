@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"pldworkbench/engine/limits"
 	"strconv"
 	"strings"
 
@@ -84,8 +85,8 @@ func runRunContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintf(stderr, "--schedule: %v\n", err)
 		return 2
 	}
-	if *schedules < 0 || *schedules > 10000 {
-		fmt.Fprintf(stderr, "--schedules %d out of range: want 0..10000\n", *schedules)
+	if *schedules < 0 || *schedules > limits.CLISchedules {
+		fmt.Fprintf(stderr, "--schedules %d out of range: want 0..%d\n", *schedules, limits.CLISchedules)
 		return 2
 	}
 	src, ok := readSource(file, stderr)

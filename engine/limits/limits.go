@@ -172,6 +172,12 @@ const (
 	// SlotWait bounds how long a check, IR, compare or step check waits
 	// for a worker slot before it answers 503.
 	SlotWait = 20 * time.Second
+	// StoreYield is how long a finished run's store write may wait while
+	// other runs wait for a worker slot: in a burst the CPU goes first to
+	// runs that have not started, and the writes go in one transaction
+	// once the queue is empty or the oldest has waited this long. The
+	// run's done (and share link) follows its write.
+	StoreYield = 200 * time.Millisecond
 	// StoreBudget is the run store's size (code, record and compressed
 	// events) beyond which the oldest unpinned runs are evicted.
 	StoreBudget = 1 << 30
@@ -198,6 +204,10 @@ const (
 	// explorer runs in one request; the whole request shares one timeout,
 	// so more seeds would only be cut off by it.
 	MaxSchedules = 64
+	// CLISchedules is how many random schedules `run --schedules N` may
+	// run: each is a whole run of the program, and the command line has
+	// no timeout over all of them.
+	CLISchedules = 10000
 	// SweepTime bounds a whole sweep the page asks for (every variant, rank
 	// count and size, each point also under the run budget): step 19's
 	// sweep at 2, 4 and 8 ranks over 1K:16M takes a few seconds here.
@@ -238,6 +248,8 @@ var Table = []Limit{
 		Error: "the run is dropped (done status `cancelled`, not stored)"},
 	{Name: "store-budget", What: "size of the run store (code, records, compressed events)", Server: "1 GiB", CLI: "—", Flag: "--store-budget",
 		Error: "the oldest unpinned runs are evicted; their links answer 404"},
+	{Name: "store-yield", What: "how long a finished run's store write waits while other runs wait for a worker slot (writes go in one transaction; the run's `done` and share link follow its write)", Server: "200 ms", CLI: "—", Flag: "—",
+		Error: "the write goes ahead with whatever else is pending"},
 	{Name: "output-size", What: "tensor elements of a run's outputs kept whole", Server: "262144", CLI: "—", Flag: "—",
 		Error: "a larger output keeps its first 64 elements per rank, `truncated`, `full_shape` and `stats` (min, max, mean, count, nan)"},
 	{Name: "event-page", What: "events per stored page (replays hold one page at a time)", Server: "1024", CLI: "—", Flag: "—",

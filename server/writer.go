@@ -1,0 +1,225 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+	"time"
+
+	"pldworkbench/engine/limits"
+)
+
+// storeWriter writes finished runs to the store, one goroutine for all of
+// them: what has accumulated goes in one transaction (a commit per run
+// was a tenth of a run's CPU through the server), SQLite sees one writer
+// (a second one waits in its busy handler, which sleeps in steps of
+// milliseconds), and while runs wait for a worker slot the writes wait
+// too, at most limits.StoreYield: in a burst the CPU goes first to the
+// runs that have not sent their first event. A run's done message, with
+// its share link, is sent only after its write is committed (execute), so
+// a link shown is a run stored, as before.
+type storeWriter struct {
+	s       *Server
+	mu      sync.Mutex
+	pending []*writeJob
+	pins    []string      // runs whose share link a client was sent (Server.pin)
+	wake    chan struct{} // a token when pending grew
+	quit    chan struct{} // closed by Shutdown once the runs are done
+	exited  chan struct{}
+}
+
+// writeJob is one run's write: its rows in a transaction, returning
+// their size.
+type writeJob struct {
+	id     string
+	rows   func(ctx context.Context, tx *sql.Tx) (int64, error)
+	queued time.Time
+	err    chan error
+}
+
+// writeBatch bounds the runs one transaction writes.
+const writeBatch = 64
+
+func newStoreWriter(s *Server) *storeWriter {
+	w := &storeWriter{s: s, wake: make(chan struct{}, 1), quit: make(chan struct{}), exited: make(chan struct{})}
+	go w.loop()
+	return w
+}
+
+// write hands a run's rows to the writer and waits for their commit.
+func (w *storeWriter) write(id string, rows func(ctx context.Context, tx *sql.Tx) (int64, error)) error {
+	j := &writeJob{id: id, rows: rows, queued: time.Now(), err: make(chan error, 1)}
+	w.mu.Lock()
+	w.pending = append(w.pending, j)
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+	return <-j.err
+}
+
+// pin marks run id pinned in the writer's next transaction.
+func (w *storeWriter) pin(id string) {
+	w.mu.Lock()
+	w.pins = append(w.pins, id)
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// stop ends the writer after what is pending (Shutdown calls it once no
+// run is left to write).
+func (w *storeWriter) stop() {
+	close(w.quit)
+	<-w.exited
+}
+
+func (w *storeWriter) loop() {
+	defer close(w.exited)
+	for {
+		select {
+		case <-w.wake:
+		case <-w.quit:
+			for w.flush() {
+			}
+			return
+		}
+		for w.flush() {
+		}
+	}
+}
+
+// flush writes up to writeBatch pending runs, after yielding to queued
+// runs; it reports whether it wrote any.
+func (w *storeWriter) flush() bool {
+	w.mu.Lock()
+	if len(w.pending) == 0 && len(w.pins) == 0 {
+		w.mu.Unlock()
+		return false
+	}
+	oldest := time.Now()
+	if len(w.pending) > 0 {
+		oldest = w.pending[0].queued
+	}
+	w.mu.Unlock()
+	for w.s.slots.waiting() > 0 && time.Since(oldest) < limits.StoreYield {
+		time.Sleep(time.Millisecond)
+	}
+	w.mu.Lock()
+	n := min(len(w.pending), writeBatch)
+	batch := w.pending[:n:n]
+	w.pending = w.pending[n:]
+	pins := w.pins
+	w.pins = nil
+	w.mu.Unlock()
+	w.applyPins(pins)
+	if len(batch) > 0 {
+		w.commit(batch)
+	}
+	return true
+}
+
+// applyPins marks ids pinned, in one transaction.
+func (w *storeWriter) applyPins(ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := func() error {
+		tx, err := w.s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		for _, id := range ids {
+			if _, err := txExec(ctx, w.s.db, tx, `UPDATE runs SET pinned = 1 WHERE id = ? AND pinned = 0`, id); err != nil {
+				return err
+			}
+		}
+		return tx.Commit()
+	}()
+	if err != nil {
+		w.s.logf("pinning %d runs: %v", len(ids), err)
+	}
+}
+
+// commit writes batch in one transaction; when that fails, each run in a
+// transaction of its own, so one run's error is its own.
+func (w *storeWriter) commit(batch []*writeJob) {
+	s := w.s
+	// The write must land even when Shutdown cancelled the base context
+	// after the run ended: it has its own deadline.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sizes := make([]int64, len(batch))
+	err := func() error {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		for i, j := range batch {
+			if sizes[i], err = j.rows(ctx, tx); err != nil {
+				return err
+			}
+		}
+		return tx.Commit()
+	}()
+	if err != nil && len(batch) > 1 {
+		for _, j := range batch {
+			w.commit([]*writeJob{j})
+		}
+		return
+	}
+	if err == nil {
+		keep := make(map[string]bool, len(batch))
+		var size int64
+		for i, j := range batch {
+			keep[j.id] = true
+			size += sizes[i]
+		}
+		s.account(ctx, size, keep)
+	}
+	for _, j := range batch {
+		j.err <- err
+	}
+}
+
+// account adds size bytes just written to the store's size and evicts the
+// oldest unpinned runs (other than keep) once it passes the budget. The
+// size is summed from SQLite once (a full scan of the runs, which grew
+// with the store and was a tenth of the server's CPU per run) and kept up
+// to date here.
+func (s *Server) account(ctx context.Context, size int64, keep map[string]bool) {
+	s.storeMu.Lock()
+	defer s.storeMu.Unlock()
+	if s.storeBytes >= 0 {
+		s.storeBytes += size
+	}
+	if s.storeBytes >= 0 && s.storeBytes <= s.opts.StoreBudget {
+		return
+	}
+	ids, total, err := evict(ctx, s.db, s.opts.StoreBudget, keep)
+	switch {
+	case err != nil:
+		s.storeBytes = -1 // unknown: summed again next time
+		s.logf("store: evicting: %v", err)
+		return
+	case len(ids) > 0:
+		s.logf("store: evicted %d unpinned runs past the %d-byte budget", len(ids), s.opts.StoreBudget)
+		// An evicted run still lingering for its client goes too: its
+		// share link answers 404 from now on.
+		s.mu.Lock()
+		for _, id := range ids {
+			if lr := s.live[id]; lr != nil && lr.lingers {
+				s.unlingerLocked(lr)
+			}
+		}
+		s.mu.Unlock()
+	}
+	s.storeBytes = total
+}
