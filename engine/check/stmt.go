@@ -111,6 +111,10 @@ func (fc *funcChecker) assignStmt(s *syntax.AssignStmt) {
 		fc.errorf(s.Pos, ErrAssignTarget, "", "chained assignment a = b = ... is not allowed in a DSL function")
 		return
 	}
+	if lit, ok := s.Targets[0].(*syntax.TupleLit); ok && s.Value != nil {
+		fc.unpackAssign(s, lit)
+		return
+	}
 	id, ok := s.Targets[0].(*syntax.Ident)
 	if !ok {
 		fc.badTarget(s.Targets[0])
@@ -495,7 +499,12 @@ func (fc *funcChecker) returnStmt(s *syntax.ReturnStmt) {
 		fc.emit(&ir.Return{Span: irSpan(s.Pos)})
 		return
 	}
-	o := fc.expr(s.Value)
+	var o *operand
+	if lit, ok := s.Value.(*syntax.TupleLit); ok {
+		o = fc.tupleValue(lit)
+	} else {
+		o = fc.expr(s.Value)
+	}
 	switch o.mode {
 	case modeInvalid:
 		fc.retSeen = true

@@ -48,6 +48,8 @@ const (
 	OpAllToAllV
 	OpView     // the IR's own primitive ViewOp
 	OpBlockIdx // the IR's own primitive BlockIdxOp
+	OpTupleMake
+	OpTupleGet
 	numOpKinds
 )
 
@@ -142,7 +144,19 @@ var opTable = [numOpKinds]OpInfo{
 	// (lowered.go verifies them).
 	OpView:     {Name: ViewOp, Category: CatCompute, Levels: inCore},
 	OpBlockIdx: {Name: BlockIdxOp, Category: CatCompute, Levels: inCore},
+
+	// Tuples (PyPTO's MakeTuple and TupleGetItem): the checker emits
+	// tuple.make for `return a, b` and one tuple.get (attribute index)
+	// per name of `a, b = self.k(...)`.
+	OpTupleMake: {Name: TupleMakeOp, Category: CatCompute, Levels: anyLevel},
+	OpTupleGet:  {Name: TupleGetOp, Category: CatCompute, Levels: anyLevel},
 }
+
+// The tuple operations' names.
+const (
+	TupleMakeOp = "tuple.make"
+	TupleGetOp  = "tuple.get"
+)
 
 // opKinds maps every spelling to its kind.
 var opKinds = func() map[string]OpKind {
