@@ -529,7 +529,7 @@ func (fc *funcChecker) returnStmt(s *syntax.ReturnStmt) {
 	fc.retSeen = true
 	switch {
 	case fi.annotated:
-		if _, bad := fi.fn.Result.(*ir.Invalid); !bad && !ir.Compatible(fi.fn.Result, o.t) {
+		if _, bad := fi.fn.Result.(*ir.Invalid); !bad && !ir.Returnable(fi.fn.Result, o.t) {
 			fc.errorf(o.sp, ErrReturnType, "", "%s returns %s, want %s", describeFunc(fc.dsl), describeType(o.t), describeType(fi.fn.Result))
 		}
 	case fi.fn.Result == nil:

@@ -39,6 +39,9 @@ const (
 	opGet         = ir.OpGet
 	opView        = ir.OpView
 	opBlockIdx    = ir.OpBlockIdx
+	opFull        = ir.OpFull
+	opMove        = ir.OpMove
+	opMatmul      = ir.OpMatmul
 	opTupleMake   = ir.OpTupleMake
 	opTupleGet    = ir.OpTupleGet
 )
@@ -110,6 +113,12 @@ func (m *machine) execOp(n *node) (bool, *failure) {
 		return false, m.putGet(n)
 	case opView:
 		return false, m.view(n)
+	case opFull:
+		return false, m.full(n)
+	case opMove:
+		return false, m.move(n)
+	case opMatmul:
+		return false, m.matmul(n)
 	case opTupleMake:
 		elems := make(tupleVal, len(n.args))
 		for i, a := range n.args {

@@ -50,6 +50,9 @@ const (
 	OpBlockIdx // the IR's own primitive BlockIdxOp
 	OpTupleMake
 	OpTupleGet
+	OpFull
+	OpMove
+	OpMatmul
 	numOpKinds
 )
 
@@ -107,6 +110,12 @@ var opTable = [numOpKinds]OpInfo{
 	OpMinimum: {Name: "pl.minimum", Category: CatCompute, Levels: anyLevel},
 	OpMin:     {Name: "pl.min", Category: CatCompute, Levels: anyLevel},
 	OpMax:     {Name: "pl.max", Category: CatCompute, Levels: anyLevel},
+	// The tile ops upstream's gemm program uses: a constant tile, a move
+	// between on-chip memories (the emulator holds every tile alike, so it
+	// is a copy) and the matrix product.
+	OpFull:   {Name: "pl.tile.full", Aliases: []string{"pl.full"}, Category: CatCompute, Levels: inCore},
+	OpMove:   {Name: "pl.move", Aliases: []string{"pl.tile.move"}, Category: CatMemory, Levels: inCore},
+	OpMatmul: {Name: "pl.matmul", Aliases: []string{"pl.tile.matmul"}, Category: CatCompute, Levels: inCore},
 
 	// pld system ops (pld-spec §4.3).
 	OpWorldSize: {Name: "pld.world_size", Aliases: []string{"pld.system.world_size"}, Category: CatSetup, Levels: hostOnly,

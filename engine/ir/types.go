@@ -386,3 +386,31 @@ func Compatible(want, arg Type) bool {
 	}
 	return Identical(want, arg)
 }
+
+// Returnable reports whether a function declared to return want may return
+// a value of type got: a Compatible one, or a window where a tensor is
+// declared (PyPTO's DistributedTensorType is a TensorType; upstream's gemm
+// kernel returns the window it stored into as a pl.Tensor). The tuple's
+// elements follow the same rule.
+func Returnable(want, got Type) bool {
+	if Compatible(want, got) {
+		return true
+	}
+	switch w := want.(type) {
+	case *Tensor:
+		g, ok := got.(*DistributedTensor)
+		return ok && g.DType == w.DType && w.Shape.Matches(g.Shape)
+	case *Tuple:
+		g, ok := got.(*Tuple)
+		if !ok || len(g.Elems) != len(w.Elems) {
+			return false
+		}
+		for i := range w.Elems {
+			if !Returnable(w.Elems[i], g.Elems[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

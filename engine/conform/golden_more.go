@@ -7,8 +7,9 @@ import (
 	"pldworkbench/engine/emu"
 )
 
-// The variable-size all-to-all tests (the InCore intrinsic one and the
-// HOST builtin one) share one input maker and one assertion, ported here.
+// Goldens of the programs the tuple results and the gemm tile ops opened:
+// the variable-size all-to-all tests (the InCore intrinsic one and the
+// HOST builtin one share one input maker and one assertion) and the gemm.
 
 // allToAllVInputs is the tests' input construction: rank r sends nr - d
 // rows to destination d, row k of block d (rows d*mr+k) holding
@@ -79,4 +80,39 @@ func allToAllVShapes(in []*emu.Tensor, P int) (x, c *emu.Tensor, mr, size int, e
 		return nil, nil, 0, 0, fmt.Errorf("inputs %v and send counts %v, want [%d, %d*mr, SIZE] and [%d, %d, 1]", x.Shape, c.Shape, P, P, P, P)
 	}
 	return x, c, x.Shape[1] / P, x.Shape[2], nil
+}
+
+// gemmInputs stands in for the test's torch.randn(seed 42), which Go
+// cannot reproduce: small values of both signs, so the products exercise
+// cancellation as random inputs do, without the index fill's magnitudes.
+func gemmInputs(_ conformCaseSpec, in []*emu.Tensor, _ int) {
+	for t, x := range in[:min(2, len(in))] {
+		xs := x.Floats()
+		for i := range xs {
+			xs[i] = float64((i*7+t*3)%11-5) / 4
+		}
+	}
+}
+
+// gemm is _expected_gemm: c[r] = a[r] @ b, summed exactly and rounded to
+// FP32 once.
+func gemm(_ conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
+	if len(in) < 2 || len(in[0].Shape) != 3 || len(in[1].Shape) != 2 || in[0].Shape[0] != P || in[0].Shape[2] != in[1].Shape[0] {
+		return nil, fmt.Errorf("want a [%d, M, K] and b [K, N]", P)
+	}
+	a, b := in[0], in[1]
+	M, K, N := a.Shape[1], a.Shape[2], b.Shape[1]
+	out := make([]float64, P*M*N)
+	for r := 0; r < P; r++ {
+		for i := 0; i < M; i++ {
+			for j := 0; j < N; j++ {
+				var s float64
+				for k := 0; k < K; k++ {
+					s += a.At(r, i, k) * b.At(k, j)
+				}
+				out[(r*M+i)*N+j] = float64(float32(s))
+			}
+		}
+	}
+	return [][]float64{out}, nil
 }

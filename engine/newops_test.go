@@ -1,0 +1,67 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
+)
+
+// TestTupleResultsFlow runs a program whose tuple results feed later calls
+// (unpacked, and held in one name and indexed): out is 5x - 1 only if every
+// element reaches the parameter its position names.
+func TestTupleResultsFlow(t *testing.T) {
+	const file = "testdata/run/tuple_flow.py"
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := engine.Run(context.Background(), file, src, engine.RunOptions{})
+	if res.Status != emu.StatusOK {
+		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
+	}
+	x, out := res.In["x"].Floats(), res.Out["out"].Floats()
+	if len(x) != len(out) || len(x) == 0 {
+		t.Fatalf("x has %d elements, out %d", len(x), len(out))
+	}
+	for i := range x {
+		if want := 5*x[i] - 1; out[i] != want {
+			t.Fatalf("out[%d] = %g, want 5*%g - 1 = %g", i, out[i], x[i], want)
+		}
+	}
+}
+
+// TestGemmTiles runs pl.tile.full, pl.move and pl.matmul: c[r] = a[r] @ b
+// computed here from the run's own inputs, z filled with 7.
+func TestGemmTiles(t *testing.T) {
+	const file = "check/testdata/ok/gemm_tiles.py"
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Ranks: 2}})
+	if res.Status != emu.StatusOK {
+		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
+	}
+	a, b, c := res.In["a"], res.In["b"], res.Out["c"]
+	for r := 0; r < 2; r++ {
+		for i := 0; i < 16; i++ {
+			for j := 0; j < 16; j++ {
+				var s float64
+				for k := 0; k < 32; k++ {
+					s += a.At(r, i, k) * b.At(k, j)
+				}
+				if got, want := c.At(r, i, j), float64(float32(s)); got != want {
+					t.Fatalf("c[%d, %d, %d] = %g, want %g", r, i, j, got, want)
+				}
+			}
+		}
+	}
+	for i, v := range res.Out["z"].Floats() {
+		if v != 7 {
+			t.Fatalf("z[%d] = %g, want 7 (pl.tile.full value=7)", i, v)
+		}
+	}
+}
