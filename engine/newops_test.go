@@ -13,7 +13,7 @@ import (
 // (unpacked, and held in one name and indexed): out is 5x - 1 only if every
 // element reaches the parameter its position names.
 func TestTupleResultsFlow(t *testing.T) {
-	const file = "testdata/run/tuple_flow.py"
+	const file = "check/testdata/ok/tuple_flow.py"
 	src, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
