@@ -65,3 +65,27 @@ func TestGemmTiles(t *testing.T) {
 		}
 	}
 }
+
+// TestAtScopes runs the outlined pl.at scopes: total = a + b and
+// diff = 2 (a - b), each computed by its own outlined kernel.
+func TestAtScopes(t *testing.T) {
+	const file = "check/testdata/ok/at_scopes.py"
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Ranks: 1}, Fill: engine.FillRandn})
+	if res.Status != emu.StatusOK {
+		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
+	}
+	a, b := res.In["a"].Floats(), res.In["b"].Floats()
+	total, diff := res.Out["total"].Floats(), res.Out["diff"].Floats()
+	for i := range a {
+		if want := float64(float32(a[i] + b[i])); total[i] != want {
+			t.Fatalf("total[%d] = %g, want a + b = %g", i, total[i], want)
+		}
+		if want := float64(float32(float32(a[i]-b[i]) * 2)); diff[i] != want {
+			t.Fatalf("diff[%d] = %g, want 2 (a - b) = %g", i, diff[i], want)
+		}
+	}
+}

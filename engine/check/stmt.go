@@ -47,6 +47,8 @@ func (fc *funcChecker) stmt(s syntax.Stmt) {
 		fc.forStmt(s)
 	case *syntax.ReturnStmt:
 		fc.returnStmt(s)
+	case *syntax.WithStmt:
+		fc.withStmt(s)
 	case *syntax.BranchStmt:
 		if s.Tok != "pass" {
 			fc.errorf(s.Pos, ErrUnsupportedStmt, "loops run their whole pl.range; guard the body with an if instead",

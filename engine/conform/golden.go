@@ -107,6 +107,8 @@ var conformGoldens = map[string]*conformGolden{
 	"tests/st/distributed/collectives/test_l3_tensor_all_to_all_v_intrinsic.py#_build_all_to_all_v_program":      {from: "the test's golden validation: recv_outputs[rank, src] = send_counts[src, rank], rows src*mr+k = inputs[src, rank*mr+k]", want: allToAllV, inputs: allToAllVInputs},
 	"tests/st/distributed/test_l3_host_tensor_all_to_all_v.py#_build_host_all_to_all_v_program":                  {from: "the test's assertion: recv_outputs[rank, src] = send_counts[src, rank], rows src*mr+k = inputs[src, rank*mr+k]", want: allToAllV, inputs: allToAllVInputs},
 	"tests/st/distributed/test_l3_gemm.py#_build_gemm_program":                                                   {from: "_expected_gemm: c[r] = a[r] @ b (small deterministic inputs stand in for torch.randn)", want: gemm, inputs: gemmInputs},
+	"tests/st/distributed/test_l3_distributed.py#L3DependencyInlineProgram":                                      {from: "test_execute_inline: sum_buf = a + b, sub_buf = a - b", want: sumDiff},
+	"tests/st/distributed/test_l3_explicit_dispatch_onboard.py#L3MultiChipProgram":                               {from: "test_l3_explicit_dispatch_multi_chip: sum_buf = a + b, sub_buf = a - b (the runtime's prepare/register handles are not modelled)", want: sumDiff},
 	"tests/st/distributed/test_l3_tuple_return.py#L3TupleReturnProgram":                                          {from: "the test's expected_sum and expected_diff: a + b, a - b", want: sumDiff},
 }
 
