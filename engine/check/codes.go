@@ -96,6 +96,7 @@ const (
 	ErrHostInLoop    Code = "E0260"
 	ErrCollShape     Code = "E0261"
 	ErrHostCollRanks Code = "E0262"
+	ErrBarrierCover  Code = "E0263"
 
 	// Warnings.
 	WarnTileAlign    Code = "W0301"
@@ -259,6 +260,8 @@ var Codes = []CodeInfo{
 	{ErrHostCollRanks, diag.Error, "too many ranks for a host collective",
 		"the prebuilt HOST kernels handle at most 16 ranks; use the InCore form"},
 
+	{ErrBarrierCover, diag.Error, "HOST barrier signal reaches no dispatch",
+		"PyPTO places a HOST barrier on the chips its signal window is dispatched to: pass a pld.window view of the signal's buffer (a fresh view, not the barrier's result) to the device= dispatches of the ranks that meet at the barrier (a barrier on a window no kernel touches orders nothing)"},
 	{WarnHostSigReuse, diag.Warning, "HOST collective signal shared with a kernel",
 		"a HOST builtin takes back only the credits its own barriers added; a kernel writing the same cells (a hand-rolled barrier's counters stay set) makes the builtin's waits pass early: give the kernel its own signal window"},
 	{WarnSubWorker, diag.Warning, "a SubWorker callback is not run here",
