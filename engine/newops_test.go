@@ -89,3 +89,23 @@ func TestAtScopes(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateTensor runs tensors made with pl.create_tensor at the host and
+// (with init_value=0.5) in a chip orchestration: f = (a + b) + 0.5.
+func TestCreateTensor(t *testing.T) {
+	const file = "check/testdata/ok/create_tensor.py"
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Ranks: 1}, Fill: engine.FillRandn})
+	if res.Status != emu.StatusOK {
+		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
+	}
+	a, b, f := res.In["a"].Floats(), res.In["b"].Floats(), res.Out["f"].Floats()
+	for i := range a {
+		if want := float64(float32(float32(a[i]+b[i]) + 0.5)); f[i] != want {
+			t.Fatalf("f[%d] = %g, want (a + b) + 0.5 = %g", i, f[i], want)
+		}
+	}
+}

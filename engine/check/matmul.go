@@ -2,6 +2,7 @@ package check
 
 import (
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/meta"
 )
 
 // The tile ops of upstream's gemm program: pl.tile.full, pl.move and
@@ -55,5 +56,26 @@ func checkMatmul(a *opCall) {
 	}
 	if l.DType != r.DType {
 		a.errorf("rhs", ErrDType, "cast one operand first", "pl.matmul of %s and %s: the operands' dtypes differ", l.DType, r.DType)
+	}
+}
+
+// createTensorResult is pl.create_tensor(shape, dtype=): a tensor of that
+// shape and dtype.
+func createTensorResult(a *opCall) ir.Type {
+	dt, _ := dtypeFromValue(a.staticArg("dtype"))
+	return &ir.Tensor{Shape: a.shapeOf("shape"), DType: dt}
+}
+
+// checkCreateTensor admits an init_value that is a number (the emulator
+// fills the tensor with it; without one the emulator zero-fills it where
+// PyPTO leaves it uninitialised).
+func checkCreateTensor(a *opCall) {
+	if !a.given("init_value") {
+		return
+	}
+	switch a.staticArg("init_value").(type) {
+	case meta.Int, meta.Float:
+	default:
+		a.errorf("init_value", ErrArgKind, "", "pl.create_tensor init_value must be a number, got %s", meta.Repr(a.staticArg("init_value")))
 	}
 }

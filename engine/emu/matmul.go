@@ -1,7 +1,11 @@
 package emu
 
 import (
+	"fmt"
+	"strconv"
+
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/limits"
 	"pldworkbench/engine/trace"
 )
 
@@ -71,4 +75,39 @@ func (m *machine) matmul(n *node) *failure {
 	m.set(n, val{o: out})
 	m.s.emit(m, n, trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000})
 	return nil
+}
+
+// createTensor is pl.create_tensor(shape, dtype=, init_value=): a fresh
+// tensor of the machine that makes it, filled with init_value
+// (zero without one; PyPTO's is then uninitialised memory).
+func (m *machine) createTensor(n *node) *failure {
+	t, ok := n.resT.(*ir.Tensor)
+	if !ok {
+		return m.fail(n, codeInternal, "", "pl.create_tensor without a tensor result")
+	}
+	shape := m.ints(n.args[0])
+	bytes := int64(numElems(shape) * t.DType.Bytes())
+	if !m.s.meter.Reserve(bytes) {
+		return m.memoryFail(n, fmt.Sprintf("pl.create_tensor %v %s wants %s", dims(shape), t.DType, limits.Bytes(bytes)))
+	}
+	ht := &hostTensor{name: "create_tensor", dt: t.DType, shape: shape, data: make([]byte, bytes)}
+	switch v := n.irop.Attr("init_value").(type) {
+	case ir.IntAttr:
+		fillBytes(ht.data, t.DType, val{i: int64(v), f: float64(v)}, ir.INT64)
+	case ir.StrAttr: // a float, as the checker records it
+		if f, err := strconv.ParseFloat(string(v), 64); err == nil {
+			fillBytes(ht.data, t.DType, val{f: f}, ir.FP32)
+		}
+	}
+	m.set(n, val{o: &tref{name: "create_tensor", dt: t.DType, shape: shape, host: ht}})
+	m.s.emit(m, n, trace.Event{StartNs: m.clock / 1000, EndNs: m.clock / 1000})
+	return nil
+}
+
+// fillBytes writes v (of dtype from) into every element of b.
+func fillBytes(b []byte, dt ir.DType, v val, from ir.DType) {
+	esz := dt.Bytes()
+	for i := 0; i+esz <= len(b); i += esz {
+		putVal(b[i:], dt, v, from)
+	}
 }

@@ -42,6 +42,7 @@ const (
 	opFull        = ir.OpFull
 	opMove        = ir.OpMove
 	opMatmul      = ir.OpMatmul
+	opCreate      = ir.OpCreateTensor
 	opTupleMake   = ir.OpTupleMake
 	opTupleGet    = ir.OpTupleGet
 )
@@ -119,6 +120,8 @@ func (m *machine) execOp(n *node) (bool, *failure) {
 		return false, m.move(n)
 	case opMatmul:
 		return false, m.matmul(n)
+	case opCreate:
+		return false, m.createTensor(n)
 	case opTupleMake:
 		elems := make(tupleVal, len(n.args))
 		for i, a := range n.args {

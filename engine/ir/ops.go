@@ -53,6 +53,7 @@ const (
 	OpFull
 	OpMove
 	OpMatmul
+	OpCreateTensor
 	numOpKinds
 )
 
@@ -116,6 +117,9 @@ var opTable = [numOpKinds]OpInfo{
 	OpFull:   {Name: "pl.tile.full", Aliases: []string{"pl.full"}, Category: CatCompute, Levels: inCore},
 	OpMove:   {Name: "pl.move", Aliases: []string{"pl.tile.move"}, Category: CatMemory, Levels: inCore},
 	OpMatmul: {Name: "pl.matmul", Aliases: []string{"pl.tile.matmul"}, Category: CatCompute, Levels: inCore},
+	// A fresh tensor for intermediates (upstream's parallel_reduce makes
+	// two at the host for its chip tasks; PyPTO accepts one at any level).
+	OpCreateTensor: {Name: "pl.create_tensor", Aliases: []string{"pl.tensor.create"}, Category: CatSetup, Levels: anyLevel},
 
 	// pld system ops (pld-spec §4.3).
 	OpWorldSize: {Name: "pld.world_size", Aliases: []string{"pld.system.world_size"}, Category: CatSetup, Levels: hostOnly,
