@@ -118,9 +118,15 @@ func (fc *funcChecker) outlineCore(chip, w *syntax.WithStmt) {
 	kfi.fn = &ir.Func{Name: fmt.Sprintf("%s_core_l%d", fc.dsl.Def.Name, line), Level: ir.InCore, Span: irSpan(w.Pos), Body: &ir.Block{}}
 	var hostArgs []ir.Operand
 	for _, name := range caps {
-		hv := fc.scope.vars[name].v
-		kfi.fn.Params = append(kfi.fn.Params, &ir.Param{Var: &ir.Var{Name: name, Type: hv.Type}, Dir: dirs[name]})
-		hostArgs = append(hostArgs, hv)
+		b := fc.scope.vars[name]
+		kfi.fn.Params = append(kfi.fn.Params, &ir.Param{Var: &ir.Var{Name: name, Type: b.v.Type}, Dir: dirs[name]})
+		hostArgs = append(hostArgs, b.v)
+		if b.buf != nil { // a window the outlined chip task receives, as a dispatch's argument
+			b.buf.dispatched = true
+			if dirs[name] != ir.In {
+				fc.kernelWrites(b.buf, w.Pos, "the pl.at scope at line "+fmt.Sprint(line))
+			}
+		}
 	}
 	kfc := newFuncChecker(fc.c, kfi)
 	kfc.dsl = fc.dsl // the body's names and errors are the host's
