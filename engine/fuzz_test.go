@@ -33,7 +33,7 @@ const fuzzSlack = 2 * time.Second
 // every stage.
 func pipelineSeeds(t testing.TB) [][]byte {
 	var files []string
-	for _, pattern := range []string{"testdata/programs/*.py", "testdata/errors/*.py", "testdata/run/*.py", "testdata/heads/*.py", "check/testdata/errors/*.py"} {
+	for _, pattern := range []string{"testdata/programs/*.py", "testdata/errors/*.py", "testdata/run/*.py", "testdata/heads/*.py", "check/testdata/errors/*.py", "check/testdata/ok/*.py"} {
 		m, _ := filepath.Glob(pattern)
 		files = append(files, m...)
 	}

@@ -415,12 +415,47 @@ func (fc *funcChecker) subWorkerCall(f *meta.Func, e *syntax.CallExpr) *operand 
 			"SubWorker callback %s is called from %s; only the host runs it", f.Def.Name, describeFunc(fc.dsl))
 		return invalidOp(e)
 	}
+	var args []*operand
 	for _, a := range e.Args {
-		if o := fc.expr(a.Value); o.invalid() {
+		o := fc.expr(a.Value)
+		if o.invalid() {
 			return invalidOp(e)
+		}
+		if a.Name == "" {
+			args = append(args, o)
 		}
 	}
 	fc.errorf(e.Fn.Span(), WarnSubWorker, "",
 		"SubWorker callback %s is plain Python that PyPTO runs on the host; the emulator does not run it", f.Def.Name)
+	if o := fc.subWorkerResult(f, args); o != nil {
+		return o
+	}
 	return &operand{mode: modeNoValue, expr: e, sp: e.Pos}
+}
+
+// subWorkerResult is the value of a callback declared to return a tensor:
+// PyPTO's callbacks write a pl.Out parameter and return it (f[:] = ...;
+// return f), so the result is the argument passed there, holding what the
+// run left in it, since the callback is not run. nil when the callback
+// declares no result or has no such parameter.
+func (fc *funcChecker) subWorkerResult(f *meta.Func, args []*operand) *operand {
+	if f.Def.Result == nil {
+		return nil
+	}
+	want, _, ok := fc.c.annotation(f.Def.Result, f.Env, false)
+	if !ok {
+		return nil
+	}
+	for i, p := range f.Def.Params {
+		if i >= len(args) || p.Annotation == nil {
+			break
+		}
+		t, dir, ok := fc.c.annotation(p.Annotation, f.Env, true)
+		if ok && dir != ir.In && ir.Compatible(want, t) && args[i].mode == modeValue && ir.Compatible(want, args[i].t) {
+			o := *args[i]
+			o.slot = nil
+			return &o
+		}
+	}
+	return nil
 }

@@ -96,12 +96,14 @@ const (
 	ErrHostInLoop    Code = "E0260"
 	ErrCollShape     Code = "E0261"
 	ErrHostCollRanks Code = "E0262"
+	ErrBarrierCover  Code = "E0263"
 
 	// Warnings.
 	WarnTileAlign    Code = "W0301"
 	WarnHostSigReuse Code = "W0302"
 	WarnSequential   Code = "W0303"
 	WarnSubWorker    Code = "W0304"
+	WarnAtPlacement  Code = "W0305"
 )
 
 // CodeInfo describes one code: its title (what the lesson index shows) and
@@ -258,10 +260,14 @@ var Codes = []CodeInfo{
 	{ErrHostCollRanks, diag.Error, "too many ranks for a host collective",
 		"the prebuilt HOST kernels handle at most 16 ranks; use the InCore form"},
 
+	{ErrBarrierCover, diag.Error, "HOST barrier signal reaches no dispatch",
+		"PyPTO places a HOST barrier on the chips its signal window is dispatched to: pass a pld.window view of the signal's buffer (a fresh view, not the barrier's result) to the device= dispatches of the ranks that meet at the barrier (a barrier on a window no kernel touches orders nothing)"},
 	{WarnHostSigReuse, diag.Warning, "HOST collective signal shared with a kernel",
 		"a HOST builtin takes back only the credits its own barriers added; a kernel writing the same cells (a hand-rolled barrier's counters stay set) makes the builtin's waits pass early: give the kernel its own signal window"},
 	{WarnSubWorker, diag.Warning, "a SubWorker callback is not run here",
 		"a pl.Role.SubWorker function is plain Python (torch, asserts) the host runs between dispatches; the emulator runs the DSL functions only, so the callback's checks do not happen in a run: check the outputs instead"},
+	{WarnAtPlacement, diag.Warning, "pl.at(CHIP) scopes run on device 0 here",
+		"PyPTO outlines each pl.at(level=pl.Level.CHIP) scope into a chip task its runtime places on any chip; the emulator runs them all on device 0, which gives the same outputs when the scopes touch host tensors only, but shows no placement: dispatch with device= where the chip matters"},
 	{WarnSequential, diag.Warning, "pl.parallel runs its iterations one after another here",
 		"PyPTO may run a pl.parallel loop's iterations at once; the emulator runs them in order, so it neither times them as concurrent nor reports a race between two iterations: keep iterations independent"},
 	{WarnTileAlign, diag.Warning, "tile row not 32-byte aligned",

@@ -587,6 +587,9 @@ func (fc *funcChecker) index(e *syntax.IndexExpr) *operand {
 		fc.errorf(e.Pos, ErrHostIndex, "", "%s cannot be indexed", x.describe())
 		return invalidOp(e)
 	}
+	if tup, ok := x.t.(*ir.Tuple); ok {
+		return fc.tupleIndex(x, tup, e)
+	}
 	tt, ok := x.t.(*ir.Tensor)
 	if !ok {
 		fc.errorf(e.Pos, ErrHostIndex, "", "only host tensors can be indexed, got %s", describeType(x.t))

@@ -34,6 +34,19 @@ type viewWalk struct {
 	c       *checker
 	notView map[string]int // name -> line of its non-view binding
 	quiet   bool
+	// viewOf maps a name bound to a pld.window view to its buffer's name;
+	// covered lists the buffers a view of which reaches a device= dispatch
+	// (the pass's comm-domain coverage), barriers the HOST barriers'
+	// signal views.
+	viewOf   map[string]string
+	covered  map[string]bool
+	barriers []viewUse
+}
+
+// viewUse is a collective operand that is a view of buffer buf.
+type viewUse struct {
+	buf string
+	id  *syntax.Ident
 }
 
 // checkHostViews applies the rule to every host function the check reached.
@@ -48,8 +61,21 @@ func (c *checker) checkHostViews() {
 		if fi.level != ir.Host || fi.dsl == nil || fi.dsl.Def == nil {
 			continue
 		}
-		w := &viewWalk{c: c, notView: map[string]int{}}
+		w := &viewWalk{c: c, notView: map[string]int{}, viewOf: map[string]string{}, covered: map[string]bool{}}
 		w.stmts(fi.dsl.Def.Body)
+		if c.diags.HasErrors() {
+			return // the pass stops at a view error before it judges coverage
+		}
+		// A barrier has no data buffer to take its chips from: its signal
+		// buffer must reach a chip dispatch itself (a device= dispatch
+		// handed a pld.window view of it, anywhere in the function).
+		for _, b := range w.barriers {
+			if !w.covered[b.buf] {
+				c.errorf(b.id.Pos, ErrBarrierCover, "",
+					"HOST pld.tensor.barrier signal %s: no pld.window view of its buffer %s is handed to a device= dispatch, so the barrier has no comm domain (PyPTO: MaterializeCommDomainScopes)",
+					b.id.Name, b.buf)
+			}
+		}
 	}
 }
 
@@ -70,8 +96,15 @@ func (w *viewWalk) stmt(s syntax.Stmt) {
 			}
 			if isCallOf(s.Value, "window") {
 				delete(w.notView, id.Name)
+				delete(w.viewOf, id.Name)
+				if call := s.Value.(*syntax.CallExpr); len(call.Args) > 0 {
+					if buf, ok := call.Args[0].Value.(*syntax.Ident); ok {
+						w.viewOf[id.Name] = buf.Name
+					}
+				}
 			} else {
 				w.notView[id.Name] = id.Pos.Start.Line
+				delete(w.viewOf, id.Name)
 			}
 		}
 	case *syntax.ExprStmt:
@@ -93,7 +126,7 @@ func (w *viewWalk) stmt(s syntax.Stmt) {
 	case *syntax.ForStmt:
 		w.expr(s.Iter)
 		// The back edge: a non-view binding in the body reaches its start.
-		sub := &viewWalk{c: w.c, notView: map[string]int{}, quiet: true}
+		sub := &viewWalk{c: w.c, notView: map[string]int{}, quiet: true, viewOf: map[string]string{}, covered: map[string]bool{}}
 		sub.stmts(s.Body)
 		for k, v := range sub.notView {
 			if _, ok := w.notView[k]; !ok {
@@ -117,7 +150,20 @@ func (w *viewWalk) expr(e syntax.Expr) {
 		}
 		op, ok := tensorOp(call.Fn)
 		if !ok || !hostCollectives[op] {
+			for _, a := range call.Args {
+				if a.Name == "device" {
+					w.cover(call)
+					break
+				}
+			}
 			return true
+		}
+		if op == "barrier" && len(call.Args) > 0 {
+			if id, ok := call.Args[0].Value.(*syntax.Ident); ok {
+				if buf, ok := w.viewOf[id.Name]; ok {
+					w.barriers = append(w.barriers, viewUse{buf: buf, id: id})
+				}
+			}
 		}
 		for _, a := range call.Args {
 			id, ok := a.Value.(*syntax.Ident)
@@ -132,6 +178,18 @@ func (w *viewWalk) expr(e syntax.Expr) {
 		}
 		return true
 	})
+}
+
+// cover records the buffers whose views the device= dispatch call hands
+// its callee.
+func (w *viewWalk) cover(call *syntax.CallExpr) {
+	for _, a := range call.Args {
+		if id, ok := a.Value.(*syntax.Ident); ok && a.Name != "device" {
+			if buf, ok := w.viewOf[id.Name]; ok {
+				w.covered[buf] = true
+			}
+		}
+	}
 }
 
 // tensorOp reports the operation name of a pld.tensor.NAME callee.

@@ -46,6 +46,8 @@ var Mirrors = []Mirror{
 		"pld.tensor.allreduce core_num (64) exceeds the backend AIV core count (48)"},
 	{ErrHostCollRanks, "src/ir/transforms/lower_host_tensor_collectives_pass.cpp", "CheckAllReduceSignalCapacity (kMaxSupportedRanks = 16)",
 		"LowerHostTensorCollectives: ring allreduce requires 16 or fewer participating devices"},
+	{ErrBarrierCover, "src/ir/transforms/materialize_comm_domain_scopes_pass.cpp", "ProcessHostOrch (barrier-only collective consumer)",
+		"MaterializeCommDomainScopes: pld.tensor.barrier signal buffer has no inferred comm-domain coverage"},
 }
 
 // RuntimeMirrors are the run-time refusals (emulator codes, E05xx) that

@@ -196,6 +196,33 @@ var opTable = []*opSpec{
 	elementwise(ir.OpMinimum, ""),
 	scalarMinMax(ir.OpMin, "min", "pl.minimum"),
 	scalarMinMax(ir.OpMax, "max", "pl.maximum"),
+	{kind: ir.OpFull,
+		params: []param{
+			{name: "shape", kind: kShapeList, required: true},
+			{name: "dtype", kind: kDType, attr: true, required: true},
+			{name: "value", kind: kNumScalar, required: true},
+		},
+		result: fullResult, check: checkFull},
+	{kind: ir.OpMove,
+		params: []param{
+			{name: "tile", kind: kTile, required: true},
+			{name: "target_memory", kind: kAnyStatic, attr: true, required: true},
+			{name: "blayout", kind: kAnyStatic, attr: true, noneOK: true},
+			{name: "slayout", kind: kAnyStatic, attr: true, noneOK: true},
+		},
+		result: func(a *opCall) ir.Type { return a.typeOf("tile") }},
+	{kind: ir.OpCreateTensor,
+		params: []param{
+			{name: "shape", kind: kShapeList, required: true},
+			{name: "dtype", kind: kDType, attr: true, required: true},
+			{name: "layout", kind: kAnyStatic, attr: true, noneOK: true},
+			{name: "manual_dep", kind: kPyBool, attr: true},
+			{name: "init_value", kind: kAnyStatic, attr: true, noneOK: true},
+		},
+		result: createTensorResult, check: checkCreateTensor},
+	{kind: ir.OpMatmul,
+		params: []param{{name: "lhs", kind: kTile, required: true}, {name: "rhs", kind: kTile, required: true}},
+		result: matmulResult, check: checkMatmul},
 
 	// pld system ops (pld-spec §4.3).
 	{kind: ir.OpWorldSize,

@@ -47,6 +47,8 @@ func (fc *funcChecker) stmt(s syntax.Stmt) {
 		fc.forStmt(s)
 	case *syntax.ReturnStmt:
 		fc.returnStmt(s)
+	case *syntax.WithStmt:
+		fc.withStmt(s)
 	case *syntax.BranchStmt:
 		if s.Tok != "pass" {
 			fc.errorf(s.Pos, ErrUnsupportedStmt, "loops run their whole pl.range; guard the body with an if instead",
@@ -109,6 +111,10 @@ func (fc *funcChecker) assignStmt(s *syntax.AssignStmt) {
 	}
 	if len(s.Targets) != 1 {
 		fc.errorf(s.Pos, ErrAssignTarget, "", "chained assignment a = b = ... is not allowed in a DSL function")
+		return
+	}
+	if lit, ok := s.Targets[0].(*syntax.TupleLit); ok && s.Value != nil {
+		fc.unpackAssign(s, lit)
 		return
 	}
 	id, ok := s.Targets[0].(*syntax.Ident)
@@ -495,7 +501,12 @@ func (fc *funcChecker) returnStmt(s *syntax.ReturnStmt) {
 		fc.emit(&ir.Return{Span: irSpan(s.Pos)})
 		return
 	}
-	o := fc.expr(s.Value)
+	var o *operand
+	if lit, ok := s.Value.(*syntax.TupleLit); ok {
+		o = fc.tupleValue(lit)
+	} else {
+		o = fc.expr(s.Value)
+	}
 	switch o.mode {
 	case modeInvalid:
 		fc.retSeen = true
@@ -520,7 +531,7 @@ func (fc *funcChecker) returnStmt(s *syntax.ReturnStmt) {
 	fc.retSeen = true
 	switch {
 	case fi.annotated:
-		if _, bad := fi.fn.Result.(*ir.Invalid); !bad && !ir.Compatible(fi.fn.Result, o.t) {
+		if _, bad := fi.fn.Result.(*ir.Invalid); !bad && !ir.Returnable(fi.fn.Result, o.t) {
 			fc.errorf(o.sp, ErrReturnType, "", "%s returns %s, want %s", describeFunc(fc.dsl), describeType(o.t), describeType(fi.fn.Result))
 		}
 	case fi.fn.Result == nil:

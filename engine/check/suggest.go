@@ -17,7 +17,9 @@ var shortForms = "world_size, rank, nranks, get_comm_ctx, alloc_window_buffer, w
 // unsupportedOps are PyPTO operations that exist but that the workbench
 // does not check or run. Calling one is ErrUnsupportedOp, not a misspelling.
 var unsupportedOps = func() map[string]bool {
-	m := map[string]bool{"pld.tile.put": true, "pld.tile.get": true}
+	m := map[string]bool{"pld.tile.put": true, "pld.tile.get": true,
+		// pl.array's on-core scalar arrays (upstream's ep_dispatch_combine).
+		"pl.array.create": true, "pl.array.get_element": true, "pl.array.update_element": true}
 	for _, n := range strings.Fields(`
 		div part_add part_mul part_max part_min exp log concat reshape reinterpret_view transpose slice
 		matmul batch_matmul row_max row_sum row_min row_prod col_sum col_max col_min col_prod

@@ -77,6 +77,12 @@ func (c *checker) typeFromValue(v meta.Value, sp diag.Span, allowDir bool) (ir.T
 				return &ir.Tile{Shape: shape, DType: dt}, ir.In, true
 			}
 			return &ir.DistributedTensor{Shape: shape, DType: dt}, ir.In, true
+		case "tuple", "pl.Tuple":
+			if allowDir {
+				return bad("%s[...] is a result type; a parameter takes one value", v.Base.Path)
+			}
+			t, ok := c.tupleType(v, sp)
+			return t, ir.In, ok
 		case "pl.Scalar":
 			if len(v.Args) != 1 {
 				return bad("pl.Scalar takes one dtype, got %d arguments", len(v.Args))
@@ -238,6 +244,8 @@ func describeType(t ir.Type) string {
 		return "a comm context"
 	case *ir.List:
 		return fmt.Sprintf("a list of %d", t.Len)
+	case *ir.Tuple:
+		return "a tuple of " + describeTuple(t)
 	}
 	return "an invalid value"
 }

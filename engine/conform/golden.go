@@ -104,6 +104,11 @@ var conformGoldens = map[string]*conformGolden{
 	"tests/st/distributed/test_l3_window_slice_incore.py#_build_window_target_slice_program":                     {from: "test_local_stage_into_window_slice: outputs == inputs", want: perRow(func(P, r int, row []float64, in []*emu.Tensor) []float64 { return row })},
 	"tests/st/distributed/test_l3_remote_store.py#_build_tensor_remote_store_program":                            {from: "test_tensor_level_push_of_computed_value: [inputs[1], inputs[0]] * 2", want: swapDoubled},
 	"tests/st/distributed/test_l3_window_slice_incore.py#_build_window_compute_reduce_program":                   {from: "test_cast_add_on_window: sh + cast(routed, fp32)", want: addAB, tol: func(conformCaseSpec) float64 { return 1e-2 }},
+	"tests/st/distributed/collectives/test_l3_tensor_all_to_all_v_intrinsic.py#_build_all_to_all_v_program":      {from: "the test's golden validation: recv_outputs[rank, src] = send_counts[src, rank], rows src*mr+k = inputs[src, rank*mr+k]", want: allToAllV, inputs: allToAllVInputs},
+	"tests/st/distributed/test_l3_host_tensor_all_to_all_v.py#_build_host_all_to_all_v_program":                  {from: "the test's assertion: recv_outputs[rank, src] = send_counts[src, rank], rows src*mr+k = inputs[src, rank*mr+k]", want: allToAllV, inputs: allToAllVInputs},
+	"tests/st/distributed/test_l3_gemm.py#_build_gemm_program":                                                   {from: "_expected_gemm: c[r] = a[r] @ b (small deterministic inputs stand in for torch.randn)", want: gemm, inputs: gemmInputs},
+	"tests/st/distributed/test_l3_distributed.py#L3DependencyInlineProgram":                                      {from: "test_execute_inline: sum_buf = a + b, sub_buf = a - b", want: sumDiff},
+	"tests/st/distributed/test_l3_explicit_dispatch_onboard.py#L3MultiChipProgram":                               {from: "test_l3_explicit_dispatch_multi_chip: sum_buf = a + b, sub_buf = a - b (the runtime's prepare/register handles are not modelled)", want: sumDiff},
 	"tests/st/distributed/test_l3_tuple_return.py#L3TupleReturnProgram":                                          {from: "the test's expected_sum and expected_diff: a + b, a - b", want: sumDiff},
 }
 

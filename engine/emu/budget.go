@@ -111,7 +111,7 @@ func (m *machine) releaseTile(t *tile) {
 func (m *machine) releaseFrame(fr *frame, ret val) {
 	for i := range fr.env {
 		t, ok := fr.env[i].o.(*tile)
-		if !ok || t.owner != fr || ret.o == any(t) || t.data == nil {
+		if !ok || t.owner != fr || ret.o == any(t) || t.data == nil || inTuple(ret, t) {
 			continue
 		}
 		if t.pinned {
@@ -120,4 +120,18 @@ func (m *machine) releaseFrame(fr *frame, ret val) {
 			m.dropTile(t)
 		}
 	}
+}
+
+// inTuple reports whether the tuple result ret returns tile t.
+func inTuple(ret val, t *tile) bool {
+	tv, ok := ret.o.(tupleVal)
+	if !ok {
+		return false
+	}
+	for _, e := range tv {
+		if e.o == any(t) {
+			return true
+		}
+	}
+	return false
 }

@@ -39,6 +39,12 @@ const (
 	opGet         = ir.OpGet
 	opView        = ir.OpView
 	opBlockIdx    = ir.OpBlockIdx
+	opFull        = ir.OpFull
+	opMove        = ir.OpMove
+	opMatmul      = ir.OpMatmul
+	opCreate      = ir.OpCreateTensor
+	opTupleMake   = ir.OpTupleMake
+	opTupleGet    = ir.OpTupleGet
 )
 
 // sharedOp reports whether an operation touches state other ranks can see:
@@ -108,6 +114,33 @@ func (m *machine) execOp(n *node) (bool, *failure) {
 		return false, m.putGet(n)
 	case opView:
 		return false, m.view(n)
+	case opFull:
+		return false, m.full(n)
+	case opMove:
+		return false, m.move(n)
+	case opMatmul:
+		return false, m.matmul(n)
+	case opCreate:
+		return false, m.createTensor(n)
+	case opTupleMake:
+		elems := make(tupleVal, len(n.args))
+		for i, a := range n.args {
+			elems[i] = m.eval(a)
+		}
+		m.set(n, val{o: elems})
+		return false, nil
+	case opTupleGet:
+		// A host dispatch is asynchronous and hands the host no result
+		// (its single results stay unset too); the elements are then
+		// unset, as a single result would be.
+		var v val
+		if t, ok := m.eval(n.args[0]).o.(tupleVal); ok {
+			if i, _ := n.irop.Attr("index").(ir.IntAttr); int(i) < len(t) {
+				v = t[i]
+			}
+		}
+		m.set(n, v)
+		return false, nil
 	case opBlockIdx:
 		m.set(n, val{i: int64(m.block)})
 		m.s.emit(m, n, trace.Event{StartNs: m.clock / 1000, EndNs: m.clock / 1000})
@@ -119,6 +152,9 @@ func (m *machine) execOp(n *node) (bool, *failure) {
 	}
 	return false, m.fail(n, codeUnsupported, "", "%s is not an operation the emulator runs", n.irop.Name)
 }
+
+// tupleVal is the value of tuple.make: a function's several results.
+type tupleVal []val
 
 // commCtx is the value of pld.get_comm_ctx: the whole world (pld-spec §5.3).
 type commCtx struct{}

@@ -60,8 +60,9 @@ func OriginOf(s Stmt) *Origin {
 }
 
 // The primitive operations the IR defines itself. They are not in the DSL's
-// operation table (the checker never emits them, and VerifyWith does not ask
-// its legal function about them); Verify checks them here instead.
+// operation table (the checker emits only the tuple ones, for tuple syntax,
+// and VerifyWith does not ask its legal function about them); Verify checks
+// them here instead.
 const (
 	// BlockIdxOp is pl.get_block_idx(): the INDEX of the block running the
 	// kernel, 0..Blocks-1 of the Call that launched it (0 under a plain
@@ -79,8 +80,10 @@ const (
 
 // primitives maps each IR-defined operation to its verification.
 var primitives = map[string]func(v *verifier, s *Op){
-	BlockIdxOp: verifyBlockIdx,
-	ViewOp:     verifyView,
+	BlockIdxOp:  verifyBlockIdx,
+	ViewOp:      verifyView,
+	TupleMakeOp: verifyTupleMake,
+	TupleGetOp:  verifyTupleGet,
 }
 
 // IsPrimitive reports whether op is one of the operations the IR defines

@@ -48,6 +48,12 @@ const (
 	OpAllToAllV
 	OpView     // the IR's own primitive ViewOp
 	OpBlockIdx // the IR's own primitive BlockIdxOp
+	OpTupleMake
+	OpTupleGet
+	OpFull
+	OpMove
+	OpMatmul
+	OpCreateTensor
 	numOpKinds
 )
 
@@ -105,6 +111,15 @@ var opTable = [numOpKinds]OpInfo{
 	OpMinimum: {Name: "pl.minimum", Category: CatCompute, Levels: anyLevel},
 	OpMin:     {Name: "pl.min", Category: CatCompute, Levels: anyLevel},
 	OpMax:     {Name: "pl.max", Category: CatCompute, Levels: anyLevel},
+	// The tile ops upstream's gemm program uses: a constant tile, a move
+	// between on-chip memories (the emulator holds every tile alike, so it
+	// is a copy) and the matrix product.
+	OpFull:   {Name: "pl.tile.full", Aliases: []string{"pl.full"}, Category: CatCompute, Levels: inCore},
+	OpMove:   {Name: "pl.move", Aliases: []string{"pl.tile.move"}, Category: CatMemory, Levels: inCore},
+	OpMatmul: {Name: "pl.matmul", Aliases: []string{"pl.tile.matmul"}, Category: CatCompute, Levels: inCore},
+	// A fresh tensor for intermediates (upstream's parallel_reduce makes
+	// two at the host for its chip tasks; PyPTO accepts one at any level).
+	OpCreateTensor: {Name: "pl.create_tensor", Aliases: []string{"pl.tensor.create"}, Category: CatSetup, Levels: anyLevel},
 
 	// pld system ops (pld-spec §4.3).
 	OpWorldSize: {Name: "pld.world_size", Aliases: []string{"pld.system.world_size"}, Category: CatSetup, Levels: hostOnly,
@@ -142,7 +157,19 @@ var opTable = [numOpKinds]OpInfo{
 	// (lowered.go verifies them).
 	OpView:     {Name: ViewOp, Category: CatCompute, Levels: inCore},
 	OpBlockIdx: {Name: BlockIdxOp, Category: CatCompute, Levels: inCore},
+
+	// Tuples (PyPTO's MakeTuple and TupleGetItem): the checker emits
+	// tuple.make for `return a, b` and one tuple.get (attribute index)
+	// per name of `a, b = self.k(...)`.
+	OpTupleMake: {Name: TupleMakeOp, Category: CatCompute, Levels: anyLevel},
+	OpTupleGet:  {Name: TupleGetOp, Category: CatCompute, Levels: anyLevel},
 }
+
+// The tuple operations' names.
+const (
+	TupleMakeOp = "tuple.make"
+	TupleGetOp  = "tuple.get"
+)
 
 // opKinds maps every spelling to its kind.
 var opKinds = func() map[string]OpKind {

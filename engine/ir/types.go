@@ -259,6 +259,10 @@ type List struct{ Len int }
 // checked program without errors never contains it.
 type Invalid struct{}
 
+// Tuple is a function result of several values (`-> tuple[A, B]`), built
+// by tuple.make and taken apart by tuple.get.
+type Tuple struct{ Elems []Type }
+
 // Bool is the type of comparison results and if conditions.
 var Bool = &Scalar{DType: BOOL}
 
@@ -270,6 +274,7 @@ func (*CommCtx) isType()           {}
 func (*Ptr) isType()               {}
 func (*List) isType()              {}
 func (*Invalid) isType()           {}
+func (*Tuple) isType()             {}
 
 func (t *Scalar) String() string { return t.DType.String() }
 func (t *Tensor) String() string { return "Tensor[" + t.Shape.String() + ", " + t.DType.String() + "]" }
@@ -281,6 +286,13 @@ func (t *CommCtx) String() string { return "CommCtx" }
 func (t *Ptr) String() string     { return "Ptr[" + t.Bytes.String() + " B]" }
 func (t *List) String() string    { return "List[" + strconv.Itoa(t.Len) + "]" }
 func (t *Invalid) String() string { return "invalid" }
+func (t *Tuple) String() string {
+	parts := make([]string, len(t.Elems))
+	for i, e := range t.Elems {
+		parts[i] = e.String()
+	}
+	return "tuple[" + strings.Join(parts, ", ") + "]"
+}
 
 // ShapeOf returns the shape and element type of a tensor, distributed
 // tensor or tile type; ok is false for every other type.
@@ -324,6 +336,17 @@ func Identical(a, b Type) bool {
 	case *Invalid:
 		_, ok := b.(*Invalid)
 		return ok
+	case *Tuple:
+		b, ok := b.(*Tuple)
+		if !ok || len(a.Elems) != len(b.Elems) {
+			return false
+		}
+		for i := range a.Elems {
+			if !Identical(a.Elems[i], b.Elems[i]) {
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }
@@ -349,6 +372,45 @@ func Compatible(want, arg Type) bool {
 	case *Tile:
 		a, ok := arg.(*Tile)
 		return ok && a.DType == w.DType && w.Shape.Matches(a.Shape)
+	case *Tuple:
+		a, ok := arg.(*Tuple)
+		if !ok || len(a.Elems) != len(w.Elems) {
+			return false
+		}
+		for i := range w.Elems {
+			if !Compatible(w.Elems[i], a.Elems[i]) {
+				return false
+			}
+		}
+		return true
 	}
 	return Identical(want, arg)
+}
+
+// Returnable reports whether a function declared to return want may return
+// a value of type got: a Compatible one, or a window where a tensor is
+// declared (PyPTO's DistributedTensorType is a TensorType; upstream's gemm
+// kernel returns the window it stored into as a pl.Tensor). The tuple's
+// elements follow the same rule.
+func Returnable(want, got Type) bool {
+	if Compatible(want, got) {
+		return true
+	}
+	switch w := want.(type) {
+	case *Tensor:
+		g, ok := got.(*DistributedTensor)
+		return ok && g.DType == w.DType && w.Shape.Matches(g.Shape)
+	case *Tuple:
+		g, ok := got.(*Tuple)
+		if !ok || len(g.Elems) != len(w.Elems) {
+			return false
+		}
+		for i := range w.Elems {
+			if !Returnable(w.Elems[i], g.Elems[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

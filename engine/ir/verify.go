@@ -293,7 +293,7 @@ func (v *verifier) stmt(s Stmt, d defs) {
 			t := v.use(sp, s.Value, d)
 			if v.fn.Result == nil {
 				v.errorf(sp, "returns %s from a function without a result type", t)
-			} else if !Compatible(v.fn.Result, t) {
+			} else if !Returnable(v.fn.Result, t) {
 				v.errorf(sp, "returns %s, want %s", t, v.fn.Result)
 			}
 		}

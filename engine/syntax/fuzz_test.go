@@ -21,6 +21,7 @@ func fuzzSeeds(t testing.TB) []string {
 		filepath.Join("..", "testdata", "errors", "*.py"),
 		filepath.Join("..", "testdata", "heads", "*.py"),
 		filepath.Join("..", "check", "testdata", "errors", "*.py"),
+		filepath.Join("..", "check", "testdata", "ok", "*.py"),
 	} {
 		m, _ := filepath.Glob(pattern)
 		files = append(files, m...)

@@ -91,6 +91,19 @@ def build_host_data(nr: int):
             return self.drain(win, y)
 
         @pl.function(type=pl.FunctionType.Orchestration)
+        def dev_drain_met(
+            self,
+            win: pld.DistributedTensor[[1, SIZE], pl.FP32],
+            met: pld.DistributedTensor[[nr], pl.INT32],
+            y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        ) -> pl.Tensor[[1, SIZE], pl.FP32]:
+            # met is a view of the HOST barrier's signal buffer: handing it
+            # to the ranks' dispatch gives the barrier its comm domain
+            # (PyPTO's MaterializeCommDomainScopes refuses a barrier
+            # without one).
+            return self.drain(win, y)
+
+        @pl.function(type=pl.FunctionType.Orchestration)
         def dev_drain_rows(
             self,
             win: pld.DistributedTensor[[nr, SIZE], pl.FP32],
@@ -116,7 +129,8 @@ def build_host_data(nr: int):
             box = pld.tensor.broadcast(box, sig, root=ROOT)
             done = pld.tensor.barrier(done)
             for r in pl.range(pld.world_size()):
-                self.dev_drain(box, y[r], device=r)
+                met = pld.window(done_buf, [nr], dtype=pl.INT32)
+                self.dev_drain_met(box, met, y[r], device=r)
             return y
 
         @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)

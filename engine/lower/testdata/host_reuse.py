@@ -200,7 +200,8 @@ def build_host_reuse(nr: int):
                 sig = pld.tensor.barrier(sig)
             for r in pl.range(pld.world_size()):
                 self.dev_drain(box, y[r], device=r)
-                self.dev_tally_cells(sig, tally[r], device=r)
+                cells = pld.window(sig_buf, [nr], dtype=pl.INT32)
+                self.dev_tally_cells(cells, tally[r], device=r)
             return y
 
         @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
