@@ -3,6 +3,7 @@ package floats
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -58,5 +59,51 @@ func TestFloatJSON(t *testing.T) {
 	var f Float
 	if err := json.Unmarshal([]byte("null"), &f); err != nil || !math.IsNaN(float64(f)) {
 		t.Errorf("null read as %v, %v", f, err)
+	}
+}
+
+// TestIntegerFastPath: AppendElem's integer shortcut writes exactly the
+// bytes of strconv's shortest form (encoding/json's), at the edges of its
+// range and on random integers, FP32-rounded ones among them.
+func TestIntegerFastPath(t *testing.T) {
+	vals := []float64{0, math.Copysign(0, -1), 1, -1, 9, 10, 99, 100, 1e6, -1e6, 1e15, 1e16,
+		1<<53 - 1, -(1<<53 - 1), 1 << 53, 1e20, 1e21, 0.5, -0.5, 1.5, 3.0000001}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 100000 {
+		v := math.Trunc(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(17))))
+		vals = append(vals, v, float64(float32(v)))
+	}
+	for _, v := range vals {
+		got, want := string(AppendElem(nil, v)), string(appendFloat(nil, v))
+		if got != want {
+			t.Fatalf("AppendElem(%v) = %s, want %s", v, got, want)
+		}
+		if js, _ := json.Marshal(v); string(js) != want {
+			t.Fatalf("json.Marshal(%v) = %s, appendFloat %s", v, js, want)
+		}
+	}
+}
+
+// BenchmarkAppendElem times one element of an index fill (integers) and
+// of a randn fill, beside strconv's shortest form (the baseline, which is
+// what encoding/json runs).
+func BenchmarkAppendElem(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	ints, normals := make([]float64, 4096), make([]float64, 4096)
+	for i := range ints {
+		ints[i], normals[i] = float64(i*37), float64(float32(rng.NormFloat64()))
+	}
+	for _, c := range []struct {
+		name string
+		vals []float64
+		f    func([]byte, float64) []byte
+	}{{"index/AppendElem", ints, AppendElem}, {"index/strconv", ints, appendFloat},
+		{"randn/AppendElem", normals, AppendElem}, {"randn/strconv", normals, appendFloat}} {
+		b.Run(c.name, func(b *testing.B) {
+			buf := make([]byte, 0, 64)
+			for i := range b.N {
+				buf = c.f(buf[:0], c.vals[i%len(c.vals)])
+			}
+		})
 	}
 }
