@@ -250,7 +250,7 @@ func (fc *funcChecker) dispatch(d *meta.DSLFunc, e *syntax.CallExpr) *operand {
 		call.Args = append(call.Args, x)
 		if fc.level == ir.Host && o.buf != nil {
 			o.buf.dispatched = true
-			if p.Dir != ir.In {
+			if p.Dir != ir.In && mayWriteParam(callee.fn, i) {
 				fc.kernelWrites(o.buf, o.sp, describeFunc(d))
 			}
 		}

@@ -109,6 +109,11 @@ var conformGoldens = map[string]*conformGolden{
 	"tests/st/distributed/test_l3_gemm.py#_build_gemm_program":                                                   {from: "_expected_gemm: c[r] = a[r] @ b (small deterministic inputs stand in for torch.randn)", want: gemm, inputs: gemmInputs},
 	"tests/st/distributed/test_l3_distributed.py#L3DependencyInlineProgram":                                      {from: "test_execute_inline: sum_buf = a + b, sub_buf = a - b", want: sumDiff},
 	"tests/st/distributed/test_l3_explicit_dispatch_onboard.py#L3MultiChipProgram":                               {from: "test_l3_explicit_dispatch_multi_chip: sum_buf = a + b, sub_buf = a - b (the runtime's prepare/register handles are not modelled)", want: sumDiff},
+	"tests/st/distributed/test_l3_remote_store.py#_build_subview_remote_store_program":                           {from: "test_subview_halves: cat([inputs_low[1-r], inputs_high[1-r]])", want: swapHalves},
+	"tests/st/distributed/test_l3_remote_store_window_raw.py#_build_repro":                                       {from: "the test's assertion: outs[q][(q+1)%N] == srcs[w][w] (other rows unchecked)", want: writtenRow},
+	"tests/st/distributed/test_l3_self_notify_credit_reset.py#_build_self_notify_credit_reset_program":           {from: "_assert_zeroed: every rank reads 0 (the persistent test's repeated dispatches are one run here)", want: allZero},
+	"tests/st/distributed/test_l3_host_tensor_allreduce_multicore.py#_build_multicore_allreduce_program":         {from: "_expected_allreduce and the test's lane check: signal_outputs[rank, peer, :core_num] == 0", want: multicoreLanes, inputs: multicoreInputs},
+	"tests/st/distributed/test_l3_host_tensor_allreduce_multicore.py#_build_multicore_allreduce_signal_reuse":    {from: "_expected_allreduce per round on inputs offset by rd*10000", want: perRound(sumRows), inputs: multicoreReuseInputs},
 	"tests/st/distributed/test_l3_tuple_return.py#L3TupleReturnProgram":                                          {from: "the test's expected_sum and expected_diff: a + b, a - b", want: sumDiff},
 }
 

@@ -3,8 +3,10 @@ package conform
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 )
 
 // Goldens of the programs the tuple results and the gemm tile ops opened:
@@ -115,4 +117,109 @@ func gemm(_ conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
 		}
 	}
 	return [][]float64{out}, nil
+}
+
+// swapHalves is test_subview_halves' expected tensor: on two ranks, rank
+// r's output is the partner's low half followed by its high half
+// (torch.cat([inputs_low[1-r], inputs_high[1-r]], dim=1)).
+func swapHalves(_ conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
+	lo, err := rows(in, 0, P)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := rows(in, 1, P)
+	if err != nil {
+		return nil, err
+	}
+	if P != 2 {
+		return nil, fmt.Errorf("the test's expected tensor is for 2 ranks, got %d", P)
+	}
+	var out []float64
+	for r := 0; r < P; r++ {
+		out = append(out, lo.Row(1-r)...)
+		out = append(out, hi.Row(1-r)...)
+	}
+	return [][]float64{out}, nil
+}
+
+// writtenRow is test_remote_store_window_raw_device's assertion: rank q's
+// output row (q+1) mod N equals srcs[w][w] for that row w; the other rows
+// are not checked (NaN).
+func writtenRow(_ conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
+	x, err := rows(in, 0, P)
+	if err != nil {
+		return nil, err
+	}
+	if len(x.Shape) != 3 || x.Shape[1] != P {
+		return nil, fmt.Errorf("want [N, N, D] sources, got %v", x.Shape)
+	}
+	d := x.Shape[2]
+	out := make([]float64, P*P*d)
+	for i := range out {
+		out[i] = math.NaN()
+	}
+	for q := 0; q < P; q++ {
+		w := (q + 1) % P
+		copy(out[(q*P+w)*d:(q*P+w+1)*d], x.Row(w)[w*d:(w+1)*d])
+	}
+	return [][]float64{out}, nil
+}
+
+// allZero is the self-notify test's _assert_zeroed: every rank's output
+// is 0 (the peer's credits and the rank's own negative self-notify cancel).
+func allZero(_ conformCaseSpec, _ []*emu.Tensor, P int) ([][]float64, error) {
+	return [][]float64{make([]float64, P)}, nil
+}
+
+// multicoreInputs is the multicore test's _make_rank_inputs(n_ranks, size):
+// rank r's row is r*100 + j. (The same rule as the host allreduce test.)
+func multicoreInputs(s conformCaseSpec, in []*emu.Tensor, P int) {
+	hostAllreduceInputs(s, in, P)
+}
+
+// multicoreReuseInputs is the reuse test's inputs: round rd is
+// _make_rank_inputs(n_ranks, size, round_offset=rd*10000), so a stale
+// round-1 result cannot match round 2's golden.
+func multicoreReuseInputs(_ conformCaseSpec, in []*emu.Tensor, _ int) {
+	if len(in) == 0 || len(in[0].Shape) != 4 {
+		return
+	}
+	x := in[0]
+	rounds, nr, size := x.Shape[0], x.Shape[1], x.Shape[3]
+	v := x.Floats()
+	for rd := 0; rd < rounds; rd++ {
+		for r := 0; r < nr; r++ {
+			for j := 0; j < size; j++ {
+				v[(rd*nr+r)*size+j] = floats.RoundTo(x.DType, float64(rd)*10000+float64(r)*100+float64(j))
+			}
+		}
+	}
+}
+
+// multicoreLanes is test_multicore_output_and_signal_lanes' assertions:
+// the outputs are _expected_allreduce (the sum on every rank), and
+// signal_outputs[rank, peer, :core_num] is 0 for every peer != rank (the
+// builtin's per-lane epilogue cleared it); other lanes are not checked.
+func multicoreLanes(s conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
+	w, err := sumRows(s, in, P)
+	if err != nil {
+		return nil, err
+	}
+	cores, err1 := strconv.Atoi(param(s, "core_num", ""))
+	stride, err2 := strconv.Atoi(param(s, "signal_stride", ""))
+	if err1 != nil || err2 != nil || cores > stride {
+		return nil, fmt.Errorf("the case's core_num %q and signal_stride %q", param(s, "core_num", ""), param(s, "signal_stride", ""))
+	}
+	sig := make([]float64, P*P*stride)
+	for rank := 0; rank < P; rank++ {
+		for peer := 0; peer < P; peer++ {
+			for l := 0; l < stride; l++ {
+				i := (rank*P+peer)*stride + l
+				if peer == rank || l >= cores {
+					sig[i] = math.NaN()
+				}
+			}
+		}
+	}
+	return append(w, sig), nil
 }

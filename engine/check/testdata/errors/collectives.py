@@ -209,7 +209,18 @@ def peek_dev(flags: pld.DistributedTensor[[4], pl.INT32]):
 
 @pl.jit.incore
 def hand_barrier(flags: pl.InOut[pld.DistributedTensor[[4], pl.INT32]]):
+    pld.system.notify(target=flags, peer=0, offsets=[0], value=1, op=pld.NotifyOp.AtomicAdd)
     return flags
+
+
+@pl.jit.incore
+def inout_unwritten(flags: pl.InOut[pld.DistributedTensor[[4], pl.INT32]]):
+    return flags
+
+
+@pl.jit
+def inout_unwritten_dev(flags: pl.InOut[pld.DistributedTensor[[4], pl.INT32]]):
+    return inout_unwritten(flags)
 
 
 @pl.jit
@@ -218,7 +229,8 @@ def hand_barrier_dev(flags: pl.InOut[pld.DistributedTensor[[4], pl.INT32]]):
 
 
 # HOST builtins one after another on one signal are fine (each clears it);
-# reading the signal in a kernel is fine; a kernel that may write it is
+# reading the signal in a kernel is fine, and so is handing it to one
+# declared pl.InOut that never writes it; a kernel that may write it is
 # W0302, once per buffer, at whichever use comes second.
 @pl.jit.host
 def driver():
@@ -239,9 +251,11 @@ def driver():
         sig = pld.window(sig_buf, [4], dtype=pl.INT32)
         wrapper(data, device=r)
         peek_dev(sig, device=r)
-        hand_barrier_dev(sig, device=r)  ### "^W0302 orchestration function \"hand_barrier_dev\" may write window sig_buf, the signal of the HOST collective at line 231$"
+        inout_unwritten_dev(sig, device=r)
+        sig = pld.window(sig_buf, [4], dtype=pl.INT32)
+        hand_barrier_dev(sig, device=r)  ### "^W0302 orchestration function \"hand_barrier_dev\" may write window sig_buf, the signal of the HOST collective at line 243$"
     for r in pl.range(pld.world_size()):
         hand = pld.window(hand_buf, [4], dtype=pl.INT32)
         hand_barrier_dev(hand, device=r)
     hand = pld.window(hand_buf, [4], dtype=pl.INT32)
-    hand = pld.tensor.barrier(hand)  ### "^W0302 HOST pld.tensor.barrier uses signal window hand_buf, which the dispatch at line 245 also hands a kernel to write$"
+    hand = pld.tensor.barrier(hand)  ### "^W0302 HOST pld.tensor.barrier uses signal window hand_buf, which the dispatch at line 259 also hands a kernel to write$"
