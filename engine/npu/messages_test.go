@@ -49,10 +49,10 @@ Traceback (most recent call last):
     raise SystemExit(_pld_main())
   File "/tmp/pld-pypto-1/exported.py", line %d, in hello_rank
     x = 1
-  File "/work/pypto-src/python/pypto/backend/pto_backend.py", line 1598, in _generate_with_distributed
+  File "/home/you/pypto/python/pypto/backend/pto_backend.py", line 1598, in _generate_with_distributed
     orch_code = cg.generate(transformed_program)
 pypto.InternalError: WindowBuffer 'sig' is not a slot of any open CommDomainScopeStmt [/tmp/pld-pypto-1/exported.py:%d:20]
-Check failed: false at /work/pypto-src/src/codegen/distributed/distributed_codegen.cpp:154
+Check failed: false at /home/you/pypto/src/codegen/distributed/distributed_codegen.cpp:154
 
 C++ Traceback (most recent call last):
  File "../csu/libc-start.c", line 360
