@@ -2,7 +2,7 @@ package server
 
 import (
 	"context"
-	"encoding/json"
+	"database/sql"
 	"errors"
 	"fmt"
 	"sort"
@@ -149,45 +149,22 @@ func pyptoRecord(id, code string, st Settings, res *npu.Result) *record {
 	return rec
 }
 
-// storePyPTO writes a PyPTO run to the store, pinned (its link is handed
-// out at once), its events in pages as an emulator run's are.
+// storePyPTO writes a PyPTO run to the store through the store writer,
+// pinned (its link is handed out at once), its events in pages as an
+// emulator run's are.
 func (s *Server) storePyPTO(rec *record, events []trace.Event) error {
 	rec.Created = time.Now().UTC().Format(time.RFC3339Nano)
-	code := rec.Code
-	rec.Code = ""
-	result, err := json.Marshal(rec)
-	rec.Code = code
-	if err != nil {
-		return err
-	}
-	settings, _ := json.Marshal(rec.Settings)
-	i := 0
-	next := func() (page, error) {
-		var lines [][]byte
-		for ; i < len(events) && len(lines) < limits.EventPage; i++ {
-			b, _ := json.Marshal(events[i])
-			lines = append(lines, b)
-		}
-		if len(lines) == 0 {
-			return page{}, nil
-		}
-		blob, err := gzipLines(lines)
-		return page{count: len(lines), data: blob}, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	size, err := putRun(ctx, s.db, &storedRun{ID: rec.ID, Code: code, Settings: string(settings), Status: rec.Status,
-		Result: string(result), EventCount: rec.Events, Created: rec.Created, Pinned: true}, next)
-	if err != nil {
-		return err
-	}
-	// Pinned, so never evicted, but counted in the store's size.
-	s.storeMu.Lock()
-	if s.storeBytes >= 0 {
-		s.storeBytes += size
-	}
-	s.storeMu.Unlock()
-	return nil
+	return s.writer.write(rec.ID, func(ctx context.Context, tx *sql.Tx) (int64, error) {
+		i := 0
+		return s.putRecord(ctx, tx, rec.ID, rec.Code, rec, true, func() ([]byte, bool) {
+			if i == len(events) {
+				return nil, false
+			}
+			b := appendEvent(nil, &events[i]) // as an emulator run's events are encoded
+			i++
+			return b, true
+		})
+	})
 }
 
 // lastLines is the last n lines of s.

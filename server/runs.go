@@ -439,32 +439,17 @@ func (s *Server) store(r *run, rec *record) error {
 		items := r.items[:len(r.items):len(r.items)] // the log only grows: this prefix never changes
 		pinned := r.watched
 		r.mu.Unlock()
-		code := rec.Code
-		rec.Code = ""
-		result, err := json.Marshal(rec)
-		rec.Code = code
-		if err != nil {
-			return 0, err
-		}
-		settings, _ := json.Marshal(rec.Settings)
 		i := 0
-		next := func() (page, error) {
-			var lines [][]byte
-			n := 0
-			for ; i < len(items) && n < limits.EventPage; i++ {
-				if items[i].isEvent {
-					lines = append(lines, items[i].line())
-					n++
+		size, err := s.putRecord(ctx, tx, r.id, r.code, rec, pinned, func() ([]byte, bool) {
+			for i < len(items) {
+				it := &items[i]
+				i++
+				if it.isEvent {
+					return it.line(), true
 				}
 			}
-			if n == 0 {
-				return page{}, nil
-			}
-			blob, err := gzipLines(lines)
-			return page{count: n, data: blob}, err
-		}
-		size, err := putRunTx(ctx, s.db, tx, &storedRun{ID: r.id, Code: r.code, Settings: string(settings), Status: rec.Status,
-			Result: string(result), EventCount: rec.Events, Created: rec.Created, Pinned: pinned}, next)
+			return nil, false
+		})
 		if err == nil && pinned {
 			r.mu.Lock()
 			r.pinned = true
@@ -472,6 +457,38 @@ func (s *Server) store(r *run, rec *record) error {
 		}
 		return size, err
 	})
+}
+
+// putRecord writes run id's row in tx: rec without its code (the code has
+// a column of its own), its settings, and the event lines line yields (ok
+// false: no more), gzipped in pages of limits.EventPage. It returns the
+// row's size for the store's accounting.
+func (s *Server) putRecord(ctx context.Context, tx *sql.Tx, id, code string, rec *record, pinned bool, line func() ([]byte, bool)) (int64, error) {
+	keep := rec.Code
+	rec.Code = ""
+	result, err := json.Marshal(rec)
+	rec.Code = keep
+	if err != nil {
+		return 0, err
+	}
+	settings, _ := json.Marshal(rec.Settings)
+	next := func() (page, error) {
+		var lines [][]byte
+		for len(lines) < limits.EventPage {
+			b, ok := line()
+			if !ok {
+				break
+			}
+			lines = append(lines, b)
+		}
+		if len(lines) == 0 {
+			return page{}, nil
+		}
+		blob, err := gzipLines(lines)
+		return page{count: len(lines), data: blob}, err
+	}
+	return putRunTx(ctx, s.db, tx, &storedRun{ID: id, Code: code, Settings: string(settings), Status: rec.Status,
+		Result: string(result), EventCount: rec.Events, Created: rec.Created, Pinned: pinned}, next)
 }
 
 // loadRecord reads a stored run's record. Rows written before outputs were

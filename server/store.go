@@ -202,19 +202,6 @@ type page struct {
 	data  []byte
 }
 
-// putRun writes a run and its pages in one transaction (putRunTx).
-func putRun(ctx context.Context, db *sql.DB, r *storedRun, next func() (page, error)) (size int64, err error) {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer tx.Rollback()
-	if size, err = putRunTx(ctx, db, tx, r, next); err != nil {
-		return 0, err
-	}
-	return size, tx.Commit()
-}
-
 // putRunTx writes a run and its pages in tx; next yields the pages in
 // order (nil data: no more). A row already there (two servers, or a race
 // the live map did not catch) is kept: same id, same content. The pages
