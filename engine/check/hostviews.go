@@ -118,11 +118,7 @@ func (w *viewWalk) stmt(s syntax.Stmt) {
 		then := w.notView
 		w.notView = before
 		w.stmts(s.Else)
-		for k, v := range then {
-			if _, ok := w.notView[k]; !ok {
-				w.notView[k] = v
-			}
-		}
+		joinDead(w.notView, then)
 	case *syntax.ForStmt:
 		w.expr(s.Iter)
 		// The back edge: a non-view binding in the body reaches its start.

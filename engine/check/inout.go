@@ -62,11 +62,7 @@ func (w *inoutWalk) stmt(s syntax.Stmt) {
 		then := w.dead
 		w.dead = before
 		w.stmts(s.Else)
-		for k, v := range then {
-			if _, ok := w.dead[k]; !ok {
-				w.dead[k] = v
-			}
-		}
+		joinDead(w.dead, then)
 	case *syntax.ForStmt:
 		w.expr(s.Iter)
 		// The back edge: what the body kills is dead when it starts again.
@@ -219,4 +215,15 @@ func copyDead(m map[string]int) map[string]int {
 		out[k] = v
 	}
 	return out
+}
+
+// joinDead adds to dst the names of src it lacks, with their lines: after
+// an if, a name dead on either branch is dead, and the line kept is the
+// else branch's when both have it.
+func joinDead(dst, src map[string]int) {
+	for k, v := range src {
+		if _, ok := dst[k]; !ok {
+			dst[k] = v
+		}
+	}
 }
