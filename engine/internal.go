@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"runtime/debug"
-	"strings"
 
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
@@ -36,7 +35,7 @@ const internalHint = "this is a bug in the workbench, not in your program; pleas
 // recovered turns a recovered panic value into an InternalError.
 func recovered(p any) *InternalError {
 	stack := debug.Stack()
-	return &InternalError{Value: p, Where: panicSite(stack), Stack: stack}
+	return &InternalError{Value: p, Where: emu.PanicSite(stack), Stack: stack}
 }
 
 // Diagnostic is the error as a diagnostic at the top of file.
@@ -48,32 +47,6 @@ func (e *InternalError) Diagnostic(file string) diag.Diagnostic {
 // RunError is the error as a run error.
 func (e *InternalError) RunError() *emu.RunError {
 	return &emu.RunError{Rank: -1, Code: emu.CodeInternal, Message: e.Error(), Hint: internalHint}
-}
-
-// panicSite returns the function and file:line where a panic started: the
-// first frame after the runtime's own in a debug.Stack dump.
-func panicSite(stack []byte) string {
-	lines := strings.Split(string(stack), "\n")
-	for i := 0; i+1 < len(lines); i++ {
-		if !strings.HasPrefix(strings.TrimSpace(lines[i]), "panic(") {
-			continue
-		}
-		for j := i + 2; j+1 < len(lines); j += 2 {
-			f := strings.TrimSpace(lines[j])
-			if strings.HasPrefix(f, "runtime.") {
-				continue
-			}
-			loc := strings.TrimSpace(lines[j+1])
-			if k := strings.LastIndex(loc, " +"); k >= 0 {
-				loc = loc[:k]
-			}
-			if k := strings.LastIndex(loc, "/"); k >= 0 {
-				loc = loc[k+1:]
-			}
-			return f + " " + loc
-		}
-	}
-	return ""
 }
 
 // stopDiag is the diagnostic of a piece of work whose meter stopped (the

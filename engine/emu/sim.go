@@ -200,7 +200,7 @@ func (s *sim) tick(m *machine, n *node) *failure {
 // internalError turns a recovered panic into a failure.
 func (s *sim) internalError(p any) *failure {
 	msg := fmt.Sprintf("internal error in the emulator: %v", p)
-	if where := panicSite(debug.Stack()); where != "" {
+	if where := PanicSite(debug.Stack()); where != "" {
 		msg += " (at " + where + ")"
 	}
 	return &failure{status: StatusRuntimeError, err: &RunError{Rank: -1, Code: codeInternal, Message: msg,
@@ -317,9 +317,10 @@ func (s *sim) emit(m *machine, n *node, e trace.Event) {
 	s.onEvent(e)
 }
 
-// panicSite returns the function and file:line where a panic started: the
-// first frame after the runtime's own in a debug.Stack dump.
-func panicSite(stack []byte) string {
+// PanicSite returns the function and file:line where a panic started: the
+// first frame after the runtime's own in a debug.Stack dump (the engine's
+// InternalError names it too).
+func PanicSite(stack []byte) string {
 	lines := strings.Split(string(stack), "\n")
 	for i := 0; i+1 < len(lines); i++ {
 		fn := strings.TrimSpace(lines[i])
