@@ -390,3 +390,17 @@ func TestDispatchLoopPinsRanks(t *testing.T) {
 		t.Errorf("Check rounds.py without ranks: %v", chk.Diags)
 	}
 }
+
+// TestNoDeviceDispatchPinsOneRank: a host with no device= dispatch at all
+// (its work in pl.at scopes) runs on one chip when no rank count is asked
+// for; the [16, 64] leading dimension of its tensors counts rows.
+func TestNoDeviceDispatchPinsOneRank(t *testing.T) {
+	src, err := os.ReadFile("check/testdata/ok/at_scopes.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := engine.Run(context.Background(), "at_scopes.py", src, engine.RunOptions{Options: engine.Options{Entry: "Inline.host_orch"}})
+	if res.Status != emu.StatusOK || res.Ranks != 1 {
+		t.Errorf("at_scopes.py without ranks: status %s at %d ranks (%v), want ok at 1", res.Status, res.Ranks, res.Diags)
+	}
+}

@@ -27,6 +27,12 @@ func pinnedRanks(mod *meta.Module, fn *meta.DSLFunc) (int, bool) {
 	if n := dispatchLoopRanks(mod, fn); n > 0 {
 		return n, true
 	}
+	if !dispatchesOn(fn.Def.Body, "") {
+		// No device= dispatch at all: the host's work runs on one chip
+		// (pl.at scopes, a single-chip dispatch), and a leading dimension
+		// counts rows, not ranks.
+		return 1, true
+	}
 	best := 0
 	for _, p := range fn.Def.Params {
 		if p.Annotation == nil {
@@ -100,14 +106,18 @@ func isPlRange(x syntax.Expr) bool {
 	return ok && id.Name == "pl"
 }
 
-// dispatchesOn reports whether body has a call with device=name.
+// dispatchesOn reports whether body has a call with device=name, or with
+// any device= when name is empty.
 func dispatchesOn(body []syntax.Stmt, name string) bool {
 	hit := false
 	for _, st := range body {
 		syntax.Walk(st, func(n syntax.Node) bool {
 			if c, ok := n.(*syntax.CallExpr); ok {
 				for _, a := range c.Args {
-					if id, isIdent := a.Value.(*syntax.Ident); a.Name == "device" && isIdent && id.Name == name {
+					if a.Name != "device" {
+						continue
+					}
+					if id, isIdent := a.Value.(*syntax.Ident); name == "" || isIdent && id.Name == name {
 						hit = true
 					}
 				}

@@ -353,6 +353,16 @@ func checkAllreduce(a *opCall) {
 		if !a.ok {
 			return
 		}
+		if !a.given("signal") {
+			// Upstream documents the signal-less form and its own tests check
+			// the lowered text, but at MirrorCommit the full compile of every
+			// such program stops: MaterializeCommDomainScopes leaves the
+			// synthesized buffer outside every comm-domain scope and
+			// DistributedCodegen raises an InternalError. Say so where the
+			// learner writes it, not only when PyPTO is asked.
+			a.fc.errorf(a.span("target"), WarnSynthSignal, "",
+				"PyPTO %s stops compiling a HOST pld.tensor.allreduce whose signal it synthesizes (an internal error upstream)", MirrorCommit)
+		}
 	}
 	a.checkSignal(mode, cores)
 }

@@ -626,9 +626,11 @@ func (fc *funcChecker) index(e *syntax.IndexExpr) *operand {
 			if lo < 0 {
 				bad = lo
 			}
-			fc.errorf(e.Pos, ErrHostIndex, "size the leading dimension to the rank count (or use pl.dynamic)",
+			// PyPTO compiles this (its host slice takes any offset), so it is
+			// a warning here and a run-time error in the emulator, where
+			// the row is reached.
+			fc.errorf(e.Pos, WarnHostRows, "",
 				"%s reaches row %d, but %s has %d rows (shape %s)", fc.c.text(e), bad, fc.c.text(e.X), lead.N, tt.Shape)
-			return invalidOp(e)
 		}
 	}
 	res := fc.temp(&ir.Tensor{Shape: tt.Shape[1:], DType: tt.DType})

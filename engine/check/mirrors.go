@@ -48,6 +48,10 @@ var Mirrors = []Mirror{
 		"LowerHostTensorCollectives: ring allreduce requires 16 or fewer participating devices"},
 	{ErrBarrierCover, "src/ir/transforms/materialize_comm_domain_scopes_pass.cpp", "ProcessHostOrch (barrier-only collective consumer)",
 		"MaterializeCommDomainScopes: pld.tensor.barrier signal buffer has no inferred comm-domain coverage"},
+	// A warning, not a refusal: PyPTO documents the form, and only its
+	// full compile fails, with an internal error rather than a rule.
+	{WarnSynthSignal, "src/codegen/distributed/distributed_codegen.cpp", "DistributedCodegen::ScopeForWindowBuffer (an INTERNAL_CHECK, not a rule)",
+		"WindowBuffer '__allreduce_signal_buf_0' is not a slot of any open CommDomainScopeStmt"},
 }
 
 // RuntimeMirrors are the run-time refusals (emulator codes, E05xx) that

@@ -19,7 +19,8 @@ func TestMirrorsDoc(t *testing.T) {
 	fmt.Fprintf(&b, "# Which PyPTO check each code mirrors\n\n")
 	fmt.Fprintf(&b, "Rendered from `engine/check/mirrors.go` by `go test ./engine/check -run TestMirrorsDoc -update`; "+
 		"read at upstream hw-native-sys/pypto %s (`runtime/` is its simpler submodule). "+
-		"A program the workbench refuses with one of these codes is refused by PyPTO at the place named.\n\n", MirrorCommit)
+		"A program the workbench refuses with one of these codes is refused by PyPTO at the place named; "+
+		"a warning (W) code marks a program PyPTO documents but cannot compile yet.\n\n", MirrorCommit)
 	b.WriteString("| code | what | upstream file | upstream check | PyPTO says |\n|---|---|---|---|---|\n")
 	prev := Code("")
 	for _, m := range Mirrors {

@@ -88,7 +88,7 @@ def wrapper(out: pl.Out[pl.Tensor[[1, 8], pl.INT32]]):
 @pl.jit.host
 def driver(out: pl.Out[pl.Tensor[[2, 1, 8], pl.INT32]]):
     for r in pl.range(pld.world_size()):
-        wrapper(out[r], device=r)  ### "^E0224 out\[r\] reaches row 3, but out has 2 rows \(shape \[2, 1, 8\]\)$"
+        wrapper(out[r], device=r)  ### "^W0307 out\[r\] reaches row 3, but out has 2 rows \(shape \[2, 1, 8\]\)$"
 ---
 #! func: kernel
 import pypto.language as pl

@@ -32,7 +32,7 @@ def host_sum(y: pl.Out[pl.Tensor[[4, 1, LEN], pl.FP32]]):
     ring_mem = pld.alloc_window_buffer([7, 4], dtype=pl.INT32)
     acc = pld.window(acc_mem, [1, LEN], dtype=pl.FP32)
     ring = pld.window(ring_mem, [7, 4], dtype=pl.INT32)
-    acc = pld.tensor.allreduce(acc, core_num=8)
+    acc = pld.tensor.allreduce(acc, core_num=8)  ### "^W0306"
     acc = pld.window(acc_mem, [1, LEN], dtype=pl.FP32)
     acc = pld.tensor.allreduce(acc, ring, mode="ring")
     acc = pld.window(acc_mem, [1, LEN], dtype=pl.FP32)
