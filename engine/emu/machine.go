@@ -33,6 +33,10 @@ type machine struct {
 	retVal  val   // a block's kernel result
 
 	scratch []int // offsets of a notify or wait, reused
+
+	// id names the machine in the cell it is parked on (sim.machineID; 0
+	// until it first parks), waitNext the machine parked after it there.
+	id, waitNext int32
 }
 
 type mstate uint8

@@ -110,14 +110,14 @@ func (m *machine) notify(n *node) *failure {
 		arrive = m.clock
 	}
 	c := m.s.lookupCell(key, true)
-	c.addNotifier(m.rank)
+	m.s.addNotifier(c, m.rank)
 	ref := trace.Ref{Rank: m.rank, Seq: m.owner().seq}
 	// A notify that leaves the value as it was (a second Set(1) on a cell
 	// that already holds 1) changes nothing a waiter can see, so it does
 	// not become the notify a wait that finds the predicate already true is
 	// credited to: that is still the one that made the value what it is.
-	if after != before || !c.hasLast {
-		c.last, c.hasLast, c.lastArrive = ref, true, arrive
+	if after != before || !c.hasLast() {
+		c.lastRank, c.lastSeq, c.lastArrive = int32(ref.Rank)+1, ref.Seq, arrive
 	}
 	m.hbNotify(n, t, key, set)
 	m.s.stats.Notifies++
@@ -160,7 +160,7 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		if w.cell == nil {
 			w.cell = m.s.lookupCell(w.key, true) // kept while parked: a resumed wait does not look it up again
 		}
-		w.cell.addWaiter(m)
+		m.s.addWaiter(w.cell, m)
 		w.released = false
 		return true, nil
 	}
@@ -173,8 +173,8 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		if c == nil {
 			c = m.s.lookupCell(w.key, false)
 		}
-		if c != nil && c.hasLast {
-			by, hasBy, arrive = c.last, true, c.lastArrive
+		if c != nil && c.hasLast() {
+			by, hasBy, arrive = c.last(), true, c.lastArrive
 		}
 	}
 	m.clock = max(m.clock, arrive) + m.s.prof.issuePs
