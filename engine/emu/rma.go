@@ -16,7 +16,7 @@ import (
 
 // peer evaluates the peer argument i and checks it is a rank (ruling 14).
 func (m *machine) peer(n *node, i int) (int, *failure) {
-	p := m.intOf(n.args[i])
+	p := m.intArg(&n.args[i])
 	if p >= 0 && p < int64(m.s.P) {
 		return int(p), nil
 	}
@@ -41,10 +41,10 @@ func (m *machine) windowArg(n *node, i int) (*tref, *failure) {
 
 // intsScratch evaluates a list operand into m's scratch slice, valid until
 // the next call.
-func (m *machine) intsScratch(o opnd) []int {
+func (m *machine) intsScratch(o *opnd) []int {
 	m.scratch = m.scratch[:0]
-	for _, e := range o.list {
-		m.scratch = append(m.scratch, int(m.intOf(e)))
+	for i := range o.list {
+		m.scratch = append(m.scratch, int(m.intArg(&o.list[i])))
 	}
 	return m.scratch
 }
@@ -87,12 +87,12 @@ func (m *machine) notify(n *node) *failure {
 	if f != nil {
 		return f
 	}
-	offs := m.intsScratch(n.args[2])
+	offs := m.intsScratch(&n.args[2])
 	key, f := m.signalCell(n, t, offs, p)
 	if f != nil {
 		return f
 	}
-	value := m.intOf(n.args[3])
+	value := m.intArg(&n.args[3])
 	cellBytes := m.s.windows[p][key.off:]
 	before := getInt(cellBytes, t.dt)
 	after := value
@@ -141,7 +141,7 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		if f != nil {
 			return false, f
 		}
-		offs := m.intsScratch(n.args[1])
+		offs := m.intsScratch(&n.args[1])
 		key, f := m.signalCell(n, t, offs, m.rank)
 		if f != nil {
 			return false, f
@@ -150,7 +150,7 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		// 136 bytes with pointers, and every wait of a barrier starts one.
 		// release and releaseArrive are read only while released is set.
 		w.active, w.n, w.key, w.cell, w.dt, w.offs = true, n, key, nil, t.dt, offs
-		w.cmp, w.expected, w.start, w.released = n.cmp, m.intOf(n.args[2]), m.clock, false
+		w.cmp, w.expected, w.start, w.released = n.cmp, m.intArg(&n.args[2]), m.clock, false
 	}
 	v := m.s.cellValue(w.key, w.dt)
 	if !w.cmp.holds(v, w.expected) {
