@@ -2,8 +2,6 @@ package emu
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"pldworkbench/engine/trace"
 )
@@ -50,19 +48,7 @@ func (m *machine) intsScratch(o *opnd) []int {
 }
 
 // cellName renders the cell a notify or wait at n addresses: "signal[2, 0]".
-func cellName(n *node, offs []int) string {
-	var b strings.Builder
-	b.WriteString(n.args[0].name)
-	b.WriteByte('[')
-	for i, o := range offs {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Itoa(o))
-	}
-	b.WriteByte(']')
-	return b.String()
-}
+func cellName(n *node, offs []int) string { return string(appendCellName(nil, n, offs)) }
 
 // signalCell resolves the cell at offs in rank's copy of t.
 func (m *machine) signalCell(n *node, t *tref, offs []int, rank int) (cellKey, *failure) {
@@ -123,7 +109,8 @@ func (m *machine) notify(n *node) *failure {
 	m.s.stats.Notifies++
 	if m.tracing() {
 		e := trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000}
-		e.Peer, e.Cell, e.Before, e.After = trace.Int(p), cellName(n, offs), trace.Int64(before), trace.Int64(after)
+		a := &m.s.evAlloc
+		e.Peer, e.Cell, e.Before, e.After = a.int(p), a.cellName(n, offs), a.int64(before), a.int64(after)
 		m.s.emit(m, n, e)
 	} else {
 		m.s.count(m)
@@ -181,10 +168,10 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 	m.s.stats.Waits++
 	if m.tracing() {
 		e := trace.Event{StartNs: w.start / 1000, EndNs: m.clock / 1000}
-		e.Cell, e.Value = cellName(n, w.offs), trace.Int64(v)
+		a := &m.s.evAlloc
+		e.Cell, e.Value = a.cellName(n, w.offs), a.int64(v)
 		if hasBy {
-			ref := by
-			e.ReleasedBy = &ref
+			e.ReleasedBy = a.ref(by)
 		}
 		m.s.emit(m, n, e)
 	} else {
@@ -338,7 +325,7 @@ func (m *machine) putGet(n *node) *failure {
 func (m *machine) emitRMA(n *node, p, bytes int, start int64) {
 	e := trace.Event{Bytes: int64(bytes), StartNs: start / 1000, EndNs: m.clock / 1000}
 	if m.tracing() {
-		e.Peer = trace.Int(p)
+		e.Peer = m.s.evAlloc.int(p)
 	}
 	m.s.emit(m, n, e)
 }
