@@ -29,9 +29,9 @@ type cellKey struct {
 type cell struct {
 	lastSeq    int64 // the event sequence number of the last notify that wrote it
 	lastArrive int64 // when that notify arrived (ps)
-	// lastRank is the rank of that notify plus 1; 0 while the cell was
-	// never notified. Until a second rank notifies the cell it is also the
-	// only rank that did.
+	// lastRank is the rank of that notify plus 2 (the host is rank -1); 0
+	// while the cell was never notified. Until a second rank notifies the
+	// cell it is also the only rank that did.
 	lastRank int32
 	waiter   int32 // the id of the first machine parked on it; 0 when none is
 }
@@ -39,7 +39,16 @@ type cell struct {
 func (c *cell) hasLast() bool { return c.lastRank != 0 }
 
 // last is the notify that wrote c last (valid when hasLast).
-func (c *cell) last() trace.Ref { return trace.Ref{Rank: int(c.lastRank) - 1, Seq: c.lastSeq} }
+func (c *cell) last() trace.Ref { return trace.Ref{Rank: c.lastRankOf(), Seq: c.lastSeq} }
+
+// lastRankOf is the rank of the notify that wrote c last.
+func (c *cell) lastRankOf() int { return int(c.lastRank) - 2 }
+
+// setLast makes the notify ref, arriving at arrive, the one that wrote c
+// last.
+func (c *cell) setLast(ref trace.Ref, arrive int64) {
+	c.lastRank, c.lastSeq, c.lastArrive = int32(ref.Rank)+2, ref.Seq, arrive
+}
 
 // addNotifier records that rank notifies c (before the notify becomes
 // c's last).
@@ -47,12 +56,12 @@ func (s *sim) addNotifier(c *cell, rank int) {
 	if c.lastRank == 0 {
 		return // the first notify: it becomes last, and last is the only notifier
 	}
-	if int(c.lastRank)-1 == rank {
+	if c.lastRankOf() == rank {
 		return // rank notified c already: it is the only notifier, or in the list
 	}
 	ns, ok := s.notifiers[c]
 	if !ok {
-		ns = []int{int(c.lastRank) - 1} // every notify so far came from last's rank
+		ns = []int{c.lastRankOf()} // every notify so far came from last's rank
 	}
 	i := sort.SearchInts(ns, rank)
 	if i == len(ns) || ns[i] != rank {
@@ -68,8 +77,8 @@ func (s *sim) notifiersOf(c *cell) []int {
 	if ns, ok := s.notifiers[c]; ok {
 		return ns
 	}
-	if c.lastRank != 0 {
-		return []int{int(c.lastRank) - 1}
+	if c.hasLast() {
+		return []int{c.lastRankOf()}
 	}
 	return nil
 }

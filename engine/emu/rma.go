@@ -103,7 +103,7 @@ func (m *machine) notify(n *node) *failure {
 	// not become the notify a wait that finds the predicate already true is
 	// credited to: that is still the one that made the value what it is.
 	if after != before || !c.hasLast() {
-		c.lastRank, c.lastSeq, c.lastArrive = int32(ref.Rank)+1, ref.Seq, arrive
+		c.setLast(ref, arrive)
 	}
 	m.hbNotify(n, t, key, set)
 	m.s.stats.Notifies++
