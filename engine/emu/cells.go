@@ -155,6 +155,14 @@ const cellPageLen = 256
 
 type cellPage [cellPageLen]cell
 
+// flatPages is the most page pointers (8 bytes each) a buffer's one flat
+// page table may have: a signal buffer of P × P cells at P = 4096 takes
+// 65,536. One table for every rank saves a wait a dependent load (the
+// rank's own table) that missed the cache at every wait of a large
+// barrier; a larger buffer, with most of its pages never used, gets a
+// table per rank, made when that rank's copy is first touched.
+const flatPages = 1 << 20
+
 // lookupCell returns the bookkeeping of k, creating it when create is set
 // (else nil when its page was never made). A cell that exists but was
 // never notified reads as one that does not: no last notify, no notifier,
@@ -171,30 +179,41 @@ func (s *sim) lookupCell(k cellKey, create bool) *cell {
 		return c
 	}
 	e := i / cellGrain
-	if b.cells == nil {
+	if b.npages == 0 {
 		if !create {
 			return nil
 		}
-		b.cells = make([][]*cellPage, s.P)
-	}
-	pages := b.cells[k.rank]
-	if pages == nil {
-		if !create {
-			return nil
+		b.npages = ((b.size+cellGrain-1)/cellGrain + cellPageLen - 1) / cellPageLen
+		if n := int64(b.npages) * int64(s.P); n <= flatPages {
+			s.reserveSignals(n * int64(unsafe.Sizeof((*cellPage)(nil))))
+			b.flat = make([]*cellPage, n)
+		} else {
+			b.cells = make([][]*cellPage, s.P)
 		}
-		n := ((b.size+cellGrain-1)/cellGrain + cellPageLen - 1) / cellPageLen
-		s.reserveSignals(int64(n) * int64(unsafe.Sizeof((*cellPage)(nil))))
-		pages = make([]*cellPage, n)
-		b.cells[k.rank] = pages
 	}
-	pg := pages[e/cellPageLen]
+	var slot **cellPage
+	if b.flat != nil {
+		slot = &b.flat[k.rank*b.npages+e/cellPageLen]
+	} else {
+		pages := b.cells[k.rank]
+		if pages == nil {
+			if !create {
+				return nil
+			}
+			s.reserveSignals(int64(b.npages) * int64(unsafe.Sizeof((*cellPage)(nil))))
+			pages = make([]*cellPage, b.npages)
+			b.cells[k.rank] = pages
+		}
+		slot = &pages[e/cellPageLen]
+	}
+	pg := *slot
 	if pg == nil {
 		if !create {
 			return nil
 		}
 		s.reserveSignals(int64(unsafe.Sizeof(cellPage{})))
 		pg = new(cellPage)
-		pages[e/cellPageLen] = pg
+		*slot = pg
 	}
 	return &pg[e%cellPageLen]
 }
