@@ -200,9 +200,27 @@ func (h *readyHeap) push(m *machine) {
 		if e.before(&h.first) {
 			e, h.first = h.first, e // the old minimum joins the rest
 		}
-	} else if r, _, ok := h.restMin(); !ok || e.before(r) {
-		h.first, h.hasFirst = e, true
-		return
+	} else {
+		// An entry no earlier than the last of a run that is not empty is
+		// not the minimum, so when the first run that takes it is such a
+		// run it goes there (where the loop below puts it too) without a
+		// look for the minimum: the case of every push of a barrier's round
+		// of notifies.
+		for i := range h.runs {
+			r := &h.runs[i]
+			n := len(r.q)
+			if r.head == n {
+				break
+			}
+			if !e.before(&r.q[n-1]) {
+				r.push(e)
+				return
+			}
+		}
+		if r, _, ok := h.restMin(); !ok || e.before(r) {
+			h.first, h.hasFirst = e, true
+			return
+		}
 	}
 	for i := range h.runs {
 		r := &h.runs[i]
