@@ -13,6 +13,7 @@ import (
 
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/trace"
 )
 
 // Benchmarks of the emulator, each beside a native-Go baseline doing the
@@ -181,16 +182,24 @@ const barrierRanks = 256
 func BenchmarkBarrier(b *testing.B) {
 	// With race detection on (the default) and off; signalops/s counts
 	// notifies and waits.
+	// "traced" hands every event to a sink that keeps it, as a caller
+	// recording the trace does.
 	for _, mode := range []struct {
-		name string
-		off  bool
-	}{{"emu", false}, {"emu-noraces", true}} {
+		name        string
+		off, traced bool
+	}{{"emu", false, false}, {"emu-noraces", true, false}, {"emu-traced", false, true}} {
 		b.Run(mode.name, func(b *testing.B) {
 			prog := compileFile(b, "testdata/bench.py", "build_bench_barrier(256).barrier_host", barrierRanks)
 			b.ResetTimer()
 			var ops int64
+			var events []trace.Event
 			for i := 0; i < b.N; i++ {
-				res := emu.Run(context.Background(), prog, emu.Options{NoRaces: mode.off})
+				opts := emu.Options{NoRaces: mode.off}
+				if mode.traced {
+					events = events[:0]
+					opts.OnEvent = func(e trace.Event) { events = append(events, e) }
+				}
+				res := emu.Run(context.Background(), prog, opts)
 				if res.Status != emu.StatusOK || res.Stats.Notifies != barrierRanks*(barrierRanks-1) {
 					b.Fatalf("status %s, %d notifies: %v", res.Status, res.Stats.Notifies, res.Error)
 				}

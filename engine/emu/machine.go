@@ -33,6 +33,10 @@ type machine struct {
 	retVal  val   // a block's kernel result
 
 	scratch []int // offsets of a notify or wait, reused
+
+	// id names the machine in the cell it is parked on (sim.machineID; 0
+	// until it first parks), waitNext the machine parked after it there.
+	id, waitNext int32
 }
 
 type mstate uint8
@@ -219,7 +223,7 @@ func (m *machine) exec(n *node) (blocked bool, f *failure) {
 	case nFor:
 		return false, m.forLoop(n)
 	case nIf:
-		cond := m.eval(n.x)
+		cond := m.evalp(&n.x)
 		body := n.els
 		if cond.integer(n.x.dt) != 0 {
 			body = n.body
@@ -238,7 +242,7 @@ func (m *machine) exec(n *node) (blocked bool, f *failure) {
 }
 
 func (m *machine) forLoop(n *node) *failure {
-	start, stop, step := m.intOf(n.start), m.intOf(n.stop), m.intOf(n.step)
+	start, stop, step := m.intArg(&n.start), m.intArg(&n.stop), m.intArg(&n.step)
 	if step == 0 {
 		return m.fail(n, codeRange, "", "pl.range step is 0; the loop would never end")
 	}
@@ -399,7 +403,12 @@ func renderShape(s ir.Shape, syms map[string]int64) string {
 }
 
 // eval returns an operand's value.
-func (m *machine) eval(o opnd) val {
+func (m *machine) eval(o opnd) val { return m.evalp(&o) }
+
+// evalp is eval of the operand at o. The statements every signal op goes
+// through take their operands by pointer: an opnd is 104 bytes, and a
+// copy of it per operand was a tenth of a barrier's time.
+func (m *machine) evalp(o *opnd) val {
 	switch o.k {
 	case oSlot:
 		return m.top().env[o.slot]
@@ -412,7 +421,24 @@ func (m *machine) eval(o opnd) val {
 }
 
 // intOf returns an integer scalar operand.
-func (m *machine) intOf(o opnd) int64 { return m.eval(o).integer(o.dt) }
+func (m *machine) intOf(o opnd) int64 { return m.intArg(&o) }
+
+// intArg is intOf of the operand at o, read in place.
+func (m *machine) intArg(o *opnd) int64 {
+	var v *val
+	switch o.k {
+	case oSlot:
+		v = &m.top().env[o.slot]
+	case oConst:
+		v = &o.c
+	default:
+		return m.evalp(o).integer(o.dt)
+	}
+	if o.dt.IsFloat() {
+		return floatToInt(ir.INT64, v.f)
+	}
+	return v.i
+}
 
 // ints returns the integer elements of a list operand.
 func (m *machine) ints(o opnd) []int {

@@ -45,10 +45,13 @@ type bufDesc struct {
 	name string
 	off  int // byte offset in each rank's window
 	size int // bytes requested (the padding after it is not part of it)
-	// cells[rank] holds the pages of the bookkeeping of the signal cells
-	// of each rank's copy, by element, made when first touched (see
-	// lookupCell).
-	cells [][]*cellPage
+	// The pages of the bookkeeping of the signal cells of each rank's
+	// copy, by element, made when first touched (see lookupCell): flat[
+	// rank*npages + page] for a buffer of a few pages per rank, else
+	// cells[rank][page].
+	flat   []*cellPage
+	npages int
+	cells  [][]*cellPage
 	// shadows[rank] is the race detector's shadow of each rank's copy.
 	shadows []*shadow
 }

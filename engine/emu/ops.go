@@ -174,7 +174,7 @@ func (m *machine) ref(n *node, i int) (*tref, *failure) {
 	if i >= len(n.args) {
 		return nil, m.fail(n, codeInternal, "", "%s is missing argument %d", n.irop.Name, i+1)
 	}
-	t, ok := m.eval(n.args[i]).o.(*tref)
+	t, ok := m.evalp(&n.args[i]).o.(*tref)
 	if !ok {
 		return nil, m.fail(n, codeInternal, "", "%s argument %s is not a tensor", n.irop.Name, n.args[i].name)
 	}

@@ -2,8 +2,6 @@ package emu
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"pldworkbench/engine/trace"
 )
@@ -16,7 +14,7 @@ import (
 
 // peer evaluates the peer argument i and checks it is a rank (ruling 14).
 func (m *machine) peer(n *node, i int) (int, *failure) {
-	p := m.intOf(n.args[i])
+	p := m.intArg(&n.args[i])
 	if p >= 0 && p < int64(m.s.P) {
 		return int(p), nil
 	}
@@ -41,28 +39,16 @@ func (m *machine) windowArg(n *node, i int) (*tref, *failure) {
 
 // intsScratch evaluates a list operand into m's scratch slice, valid until
 // the next call.
-func (m *machine) intsScratch(o opnd) []int {
+func (m *machine) intsScratch(o *opnd) []int {
 	m.scratch = m.scratch[:0]
-	for _, e := range o.list {
-		m.scratch = append(m.scratch, int(m.intOf(e)))
+	for i := range o.list {
+		m.scratch = append(m.scratch, int(m.intArg(&o.list[i])))
 	}
 	return m.scratch
 }
 
 // cellName renders the cell a notify or wait at n addresses: "signal[2, 0]".
-func cellName(n *node, offs []int) string {
-	var b strings.Builder
-	b.WriteString(n.args[0].name)
-	b.WriteByte('[')
-	for i, o := range offs {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Itoa(o))
-	}
-	b.WriteByte(']')
-	return b.String()
-}
+func cellName(n *node, offs []int) string { return string(appendCellName(nil, n, offs)) }
 
 // signalCell resolves the cell at offs in rank's copy of t.
 func (m *machine) signalCell(n *node, t *tref, offs []int, rank int) (cellKey, *failure) {
@@ -87,12 +73,12 @@ func (m *machine) notify(n *node) *failure {
 	if f != nil {
 		return f
 	}
-	offs := m.intsScratch(n.args[2])
+	offs := m.intsScratch(&n.args[2])
 	key, f := m.signalCell(n, t, offs, p)
 	if f != nil {
 		return f
 	}
-	value := m.intOf(n.args[3])
+	value := m.intArg(&n.args[3])
 	cellBytes := m.s.windows[p][key.off:]
 	before := getInt(cellBytes, t.dt)
 	after := value
@@ -110,20 +96,21 @@ func (m *machine) notify(n *node) *failure {
 		arrive = m.clock
 	}
 	c := m.s.lookupCell(key, true)
-	c.addNotifier(m.rank)
+	m.s.addNotifier(c, m.rank)
 	ref := trace.Ref{Rank: m.rank, Seq: m.owner().seq}
 	// A notify that leaves the value as it was (a second Set(1) on a cell
 	// that already holds 1) changes nothing a waiter can see, so it does
 	// not become the notify a wait that finds the predicate already true is
 	// credited to: that is still the one that made the value what it is.
-	if after != before || !c.hasLast {
-		c.last, c.hasLast, c.lastArrive = ref, true, arrive
+	if after != before || !c.hasLast() {
+		c.setLast(ref, arrive)
 	}
 	m.hbNotify(n, t, key, set)
 	m.s.stats.Notifies++
 	if m.tracing() {
 		e := trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000}
-		e.Peer, e.Cell, e.Before, e.After = trace.Int(p), cellName(n, offs), trace.Int64(before), trace.Int64(after)
+		a := &m.s.evAlloc
+		e.Peer, e.Cell, e.Before, e.After = a.int(p), a.cellName(n, offs), a.int64(before), a.int64(after)
 		m.s.emit(m, n, e)
 	} else {
 		m.s.count(m)
@@ -141,7 +128,7 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		if f != nil {
 			return false, f
 		}
-		offs := m.intsScratch(n.args[1])
+		offs := m.intsScratch(&n.args[1])
 		key, f := m.signalCell(n, t, offs, m.rank)
 		if f != nil {
 			return false, f
@@ -150,7 +137,7 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		// 136 bytes with pointers, and every wait of a barrier starts one.
 		// release and releaseArrive are read only while released is set.
 		w.active, w.n, w.key, w.cell, w.dt, w.offs = true, n, key, nil, t.dt, offs
-		w.cmp, w.expected, w.start, w.released = n.cmp, m.intOf(n.args[2]), m.clock, false
+		w.cmp, w.expected, w.start, w.released = n.cmp, m.intArg(&n.args[2]), m.clock, false
 	}
 	v := m.s.cellValue(w.key, w.dt)
 	if !w.cmp.holds(v, w.expected) {
@@ -160,7 +147,7 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		if w.cell == nil {
 			w.cell = m.s.lookupCell(w.key, true) // kept while parked: a resumed wait does not look it up again
 		}
-		w.cell.addWaiter(m)
+		m.s.addWaiter(w.cell, m)
 		w.released = false
 		return true, nil
 	}
@@ -173,18 +160,18 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		if c == nil {
 			c = m.s.lookupCell(w.key, false)
 		}
-		if c != nil && c.hasLast {
-			by, hasBy, arrive = c.last, true, c.lastArrive
+		if c != nil && c.hasLast() {
+			by, hasBy, arrive = c.last(), true, c.lastArrive
 		}
 	}
 	m.clock = max(m.clock, arrive) + m.s.prof.issuePs
 	m.s.stats.Waits++
 	if m.tracing() {
 		e := trace.Event{StartNs: w.start / 1000, EndNs: m.clock / 1000}
-		e.Cell, e.Value = cellName(n, w.offs), trace.Int64(v)
+		a := &m.s.evAlloc
+		e.Cell, e.Value = a.cellName(n, w.offs), a.int64(v)
 		if hasBy {
-			ref := by
-			e.ReleasedBy = &ref
+			e.ReleasedBy = a.ref(by)
 		}
 		m.s.emit(m, n, e)
 	} else {
@@ -338,7 +325,7 @@ func (m *machine) putGet(n *node) *failure {
 func (m *machine) emitRMA(n *node, p, bytes int, start int64) {
 	e := trace.Event{Bytes: int64(bytes), StartNs: start / 1000, EndNs: m.clock / 1000}
 	if m.tracing() {
-		e.Peer = trace.Int(p)
+		e.Peer = m.s.evAlloc.int(p)
 	}
 	m.s.emit(m, n, e)
 }

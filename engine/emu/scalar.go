@@ -13,7 +13,7 @@ import (
 
 // binary evaluates a Bin statement.
 func (m *machine) binary(n *node) (val, *failure) {
-	x, y := m.eval(n.x), m.eval(n.y)
+	x, y := m.evalp(&n.x), m.evalp(&n.y)
 	xdt, ydt := n.x.dt, n.y.dt
 	switch n.bin {
 	case ir.And:

@@ -3,10 +3,8 @@ package emu
 import (
 	"fmt"
 	"math/rand/v2"
-	"sort"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/trace"
@@ -202,9 +200,27 @@ func (h *readyHeap) push(m *machine) {
 		if e.before(&h.first) {
 			e, h.first = h.first, e // the old minimum joins the rest
 		}
-	} else if r, _, ok := h.restMin(); !ok || e.before(r) {
-		h.first, h.hasFirst = e, true
-		return
+	} else {
+		// An entry no earlier than the last of a run that is not empty is
+		// not the minimum, so when the first run that takes it is such a
+		// run it goes there (where the loop below puts it too) without a
+		// look for the minimum: the case of every push of a barrier's round
+		// of notifies.
+		for i := range h.runs {
+			r := &h.runs[i]
+			n := len(r.q)
+			if r.head == n {
+				break
+			}
+			if !e.before(&r.q[n-1]) {
+				r.push(e)
+				return
+			}
+		}
+		if r, _, ok := h.restMin(); !ok || e.before(r) {
+			h.first, h.hasFirst = e, true
+			return
+		}
 	}
 	for i := range h.runs {
 		r := &h.runs[i]
@@ -411,6 +427,7 @@ func (s *sim) runLocal(m *machine) *failure {
 // clock), with block 0's result as the call's.
 func (s *sim) blockDone(c *machine) {
 	p := c.parent
+	s.dropID(c)
 	p.clock = max(p.clock, c.clock)
 	s.joinBlock(p, c)
 	if c.block == 0 && p.join.res >= 0 {
@@ -422,164 +439,6 @@ func (s *sim) blockDone(c *machine) {
 	}
 	p.join, p.at, p.state = nil, nil, stReady
 	s.ready.push(p)
-}
-
-// cellKey names one signal cell: a byte offset in one rank's window,
-// inside buffer buf.
-type cellKey struct {
-	buf  *bufDesc
-	rank int
-	off  int
-}
-
-// cell is the bookkeeping of a signal cell that has been notified or
-// waited on. It is kept small, 72 bytes, because a barrier touches P² of
-// them (16.7 million at P = 4096): the usual single notifier and single
-// waiter are inline, and only a cell with more spills into more.
-type cell struct {
-	last       trace.Ref // the last notify that wrote it
-	lastArrive int64     // when that notify arrived (ps)
-	notifier   int32     // the first rank that notified it, plus 1 (0: none yet)
-	hasLast    bool
-	touched    bool     // notified or waited on (lookupCell reports the others as nil)
-	waiter     *machine // the first rank parked on it; nil when none is
-	more       *cellMore
-}
-
-// cellMore is what a cell with more than one notifier or waiter keeps.
-type cellMore struct {
-	notifiers []int      // every rank that notified it, ascending, once there are two
-	waiters   []*machine // the parked ranks after waiter, in arrival order
-}
-
-// addNotifier records that rank notified c.
-func (c *cell) addNotifier(rank int) {
-	switch {
-	case c.notifier == 0:
-		c.notifier = int32(rank) + 1
-		return
-	case c.more == nil || c.more.notifiers == nil:
-		if int(c.notifier)-1 == rank {
-			return
-		}
-		if c.more == nil {
-			c.more = &cellMore{}
-		}
-		c.more.notifiers = []int{int(c.notifier) - 1}
-	}
-	ns := c.more.notifiers
-	i := sort.SearchInts(ns, rank)
-	if i == len(ns) || ns[i] != rank {
-		ns = append(ns, 0)
-		copy(ns[i+1:], ns[i:])
-		ns[i] = rank
-		c.more.notifiers = ns
-	}
-}
-
-// notifiers returns the ranks that notified c, ascending.
-func (c *cell) notifiers() []int {
-	if c.more != nil && c.more.notifiers != nil {
-		return c.more.notifiers
-	}
-	if c.notifier > 0 {
-		return []int{int(c.notifier) - 1}
-	}
-	return nil
-}
-
-// addWaiter parks m on c, after those already parked.
-func (c *cell) addWaiter(m *machine) {
-	if c.waiter == nil {
-		c.waiter = m
-		return
-	}
-	if c.more == nil {
-		c.more = &cellMore{}
-	}
-	c.more.waiters = append(c.more.waiters, m)
-}
-
-// newCell returns a cell from the current slab, for the cells kept in
-// sim.bigCells: they are allocated 1024 at a time and never move.
-func (s *sim) newCell() *cell {
-	if len(s.cellSlab) == cap(s.cellSlab) {
-		s.reserveSignals(1024 * int64(unsafe.Sizeof(cell{})))
-		s.cellSlab = make([]cell, 0, 1024)
-	}
-	s.cellSlab = s.cellSlab[:len(s.cellSlab)+1]
-	c := &s.cellSlab[len(s.cellSlab)-1]
-	c.touched = true
-	return c
-}
-
-// cellGrain is the element size the cell tables are indexed by: INT32, the
-// signal dtype of every lesson. A cell is still named by its byte offset,
-// so an INT64 cell takes every other slot, and a cell at an offset that is
-// not a multiple of 4 (INT8, INT16 signals) goes to the map.
-const cellGrain = 4
-
-// cellPageLen is how many cells a page of a cell table holds: the cells
-// of each rank's copy of a buffer live in pages of 256 (18 KiB), made when
-// one of their cells is first touched. The cells a rank waits on are then
-// next to each other in memory, as their elements are in the window (a
-// barrier's waits walk them in order), and a buffer with a few signal
-// cells costs a page per cell used, not a cell per element.
-const cellPageLen = 256
-
-type cellPage [cellPageLen]cell
-
-// lookupCell returns the bookkeeping of k, creating it when create is set
-// (else nil for a cell never touched).
-func (s *sim) lookupCell(k cellKey, create bool) *cell {
-	b := k.buf
-	i := k.off - b.off
-	if i%cellGrain != 0 {
-		c := s.bigCells[k]
-		if c == nil && create {
-			c = s.newCell()
-			s.bigCells[k] = c
-		}
-		return c
-	}
-	e := i / cellGrain
-	if b.cells == nil {
-		if !create {
-			return nil
-		}
-		b.cells = make([][]*cellPage, s.P)
-	}
-	pages := b.cells[k.rank]
-	if pages == nil {
-		if !create {
-			return nil
-		}
-		n := ((b.size+cellGrain-1)/cellGrain + cellPageLen - 1) / cellPageLen
-		s.reserveSignals(int64(n) * int64(unsafe.Sizeof((*cellPage)(nil))))
-		pages = make([]*cellPage, n)
-		b.cells[k.rank] = pages
-	}
-	pg := pages[e/cellPageLen]
-	if pg == nil {
-		if !create {
-			return nil
-		}
-		s.reserveSignals(int64(unsafe.Sizeof(cellPage{})))
-		pg = new(cellPage)
-		pages[e/cellPageLen] = pg
-	}
-	c := &pg[e%cellPageLen]
-	if !c.touched {
-		if !create {
-			return nil
-		}
-		c.touched = true
-	}
-	return c
-}
-
-func (s *sim) cellValue(k cellKey, dt ir.DType) int64 {
-	return getInt(s.windows[k.rank][k.off:], dt)
 }
 
 // waitCmp is pld.WaitCmp.
@@ -619,46 +478,4 @@ type waitInfo struct {
 	released      bool
 	release       trace.Ref
 	releaseArrive int64
-}
-
-// wake moves the ranks parked on k whose predicate now holds back to the
-// ready heap, no earlier than the notify's arrival; the others stay parked
-// in their order.
-func (s *sim) wake(k cellKey, c *cell, dt ir.DType, by trace.Ref, arrive int64) {
-	if c.waiter == nil {
-		return
-	}
-	v := s.cellValue(k, dt)
-	release := func(w *machine) bool {
-		if !w.wait.cmp.holds(v, w.wait.expected) {
-			return false
-		}
-		w.wait.released, w.wait.release, w.wait.releaseArrive = true, by, arrive
-		w.clock = max(w.clock, arrive)
-		w.state = stReady
-		s.ready.push(w)
-		return true
-	}
-	first := c.waiter
-	c.waiter = nil
-	if !release(first) {
-		c.waiter = first
-	}
-	if c.more == nil || len(c.more.waiters) == 0 {
-		return
-	}
-	rest := c.more.waiters
-	kept := rest[:0]
-	for _, w := range rest {
-		if release(w) {
-			continue
-		}
-		if c.waiter == nil {
-			c.waiter = w
-		} else {
-			kept = append(kept, w)
-		}
-	}
-	clear(rest[len(kept):])
-	c.more.waiters = kept
 }

@@ -44,8 +44,17 @@ type sim struct {
 	// the run (tilePool).
 	pool map[int][][]byte
 
-	bigCells map[cellKey]*cell // cells of buffers too large for a table
+	bigCells map[cellKey]*cell // cells at offsets the cell tables do not index
 	cellSlab []cell
+	evAlloc  evAlloc // the values traced events point to
+	// notifiers lists the ranks that notified a cell, ascending, for the
+	// cells more than one rank notified (the others name their one notifier
+	// themselves).
+	notifiers map[*cell][]int
+	// machines[id-1] is the machine with that id (machineID), for the cells
+	// it parks on; freeIDs are ids given back.
+	machines []*machine
+	freeIDs  []int32
 	ready    readyHeap
 	race     *detector // nil when race detection is off
 	net      *network  // the interconnect's bookings (cost.go)
@@ -116,7 +125,7 @@ func newSim(prog *ir.Program, opts Options) (*sim, *RunError) {
 		return nil, &RunError{Rank: -1, Code: codeInternal, Message: "malformed IR: " + err.Error()}
 	}
 	s := &sim{prog: prog, funcs: funcs, P: prog.Ranks, prof: prof, onEvent: opts.OnEvent, eventCost: opts.EventBytes, keepEvents: opts.KeepEvents,
-		bigCells: map[cellKey]*cell{}, maxSteps: opts.MaxSteps, timeout: opts.Timeout, meter: opts.Meter}
+		bigCells: map[cellKey]*cell{}, notifiers: map[*cell][]int{}, maxSteps: opts.MaxSteps, timeout: opts.Timeout, meter: opts.Meter}
 	if s.meter == nil {
 		s.meter = limits.NewMeter(nil, limits.Budget{}) // no memory limit
 	}
@@ -241,7 +250,7 @@ func (s *sim) deadlock() *failure {
 		b := Blocked{Rank: m.rank, Block: m.block, Line: w.n.line(), Cell: cellName(w.n, w.offs), Value: s.cellValue(w.key, w.dt),
 			Cmp: w.cmp.String(), Expected: w.expected, NotifiedBy: []int{}}
 		if c != nil {
-			b.NotifiedBy = append(b.NotifiedBy, c.notifiers()...)
+			b.NotifiedBy = append(b.NotifiedBy, s.notifiersOf(c)...)
 		}
 		dl.Ranks = append(dl.Ranks, b)
 	}

@@ -1,0 +1,246 @@
+package emu
+
+import (
+	"sort"
+	"unsafe"
+
+	"pldworkbench/engine/ir"
+	"pldworkbench/engine/trace"
+)
+
+// The bookkeeping of signal cells: who notified a cell last (the notify a
+// wait is released by), who notified it at all (for a deadlock report) and
+// which machines are parked on it.
+
+// cellKey names one signal cell: a byte offset in one rank's window,
+// inside buffer buf.
+type cellKey struct {
+	buf  *bufDesc
+	rank int
+	off  int
+}
+
+// cell is the bookkeeping of one signal cell. A barrier touches P² of them
+// (16.7 million at P = 4096), so a cell is 24 bytes and holds no pointer
+// (the garbage collector does not scan its pages): the parked machines are
+// named by id (sim.machines) and chained through machine.waitNext, and the
+// rare cell notified by more than one rank keeps that list in
+// sim.notifiers.
+type cell struct {
+	lastSeq    int64 // the event sequence number of the last notify that wrote it
+	lastArrive int64 // when that notify arrived (ps)
+	// lastRank is the rank of that notify plus 2 (the host is rank -1); 0
+	// while the cell was never notified. Until a second rank notifies the
+	// cell it is also the only rank that did.
+	lastRank int32
+	waiter   int32 // the id of the first machine parked on it; 0 when none is
+}
+
+func (c *cell) hasLast() bool { return c.lastRank != 0 }
+
+// last is the notify that wrote c last (valid when hasLast).
+func (c *cell) last() trace.Ref { return trace.Ref{Rank: c.lastRankOf(), Seq: c.lastSeq} }
+
+// lastRankOf is the rank of the notify that wrote c last.
+func (c *cell) lastRankOf() int { return int(c.lastRank) - 2 }
+
+// setLast makes the notify ref, arriving at arrive, the one that wrote c
+// last.
+func (c *cell) setLast(ref trace.Ref, arrive int64) {
+	c.lastRank, c.lastSeq, c.lastArrive = int32(ref.Rank)+2, ref.Seq, arrive
+}
+
+// addNotifier records that rank notifies c (before the notify becomes
+// c's last).
+func (s *sim) addNotifier(c *cell, rank int) {
+	if c.lastRank == 0 {
+		return // the first notify: it becomes last, and last is the only notifier
+	}
+	if c.lastRankOf() == rank {
+		return // rank notified c already: it is the only notifier, or in the list
+	}
+	ns, ok := s.notifiers[c]
+	if !ok {
+		ns = []int{c.lastRankOf()} // every notify so far came from last's rank
+	}
+	i := sort.SearchInts(ns, rank)
+	if i == len(ns) || ns[i] != rank {
+		ns = append(ns, 0)
+		copy(ns[i+1:], ns[i:])
+		ns[i] = rank
+	}
+	s.notifiers[c] = ns
+}
+
+// notifiersOf returns the ranks that notified c, ascending.
+func (s *sim) notifiersOf(c *cell) []int {
+	if ns, ok := s.notifiers[c]; ok {
+		return ns
+	}
+	if c.hasLast() {
+		return []int{c.lastRankOf()}
+	}
+	return nil
+}
+
+// machineID returns m's id, giving it one (a free one, or the next) when
+// it has none: an index plus 1 into s.machines, so that a cell names the
+// machines parked on it in four bytes.
+func (s *sim) machineID(m *machine) int32 {
+	if m.id != 0 {
+		return m.id
+	}
+	if n := len(s.freeIDs); n > 0 {
+		m.id = s.freeIDs[n-1]
+		s.freeIDs = s.freeIDs[:n-1]
+		s.machines[m.id-1] = m
+		return m.id
+	}
+	s.machines = append(s.machines, m)
+	m.id = int32(len(s.machines))
+	return m.id
+}
+
+// dropID gives back the id of a machine that will not run again (a
+// finished block of a kernel grid), so that grids launched in a loop do
+// not keep every block they ever ran.
+func (s *sim) dropID(m *machine) {
+	if m.id == 0 {
+		return
+	}
+	s.machines[m.id-1] = nil
+	s.freeIDs = append(s.freeIDs, m.id)
+	m.id = 0
+}
+
+// addWaiter parks m on c, after those already parked.
+func (s *sim) addWaiter(c *cell, m *machine) {
+	id := s.machineID(m)
+	m.waitNext = 0
+	if c.waiter == 0 {
+		c.waiter = id
+		return
+	}
+	t := s.machines[c.waiter-1]
+	for t.waitNext != 0 {
+		t = s.machines[t.waitNext-1]
+	}
+	t.waitNext = id
+}
+
+// newCell returns a cell from the current slab, for the cells kept in
+// sim.bigCells: they are allocated 1024 at a time and never move.
+func (s *sim) newCell() *cell {
+	if len(s.cellSlab) == cap(s.cellSlab) {
+		s.reserveSignals(1024 * int64(unsafe.Sizeof(cell{})))
+		s.cellSlab = make([]cell, 0, 1024)
+	}
+	s.cellSlab = s.cellSlab[:len(s.cellSlab)+1]
+	return &s.cellSlab[len(s.cellSlab)-1]
+}
+
+// cellGrain is the element size the cell tables are indexed by: INT32, the
+// signal dtype of every lesson. A cell is still named by its byte offset,
+// so an INT64 cell takes every other slot, and a cell at an offset that is
+// not a multiple of 4 (INT8, INT16 signals) goes to the map.
+const cellGrain = 4
+
+// cellPageLen is how many cells a page of a cell table holds: the cells
+// of each rank's copy of a buffer live in pages of 256 (6 KiB), made when
+// one of their cells is first touched. The cells a rank waits on are then
+// next to each other in memory, as their elements are in the window (a
+// barrier's waits walk them in order), and a buffer with a few signal
+// cells costs a page per cell used, not a cell per element.
+const cellPageLen = 256
+
+type cellPage [cellPageLen]cell
+
+// flatPages is the most page pointers (8 bytes each) a buffer's one flat
+// page table may have: a signal buffer of P × P cells at P = 4096 takes
+// 65,536. One table for every rank saves a wait a dependent load (the
+// rank's own table) that missed the cache at every wait of a large
+// barrier; a larger buffer, with most of its pages never used, gets a
+// table per rank, made when that rank's copy is first touched.
+const flatPages = 1 << 20
+
+// lookupCell returns the bookkeeping of k, creating it when create is set
+// (else nil when its page was never made). A cell that exists but was
+// never notified reads as one that does not: no last notify, no notifier,
+// no waiter.
+func (s *sim) lookupCell(k cellKey, create bool) *cell {
+	b := k.buf
+	i := k.off - b.off
+	if i%cellGrain != 0 {
+		c := s.bigCells[k]
+		if c == nil && create {
+			c = s.newCell()
+			s.bigCells[k] = c
+		}
+		return c
+	}
+	e := i / cellGrain
+	if b.npages == 0 {
+		if !create {
+			return nil
+		}
+		b.npages = ((b.size+cellGrain-1)/cellGrain + cellPageLen - 1) / cellPageLen
+		if n := int64(b.npages) * int64(s.P); n <= flatPages {
+			s.reserveSignals(n * int64(unsafe.Sizeof((*cellPage)(nil))))
+			b.flat = make([]*cellPage, n)
+		} else {
+			b.cells = make([][]*cellPage, s.P)
+		}
+	}
+	var slot **cellPage
+	if b.flat != nil {
+		slot = &b.flat[k.rank*b.npages+e/cellPageLen]
+	} else {
+		pages := b.cells[k.rank]
+		if pages == nil {
+			if !create {
+				return nil
+			}
+			s.reserveSignals(int64(b.npages) * int64(unsafe.Sizeof((*cellPage)(nil))))
+			pages = make([]*cellPage, b.npages)
+			b.cells[k.rank] = pages
+		}
+		slot = &pages[e/cellPageLen]
+	}
+	pg := *slot
+	if pg == nil {
+		if !create {
+			return nil
+		}
+		s.reserveSignals(int64(unsafe.Sizeof(cellPage{})))
+		pg = new(cellPage)
+		*slot = pg
+	}
+	return &pg[e%cellPageLen]
+}
+
+func (s *sim) cellValue(k cellKey, dt ir.DType) int64 {
+	return getInt(s.windows[k.rank][k.off:], dt)
+}
+
+// wake moves the machines parked on k whose predicate now holds back to
+// the ready queue, in the order they parked, no earlier than the notify's
+// arrival; the others stay parked in their order.
+func (s *sim) wake(k cellKey, c *cell, dt ir.DType, by trace.Ref, arrive int64) {
+	if c.waiter == 0 {
+		return
+	}
+	v := s.cellValue(k, dt)
+	link := &c.waiter // the link to the next machine to look at
+	for *link != 0 {
+		w := s.machines[*link-1]
+		if !w.wait.cmp.holds(v, w.wait.expected) {
+			link = &w.waitNext
+			continue
+		}
+		*link, w.waitNext = w.waitNext, 0
+		w.wait.released, w.wait.release, w.wait.releaseArrive = true, by, arrive
+		w.clock = max(w.clock, arrive)
+		w.state = stReady
+		s.ready.push(w)
+	}
+}
