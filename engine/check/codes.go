@@ -81,6 +81,7 @@ const (
 	ErrJitWorldWindow  Code = "E0232"
 	ErrInOutUse        Code = "E0233"
 	ErrHostView        Code = "E0234"
+	ErrDimArith        Code = "E0240"
 
 	// Collectives.
 	ErrNeedSignal    Code = "E0250"
@@ -235,6 +236,8 @@ var Codes = []CodeInfo{
 		"the call writes the tensor and returns it: assign the result (y = self.kernel(x, y)) and read that name, not the one from before the call"},
 	{ErrHostView, diag.Error, "HOST collective operand is not a window view",
 		"view the buffer again right before the call (sig = pld.window(sig_buf, ...)); PyPTO finds a collective's window and devices through the view"},
+	{ErrDimArith, diag.Error, "float in pl.dynamic dimension arithmetic",
+		"a dimension is an integer: write M * 2, M // 2 or M + N, with int constants"},
 
 	{ErrNeedSignal, diag.Error, "collective needs an explicit signal",
 		"allocate an INT32 signal window and pass its view: pld.tensor.allreduce(data, signal, ...)"},

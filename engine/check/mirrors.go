@@ -36,6 +36,8 @@ var Mirrors = []Mirror{
 		"variable 'data' was passed as InOut/Out at ...; read the post-call return value instead of the pre-call variable"},
 	{ErrHostView, "src/ir/transforms/materialize_comm_domain_scopes_pass.cpp", "ResolveWindowAlloc",
 		"MaterializeCommDomainScopes: pld.tensor.barrier signal must be produced by pld.tensor.window"},
+	{ErrDimArith, "include/pypto/ir/scalar_expr.h", "the binary scalar operators' dtype-category check (a composite shape dimension is a scalar expression)",
+		"Operator 'mul' requires same numeric dtype category, got index and fp32"},
 	{ErrSignalDType, "src/ir/op/distributed/collective.cpp", "DeduceBuiltinTensorAllReduceType and the other Deduce*Type",
 		"signal dtype must be INT32"},
 	{ErrSignalShape, "src/ir/op/distributed/collective.cpp", "DeduceBuiltinTensorAllReduceRingType, DeduceTensorAllGatherType, ...",

@@ -138,10 +138,14 @@ func runConformCase(ctx context.Context, name string, src []byte, s conformCaseS
 	o := opts
 	o.Entry, o.Ranks = s.Entry, s.Ranks
 	g := conformGoldens[name+"#"+s.Program.Name]
+	if g == nil {
+		g = langGoldens[name+"#"+s.Program.Name]
+	}
 	fill := engine.FillIndex
 	mod, _ := engine.Load(ctx, path.Base(name), src, o)
 	prog, _ := mod.Compile(ctx, o.Entry, o)
-	res := prog.Run(ctx, engine.RunOptions{Options: o, Fill: fill, Seed: 1})
+	dims := prog.ArgDims(s.ArgShapes)
+	res := prog.Run(ctx, engine.RunOptions{Options: o, Fill: fill, Seed: 1, Dims: dims})
 	if g != nil && g.inputs != nil && !res.Diags.HasErrors() && res.In != nil {
 		// The test's own inputs: made from the first run's shapes, then run.
 		var in []*emu.Tensor
@@ -152,7 +156,7 @@ func runConformCase(ctx context.Context, name string, src []byte, s conformCaseS
 			byName[n] = t
 		}
 		g.inputs(s, in, res.Ranks)
-		res = prog.Run(ctx, engine.RunOptions{Options: o, Fill: fill, Seed: 1, Inputs: byName})
+		res = prog.Run(ctx, engine.RunOptions{Options: o, Fill: fill, Seed: 1, Inputs: byName, Dims: dims})
 	}
 	if res.Diags.HasErrors() {
 		for _, d := range res.Diags {

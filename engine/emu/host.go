@@ -114,10 +114,17 @@ func (s *sim) bindInputs(opts Options) *RunError {
 			for _, d := range t.Shape {
 				n := d.N
 				if !d.IsStatic() {
-					v, ok := syms[d.Sym]
-					if !ok {
-						v = int64(s.P)
-						syms[d.Sym] = v
+					// An unbound symbol is the rank count; a composite
+					// dimension (M * 2) is its arithmetic on its symbols,
+					// each the rank count when nothing bound it.
+					for _, name := range ir.DimSymbols(d.Sym) {
+						if _, ok := syms[name]; !ok {
+							syms[name] = int64(s.P)
+						}
+					}
+					v, ok := ir.DimValue(d.Sym, syms)
+					if !ok || v <= 0 {
+						return bad("host tensor %s has dimension %s = %d at %d ranks, want > 0", name, d.Sym, v, s.P)
 					}
 					n = v
 				}
