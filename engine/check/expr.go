@@ -590,6 +590,9 @@ func (fc *funcChecker) index(e *syntax.IndexExpr) *operand {
 	if tup, ok := x.t.(*ir.Tuple); ok {
 		return fc.tupleIndex(x, tup, e)
 	}
+	if o, ok := fc.arrayIndex(e, x); ok {
+		return o
+	}
 	tt, ok := x.t.(*ir.Tensor)
 	if !ok {
 		fc.errorf(e.Pos, ErrHostIndex, "", "only host tensors can be indexed, got %s", describeType(x.t))

@@ -361,6 +361,8 @@ func (p *param) want() string {
 		return "a pl dtype such as pl.FP32"
 	case kStrOrInt:
 		return "a string"
+	case kArray:
+		return "an array from pl.array.create"
 	}
 	return "a compile-time value"
 }
@@ -483,6 +485,10 @@ func (fc *funcChecker) checkKind(a *opCall, p *param, o *operand) {
 		}
 		a.lists[p.name] = elems
 		a.shapes[p.name] = shape
+	case kArray:
+		if !arrayArg(o) {
+			wrong()
+		}
 	case kPtr:
 		if o.mode == modeValue {
 			if _, ok := o.t.(*ir.Ptr); ok {

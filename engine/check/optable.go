@@ -39,6 +39,7 @@ const (
 	kStrOrInt                    // a compile-time string or int (cast mode)
 	kAnyStatic                   // any compile-time value, recorded as given
 	kForbidden                   // must not be passed
+	kArray                       // a pl.array
 )
 
 // param is one parameter of an operation.
@@ -223,6 +224,7 @@ var opTable = []*opSpec{
 	{kind: ir.OpMatmul,
 		params: []param{{name: "lhs", kind: kTile, required: true}, {name: "rhs", kind: kTile, required: true}},
 		result: matmulResult, check: checkMatmul},
+	arrayCreateSpec, arrayGetSpec, arrayUpdateSpec, tileCreateSpec, rowSumSpec, reshapeSpec, // arrayops.go
 
 	// pld system ops (pld-spec §4.3).
 	{kind: ir.OpWorldSize,

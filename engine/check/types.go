@@ -231,6 +231,8 @@ func kindName(t ir.Type) string {
 		return "window buffer"
 	case *ir.List:
 		return "list"
+	case *ir.Array:
+		return "pl.array"
 	}
 	return "value"
 }
@@ -253,6 +255,8 @@ func describeType(t ir.Type) string {
 		return "a comm context"
 	case *ir.List:
 		return fmt.Sprintf("a list of %d", t.Len)
+	case *ir.Array:
+		return fmt.Sprintf("pl.array [%d] %s", t.Extent, t.DType)
 	case *ir.Tuple:
 		return "a tuple of " + describeTuple(t)
 	}

@@ -16,6 +16,12 @@ var langGoldens = map[string]*conformGolden{
 		want:   compositeDims,
 		inputs: compositeInputs,
 	},
+	"tests/st/distributed/test_l3_ep_dispatch_combine.py#_build_ep_dispatch_combine_program": {
+		from:   "_compute_golden_recv and _compute_golden_routed on the test's inputs (routing indices from a seeded Go generator under _generate_routing_indices' constraints)",
+		want:   epWant,
+		inputs: epInputs,
+		tols:   epTols,
+	},
 }
 
 // compositeInputs is the test's torch.full inputs: a = 5.0, b = 3.0.

@@ -50,3 +50,41 @@ func TestCompositeDims(t *testing.T) {
 		}
 	}
 }
+
+// TestArrayHistogram runs pl.array, pl.tile.create, pl.tile.row_sum and
+// pl.tile.reshape in a program of our own: counts[r, 0, b] is how many of
+// idx[r]'s entries are b modulo 4 and sums[r, 0, i] the sum of x[r]'s row
+// i, computed here from the run's own inputs.
+func TestArrayHistogram(t *testing.T) {
+	const file = "check/testdata/ok/array_histogram.py"
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Ranks: 2}, Fill: engine.FillIndex})
+	if res.Status != emu.StatusOK {
+		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
+	}
+	idx, x, counts, sums := res.In["idx"], res.In["x"], res.Out["counts"], res.Out["sums"]
+	for r := 0; r < 2; r++ {
+		want := make([]float64, 4)
+		for i := 0; i < 16; i++ {
+			v := int(idx.At(r, 0, i))
+			want[v%4]++
+		}
+		for b := 0; b < 4; b++ {
+			if got := counts.At(r, 0, b); got != want[b] {
+				t.Errorf("counts[%d, 0, %d] = %g, want %g", r, b, got, want[b])
+			}
+		}
+		for i := 0; i < 8; i++ {
+			var s float64
+			for j := 0; j < 8; j++ {
+				s += x.At(r, i, j)
+			}
+			if got := sums.At(r, 0, i); got != float64(float32(s)) {
+				t.Errorf("sums[%d, 0, %d] = %g, want %g", r, i, got, float32(s))
+			}
+		}
+	}
+}
