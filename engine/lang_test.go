@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"pldworkbench/engine"
@@ -86,5 +87,41 @@ func TestArrayHistogram(t *testing.T) {
 				t.Errorf("sums[%d, 0, %d] = %g, want %g", r, i, got, float32(s))
 			}
 		}
+	}
+}
+
+// TestCompositeDimNotPositive: a host tensor whose composite dimension
+// has no positive value at the run's rank count (M - 3 at 2 ranks) is a
+// run-time error naming the tensor and the dimension, not a tensor of a
+// negative size.
+func TestCompositeDimNotPositive(t *testing.T) {
+	const src = `import pypto.language as pl
+import pypto.language.distributed as pld
+
+M = pl.dynamic("M")
+
+
+@pl.jit.incore
+def zero(y: pl.Out[pl.Tensor[[M - 3, 8], pl.FP32]]):
+    return y
+
+
+@pl.jit
+def zero_dev(y: pl.Out[pl.Tensor[[M - 3, 8], pl.FP32]]):
+    return zero(y)
+
+
+@pl.jit.host
+def zero_host(y: pl.Out[pl.Tensor[[2, M - 3, 8], pl.FP32]]):
+    for r in pl.range(pld.world_size()):
+        zero_dev(y[r], device=r)
+`
+	res := engine.Run(context.Background(), "negdim.py", []byte(src), engine.RunOptions{Options: engine.Options{Ranks: 2}})
+	if res.Status != emu.StatusRuntimeError || res.Error == nil || !strings.Contains(res.Error.Message, "host tensor y has dimension (M - 3) = -1 at 2 ranks, want > 0") {
+		t.Fatalf("status %s, error %+v, diags %v; want the host tensor y refused for (M - 3) = -1", res.Status, res.Error, res.Diags)
+	}
+	res = engine.Run(context.Background(), "negdim.py", []byte(src), engine.RunOptions{Options: engine.Options{Ranks: 2}, Dims: map[string]int64{"M": 5}})
+	if res.Status != emu.StatusOK || len(res.Out["y"].Shape) != 3 || res.Out["y"].Shape[1] != 2 {
+		t.Fatalf("with M = 5: status %s, error %+v; want y of shape [2, 2, 8]", res.Status, res.Error)
 	}
 }

@@ -275,7 +275,7 @@ func (p *Program) run(meter *limits.Meter, opts RunOptions) *RunResult {
 	}
 	limits.CountRun(meter.Context())
 	r := emu.Run(meter.Context(), prog, emu.Options{
-		Inputs: cloneInputs(in), Scalars: opts.Args, Schedule: opts.Schedule, NoRaces: opts.NoRaces,
+		Inputs: cloneInputs(in), Scalars: opts.Args, Dims: opts.Dims, Schedule: opts.Schedule, NoRaces: opts.NoRaces,
 		MaxSteps: meter.Budget.RunSteps, Timeout: meter.Budget.Timeout, OnEvent: opts.OnEvent, Platform: p.Platform,
 		EventBytes: opts.EventBytes, KeepEvents: opts.KeepEvents,
 		Meter: meter,

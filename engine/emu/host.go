@@ -59,10 +59,13 @@ func HostParams(prog *ir.Program) []Param {
 
 // bindInputs turns Options.Inputs and Options.Scalars into the entry's
 // arguments: host tensors as raw bytes, symbolic dimensions bound from the
-// inputs' shapes (the rank count when nothing binds them).
+// inputs' shapes or Options.Dims (the rank count when nothing binds them).
 func (s *sim) bindInputs(opts Options) *RunError {
 	entry := s.prog.Entry
 	syms := map[string]int64{}
+	for name, v := range opts.Dims {
+		syms[name] = v
+	}
 	s.hostArgs = make([]val, len(entry.Params))
 	s.hostTensors = make([]*hostTensor, len(entry.Params))
 	bad := func(format string, args ...any) *RunError {
