@@ -1,7 +1,9 @@
 package check
 
 import (
+	"pldworkbench/engine/diag"
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/meta"
 	"pldworkbench/engine/syntax"
 )
 
@@ -45,7 +47,7 @@ var (
 		params: []param{
 			{name: "array", kind: kArray, required: true},
 			{name: "index", kind: kIntScalar, required: true},
-			{name: "value", kind: kIntScalar, required: true},
+			{name: "value", kind: kCastInput, required: true},
 		},
 		result: func(a *opCall) ir.Type { return a.typeOf("array") },
 		check:  checkArrayUpdate}
@@ -94,19 +96,25 @@ func checkArrayCreate(a *opCall) {
 	}
 }
 
-// checkArrayUpdate: the value's dtype is the array's, or either side is
-// INDEX and the other an integer (PyPTO's _dtypes_compatible); a number
-// takes the array's dtype.
+// checkArrayUpdate: the value is a scalar whose dtype is the array's, or
+// either side is INDEX and the other an integer (PyPTO's
+// _dtypes_compatible); an int constant takes the array's dtype, a float
+// one is FP32 and fits no array.
 func checkArrayUpdate(a *opCall) {
 	t, ok := a.typeOf("array").(*ir.Array)
 	if !ok {
 		return
 	}
 	v := a.args["value"]
-	if v.mode == modeStatic {
+	_, dt, ok := v.scalar()
+	if !ok {
+		a.errorf("value", ErrArrayOp, "read one element of the tile first: pl.read(t, [i, j])",
+			"%s value is %s, want a scalar of the array's dtype %s", a.path, v.describe(), t.DType)
 		return
 	}
-	_, dt, _ := v.scalar()
+	if v.mode == modeStatic && dt == ir.INDEX {
+		return // an int takes the array's dtype
+	}
 	if dt == t.DType || dt == ir.INDEX && t.DType.IsInt() || t.DType == ir.INDEX && dt.IsInt() {
 		return
 	}
@@ -231,4 +239,30 @@ func (fc *funcChecker) synthesize(call *syntax.CallExpr, k ir.OpKind) {
 		fc.synth = map[*syntax.CallExpr]string{}
 	}
 	fc.synth[call] = k.String()
+}
+
+// arrayType is the annotation pl.Array[extent, dtype] of a local. PyPTO
+// parses an array parameter too, but its arrays do not cross function
+// boundaries yet (python/pypto/language/typing/array.py), and the
+// workbench does not model one that does: it says so.
+func (c *checker) arrayType(v *meta.Generic, sp diag.Span, param bool) (ir.Type, ir.Dir, bool) {
+	bad := func(format string, args ...any) (ir.Type, ir.Dir, bool) {
+		c.errorf(sp, ErrAnnotation, "", format, args...)
+		return &ir.Invalid{}, ir.In, false
+	}
+	if param {
+		return bad("a pl.Array parameter is not supported by the workbench: an array lives in the kernel that makes it (pl.array.create)")
+	}
+	if len(v.Args) != 2 {
+		return bad("pl.Array takes [extent, dtype], got %d arguments", len(v.Args))
+	}
+	n, ok := v.Args[0].(meta.Int)
+	if !ok || n.V <= 0 {
+		return bad("pl.Array extent must be a positive int, got %s", meta.Repr(v.Args[0]))
+	}
+	dt, ok := dtypeFromValue(v.Args[1])
+	if !ok {
+		return bad("pl.Array dtype must be a pl dtype such as pl.INT32, got %s", meta.Repr(v.Args[1]))
+	}
+	return &ir.Array{Extent: n.V, DType: dt}, ir.In, true
 }

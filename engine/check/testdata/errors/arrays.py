@@ -23,4 +23,10 @@ def kernel(
     s2 = pl.tile.row_sum(t, small)  ### "^E0242 pl.tile.row_sum tmp_tile \[4, 8\] is smaller than the input \[8, 8\] in dimension 0$"
     r = pl.tile.reshape(t, [4, 8])  ### "^E0243 pl.tile.reshape of tile \[8, 8\] FP32 into \[4, 8\]: 64 elements cannot become 32$"
     v = slots[x]  ### "^E0205 pl.array.get_element index is"
+    flags = pl.array.create(2, pl.BOOL)
+    flags[0] = pl.read(x, [0, 0]) > 1.0
+    typed: pl.Array[4, pl.INT32] = pl.array.create(4, pl.INT32)
+    typed[0] = 2.5  ### "^E0241 pl.array.update_element value is FP32 scalar, want INT32 elements of pl.array \[4\] INT32$"
+    typed[1] = t  ### "^E0241 pl.array.update_element value is tile \[8, 8\] FP32, want a scalar of the array's dtype INT32$"
+    typed[2] = typed[0] + 1
     return pl.store(t, [0, 0], y)
