@@ -47,7 +47,7 @@ var (
 		params: []param{
 			{name: "array", kind: kArray, required: true},
 			{name: "index", kind: kIntScalar, required: true},
-			{name: "value", kind: kCastInput, required: true},
+			{name: "value", kind: kArrayValue, required: true},
 		},
 		result: func(a *opCall) ir.Type { return a.typeOf("array") },
 		check:  checkArrayUpdate}
@@ -106,12 +106,7 @@ func checkArrayUpdate(a *opCall) {
 		return
 	}
 	v := a.args["value"]
-	_, dt, ok := v.scalar()
-	if !ok {
-		a.errorf("value", ErrArrayOp, "read one element of the tile first: pl.read(t, [i, j])",
-			"%s value is %s, want a scalar of the array's dtype %s", a.path, v.describe(), t.DType)
-		return
-	}
+	_, dt, _ := v.scalar() // the kind admits scalars only
 	if v.mode == modeStatic && dt == ir.INDEX {
 		return // an int takes the array's dtype
 	}
@@ -265,4 +260,33 @@ func (c *checker) arrayType(v *meta.Generic, sp diag.Span, param bool) (ir.Type,
 		return bad("pl.Array dtype must be a pl dtype such as pl.INT32, got %s", meta.Repr(v.Args[1]))
 	}
 	return &ir.Array{Extent: n.V, DType: dt}, ir.In, true
+}
+
+// jitDynValue reports a pl.dynamic dimension used as a value in the body
+// of a @pl.jit kernel or orchestrator (@pl.jit.incore, @pl.jit) none of
+// whose parameters has it as a dimension of its own. PyPTO's jit
+// specializer defines such a name in the body from the tensor whose
+// dimension it is ([M, 8] binds M); one that only appears inside a
+// composite dimension (M * 2) binds nothing, and PyPTO's parser finds no
+// variable of that name (ast_parser.py parse_name: "Undefined variable
+// 'M'"; checked with a PyPTO build on pl.range(M), with x: [M * 2, 8] and
+// with x: [M, 8]). A @pl.jit.host body resolves it either way (E0231
+// covers the window shape its codegen then refuses), and the @pl.program
+// form takes pl.range(M) everywhere.
+func (fc *funcChecker) jitDynValue(e *syntax.Ident, v meta.Value) bool {
+	if _, dyn := v.(*meta.DynVar); !dyn || fc.dsl.Program != nil || fc.level == ir.Host {
+		return false
+	}
+	for _, p := range fc.info.fn.Params {
+		if shape, _, ok := ir.ShapeOf(p.Var.Type); ok {
+			for _, d := range shape {
+				if d.Sym == e.Name {
+					return false
+				}
+			}
+		}
+	}
+	fc.errorf(e.Pos, ErrJitDynValue, "give a parameter the dimension itself (x: pl.Tensor[["+e.Name+", 8], ...]), write the function as a @pl.program method, or pass the count as a pl.Scalar",
+		"%s is a pl.dynamic dimension no parameter of this @pl.jit function has as a dimension of its own, so its body cannot use it as a value", e.Name)
+	return true
 }

@@ -85,6 +85,7 @@ const (
 	ErrArrayOp         Code = "E0241"
 	ErrRowReduce       Code = "E0242"
 	ErrReshape         Code = "E0243"
+	ErrJitDynValue     Code = "E0244"
 
 	// Collectives.
 	ErrNeedSignal    Code = "E0250"
@@ -247,6 +248,8 @@ var Codes = []CodeInfo{
 		"pass the tile and a scratch tile of its dtype and shape: pl.tile.row_sum(t, pl.tile.create(shape, dtype=...))"},
 	{ErrReshape, diag.Error, "reshape changes the element count",
 		"the new shape must hold as many elements as the tile: [R, 1] can become [1, R]"},
+	{ErrJitDynValue, diag.Error, "pl.dynamic dimension used as a value in a @pl.jit body",
+		"use the @pl.program form, where pl.range(M) is allowed, or pass the count as a pl.Scalar parameter"},
 
 	{ErrNeedSignal, diag.Error, "collective needs an explicit signal",
 		"allocate an INT32 signal window and pass its view: pld.tensor.allreduce(data, signal, ...)"},

@@ -212,6 +212,9 @@ func (fc *funcChecker) ident(e *syntax.Ident) *operand {
 		return &operand{mode: modeSelf, expr: e, sp: e.Pos}
 	}
 	if v, ok := fc.dsl.Env.Lookup(e.Name); ok {
+		if fc.jitDynValue(e, v) {
+			return invalidOp(e)
+		}
 		return staticOp(v, e)
 	}
 	hint := ""

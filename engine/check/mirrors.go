@@ -44,6 +44,8 @@ var Mirrors = []Mirror{
 		"The operator tile.row_sum requires tmp_tile dtype to match input dtype, ..."},
 	{ErrReshape, "src/ir/op/tile_ops/transform.cpp", "DeduceTileReshapeType",
 		"tile.reshape: cannot reshape tile of size 1536 into shape with size 192"},
+	{ErrJitDynValue, "python/pypto/language/parser/ast_parser.py; python/pypto/jit/specializer.py", "parse_name (the jit specializer keeps pl.dynamic names in annotations only)",
+		"Undefined variable 'M'"},
 	{ErrSignalDType, "src/ir/op/distributed/collective.cpp", "DeduceBuiltinTensorAllReduceType and the other Deduce*Type",
 		"signal dtype must be INT32"},
 	{ErrSignalShape, "src/ir/op/distributed/collective.cpp", "DeduceBuiltinTensorAllReduceRingType, DeduceTensorAllGatherType, ...",

@@ -363,6 +363,8 @@ func (p *param) want() string {
 		return "a string"
 	case kArray:
 		return "an array from pl.array.create"
+	case kArrayValue:
+		return "a scalar"
 	}
 	return "a compile-time value"
 }
@@ -487,6 +489,10 @@ func (fc *funcChecker) checkKind(a *opCall, p *param, o *operand) {
 		a.shapes[p.name] = shape
 	case kArray:
 		if !arrayArg(o) {
+			wrong()
+		}
+	case kArrayValue:
+		if _, _, ok := o.scalar(); !ok {
 			wrong()
 		}
 	case kPtr:

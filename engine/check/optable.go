@@ -40,6 +40,7 @@ const (
 	kAnyStatic                   // any compile-time value, recorded as given
 	kForbidden                   // must not be passed
 	kArray                       // a pl.array
+	kArrayValue                  // an element for a pl.array: an integer or BOOL scalar (the dtype rule is the op's)
 )
 
 // param is one parameter of an operation.

@@ -36,6 +36,7 @@ var kindWords = map[argKind]string{
 	kPyInt: "a compile-time int", kPyBool: "a compile-time bool", kStr: "a compile-time string",
 	kDType: "a dtype (pl.FP32, pl.INT32, ...)", kStrOrInt: "a compile-time string or int",
 	kAnyStatic: "a compile-time value", kArray: "an array (pl.array.create)",
+	kArrayValue: "a scalar of the array's dtype",
 }
 
 // Signatures lists every operation of the table, in table order.

@@ -27,6 +27,6 @@ def kernel(
     flags[0] = pl.read(x, [0, 0]) > 1.0
     typed: pl.Array[4, pl.INT32] = pl.array.create(4, pl.INT32)
     typed[0] = 2.5  ### "^E0241 pl.array.update_element value is FP32 scalar, want INT32 elements of pl.array \[4\] INT32$"
-    typed[1] = t  ### "^E0241 pl.array.update_element value is tile \[8, 8\] FP32, want a scalar of the array's dtype INT32$"
+    typed[1] = t  ### "^E0205 pl.array.update_element value is tile \[8, 8\] FP32, want a scalar$"
     typed[2] = typed[0] + 1
     return pl.store(t, [0, 0], y)
