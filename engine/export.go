@@ -91,7 +91,7 @@ func Export(ctx context.Context, name string, src []byte, opts ExportOptions) (*
 		}
 	}
 	if opts.Fill == FillRandn {
-		in, err := makeInputs(prog, opts.Fill, opts.Seed, opts.Args)
+		in, err := makeInputs(prog, opts.Fill, opts.Seed, opts.Args, nil)
 		if err != nil {
 			return out, err
 		}

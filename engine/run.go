@@ -58,6 +58,10 @@ type RunOptions struct {
 	// Inputs, when set, replaces the fill name by name: a comparison hands one side's inputs
 	// to the other.
 	Inputs map[string]*emu.Tensor
+	// Dims gives pl.dynamic dimensions of the host's tensors their values
+	// (M = 64); a dimension it does not name is the rank count, and a
+	// composite one (M * 2) is its arithmetic on them.
+	Dims map[string]int64
 }
 
 // Run statuses beyond the emulator's own: a program that does not compile
@@ -237,7 +241,7 @@ func (p *Program) run(meter *limits.Meter, opts RunOptions) *RunResult {
 	res.Program, res.Ranks = prog, prog.Ranks
 	// The inputs are made as float64s, which the emulator converts to its
 	// dtype's bytes (and charges those): charged before they are made.
-	inBytes := inputBytes(prog)
+	inBytes := inputBytes(prog, opts.Dims)
 	if !meter.Reserve(inBytes) {
 		res.Status = emu.StatusRuntimeError
 		res.Error = &emu.RunError{Rank: -1, Line: prog.Entry.Span.Line, Code: emu.CodeMemory,
@@ -246,7 +250,7 @@ func (p *Program) run(meter *limits.Meter, opts RunOptions) *RunResult {
 		return res
 	}
 	defer meter.Release(inBytes)
-	in, err := makeInputs(prog, opts.Fill, opts.Seed, opts.Args)
+	in, err := makeInputs(prog, opts.Fill, opts.Seed, opts.Args, opts.Dims)
 	if err == nil {
 		// Inputs handed over by a comparison replace the fill's, name by
 		// name; whatever the other side could not supply keeps the fill.
@@ -271,7 +275,7 @@ func (p *Program) run(meter *limits.Meter, opts RunOptions) *RunResult {
 	}
 	limits.CountRun(meter.Context())
 	r := emu.Run(meter.Context(), prog, emu.Options{
-		Inputs: cloneInputs(in), Scalars: opts.Args, Schedule: opts.Schedule, NoRaces: opts.NoRaces,
+		Inputs: cloneInputs(in), Scalars: opts.Args, Dims: opts.Dims, Schedule: opts.Schedule, NoRaces: opts.NoRaces,
 		MaxSteps: meter.Budget.RunSteps, Timeout: meter.Budget.Timeout, OnEvent: opts.OnEvent, Platform: p.Platform,
 		EventBytes: opts.EventBytes, KeepEvents: opts.KeepEvents,
 		Meter: meter,
@@ -294,7 +298,8 @@ func (p *Program) run(meter *limits.Meter, opts RunOptions) *RunResult {
 // inputBytes is what MakeInputs holds: a float64 per element of every
 // input host tensor (saturating, so a shape of absurd size is refused
 // rather than wrapped).
-func inputBytes(prog *ir.Program) int64 {
+func inputBytes(prog *ir.Program, dims map[string]int64) int64 {
+	dim := hostDim(prog, dims)
 	var total int64
 	for _, p := range prog.Entry.Params {
 		t, ok := p.Var.Type.(*ir.Tensor)
@@ -303,10 +308,7 @@ func inputBytes(prog *ir.Program) int64 {
 		}
 		n := int64(8)
 		for _, d := range t.Shape {
-			k := int64(prog.Ranks)
-			if d.IsStatic() {
-				k = d.N
-			}
+			k := dim(d)
 			if k < 0 || (k > 0 && n > math.MaxInt64/4/k) {
 				return math.MaxInt64 / 2
 			}
@@ -321,9 +323,10 @@ func inputBytes(prog *ir.Program) int64 {
 }
 
 // makeInputs builds every host tensor parameter that is not pl.Out: its
-// shape from the annotation with dynamic dimensions bound to the rank count,
+// shape from the annotation with dynamic dimensions bound by dims or else to the rank count,
 // its elements from fill. Host scalar parameters must all be in args.
-func makeInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float64) (map[string]*emu.Tensor, error) {
+func makeInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float64, dims map[string]int64) (map[string]*emu.Tensor, error) {
+	dim := hostDim(prog, dims)
 	if fill == "" {
 		fill = FillIndex
 	}
@@ -343,11 +346,7 @@ func makeInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float6
 			shape := make([]int, len(t.Shape))
 			n := 1
 			for i, d := range t.Shape {
-				if d.IsStatic() {
-					shape[i] = int(d.N)
-				} else {
-					shape[i] = prog.Ranks
-				}
+				shape[i] = int(dim(d))
 				n *= shape[i]
 			}
 			// Straight into the dtype's bytes, in flat order (the draws
@@ -408,4 +407,30 @@ func cloneInputs(in map[string]*emu.Tensor) map[string]*emu.Tensor {
 		out[k] = t
 	}
 	return out
+}
+
+// hostDim gives a host tensor's dimension its value: a constant, a
+// symbol dims binds, else the rank count; a composite dimension (M * 2)
+// is its arithmetic on those. A value that is not positive (M - 3 at 2
+// ranks) is 0, which the emulator refuses with the tensor's name.
+func hostDim(prog *ir.Program, dims map[string]int64) func(ir.Dim) int64 {
+	syms := map[string]int64{}
+	for k, v := range dims {
+		syms[k] = v
+	}
+	return func(d ir.Dim) int64 {
+		if d.IsStatic() {
+			return d.N
+		}
+		for _, name := range ir.DimSymbols(d.Sym) {
+			if _, ok := syms[name]; !ok {
+				syms[name] = int64(prog.Ranks)
+			}
+		}
+		v, ok := ir.DimValue(d.Sym, syms)
+		if !ok || v < 0 {
+			return 0
+		}
+		return v
+	}
 }

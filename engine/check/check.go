@@ -157,10 +157,6 @@ type checker struct {
 	irNames  map[string]int
 	allocs   []*alloc
 	allocIDs map[string]*alloc
-	// dynHost is set while a host orchestrator's signature is read: there
-	// every pl.dynamic dimension is the rank count, so arithmetic on them
-	// (NR * SIZE) has a value.
-	dynHost bool
 	// halted is set once the work's deadline passed or its caller gave up
 	// (the module's meter): the checker then skips every statement left.
 	halted bool
@@ -365,18 +361,14 @@ func (c *checker) signature(fi *funcInfo) {
 			fi.fn.Params = append(fi.fn.Params, &ir.Param{Var: &ir.Var{Name: p.Name, Type: &ir.Invalid{}}})
 			continue
 		}
-		c.dynHost = fi.level == ir.Host
 		t, dir, ok := c.annotation(p.Annotation, d.Env, true)
-		c.dynHost = false
 		if !ok {
 			fi.sigOK = false
 		}
 		fi.fn.Params = append(fi.fn.Params, &ir.Param{Var: &ir.Var{Name: p.Name, Type: t}, Dir: dir})
 	}
 	if d.Def.Result != nil {
-		c.dynHost = fi.level == ir.Host
 		t, _, ok := c.annotation(d.Def.Result, d.Env, false)
-		c.dynHost = false
 		if !ok {
 			fi.sigOK = false
 		}

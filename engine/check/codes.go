@@ -81,6 +81,11 @@ const (
 	ErrJitWorldWindow  Code = "E0232"
 	ErrInOutUse        Code = "E0233"
 	ErrHostView        Code = "E0234"
+	ErrDimArith        Code = "E0240"
+	ErrArrayOp         Code = "E0241"
+	ErrRowReduce       Code = "E0242"
+	ErrReshape         Code = "E0243"
+	ErrJitDynValue     Code = "E0244"
 
 	// Collectives.
 	ErrNeedSignal    Code = "E0250"
@@ -237,6 +242,16 @@ var Codes = []CodeInfo{
 		"the call writes the tensor and returns it: assign the result (y = self.kernel(x, y)) and read that name, not the one from before the call"},
 	{ErrHostView, diag.Error, "HOST collective operand is not a window view",
 		"view the buffer again right before the call (sig = pld.window(sig_buf, ...)); PyPTO finds a collective's window and devices through the view"},
+	{ErrDimArith, diag.Error, "float in pl.dynamic dimension arithmetic",
+		"a dimension is an integer: write M * 2, M // 2 or M + N, with int constants"},
+	{ErrArrayOp, diag.Error, "pl.array rule",
+		"an array holds a compile-time number of integer (or BOOL) elements: pl.array.create(16, pl.INT32); write it with values of its dtype"},
+	{ErrRowReduce, diag.Error, "row reduction operands do not fit",
+		"pass the tile and a scratch tile of its dtype and shape: pl.tile.row_sum(t, pl.tile.create(shape, dtype=...))"},
+	{ErrReshape, diag.Error, "reshape changes the element count",
+		"the new shape must hold as many elements as the tile: [R, 1] can become [1, R]"},
+	{ErrJitDynValue, diag.Error, "pl.dynamic dimension used as a value in a @pl.jit body",
+		"use the @pl.program form, where pl.range(M) is allowed, or pass the count as a pl.Scalar parameter"},
 
 	{ErrNeedSignal, diag.Error, "collective needs an explicit signal",
 		"allocate an INT32 signal window and pass its view: pld.tensor.allreduce(data, signal, ...)"},

@@ -212,6 +212,9 @@ func (fc *funcChecker) ident(e *syntax.Ident) *operand {
 		return &operand{mode: modeSelf, expr: e, sp: e.Pos}
 	}
 	if v, ok := fc.dsl.Env.Lookup(e.Name); ok {
+		if fc.jitDynValue(e, v) {
+			return invalidOp(e)
+		}
 		return staticOp(v, e)
 	}
 	hint := ""
@@ -589,6 +592,9 @@ func (fc *funcChecker) index(e *syntax.IndexExpr) *operand {
 	}
 	if tup, ok := x.t.(*ir.Tuple); ok {
 		return fc.tupleIndex(x, tup, e)
+	}
+	if o, ok := fc.arrayIndex(e, x); ok {
+		return o
 	}
 	tt, ok := x.t.(*ir.Tensor)
 	if !ok {

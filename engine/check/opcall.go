@@ -361,6 +361,10 @@ func (p *param) want() string {
 		return "a pl dtype such as pl.FP32"
 	case kStrOrInt:
 		return "a string"
+	case kArray:
+		return "an array from pl.array.create"
+	case kArrayValue:
+		return "a scalar"
 	}
 	return "a compile-time value"
 }
@@ -483,6 +487,14 @@ func (fc *funcChecker) checkKind(a *opCall, p *param, o *operand) {
 		}
 		a.lists[p.name] = elems
 		a.shapes[p.name] = shape
+	case kArray:
+		if !arrayArg(o) {
+			wrong()
+		}
+	case kArrayValue:
+		if _, _, ok := o.scalar(); !ok {
+			wrong()
+		}
 	case kPtr:
 		if o.mode == modeValue {
 			if _, ok := o.t.(*ir.Ptr); ok {

@@ -39,6 +39,8 @@ const (
 	kStrOrInt                    // a compile-time string or int (cast mode)
 	kAnyStatic                   // any compile-time value, recorded as given
 	kForbidden                   // must not be passed
+	kArray                       // a pl.array
+	kArrayValue                  // an element for a pl.array: an integer or BOOL scalar (the dtype rule is the op's)
 )
 
 // param is one parameter of an operation.
@@ -223,6 +225,7 @@ var opTable = []*opSpec{
 	{kind: ir.OpMatmul,
 		params: []param{{name: "lhs", kind: kTile, required: true}, {name: "rhs", kind: kTile, required: true}},
 		result: matmulResult, check: checkMatmul},
+	arrayCreateSpec, arrayGetSpec, arrayUpdateSpec, tileCreateSpec, rowSumSpec, reshapeSpec, // arrayops.go
 
 	// pld system ops (pld-spec §4.3).
 	{kind: ir.OpWorldSize,

@@ -35,7 +35,8 @@ var kindWords = map[argKind]string{
 	kSizeOrShape: "a byte count or a shape list", kPtr: "a window buffer", kCommCtx: "a comm context",
 	kPyInt: "a compile-time int", kPyBool: "a compile-time bool", kStr: "a compile-time string",
 	kDType: "a dtype (pl.FP32, pl.INT32, ...)", kStrOrInt: "a compile-time string or int",
-	kAnyStatic: "a compile-time value",
+	kAnyStatic: "a compile-time value", kArray: "an array (pl.array.create)",
+	kArrayValue: "a scalar of the array's dtype",
 }
 
 // Signatures lists every operation of the table, in table order.

@@ -106,7 +106,7 @@ func (fc *funcChecker) exprStmt(s *syntax.ExprStmt) {
 }
 
 func (fc *funcChecker) assignStmt(s *syntax.AssignStmt) {
-	if fc.sliceAssign(s) {
+	if fc.sliceAssign(s) || fc.arrayAssign(s) {
 		return
 	}
 	if len(s.Targets) != 1 {

@@ -17,16 +17,14 @@ var shortForms = "world_size, rank, nranks, get_comm_ctx, alloc_window_buffer, w
 // unsupportedOps are PyPTO operations that exist but that the workbench
 // does not check or run. Calling one is ErrUnsupportedOp, not a misspelling.
 var unsupportedOps = func() map[string]bool {
-	m := map[string]bool{"pld.tile.put": true, "pld.tile.get": true,
-		// pl.array's on-core scalar arrays (upstream's ep_dispatch_combine).
-		"pl.array.create": true, "pl.array.get_element": true, "pl.array.update_element": true}
+	m := map[string]bool{"pld.tile.put": true, "pld.tile.get": true}
 	for _, n := range strings.Fields(`
 		div part_add part_mul part_max part_min exp log concat reshape reinterpret_view transpose slice
 		matmul batch_matmul row_max row_sum row_min row_prod col_sum col_max col_min col_prod
 		row_argmax row_argmin col_argmax col_argmin row_expand row_expand_add row_expand_sub
 		row_expand_mul row_expand_div row_expand_max row_expand_min row_expand_expdif col_expand
 		col_expand_mul col_expand_div col_expand_sub col_expand_add col_expand_max col_expand_min
-		col_expand_expdif expand_clone expands neg abs recip create_tile fillpad fillpad_expand move
+		col_expand_expdif expand_clone expands neg abs recip fillpad fillpad_expand move
 		gatherb mgather mscatter sqrt rsqrt relu matmul_acc matmul_bias gemv gemv_acc gemv_bias min max
 		cmp cmps set_validshape rem rems fmod fmods and_ ands or_ ors xor xors shl shls shr shrs
 		maximums minimums prelu not_ addc subc addsc subsc lrelu sel sels tri create_tensor assemble

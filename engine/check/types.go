@@ -55,13 +55,10 @@ func (c *checker) typeFromValue(v meta.Value, sp diag.Span, allowDir bool) (ir.T
 			if len(v.Args) < 2 || len(v.Args) > 3 {
 				return bad("%s takes [shape, dtype], got %d arguments", v.Base.Path, len(v.Args))
 			}
-			p := 0
-			if c.dynHost {
-				p = c.opts.Ranks
-			}
-			shape, msg := shapeFromValue(v.Args[0], p)
+			shape, code, msg := shapeFromValue(v.Args[0])
 			if msg != "" {
-				return bad("%s shape %s", v.Base.Path, msg)
+				c.errorf(sp, code, "", "%s shape %s", v.Base.Path, msg)
+				return &ir.Invalid{}, ir.In, false
 			}
 			dt, ok := dtypeFromValue(v.Args[1])
 			if !ok {
@@ -77,6 +74,8 @@ func (c *checker) typeFromValue(v meta.Value, sp diag.Span, allowDir bool) (ir.T
 				return &ir.Tile{Shape: shape, DType: dt}, ir.In, true
 			}
 			return &ir.DistributedTensor{Shape: shape, DType: dt}, ir.In, true
+		case "pl.Array":
+			return c.arrayType(v, sp, allowDir)
 		case "tuple", "pl.Tuple":
 			if allowDir {
 				return bad("%s[...] is a result type; a parameter takes one value", v.Base.Path)
@@ -112,13 +111,15 @@ func (c *checker) typeFromValue(v meta.Value, sp diag.Span, allowDir bool) (ir.T
 }
 
 // shapeFromValue converts a compile-time shape list. msg describes what is
-// wrong, or is "".
+// wrong (under code), or is "".
 //
-// A dimension computed from pl.dynamic ones (NR * SIZE) has a value in a
-// host orchestrator's signature, where every dynamic dimension is the
-// rank count p (as the emulator binds the host's tensors); p is 0
-// elsewhere, where the workbench has no symbolic arithmetic to keep it.
-func shapeFromValue(v meta.Value, p int) (ir.Shape, string) {
+// A dimension computed from pl.dynamic ones (M * 2, NR * SIZE) stays
+// symbolic, as PyPTO keeps its unfolded IR tree: its symbol is the
+// canonical rendering (ir.Dim.IsComposite), and a run gives it the value
+// its arithmetic has on the symbols bound then. PyPTO requires such a
+// dimension to be integer-typed (include/pypto/ir/scalar_expr.h refuses
+// index and float operands together), so a float in it is refused.
+func shapeFromValue(v meta.Value) (ir.Shape, Code, string) {
 	var elts []meta.Value
 	switch v := v.(type) {
 	case *meta.List:
@@ -126,35 +127,45 @@ func shapeFromValue(v meta.Value, p int) (ir.Shape, string) {
 	case meta.Tuple:
 		elts = v.Elts
 	default:
-		return nil, fmt.Sprintf("must be a list of dimensions, got %s", meta.Repr(v))
+		return nil, ErrAnnotation, fmt.Sprintf("must be a list of dimensions, got %s", meta.Repr(v))
 	}
 	if len(elts) == 0 {
-		return nil, "is empty"
+		return nil, ErrAnnotation, "is empty"
 	}
 	shape := make(ir.Shape, len(elts))
 	for i, e := range elts {
 		switch e := e.(type) {
 		case meta.Int:
 			if e.V <= 0 {
-				return nil, fmt.Sprintf("dimension %d is %d, want > 0", i, e.V)
+				return nil, ErrAnnotation, fmt.Sprintf("dimension %d is %d, want > 0", i, e.V)
 			}
 			shape[i] = ir.ConstDim(e.V)
 		case *meta.DynVar:
 			shape[i] = ir.SymDim(e.Name)
 		case *meta.DynExpr:
-			if p <= 0 {
-				return nil, fmt.Sprintf("dimension %d is %s: arithmetic on pl.dynamic dimensions is modelled in a host orchestrator's signature only (name the product with its own pl.dynamic in a kernel)", i, meta.Repr(e))
+			if f, ok := dimFloat(e); ok {
+				return nil, ErrDimArith, fmt.Sprintf("dimension %d is %s: arithmetic on a pl.dynamic dimension takes ints and other dimensions, got the float %s", i, meta.Repr(e), meta.Repr(f))
 			}
-			n, ok := meta.EvalDyn(e, func(string) (int64, bool) { return int64(p), true })
-			if !ok || n <= 0 {
-				return nil, fmt.Sprintf("dimension %d is %s, which has no positive value at %d ranks", i, meta.Repr(e), p)
-			}
-			shape[i] = ir.ConstDim(n)
+			shape[i] = ir.SymDim(meta.Repr(e))
 		default:
-			return nil, fmt.Sprintf("dimension %d is %s, want an int or a pl.dynamic dimension", i, meta.Repr(e))
+			return nil, ErrAnnotation, fmt.Sprintf("dimension %d is %s, want an int or a pl.dynamic dimension", i, meta.Repr(e))
 		}
 	}
-	return shape, ""
+	return shape, "", ""
+}
+
+// dimFloat finds a float operand in a dimension expression.
+func dimFloat(v meta.Value) (meta.Value, bool) {
+	switch v := v.(type) {
+	case meta.Float:
+		return v, true
+	case *meta.DynExpr:
+		if f, ok := dimFloat(v.X); ok {
+			return f, true
+		}
+		return dimFloat(v.Y)
+	}
+	return nil, false
 }
 
 // refusedDType says why a program may not hold elements of dt (in a
@@ -222,6 +233,8 @@ func kindName(t ir.Type) string {
 		return "window buffer"
 	case *ir.List:
 		return "list"
+	case *ir.Array:
+		return "pl.array"
 	}
 	return "value"
 }
@@ -244,6 +257,8 @@ func describeType(t ir.Type) string {
 		return "a comm context"
 	case *ir.List:
 		return fmt.Sprintf("a list of %d", t.Len)
+	case *ir.Array:
+		return fmt.Sprintf("pl.array [%d] %s", t.Extent, t.DType)
 	case *ir.Tuple:
 		return "a tuple of " + describeTuple(t)
 	}

@@ -40,6 +40,9 @@ type conformCaseSpec struct {
 	// Unresolved names a value of the case the test computes at run time
 	// (a local bound to a call), which a static reading cannot know.
 	Unresolved string
+	// ArgShapes are the shapes of the tensors the test hands the compiled
+	// program, by position (nil where it cannot be read): see argShapes.
+	ArgShapes [][]int
 }
 
 // discoverCases reads the programs and tests of one parsed upstream file.
@@ -395,9 +398,10 @@ func (d *discoverer) testCases(label string, fn *syntax.FuncDef, params paramSet
 		}
 	}
 	ranks, note := d.testRanks(fn, env)
+	shapes := d.argShapes(fn, locals, env)
 	var out []conformCaseSpec
 	for _, e := range entries {
-		c := conformCaseSpec{Program: p, Test: caseLabel, Params: vals, Entry: e, Ranks: ranks, Note: note}
+		c := conformCaseSpec{Program: p, Test: caseLabel, Params: vals, Entry: e, Ranks: ranks, Note: note, ArgShapes: shapes}
 		for name, x := range locals {
 			if _, isCall := x.(*syntax.CallExpr); isCall && mentionsName(e, name) {
 				c.Unresolved = name + " = " + d.text(x)

@@ -25,6 +25,10 @@ type conformGolden struct {
 	inputs func(s conformCaseSpec, in []*emu.Tensor, P int)
 	// tol is the test's own allclose tolerance (0: floats.Tolerance).
 	tol func(s conformCaseSpec) float64
+	// tols, when set, is the tolerance of each output in turn, for a test
+	// that compares its outputs differently (torch.equal for one,
+	// allclose for another); it overrides tol.
+	tols func(s conformCaseSpec) []float64
 	// only, when set, names the one test whose expectation this is; the
 	// program's other tests assert other things (runtime APIs) and get no
 	// golden.

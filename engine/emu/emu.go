@@ -128,6 +128,9 @@ type Options struct {
 	Inputs map[string]*Tensor
 	// Scalars holds the host scalar parameters by name.
 	Scalars map[string]float64
+	// Dims gives pl.dynamic dimensions their values where no input's shape
+	// binds them (an output-only dimension); the rank count otherwise.
+	Dims map[string]int64
 	// Schedule picks the order in which ready ranks run their shared
 	// operations: "" or "fair" (earliest simulated clock first, the
 	// default), "random:SEED" (a seeded random interleaving) or

@@ -59,10 +59,13 @@ func HostParams(prog *ir.Program) []Param {
 
 // bindInputs turns Options.Inputs and Options.Scalars into the entry's
 // arguments: host tensors as raw bytes, symbolic dimensions bound from the
-// inputs' shapes (the rank count when nothing binds them).
+// inputs' shapes or Options.Dims (the rank count when nothing binds them).
 func (s *sim) bindInputs(opts Options) *RunError {
 	entry := s.prog.Entry
 	syms := map[string]int64{}
+	for name, v := range opts.Dims {
+		syms[name] = v
+	}
 	s.hostArgs = make([]val, len(entry.Params))
 	s.hostTensors = make([]*hostTensor, len(entry.Params))
 	bad := func(format string, args ...any) *RunError {
@@ -114,10 +117,17 @@ func (s *sim) bindInputs(opts Options) *RunError {
 			for _, d := range t.Shape {
 				n := d.N
 				if !d.IsStatic() {
-					v, ok := syms[d.Sym]
-					if !ok {
-						v = int64(s.P)
-						syms[d.Sym] = v
+					// An unbound symbol is the rank count; a composite
+					// dimension (M * 2) is its arithmetic on its symbols,
+					// each the rank count when nothing bound it.
+					for _, name := range ir.DimSymbols(d.Sym) {
+						if _, ok := syms[name]; !ok {
+							syms[name] = int64(s.P)
+						}
+					}
+					v, ok := ir.DimValue(d.Sym, syms)
+					if !ok || v <= 0 {
+						return bad("host tensor %s has dimension %s = %d at %d ranks, want > 0", name, d.Sym, v, s.P)
 					}
 					n = v
 				}

@@ -325,14 +325,14 @@ func (m *machine) bindSyms(n *node) (map[string]int64, *failure) {
 	syms := map[string]int64{}
 	for _, b := range n.binds {
 		if b.Dim.IsStatic() {
-			syms[b.Sym] = b.Dim.N
+			ir.BindDim(b.Sym, b.Dim.N, syms)
 			continue
 		}
-		v, ok := m.top().syms[b.Dim.Sym]
+		v, ok := ir.DimValue(b.Dim.Sym, m.top().syms)
 		if !ok {
 			return nil, m.fail(n, codeShape, "", "%s binds %s to %s, which has no value here", n.callee.f.Name, b.Sym, b.Dim.Sym)
 		}
-		syms[b.Sym] = v
+		ir.BindDim(b.Sym, v, syms)
 	}
 	return syms, nil
 }
@@ -377,9 +377,9 @@ func matchShape(declared ir.Shape, concrete []int, syms map[string]int64) (strin
 	for i, d := range declared {
 		n := d.N
 		if !d.IsStatic() {
-			v, ok := syms[d.Sym]
+			v, ok := ir.DimValue(d.Sym, syms)
 			if !ok {
-				syms[d.Sym] = int64(concrete[i])
+				ir.BindDim(d.Sym, int64(concrete[i]), syms)
 				continue
 			}
 			n = v
@@ -395,7 +395,7 @@ func renderShape(s ir.Shape, syms map[string]int64) string {
 	out := make(ir.Shape, len(s))
 	for i, d := range s {
 		out[i] = d
-		if v, ok := syms[d.Sym]; !d.IsStatic() && ok {
+		if v, ok := ir.DimValue(d.Sym, syms); !d.IsStatic() && ok {
 			out[i] = ir.ConstDim(v)
 		}
 	}
@@ -415,7 +415,11 @@ func (m *machine) evalp(o *opnd) val {
 	case oConst:
 		return o.c
 	case oSym:
-		return val{i: m.top().syms[o.sym]}
+		if v, ok := m.top().syms[o.sym]; ok {
+			return val{i: v}
+		}
+		v, _ := ir.DimValue(o.sym, m.top().syms) // a composite dimension not bound whole
+		return val{i: v}
 	}
 	return val{}
 }
@@ -454,7 +458,7 @@ func (m *machine) ints(o opnd) []int {
 
 // hasSym reports whether the symbolic operand is bound in this frame.
 func (m *machine) hasSym(o opnd) bool {
-	_, ok := m.top().syms[o.sym]
+	_, ok := ir.DimValue(o.sym, m.top().syms)
 	return ok
 }
 

@@ -122,6 +122,9 @@ func (m *machine) execOp(n *node) (bool, *failure) {
 		return false, m.matmul(n)
 	case opCreate:
 		return false, m.createTensor(n)
+	case opArrayCreate, opArrayGet, opArrayUpdate, opTileCreate, opRowSum, opReshape:
+		f, _ := m.execArrayOp(n)
+		return false, f
 	case opTupleMake:
 		elems := make(tupleVal, len(n.args))
 		for i, a := range n.args {

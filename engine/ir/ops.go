@@ -54,6 +54,12 @@ const (
 	OpMove
 	OpMatmul
 	OpCreateTensor
+	OpArrayCreate
+	OpArrayGet
+	OpArrayUpdate
+	OpTileCreate
+	OpRowSum
+	OpReshape
 	numOpKinds
 )
 
@@ -120,6 +126,14 @@ var opTable = [numOpKinds]OpInfo{
 	// A fresh tensor for intermediates (upstream's parallel_reduce makes
 	// two at the host for its chip tasks; PyPTO accepts one at any level).
 	OpCreateTensor: {Name: "pl.create_tensor", Aliases: []string{"pl.tensor.create"}, Category: CatSetup, Levels: anyLevel},
+	// pl.array's on-core scalar arrays and the tile ops of upstream's
+	// ep_dispatch_combine: a fresh tile, a row sum and a reshape.
+	OpArrayCreate: {Name: "pl.array.create", Category: CatCompute, Levels: inCore},
+	OpArrayGet:    {Name: "pl.array.get_element", Category: CatCompute, Levels: inCore},
+	OpArrayUpdate: {Name: "pl.array.update_element", Category: CatCompute, Levels: inCore},
+	OpTileCreate:  {Name: "pl.tile.create", Aliases: []string{"pl.create_tile", "pl.tile.create_tile"}, Category: CatCompute, Levels: inCore},
+	OpRowSum:      {Name: "pl.tile.row_sum", Category: CatCompute, Levels: inCore},
+	OpReshape:     {Name: "pl.tile.reshape", Category: CatCompute, Levels: inCore},
 
 	// pld system ops (pld-spec §4.3).
 	OpWorldSize: {Name: "pld.world_size", Aliases: []string{"pld.system.world_size"}, Category: CatSetup, Levels: hostOnly,

@@ -336,6 +336,9 @@ func Identical(a, b Type) bool {
 	case *Invalid:
 		_, ok := b.(*Invalid)
 		return ok
+	case *Array:
+		b, ok := b.(*Array)
+		return ok && *a == *b
 	case *Tuple:
 		b, ok := b.(*Tuple)
 		if !ok || len(a.Elems) != len(b.Elems) {

@@ -37,7 +37,7 @@ func (b *builder) flatten(target *ir.Var, t *ir.DistributedTensor) (*ir.Var, ir.
 	s := make(ir.Shape, len(t.Shape))
 	for i, d := range t.Shape {
 		s[i] = d
-		if n, ok := b.syms[d.Sym]; ok && !d.IsStatic() {
+		if n, ok := ir.DimValue(d.Sym, b.syms); ok && !d.IsStatic() {
 			s[i] = ir.ConstDim(n)
 		}
 	}
@@ -74,7 +74,9 @@ func rankSyms(p *ir.Program) map[string]int64 {
 		if t, ok := prm.Var.Type.(*ir.Tensor); ok {
 			for _, d := range t.Shape {
 				if !d.IsStatic() {
-					syms[d.Sym] = int64(p.Ranks)
+					for _, name := range ir.DimSymbols(d.Sym) {
+						syms[name] = int64(p.Ranks)
+					}
 				}
 			}
 		}

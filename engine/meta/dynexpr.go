@@ -7,8 +7,8 @@ import "fmt"
 // The evaluator keeps the expression; the checker gives it a value where
 // the dimensions' values are known (a program instance fixes them).
 type DynExpr struct {
-	Op   string // "+", "-", "*" or "//"
-	X, Y Value  // Int, *DynVar or *DynExpr
+	Op   string // "+", "-", "*", "//", "%" or "/"
+	X, Y Value  // Int, *DynVar or *DynExpr; a Float, which the checker refuses in a shape
 }
 
 func (*DynExpr) TypeName() string { return "DynExpr" }
@@ -17,7 +17,7 @@ func (v *DynExpr) String() string { return fmt.Sprintf("(%s %s %s)", v.X, v.Op, 
 // dynOperand reports whether v can take part in a DynExpr.
 func dynOperand(v Value) bool {
 	switch v.(type) {
-	case Int, *DynVar, *DynExpr:
+	case Int, *DynVar, *DynExpr, Float:
 		return true
 	}
 	return false
@@ -45,18 +45,35 @@ func EvalDyn(v Value, val func(name string) (int64, bool)) (int64, bool) {
 		if !ok1 || !ok2 {
 			return 0, false
 		}
-		switch v.Op {
-		case "+":
-			return a + b, true
-		case "-":
-			return a - b, true
-		case "*":
-			return a * b, true
-		case "//":
-			if b != 0 {
-				return a / b, true
-			}
+		return dimArith(v.Op, a, b)
+	}
+	return 0, false
+}
+
+// dimArith applies one dimension operator; division and modulo floor, as
+// Python's do (PyPTO's "/" on index dimensions is the same integer
+// division). ir.DimArith is the run-time twin; meta imports no ir.
+func dimArith(op string, a, b int64) (int64, bool) {
+	switch op {
+	case "+":
+		return a + b, true
+	case "-":
+		return a - b, true
+	case "*":
+		return a * b, true
+	case "//", "/", "%":
+		if b == 0 {
+			return 0, false
 		}
+		q, r := a/b, a%b
+		if r != 0 && (r < 0) != (b < 0) {
+			q--
+			r += b
+		}
+		if op == "%" {
+			return r, true
+		}
+		return q, true
 	}
 	return 0, false
 }

@@ -115,7 +115,7 @@ func binary(op string, x, y Value) (Value, *Error) {
 	}
 	if (isDyn(x) || isDyn(y)) && dynOperand(x) && dynOperand(y) {
 		switch op {
-		case "+", "-", "*", "//":
+		case "+", "-", "*", "//", "%", "/":
 			return &DynExpr{Op: op, X: x, Y: y}, nil
 		}
 	}

@@ -46,6 +46,6 @@ NR = pl.dynamic("NR")
 
 @pl.jit.incore
 def kernel(
-    x: pl.Tensor[[1, NR * 8], pl.FP32],  ### "^E0227 pl.Tensor shape dimension 1 is \(NR \* 8\): arithmetic on pl.dynamic dimensions is modelled in a host orchestrator's signature only"
+    x: pl.Tensor[[1, NR * 8.0], pl.FP32],  ### "^E0240 pl.Tensor shape dimension 1 is \(NR \* 8.0\): arithmetic on a pl.dynamic dimension takes ints and other dimensions, got the float 8.0$"
 ):
     pass
