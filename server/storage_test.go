@@ -249,3 +249,77 @@ func TestMigrateV1(t *testing.T) {
 		t.Errorf("reopened: %d", code)
 	}
 }
+
+// TestPageForms: a short run's page is stored as its lines, a long run's
+// first page (past limits.StoreGzipMin) gzip-compressed, and a page
+// written gzip-compressed before the threshold (every row of an older
+// store) still reads: replay and the events download give the live run's
+// events, byte for byte, either way.
+func TestPageForms(t *testing.T) {
+	ts := start(t, "")
+	for _, tc := range []struct {
+		name string
+		code string
+		gz   bool
+	}{
+		{"short", kernelSource(t, "08_allreduce_mesh"), false},
+		{"long", loopCode(t, 600), true},
+	} {
+		pr, live := ts.watch(t, map[string]any{"code": tc.code, "ranks": 2})
+		var events [][]byte
+		for _, m := range ofType(live, "event") {
+			events = append(events, m.Event)
+		}
+		var data []byte
+		if err := ts.db.QueryRow(`SELECT data FROM run_events WHERE run_id = ? AND page = 0`, pr.ID).Scan(&data); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if gz := bytes.HasPrefix(data, []byte{0x1f, 0x8b}); gz != tc.gz {
+			t.Errorf("%s run: page 0 gzip-compressed %v, want %v (%d bytes)", tc.name, gz, tc.gz, len(data))
+		}
+		same := func(how string) {
+			t.Helper()
+			// The run leaves the live map once its client has read it to
+			// the end; until then a new socket would be served from memory.
+			deadline := time.Now().Add(5 * time.Second)
+			for ts.isLive(pr.ID) && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond)
+			}
+			all := readAll(t, ts.dial(t, pr.ID))
+			if st := ofType(all, "status"); len(st) == 0 || st[0].Status != "replay" {
+				t.Fatalf("%s run, %s: not a replay from the store", tc.name, how)
+			}
+			re := ofType(all, "event")
+			code, b := ts.do(t, "GET", "/api/runs/"+pr.ID+"/events", nil)
+			lines := splitLines(b)
+			if len(re) != len(events) || code != 200 || len(lines) < min(len(events), limits.EventPage) {
+				t.Fatalf("%s run, %s: replay %d events, download %d (%d lines), live %d", tc.name, how, len(re), code, len(lines), len(events))
+			}
+			for i := range re {
+				if !bytes.Equal(re[i].Event, events[i]) {
+					t.Fatalf("%s run, %s: event %d differs in the replay", tc.name, how, i)
+				}
+			}
+		}
+		same("as stored")
+		if tc.gz {
+			continue
+		}
+		// The same page as an older server wrote it.
+		blob, err := gzipLines(splitLines(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ts.db.Exec(`UPDATE run_events SET data = ? WHERE run_id = ? AND page = 0`, blob, pr.ID); err != nil {
+			t.Fatal(err)
+		}
+		same("gzip-compressed")
+	}
+}
+
+// isLive reports whether run id is in the live map.
+func (ts *testServer) isLive(id string) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.live[id] != nil
+}
