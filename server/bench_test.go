@@ -63,16 +63,42 @@ func BenchmarkRunOverWebsocket(b *testing.B) {
 // serve` child process, so that server-cpu-ns/op (the child's user+system
 // CPU from /proc, logging included) counts the server alone, not this
 // process's client. Its ratio to BenchmarkProgramRun's cpu-ns/op is issue
-// 15's server overhead per run.
+// 15's server overhead per run. path=session is the page's path: a run
+// request on the one socket the page keeps open (GET /ws/session);
+// path=post is POST /api/runs and a /ws/runs/{id} socket per run, as the
+// CLI and other clients do it.
 func BenchmarkServerCPUPerRun(b *testing.B) {
-	c := startChild(b, b.TempDir())
-	ts := &testServer{url: c.url}
-	wsRuns(b, ts, 3) // warm: the program cache, the store's first pages
-	b.ResetTimer()
-	cpu := childCPU(b, c.cmd.Process.Pid)
-	events := wsRuns(b, ts, b.N)
-	b.ReportMetric(float64(childCPU(b, c.cmd.Process.Pid)-cpu)/float64(b.N), "server-cpu-ns/op")
-	b.ReportMetric(float64(events), "events/op")
+	for _, path := range []string{"session", "post"} {
+		b.Run("path="+path, func(b *testing.B) {
+			c := startChild(b, b.TempDir())
+			ts := &testServer{url: c.url}
+			runs := func(n int) int { return wsRuns(b, ts, n) }
+			if path == "session" {
+				sc := ts.session(b, nil)
+				runs = func(n int) int { return sessionRuns(b, sc, n) }
+			}
+			runs(3) // warm: the program cache, the store's first pages
+			b.ResetTimer()
+			cpu := childCPU(b, c.cmd.Process.Pid)
+			events := runs(b.N)
+			b.ReportMetric(float64(childCPU(b, c.cmd.Process.Pid)-cpu)/float64(b.N), "server-cpu-ns/op")
+			b.ReportMetric(float64(events), "events/op")
+		})
+	}
+}
+
+// sessionRuns is wsRuns on the page's session socket.
+func sessionRuns(b *testing.B, sc *sessionClient, n int) int {
+	code := kernelSourceTB(b, "08_allreduce_mesh")
+	events := 0
+	for range n {
+		a, ms := sc.run(b, "r", map[string]any{"code": code, "step": 8, "ranks": benchRanks, "fill": "randn", "seed": wsSeed.Add(1)})
+		if a.Cached || ms[len(ms)-1].Status != "ok" {
+			b.Fatalf("run %s: cached %v, %s", a.ID, a.Cached, ms[len(ms)-1].raw)
+		}
+		events = len(ofType(ms, "event"))
+	}
+	return events
 }
 
 // wsRuns posts n step-8 runs one after the other, each with its own seed,

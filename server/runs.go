@@ -484,7 +484,7 @@ func (s *Server) putRecord(ctx context.Context, tx *sql.Tx, id, code string, rec
 		if len(lines) == 0 {
 			return page{}, nil
 		}
-		blob, err := encodePage(lines)
+		blob, err := gzipLines(lines)
 		return page{count: len(lines), data: blob}, err
 	}
 	return putRunTx(ctx, s.db, tx, &storedRun{ID: id, Code: code, Settings: string(settings), Status: rec.Status,

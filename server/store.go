@@ -12,8 +12,6 @@ import (
 	"sync"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
-
-	"pldworkbench/engine/limits"
 )
 
 // schemaVersion is the store's schema; a file with a newer one is refused
@@ -25,12 +23,12 @@ const schemaVersion = 2
 // schema creates the tables of a new store. A run is keyed by its content
 // hash (the id), so a second post of the same code and settings finds it;
 // the result is the record's JSON (record in runs.go, outputs capped) and
-// the events are pages of limits.EventPage JSON lines, each page from
-// limits.StoreGzipMin bytes on gzip-compressed (a 4-rank all-reduce's few
-// thousand events shrink about tenfold), so a reader holds one page at a
-// time. runs.events is the version 1 blob, empty in rows written since.
-// size is what the row and its pages take, for the store budget; pinned
-// runs (their link was shown) are never evicted.
+// the events are pages of limits.EventPage JSON lines, each page
+// gzip-compressed (a 4-rank all-reduce's few thousand events shrink about
+// tenfold), so a reader holds one page at a time. runs.events is the
+// version 1 blob, empty in rows written since. size is what the row and
+// its pages take, for the store budget; pinned runs (their link was shown)
+// are never evicted.
 const schema = `
 CREATE TABLE schema_version (version INTEGER NOT NULL);
 CREATE TABLE runs (
@@ -197,8 +195,8 @@ type storedRun struct {
 	Pinned                                      bool
 }
 
-// page is one stored page of events: its count and its JSON lines
-// (encodePage).
+// page is one stored page of events: its count and its gzip-compressed
+// JSON lines.
 type page struct {
 	count int
 	data  []byte
@@ -332,7 +330,7 @@ func getPage(ctx context.Context, db *sql.DB, sr *storedRun, n int) ([][]byte, e
 			return nil, fmt.Errorf("run %s: stored events page %d: %w", sr.ID, n, err)
 		}
 	}
-	raw, err := decodePage(blob)
+	raw, err := gunzip(blob)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: stored events page %d: %w", sr.ID, n, err)
 	}
@@ -364,31 +362,6 @@ var gzipWriters = sync.Pool{New: func() any {
 	zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed) // a valid level: no error
 	return zw
 }}
-
-// encodePage is a stored page of JSON lines: the lines, newline-ended,
-// gzip-compressed from limits.StoreGzipMin bytes on.
-func encodePage(lines [][]byte) ([]byte, error) {
-	n := 0
-	for _, l := range lines {
-		n += len(l) + 1
-	}
-	if n >= limits.StoreGzipMin {
-		return gzipLines(lines)
-	}
-	b := make([]byte, 0, n)
-	for _, l := range lines {
-		b = append(append(b, l...), '\n')
-	}
-	return b, nil
-}
-
-// decodePage is the JSON lines of a stored page, either form.
-func decodePage(b []byte) ([]byte, error) {
-	if len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b { // gzip's magic; a line begins with '{'
-		return gunzip(b)
-	}
-	return b, nil
-}
 
 // gzipLines compresses JSON lines.
 func gzipLines(lines [][]byte) ([]byte, error) {

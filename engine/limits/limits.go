@@ -189,12 +189,6 @@ const (
 	// EventPage is how many events one stored page holds: a replay or an
 	// events download holds one page (about 150 KiB decoded) at a time.
 	EventPage = 1024
-	// StoreGzipMin is the size of a page of event lines from which it is
-	// stored gzip-compressed; a smaller page (a short run's whole log) is
-	// stored as its lines: compressing it cost more of the server's CPU
-	// per run than writing the bytes it saved. A page is read back either
-	// way (the gzip header tells them apart).
-	StoreGzipMin = 64 << 10
 	// PyPTOProbe bounds the probe for PyPTO (python3 importing pypto and
 	// torch, npu-smi listing the cards): importing torch from a cold disk
 	// takes seconds, so 30 s is generous.
