@@ -9,6 +9,8 @@ import (
 
 	"github.com/gofiber/contrib/websocket"
 	"github.com/gofiber/fiber/v2"
+
+	"pldworkbench/engine/limits"
 )
 
 // A session is one websocket a page keeps open for all its runs
@@ -160,6 +162,16 @@ func (ss *session) start(m sessionIn) {
 			ae = internalAPIError(err)
 		}
 		ss.send(mustJSON(sessionRefused{Type: "refused", Tag: m.Tag, Status: ae.Status, RetryAfter: ae.RetryAfter, apiError: ae}))
+	}
+	// Checked before the run starts (only this reader adds runs, so the
+	// count can only have fallen by the time it is added).
+	ss.mu.Lock()
+	full := len(ss.runs) >= limits.SessionRuns
+	ss.mu.Unlock()
+	if full {
+		refuse(errorf(fiber.StatusTooManyRequests, "wait for a run on this page to finish, or stop one",
+			"this page streams %d runs already, the most one session may", limits.SessionRuns))
+		return
 	}
 	var req runRequest
 	if len(m.Request) == 0 || string(m.Request) == "null" {

@@ -3,12 +3,15 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"pldworkbench/engine/limits"
 )
 
 // sessionClient is a page's one socket (GET /ws/session), read on this
@@ -285,4 +288,48 @@ func (ts *testServer) isLive(id string) bool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	return ts.live[id] != nil
+}
+
+// TestSessionRunsBounded: a session streams at most limits.SessionRuns
+// runs at once; the next request is refused with 429 and starts nothing,
+// and once the runs are done the session takes runs again. The runs are
+// held in their slots (and so the rest in the queue) until the refusal
+// has been seen.
+func TestSessionRunsBounded(t *testing.T) {
+	release := make(chan struct{})
+	ts := startHooked(t, Options{MaxQueue: 2 * limits.SessionRuns}, func(s *Server) {
+		hold := func(string) { <-release }
+		s.testHook.Store(&hold)
+	})
+	sc := ts.session(t, nil)
+	mesh := kernelSource(t, "08_allreduce_mesh")
+	var ids []string
+	for i := range limits.SessionRuns {
+		tag := fmt.Sprint(i)
+		sc.send(t, map[string]any{"type": "run", "tag": tag, "request": map[string]any{"code": mesh, "ranks": 2, "seed": i}})
+		a := sc.answer(t, tag)
+		if a.Type != "started" {
+			t.Fatalf("run %d of %d refused: %d %s", i+1, limits.SessionRuns, a.Status, a.Error)
+		}
+		ids = append(ids, a.ID)
+	}
+	sc.send(t, map[string]any{"type": "run", "tag": "over", "request": map[string]any{"code": mesh, "ranks": 2, "seed": 999}})
+	if f := sc.answer(t, "over"); f.Type != "refused" || f.Status != 429 {
+		t.Errorf("run %d: %s %d %q, want refused 429", limits.SessionRuns+1, f.Type, f.Status, f.Error)
+	}
+	ts.mu.Lock()
+	live := len(ts.live)
+	ts.mu.Unlock()
+	if live != limits.SessionRuns {
+		t.Errorf("%d runs live, want %d: the refused request started one", live, limits.SessionRuns)
+	}
+	close(release)
+	for _, id := range ids {
+		if ms := sc.messages(t, id); ms[len(ms)-1].Status != "ok" {
+			t.Errorf("run %s: %s", id, ms[len(ms)-1].raw)
+		}
+	}
+	if _, ms := sc.run(t, "after", map[string]any{"code": mesh, "ranks": 2, "seed": 999}); ms[len(ms)-1].Status != "ok" {
+		t.Errorf("a run after the others: %s", ms[len(ms)-1].raw)
+	}
 }
