@@ -24,14 +24,26 @@ import (
 const stopWithin = 15 * time.Second
 
 // recordSockets is a JavaScript statement that makes the page note the URL
-// of every websocket it opens in window.__e2eSockets, so that the test learns
-// the run's id from what the page itself connected to.
+// of every websocket it opens in window.__e2eSockets, and the id of every
+// run its session socket (/ws/session) says it started in
+// window.__e2eRuns, so that the test learns the run's id from what the
+// page itself connected to.
 const recordSockets = `(() => {
 	if (window.__e2eSockets) return true;
 	window.__e2eSockets = [];
+	window.__e2eRuns = [];
 	const W = window.WebSocket;
 	window.WebSocket = class extends W {
-		constructor(u, p) { super(u, p); window.__e2eSockets.push(String(u)); }
+		constructor(u, p) {
+			super(u, p);
+			window.__e2eSockets.push(String(u));
+			this.addEventListener("message", (e) => {
+				try {
+					const f = JSON.parse(e.data);
+					if (f && f.type === "started") window.__e2eRuns.push(f.id);
+				} catch {}
+			});
+		}
 	};
 	return true;
 })()`
@@ -138,19 +150,19 @@ func TestLiveAndStop(t *testing.T) {
 	}
 }
 
-// runIDOf returns the id of the one run websocket the page opened since
-// recordSockets.
+// runIDOf returns the id of the one run the page followed since
+// recordSockets: on its session socket, or on a run websocket of its own.
 func runIDOf(t *testing.T, tb *tab) string {
 	t.Helper()
 	socks := eval[[]string](tb, "read the page's websockets", "window.__e2eSockets")
-	var ids []string
+	ids := eval[[]string](tb, "read the page's session runs", "window.__e2eRuns")
 	for _, u := range socks {
 		if _, id, ok := strings.Cut(u, "/ws/runs/"); ok {
 			ids = append(ids, id)
 		}
 	}
 	if len(ids) != 1 {
-		t.Fatalf("the page opened %d run websockets (%q), want 1", len(ids), socks)
+		t.Fatalf("the page followed %d runs (%q; sockets %q), want 1", len(ids), ids, socks)
 	}
 	id, err := url.PathUnescape(ids[0])
 	if err != nil {

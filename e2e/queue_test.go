@@ -77,7 +77,9 @@ func TestQueuedPosition(t *testing.T) {
 }
 
 // recordQueue makes the page keep the last queue message any of its
-// websockets received in window.__e2eQueue.
+// websockets received in window.__e2eQueue (a run's own socket sends
+// messages and batches of them, the page's session socket frames of a
+// run's messages).
 const recordQueue = `(() => {
 	const W = window.WebSocket;
 	window.WebSocket = class extends W {
@@ -85,7 +87,8 @@ const recordQueue = `(() => {
 			super(u, p);
 			this.addEventListener('message', (ev) => {
 				const d = JSON.parse(ev.data);
-				for (const m of Array.isArray(d) ? d : [d]) {
+				const list = d && d.type === 'messages' ? d.messages : Array.isArray(d) ? d : [d];
+				for (const m of list) {
 					(window.__e2eLog = window.__e2eLog || []).push(m.type === 'status' ? m.type + ':' + m.status : m.type);
 					if (m.type === 'queue') window.__e2eQueue = m;
 				}

@@ -8,7 +8,6 @@ package server
 // become JSON.
 
 import (
-	"encoding/json"
 	"pldworkbench/engine"
 	"pldworkbench/engine/compare"
 	"pldworkbench/engine/diag"
@@ -149,7 +148,8 @@ type record struct {
 	EventsTruncated bool                         `json:"events_truncated,omitempty"`
 	Created         string                       `json:"created"`
 
-	internal error // the engine panicked: the run is a workbench bug, not stored
+	internal error             // the engine panicked: the run is a workbench bug, not stored
+	checkRaw map[string][]byte // OutputChecks' JSON, once encoded (checkJSON)
 }
 
 // verdict is a step run's check: pass, a status (ok, the run's failure
@@ -310,12 +310,7 @@ type outTensor struct {
 // it), and one run's goroutine encodes its own.
 func (t *outTensor) MarshalJSON() ([]byte, error) {
 	if t.raw == nil {
-		type plain outTensor // without this method
-		b, err := json.Marshal((*plain)(t))
-		if err != nil {
-			return nil, err
-		}
-		t.raw = b
+		t.raw = appendTensor(nil, t)
 	}
 	return t.raw, nil
 }

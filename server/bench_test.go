@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"pldworkbench/engine"
 	"pldworkbench/engine/trace"
 	"pldworkbench/kernels"
@@ -63,16 +65,42 @@ func BenchmarkRunOverWebsocket(b *testing.B) {
 // serve` child process, so that server-cpu-ns/op (the child's user+system
 // CPU from /proc, logging included) counts the server alone, not this
 // process's client. Its ratio to BenchmarkProgramRun's cpu-ns/op is issue
-// 15's server overhead per run.
+// 15's server overhead per run. path=session is the page's path: a run
+// request on the one socket the page keeps open (GET /ws/session);
+// path=post is POST /api/runs and a /ws/runs/{id} socket per run, as the
+// CLI and other clients do it.
 func BenchmarkServerCPUPerRun(b *testing.B) {
-	c := startChild(b, b.TempDir())
-	ts := &testServer{url: c.url}
-	wsRuns(b, ts, 3) // warm: the program cache, the store's first pages
-	b.ResetTimer()
-	cpu := childCPU(b, c.cmd.Process.Pid)
-	events := wsRuns(b, ts, b.N)
-	b.ReportMetric(float64(childCPU(b, c.cmd.Process.Pid)-cpu)/float64(b.N), "server-cpu-ns/op")
-	b.ReportMetric(float64(events), "events/op")
+	for _, path := range []string{"session", "post"} {
+		b.Run("path="+path, func(b *testing.B) {
+			c := startChild(b, b.TempDir())
+			ts := &testServer{url: c.url}
+			runs := func(n int) int { return wsRuns(b, ts, n) }
+			if path == "session" {
+				sc := ts.session(b, nil)
+				runs = func(n int) int { return sessionRuns(b, sc, n) }
+			}
+			runs(3) // warm: the program cache, the store's first pages
+			b.ResetTimer()
+			cpu := childCPU(b, c.cmd.Process.Pid)
+			events := runs(b.N)
+			b.ReportMetric(float64(childCPU(b, c.cmd.Process.Pid)-cpu)/float64(b.N), "server-cpu-ns/op")
+			b.ReportMetric(float64(events), "events/op")
+		})
+	}
+}
+
+// sessionRuns is wsRuns on the page's session socket.
+func sessionRuns(b *testing.B, sc *sessionClient, n int) int {
+	code := kernelSourceTB(b, "08_allreduce_mesh")
+	events := 0
+	for range n {
+		a, ms := sc.run(b, "r", map[string]any{"code": code, "step": 8, "ranks": benchRanks, "fill": "randn", "seed": wsSeed.Add(1)})
+		if a.Cached || ms[len(ms)-1].Status != "ok" {
+			b.Fatalf("run %s: cached %v, %s", a.ID, a.Cached, ms[len(ms)-1].raw)
+		}
+		events = len(ofType(ms, "event"))
+	}
+	return events
 }
 
 // wsRuns posts n step-8 runs one after the other, each with its own seed,
@@ -167,12 +195,14 @@ func BenchmarkEngineRunDirect(b *testing.B) {
 }
 
 // BenchmarkFirstEvent is the load test of issue 15: bursts of N clients
-// at once on loopback, each posting its own step-8 run at 4 ranks
+// at once on loopback, each starting its own step-8 run at 4 ranks
 // (distinct seeds, so nothing is answered from the store) and watching it
-// over the websocket to done. It reports errors, and the time from the
-// post to the first event at the median and the 99th percentile, over
-// every run of every burst. It is a benchmark so that CI, which runs no
-// benchmarks, never times it; run it with
+// to done. It reports errors, and the time from the request to the first
+// event at the median and the 99th percentile, over every run of every
+// burst. path=session is the page's path: each client has its session
+// socket open already (the page opens it once) and sends the run on it;
+// path=post posts it and opens the run's socket. It is a benchmark so
+// that CI, which runs no benchmarks, never times it; run it with
 //
 //	go test ./server -run '^$' -bench FirstEvent -benchtime 3x
 //
@@ -180,46 +210,104 @@ func BenchmarkEngineRunDirect(b *testing.B) {
 // refused (the default 128 answers the rest 503, the documented
 // back-pressure); the worker slots stay the default 2.
 func BenchmarkFirstEvent(b *testing.B) {
-	code := []byte(kernelSourceTB(b, "08_allreduce_mesh"))
-	for _, n := range []int{10, 50, 200} {
-		b.Run(fmt.Sprintf("clients=%d", n), func(b *testing.B) {
-			ts := startOpts(b, Options{MaxQueue: 256})
-			var mu sync.Mutex
-			var firsts []time.Duration
-			errs := 0
-			seed := 0
-			for b.Loop() {
-				var wg sync.WaitGroup
-				for c := 0; c < n; c++ {
-					seed++
-					body := rawBody(b, code, map[string]any{"step": 8, "ranks": benchRanks, "seed": 5000 + seed})
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						start := time.Now()
-						first, err := ts.oneRun(b, body)
-						mu.Lock()
-						defer mu.Unlock()
-						if err != nil {
-							errs++
-							return
-						}
-						firsts = append(firsts, first.Sub(start))
-					}()
+	code := kernelSourceTB(b, "08_allreduce_mesh")
+	for _, path := range []string{"session", "post"} {
+		for _, n := range []int{10, 50, 200} {
+			b.Run(fmt.Sprintf("path=%s/clients=%d", path, n), func(b *testing.B) {
+				ts := startOpts(b, Options{MaxQueue: 256})
+				var socks []*websocket.Conn
+				if path == "session" {
+					for range n {
+						socks = append(socks, ts.session(b, nil).c)
+					}
 				}
-				wg.Wait()
-			}
-			slices.Sort(firsts)
-			pct := func(q float64) float64 {
-				if len(firsts) == 0 {
-					return 0
+				var mu sync.Mutex
+				var firsts []time.Duration
+				errs := 0
+				seed := 0
+				for b.Loop() {
+					var wg sync.WaitGroup
+					for c := 0; c < n; c++ {
+						seed++
+						req := map[string]any{"code": code, "step": 8, "ranks": benchRanks, "seed": 5000 + seed}
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							start := time.Now()
+							var first time.Time
+							var err error
+							if path == "session" {
+								first, err = sessionRun(socks[c], req)
+							} else {
+								first, err = ts.oneRun(b, rawBody(b, []byte(code), req))
+							}
+							mu.Lock()
+							defer mu.Unlock()
+							if err != nil {
+								errs++
+								return
+							}
+							firsts = append(firsts, first.Sub(start))
+						}()
+					}
+					wg.Wait()
 				}
-				return float64(firsts[min(len(firsts)-1, int(q*float64(len(firsts))))]) / 1e6
+				slices.Sort(firsts)
+				pct := func(q float64) float64 {
+					if len(firsts) == 0 {
+						return 0
+					}
+					return float64(firsts[min(len(firsts)-1, int(q*float64(len(firsts))))]) / 1e6
+				}
+				b.ReportMetric(float64(errs), "errors")
+				b.ReportMetric(pct(0.50), "p50-ms")
+				b.ReportMetric(pct(0.99), "p99-ms")
+			})
+		}
+	}
+}
+
+// sessionRun starts req on session socket c, watches it to done, and
+// returns when its first event arrived. One run at a time per socket.
+func sessionRun(c *websocket.Conn, req map[string]any) (time.Time, error) {
+	if err := c.WriteJSON(map[string]any{"type": "run", "tag": 1, "request": req}); err != nil {
+		return time.Time{}, err
+	}
+	_ = c.SetReadDeadline(time.Now().Add(60 * time.Second))
+	var first time.Time
+	events := 0
+	for {
+		_, b, err := c.ReadMessage()
+		if err != nil {
+			return time.Time{}, err
+		}
+		var f sessionFrame
+		if err := json.Unmarshal(b, &f); err != nil {
+			return time.Time{}, err
+		}
+		switch f.Type {
+		case "refused":
+			return time.Time{}, fmt.Errorf("refused: %d %s", f.Status, f.Error)
+		case "messages":
+			for _, m := range f.Messages {
+				if bytes.HasPrefix(m, eventPrefix) {
+					if events == 0 {
+						first = time.Now()
+					}
+					events++
+					continue
+				}
+				var done struct {
+					Type, Status string
+				}
+				if json.Unmarshal(m, &done) == nil && done.Type == "done" {
+					if done.Status != "ok" || events == 0 {
+						return time.Time{}, fmt.Errorf("run %s: %s after %d events", f.ID, done.Status, events)
+					}
+					return first, nil
+				}
 			}
-			b.ReportMetric(float64(errs), "errors")
-			b.ReportMetric(pct(0.50), "p50-ms")
-			b.ReportMetric(pct(0.99), "p99-ms")
-		})
+		}
 	}
 }
 

@@ -93,8 +93,11 @@ func internalDone(err error) []byte {
 }
 
 // decode reads a JSON request body into v.
-func decode(c *fiber.Ctx, v any) error {
-	body := c.Body()
+func decode(c *fiber.Ctx, v any) error { return decodeJSON(c.Body(), v) }
+
+// decodeJSON reads a JSON request (a body, or a session's run request)
+// into v.
+func decodeJSON(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return errorf(fiber.StatusBadRequest, `send a JSON object, e.g. {"code": "..."}`, "empty request body")
 	}

@@ -466,7 +466,7 @@ func (s *Server) store(r *run, rec *record) error {
 func (s *Server) putRecord(ctx context.Context, tx *sql.Tx, id, code string, rec *record, pinned bool, line func() ([]byte, bool)) (int64, error) {
 	keep := rec.Code
 	rec.Code = ""
-	result, err := json.Marshal(rec)
+	result, err := recordJSON(rec)
 	rec.Code = keep
 	if err != nil {
 		return 0, err

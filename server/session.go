@@ -302,11 +302,7 @@ func diagMessages(ds diag.List) [][]byte {
 func resultMessages(rec *record) [][]byte {
 	var out [][]byte
 	for _, name := range rec.OutputOrder {
-		m := outputMsg{Type: "output", Name: name, Tensor: rec.Outputs[name]}
-		if c, ok := rec.OutputChecks[name]; ok {
-			m.Check = &c
-		}
-		out = append(out, mustJSON(m))
+		out = append(out, outputMessage(rec, name))
 	}
 	for _, rc := range rec.Races {
 		out = append(out, mustJSON(raceMsg{Type: "race", Race: rc}))

@@ -59,9 +59,6 @@ func (s *Server) wsRun(c *websocket.Conn) {
 	if r == nil {
 		return
 	}
-	sub := r.subscribe()
-	defer r.unsubscribe(sub)
-
 	// The reader must be gone before this returns: contrib/websocket puts
 	// c back in a pool then. Closing the connection ends its read.
 	gone := make(chan struct{})
@@ -70,9 +67,35 @@ func (s *Server) wsRun(c *websocket.Conn) {
 		_ = c.Close()
 		<-gone
 	}()
-
 	ping := time.NewTicker(wsPingEvery)
 	defer ping.Stop()
+	send := func(msgs [][]byte) error { return writeFrame(c, msgs) }
+	pinger := func() error {
+		return c.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteTimeout))
+	}
+	switch s.streamRun(r, send, ping.C, pinger, gone) {
+	case streamEnded:
+		s.wsClose(c, websocket.CloseNormalClosure, "done", gone)
+	case streamShutdown:
+		s.wsClose(c, websocket.CloseGoingAway, "server shutting down", gone)
+	}
+}
+
+// How streamRun ended.
+const (
+	streamEnded    = iota // the log was sent to its end (done)
+	streamGone            // the client went, or a write failed
+	streamShutdown        // the server is shutting down; what the log had was sent
+)
+
+// streamRun sends r's log, from its start, through send: whatever
+// accumulated as one call, at most batchMax messages. tick and onTick
+// (nil for none) keep the connection alive; gone closes when the client
+// went. The end of the log pins the run (this client was shown its share
+// link) and ends its stay in the live map.
+func (s *Server) streamRun(r *run, send func([][]byte) error, tick <-chan time.Time, onTick func() error, gone <-chan struct{}) int {
+	sub := r.subscribe()
+	defer r.unsubscribe(sub)
 	pace := time.NewTimer(0)
 	defer pace.Stop()
 	cursor := 0
@@ -80,22 +103,21 @@ func (s *Server) wsRun(c *websocket.Conn) {
 		paced := false // the frames since the last wait carried an event
 		select {
 		case <-sub.wake:
-		case <-ping.C:
-			if err := c.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteTimeout)); err != nil {
-				return
+		case <-tick:
+			if err := onTick(); err != nil {
+				return streamGone
 			}
 			continue
 		case <-gone:
-			return
+			return streamGone
 		case <-s.quit:
-			s.wsDrainClose(c, r, cursor, gone)
-			return
+			return s.drain(r, cursor, send)
 		}
 		for {
 			msgs, end := r.read(cursor, batchMax)
 			if len(msgs) > 0 {
-				if err := writeFrame(c, msgs); err != nil {
-					return
+				if err := send(msgs); err != nil {
+					return streamGone
 				}
 				cursor += len(msgs)
 				paced = paced || hasEvent(msgs)
@@ -108,8 +130,7 @@ func (s *Server) wsRun(c *websocket.Conn) {
 					s.pin(r.id) // this client was shown the link
 				}
 				s.unlinger(r)
-				s.wsClose(c, websocket.CloseNormalClosure, "done", gone)
-				return
+				return streamEnded
 			}
 			if len(msgs) < batchMax {
 				break
@@ -130,33 +151,32 @@ func (s *Server) wsRun(c *websocket.Conn) {
 		case <-started:
 		case <-r.done:
 		case <-gone:
-			return
+			return streamGone
 		case <-s.quit:
-			s.wsDrainClose(c, r, cursor, gone)
-			return
+			return s.drain(r, cursor, send)
 		}
 	}
 }
 
-// wsDrainClose is the shutdown path: Shutdown has cancelled the runs and
-// waited for them, so the log ends with done (status cancelled, or the
-// run's own status when it had finished); the client gets everything it
-// has not seen yet, then a going-away close.
-func (s *Server) wsDrainClose(c *websocket.Conn, r *run, cursor int, gone chan struct{}) {
+// drain is the shutdown path: Shutdown has cancelled the runs and waited
+// for them, so the log ends with done (status cancelled, or the run's own
+// status when it had finished); the client gets everything it has not
+// seen yet.
+func (s *Server) drain(r *run, cursor int, send func([][]byte) error) int {
 	for {
 		msgs, end := r.read(cursor, batchMax)
 		if len(msgs) == 0 {
 			break
 		}
-		if err := writeFrame(c, msgs); err != nil {
-			return
+		if err := send(msgs); err != nil {
+			return streamGone
 		}
 		cursor += len(msgs)
 		if end {
 			break
 		}
 	}
-	s.wsClose(c, websocket.CloseGoingAway, "server shutting down", gone)
+	return streamShutdown
 }
 
 // wsRead reads what the client sends until the connection ends: pongs

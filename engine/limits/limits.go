@@ -169,6 +169,12 @@ const (
 	// socket within milliseconds of its post, so 5 s is generous, and a
 	// script that posts without watching cannot hold the slots.
 	UnwatchedGrace = 5 * time.Second
+	// SessionRuns is how many runs one page's session socket
+	// (/ws/session) may stream at once; a run request beyond it is
+	// refused with 429. Each stream holds a goroutine and, for a replay,
+	// one page of events (about 150 KiB), so one socket cannot make the
+	// server hold a replay of every stored run.
+	SessionRuns = 32
 	// SlotWait bounds how long a check, IR, compare or step check waits
 	// for a worker slot before it answers 503.
 	SlotWait = 20 * time.Second

@@ -120,3 +120,137 @@ export function openRun(id, onMessage, onClose) {
     },
   };
 }
+
+/*
+ * The page's one session socket (GET /ws/session, API.md): every run the
+ * page starts is a message on it, answered with the run's id and then its
+ * messages, the same ones /ws/runs/{id} sends, in frames naming the run.
+ * It opens with the first run and stays open; when it closes, the runs it
+ * carried end (their onClose) and the next run opens a new one.
+ */
+let session = null;
+
+function sessionSocket() {
+  if (session) return session;
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(`${proto}//${location.host}/ws/session`);
+  const s = { ws, outbox: [], asks: new Map(), runs: new Map(), tag: 0, over: false };
+  s.send = (m) => {
+    const text = JSON.stringify(m);
+    if (ws.readyState === WebSocket.OPEN) ws.send(text);
+    else s.outbox.push(text);
+  };
+  ws.onopen = () => {
+    for (const text of s.outbox) ws.send(text);
+    s.outbox = [];
+  };
+  ws.onmessage = (e) => {
+    let f;
+    try {
+      f = JSON.parse(e.data);
+    } catch {
+      return;
+    }
+    if (!f) return;
+    if (f.type === "started" || f.type === "refused") {
+      const ask = s.asks.get(f.tag);
+      if (!ask) return;
+      s.asks.delete(f.tag);
+      if (f.type === "refused") {
+        ask.reject(new ApiError(f.error || `the run was refused (HTTP ${f.status})`, f.hint, f.status));
+        return;
+      }
+      if (!s.runs.has(f.id)) s.runs.set(f.id, { log: [], watchers: [], done: false });
+      ask.resolve({ id: f.id, cached: f.cached, settings: f.settings, open: (onMessage, onClose) => follow(s, f.id, onMessage, onClose) });
+    } else if (f.type === "messages") {
+      const r = s.runs.get(f.id);
+      if (!r) return;
+      for (const m of f.messages || []) {
+        r.log.push(m);
+        for (const w of r.watchers.slice()) w.onMessage(m);
+        if (m && m.type === "done") {
+          r.done = true;
+          s.runs.delete(f.id);
+          for (const w of r.watchers.splice(0)) w.onClose(true, "");
+        }
+      }
+    }
+  };
+  const end = (reason) => {
+    if (s.over) return;
+    s.over = true;
+    if (session === s) session = null;
+    for (const ask of s.asks.values()) ask.reject(unreachable());
+    s.asks.clear();
+    for (const r of s.runs.values()) for (const w of r.watchers.splice(0)) w.onClose(false, reason);
+    s.runs.clear();
+  };
+  ws.onerror = () => end("the connection to the server failed");
+  ws.onclose = (e) => end(e.reason || (e.code === 1000 ? "" : `socket closed (code ${e.code})`));
+  session = s;
+  return s;
+}
+
+/** follow watches run id on session s, from its first message: openRun's contract. */
+function follow(s, id, onMessage, onClose) {
+  const r = s.runs.get(id);
+  const w = { onMessage, onClose };
+  let closed = false;
+  const leave = (reason) => {
+    if (closed) return;
+    closed = true;
+    if (r) r.watchers = r.watchers.filter((x) => x !== w);
+    onClose(false, reason);
+  };
+  w.onClose = (sawDone, reason) => {
+    if (closed) return;
+    closed = true;
+    onClose(sawDone, reason);
+  };
+  // As on a socket of its own, messages come after open returns: what
+  // the run sent so far first, then the rest as it comes.
+  setTimeout(() => {
+    if (closed) return;
+    if (!r) {
+      leave("the connection to the server closed");
+      return;
+    }
+    for (const m of r.log) onMessage(m);
+    if (r.done) w.onClose(true, "");
+    else if (s.over) leave("the connection to the server closed");
+    else r.watchers.push(w);
+  }, 0);
+  return {
+    stop() {
+      if (closed) return;
+      s.send({ type: "stop", id });
+      // As openRun: a client behind the stream stops following a second later.
+      setTimeout(() => leave("stopped"), 1000);
+    },
+    close() {
+      if (closed) return;
+      // A run nobody follows any more is cancelled, as when its own socket closes.
+      s.send({ type: "stop", id });
+      leave("left the page");
+    },
+  };
+}
+
+/**
+ * startRun starts a run on the page's session: it resolves to POST
+ * /api/runs's answer ({id, cached, settings}) and open(onMessage, onClose),
+ * which follows the run as openRun does; it rejects with an ApiError as
+ * api.postRun does.
+ */
+export function startRun(body) {
+  const s = sessionSocket();
+  const tag = ++s.tag;
+  return new Promise((resolve, reject) => {
+    if (s.over) {
+      reject(unreachable());
+      return;
+    }
+    s.asks.set(tag, { resolve, reject });
+    s.send({ type: "run", tag, request: body });
+  });
+}

@@ -7,7 +7,7 @@
 // comes back on reload, and drives one run at a time over the websocket.
 
 import { el, clear, plural, parseArgs, hashText, timeOfDay, humanTime, fmtBytes, fmtNs } from "./util.js";
-import { api, openRun } from "./api.js";
+import { api, openRun, startRun } from "./api.js";
 import { platformNames, defaultPlatform } from "./platforms.js";
 import { createEditor, functionExcerpt, splitHeader, firstTodo } from "./editor.js";
 import { RunView } from "./runview.js";
@@ -671,16 +671,20 @@ export class Cell {
     this.rv.begin("Posting the run…");
     let res;
     try {
-      res = await api.postRun(body);
+      res = await startRun(body);
     } catch (e) {
       this.rv.fail(e.message, e.hint);
       return false;
     }
-    return this.watch(res.id, res.cached ? "Cached: replaying the stored run…" : "Starting…");
+    return this.watch(res.id, res.cached ? "Cached: replaying the stored run…" : "Starting…", res.open);
   }
 
-  /** watch follows run id over the websocket; resolves true when it ended ok. */
-  watch(id, text) {
+  /**
+   * watch follows run id, on the page's session when open (startRun's)
+   * is given, else over the run's own websocket; resolves true when it
+   * ended ok.
+   */
+  watch(id, text, open) {
     this.ensureView();
     this.rv.begin(text);
     this.runId = id;
@@ -688,8 +692,7 @@ export class Cell {
     this.stopping = false;
     return new Promise((resolve) => {
       let done = null;
-      this.sock = openRun(
-        id,
+      this.sock = (open || ((onMessage, onClose) => openRun(id, onMessage, onClose)))(
         (m) => {
           this.rv.handle(m);
           if (m.type === "status") this.setState(m.status === "queued" ? "queued" : "running");

@@ -1,0 +1,174 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"pldworkbench/engine/floats"
+)
+
+// A run's outputs (each a few thousand formatted floats, and the golden's
+// values beside them in the output check) go out in its output messages
+// and again in its stored record. They are encoded once, by hand, and
+// spliced into both: through encoding/json every enclosing Marshal
+// validated and compacted the bytes a MarshalJSON method had already
+// made (json does that to every Marshaler's output), three times per
+// tensor, which was a tenth of the server's CPU per run. Each writer
+// below makes the bytes json.Marshal makes of the same value
+// (TestWireJSON holds them to that).
+
+// appendTensor appends t's JSON: the fields of floats.TensorJSON, then
+// full_shape and truncated when set, then the stats.
+func appendTensor(b []byte, t *outTensor) []byte {
+	b = append(b, `{"dtype":`...)
+	b = appendJSONString(b, t.DType)
+	b = append(b, `,"shape":`...)
+	b = appendInts(b, t.Shape)
+	b = append(b, `,"data":`...)
+	data, _ := t.Data.MarshalJSON() // cannot fail
+	b = append(b, data...)
+	if len(t.FullShape) > 0 {
+		b = append(b, `,"full_shape":`...)
+		b = appendInts(b, t.FullShape)
+	}
+	if t.Truncated {
+		b = append(b, `,"truncated":true`...)
+	}
+	b = append(b, `,"stats":{"count":`...)
+	b = strconv.AppendInt(b, t.Stats.Count, 10)
+	b = append(b, `,"nan":`...)
+	b = strconv.AppendInt(b, t.Stats.NaN, 10)
+	b = append(b, `,"min":`...)
+	b = appendFloat(b, t.Stats.Min)
+	b = append(b, `,"max":`...)
+	b = appendFloat(b, t.Stats.Max)
+	b = append(b, `,"mean":`...)
+	b = appendFloat(b, t.Stats.Mean)
+	return append(b, `}}`...)
+}
+
+func appendInts(b []byte, xs []int) []byte {
+	if xs == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(x), 10)
+	}
+	return append(b, ']')
+}
+
+func appendFloat(b []byte, f floats.Float) []byte {
+	j, _ := f.MarshalJSON() // a number or null: cannot fail
+	return append(b, j...)
+}
+
+// tensorJSON is t's JSON (nil t: null).
+func tensorJSON(t *outTensor) []byte {
+	if t == nil {
+		return []byte("null")
+	}
+	j, _ := t.MarshalJSON() // cannot fail
+	return j
+}
+
+// checkJSON is the JSON of rec's output check of name, encoded the first
+// time it is asked for; ok false when the output has none.
+func (rec *record) checkJSON(name string) ([]byte, bool) {
+	c, ok := rec.OutputChecks[name]
+	if !ok {
+		return nil, false
+	}
+	if j, ok := rec.checkRaw[name]; ok {
+		return j, true
+	}
+	j := mustJSON(c)
+	if rec.checkRaw == nil {
+		rec.checkRaw = map[string][]byte{}
+	}
+	rec.checkRaw[name] = j
+	return j, true
+}
+
+// outputMessage is the output message of rec's output name.
+func outputMessage(rec *record, name string) []byte {
+	t := tensorJSON(rec.Outputs[name])
+	c, hasCheck := rec.checkJSON(name)
+	b := make([]byte, 0, len(`{"type":"output","name":"","tensor":,"check":}`)+len(name)+len(t)+len(c))
+	b = append(b, `{"type":"output","name":`...)
+	b = appendJSONString(b, name)
+	b = append(b, `,"tensor":`...)
+	b = append(b, t...)
+	if hasCheck {
+		b = append(b, `,"check":`...)
+		b = append(b, c...)
+	}
+	return append(b, '}')
+}
+
+// recordJSON is rec's JSON, json.Marshal's bytes, with its outputs and
+// output checks spliced in from their one encoding: rec is marshalled
+// without them, and they go where json puts them (outputs before
+// output_order, output_checks after it). In the bytes json makes, a
+// comma directly followed by a quote only begins a key (inside a string
+// a quote is escaped), so the keys found here are the record's own; the
+// settings' args, before them, hold numbers only.
+func recordJSON(rec *record) ([]byte, error) {
+	outs, checks := rec.Outputs, rec.OutputChecks
+	rec.Outputs, rec.OutputChecks = nil, nil
+	bare, err := json.Marshal(rec)
+	rec.Outputs, rec.OutputChecks = outs, checks
+	if err != nil {
+		return nil, err
+	}
+	const outKey, racesKey = `,"outputs":null,"output_order":`, `,"races":`
+	at := bytes.Index(bare, []byte(outKey))
+	races := -1
+	if at >= 0 {
+		races = bytes.Index(bare[at:], []byte(racesKey))
+	}
+	if races < 0 {
+		return nil, fmt.Errorf("run %s: record JSON without outputs or races", rec.ID)
+	}
+	races += at
+	b := make([]byte, 0, len(bare)+1024*len(outs))
+	b = append(b, bare[:at]...)
+	b = append(b, `,"outputs":`...)
+	if outs == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendMap(b, outs, func(name string) []byte { return tensorJSON(outs[name]) })
+	}
+	b = append(b, bare[at+len(`,"outputs":null`):races]...)
+	if len(checks) > 0 {
+		b = append(b, `,"output_checks":`...)
+		b = appendMap(b, checks, func(name string) []byte { j, _ := rec.checkJSON(name); return j })
+	}
+	return append(b, bare[races:]...), nil
+}
+
+// appendMap appends a JSON object of m's keys in json's order (sorted),
+// each value from val.
+func appendMap[V any](b []byte, m map[string]V, val func(string) []byte) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = append(b, val(k)...)
+	}
+	return append(b, '}')
+}

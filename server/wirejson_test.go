@@ -1,0 +1,97 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"testing"
+
+	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
+	"pldworkbench/tutorials/check"
+)
+
+// wireRecord is a record with the outputs the hand-written encoders must
+// get right: whole and capped tensors, NaN and the infinities, integers,
+// an empty tensor, output checks on some outputs only, and a name json
+// escapes.
+func wireRecord() *record {
+	nan, inf := math.NaN(), math.Inf(1)
+	outs := map[string]*floats.TensorJSON{
+		"y":     {DType: "FP32", Shape: []int{2, 3}, Data: []float64{1, -2.5, 1e-7, 3e21, nan, -inf}},
+		"big":   {DType: "FP32", Shape: []int{2, 400}, Data: make([]float64, 800)},
+		"flat":  {DType: "INT32", Shape: []int{500}, Data: make([]float64, 500)},
+		"empty": {DType: "FP16", Shape: []int{0}, Data: []float64{}},
+		"a<&>b": {DType: "FP32", Shape: []int{1}, Data: []float64{nan}},
+	}
+	for i := range outs["big"].Data {
+		outs["big"].Data[i] = float64(i) / 7
+	}
+	order := []string{"y", "empty", "a<&>b", "big", "flat"}
+	return &record{ID: "abc", Settings: Settings{Step: 8, Ranks: 2, Args: map[string]float64{"races": 1, "outputs": 2}},
+		Status: "ok", Ranks: 2, Entry: "main",
+		Outputs:     capOutputs(order, outs, 700, 16),
+		OutputOrder: order,
+		OutputChecks: map[string]check.OutputCheck{
+			"y":   {Pass: false, Ranks: []check.RankCheck{{Rank: 1, FirstBad: 2}}, Want: floats.Floats{1, nan, 2}},
+			"big": {Pass: true, Reason: "reshaped <x>"},
+		},
+		Races: []emu.Race{}, Diagnostics: nil, Events: 12, Created: "now"}
+}
+
+// TestWireJSON: the hand-written encoders make json.Marshal's bytes: a
+// tensor against json.Marshal of its fields, an output message against
+// json.Marshal of outputMsg, a record against json.Marshal of it, with
+// and without output checks and outputs.
+func TestWireJSON(t *testing.T) {
+	rec := wireRecord()
+	truncated := 0
+	for name, o := range rec.Outputs {
+		type plain outTensor // without its MarshalJSON
+		want, err := json.Marshal((*plain)(o))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendTensor(nil, o); !bytes.Equal(got, want) {
+			t.Errorf("tensor %s:\n got %s\nwant %s", name, got, want)
+		}
+		if o.Truncated {
+			truncated++
+		}
+	}
+	if truncated == 0 {
+		t.Fatal("no output was capped: the test covers less than it says")
+	}
+	for _, name := range rec.OutputOrder {
+		m := outputMsg{Type: "output", Name: name, Tensor: rec.Outputs[name]}
+		if c, ok := rec.OutputChecks[name]; ok {
+			m.Check = &c
+		}
+		if got, want := outputMessage(rec, name), mustJSON(m); !bytes.Equal(got, want) {
+			t.Errorf("output message %s:\n got %s\nwant %s", name, got, want)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*record)
+	}{
+		{"full", func(*record) {}},
+		{"no checks", func(r *record) { r.OutputChecks = nil }},
+		{"no outputs", func(r *record) { r.Outputs, r.OutputOrder, r.OutputChecks = map[string]*outTensor{}, []string{}, nil }},
+		{"nil outputs", func(r *record) { r.Outputs, r.OutputChecks = nil, nil }},
+	} {
+		r := wireRecord()
+		tc.edit(r)
+		want, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := recordJSON(r)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("record, %s:\n got %s\nwant %s", tc.name, got, want)
+		}
+	}
+}

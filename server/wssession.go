@@ -1,0 +1,257 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/gofiber/contrib/websocket"
+	"github.com/gofiber/fiber/v2"
+
+	"pldworkbench/engine/limits"
+)
+
+// A session is one websocket a page keeps open for all its runs
+// (GET /ws/session, API.md): a run is a message on it, not a POST and a
+// socket of its own, which were a quarter of the server's CPU per run.
+// The client sends
+//
+//	{"type":"run","tag":T,"request":{...}}   the body POST /api/runs takes
+//	{"type":"stop","id":ID}                  cancel run ID
+//
+// and the server answers a run with
+//
+//	{"type":"started","tag":T,"id":ID,"cached":B,"settings":{...}}   POST /api/runs's answer
+//	{"type":"refused","tag":T,"status":N,"error":"...","hint":"...","retry_after":S}
+//
+// then streams it: {"type":"messages","id":ID,"messages":[...]}, the
+// messages /ws/runs/{id} sends, in order, the last of them done. Runs
+// stream side by side; each frame names its run. The session stays open
+// after a run's done; it closes when the client closes it or the server
+// shuts down (going away, after every run's done).
+
+// sessionIn is a message from the client.
+type sessionIn struct {
+	Type    string          `json:"type"`
+	Tag     json.RawMessage `json:"tag"`
+	ID      string          `json:"id"`
+	Request json.RawMessage `json:"request"`
+}
+
+type sessionStarted struct {
+	Type string          `json:"type"`
+	Tag  json.RawMessage `json:"tag,omitempty"`
+	postResponse
+}
+
+type sessionRefused struct {
+	Type       string          `json:"type"`
+	Tag        json.RawMessage `json:"tag,omitempty"`
+	Status     int             `json:"status"`
+	RetryAfter int             `json:"retry_after,omitempty"`
+	*apiError
+}
+
+// wsSessionLookup runs before the upgrade: 426 for a request that is not
+// a websocket upgrade, 503 while shutting down. The gate has checked the
+// Host and the Origin.
+func (s *Server) wsSessionLookup(c *fiber.Ctx) error {
+	if !websocket.IsWebSocketUpgrade(c) {
+		return errorf(fiber.StatusUpgradeRequired, "open it with new WebSocket(...)", "/ws/session is a websocket")
+	}
+	if s.closing.Load() {
+		return errorf(fiber.StatusServiceUnavailable, "the server is shutting down", "not accepting connections")
+	}
+	return c.Next()
+}
+
+// session is one open /ws/session.
+type session struct {
+	s    *Server
+	c    *websocket.Conn
+	wmu  sync.Mutex // one writer at a time on c
+	gone chan struct{}
+	wg   sync.WaitGroup // the runs being streamed
+
+	mu   sync.Mutex
+	runs map[string]*run // streaming now, by id
+}
+
+// wsSession reads the client's messages on this goroutine; each run it
+// starts streams on a goroutine of its own, all writing through ss.send.
+func (s *Server) wsSession(c *websocket.Conn) {
+	s.conns.Add(1)
+	defer s.conns.Done()
+	ss := &session{s: s, c: c, gone: make(chan struct{}), runs: map[string]*run{}}
+	ping := time.NewTicker(wsPingEvery)
+	defer ping.Stop()
+	quit := make(chan struct{})   // the reader ended
+	pinged := make(chan struct{}) // the pinger ended: c is this handler's again
+	go func() {
+		defer close(pinged)
+		for {
+			select {
+			case <-ping.C:
+				ss.wmu.Lock()
+				_ = c.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteTimeout))
+				ss.wmu.Unlock()
+			case <-s.quit:
+				// Shutdown: the runs end with done; once they are sent,
+				// the session closes going away.
+				ss.wg.Wait()
+				ss.wmu.Lock()
+				_ = c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "server shutting down"), time.Now().Add(wsWriteTimeout))
+				ss.wmu.Unlock()
+				// The client answers the close and the reader ends; one
+				// that does not is cut off after the grace.
+				t := time.NewTimer(wsCloseGrace)
+				defer t.Stop()
+				select {
+				case <-quit:
+				case <-t.C:
+					_ = c.Close()
+				}
+				return
+			case <-quit:
+				return
+			}
+		}
+	}()
+	defer func() {
+		close(ss.gone)
+		ss.wg.Wait()
+		close(quit)
+		<-pinged
+	}()
+	c.SetReadLimit(int64(bodyLimit) + 4<<10)
+	_ = c.SetReadDeadline(time.Now().Add(wsReadTimeout))
+	c.SetPongHandler(func(string) error { return c.SetReadDeadline(time.Now().Add(wsReadTimeout)) })
+	for {
+		_, b, err := c.ReadMessage()
+		if err != nil {
+			return
+		}
+		_ = c.SetReadDeadline(time.Now().Add(wsReadTimeout))
+		var m sessionIn
+		if json.Unmarshal(b, &m) != nil {
+			continue
+		}
+		switch m.Type {
+		case "run":
+			ss.start(m)
+		case "stop":
+			ss.mu.Lock()
+			r := ss.runs[m.ID]
+			ss.mu.Unlock()
+			if r != nil && !r.replay {
+				r.cancel()
+			}
+		}
+	}
+}
+
+// start is a run request: started and the stream, or refused.
+func (ss *session) start(m sessionIn) {
+	s := ss.s
+	refuse := func(err error) {
+		var ae *apiError
+		if !errors.As(err, &ae) {
+			s.logf("session run: %v", err)
+			ae = internalAPIError(err)
+		}
+		ss.send(mustJSON(sessionRefused{Type: "refused", Tag: m.Tag, Status: ae.Status, RetryAfter: ae.RetryAfter, apiError: ae}))
+	}
+	// Checked before the run starts (only this reader adds runs, so the
+	// count can only have fallen by the time it is added).
+	ss.mu.Lock()
+	full := len(ss.runs) >= limits.SessionRuns
+	ss.mu.Unlock()
+	if full {
+		refuse(errorf(fiber.StatusTooManyRequests, "wait for a run on this page to finish, or stop one",
+			"this page streams %d runs already, the most one session may", limits.SessionRuns))
+		return
+	}
+	var req runRequest
+	if len(m.Request) == 0 || string(m.Request) == "null" {
+		refuse(errorf(fiber.StatusBadRequest, `send {"type":"run","request":{"code":"..."}}`, "a run message without its request"))
+		return
+	}
+	if err := decodeJSON(m.Request, &req); err != nil {
+		refuse(err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(s.base, 10*time.Second)
+	defer cancel()
+	pr, err := s.startRun(ctx, &req)
+	if err != nil {
+		refuse(err)
+		return
+	}
+	s.mu.Lock()
+	r := s.live[pr.ID]
+	s.mu.Unlock()
+	if r == nil {
+		if r, err = s.replayOf(ctx, pr.ID); err != nil {
+			refuse(err)
+			return
+		}
+	}
+	ss.mu.Lock()
+	_, twice := ss.runs[pr.ID]
+	if !twice {
+		ss.runs[pr.ID] = r
+		ss.wg.Add(1)
+	}
+	ss.mu.Unlock()
+	if !ss.send(mustJSON(sessionStarted{Type: "started", Tag: m.Tag, postResponse: pr})) || twice {
+		if !twice {
+			ss.wg.Done()
+		}
+		return // the second request of a run this session streams already has it coming
+	}
+	go ss.stream(r)
+}
+
+// stream sends run r's log as messages frames until its done.
+func (ss *session) stream(r *run) {
+	defer ss.wg.Done()
+	defer func() {
+		ss.mu.Lock()
+		delete(ss.runs, r.id)
+		ss.mu.Unlock()
+	}()
+	head := append(appendJSONString([]byte(`{"type":"messages","id":`), r.id), `,"messages":[`...)
+	ss.s.streamRun(r, func(msgs [][]byte) error {
+		n := len(head) + 2 + len(msgs)
+		for _, m := range msgs {
+			n += len(m)
+		}
+		b := make([]byte, 0, n)
+		b = append(b, head...)
+		for i, m := range msgs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, m...)
+		}
+		b = append(b, ']', '}')
+		if !ss.send(b) {
+			return errSessionGone
+		}
+		return nil
+	}, nil, nil, ss.gone)
+}
+
+var errSessionGone = errors.New("the session closed")
+
+// send writes one text frame; false when the connection failed.
+func (ss *session) send(b []byte) bool {
+	ss.wmu.Lock()
+	defer ss.wmu.Unlock()
+	if ss.c.SetWriteDeadline(time.Now().Add(wsWriteTimeout)) != nil {
+		return false
+	}
+	return ss.c.WriteMessage(websocket.TextMessage, b) == nil
+}
