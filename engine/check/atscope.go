@@ -77,6 +77,9 @@ func (fc *funcChecker) withStmt(s *syntax.WithStmt) {
 		fc.errorf(sp, ErrUnsupportedStmt, "write the kernels as @pl.function(type=pl.FunctionType.InCore) and call them from a chip orchestration",
 			"%s is not supported by the workbench", what)
 	}
+	if fc.taskWith(s) {
+		return
+	}
 	if len(s.Items) != 1 {
 		fc.errorf(s.Pos, ErrUnsupportedStmt, "", "with is not allowed in a DSL function")
 		return
@@ -114,55 +117,7 @@ func (fc *funcChecker) withStmt(s *syntax.WithStmt) {
 func (fc *funcChecker) outlineCore(chip, w *syntax.WithStmt) {
 	line := w.Pos.Start.Line
 	caps, dirs := fc.captures(w.Body)
-	kfi := &funcInfo{level: ir.InCore, sigOK: true, state: stateChecking}
-	kfi.fn = &ir.Func{Name: fmt.Sprintf("%s_core_l%d", fc.dsl.Def.Name, line), Level: ir.InCore, Span: irSpan(w.Pos), Body: &ir.Block{}}
-	var hostArgs []ir.Operand
-	for _, name := range caps {
-		b := fc.scope.vars[name]
-		kfi.fn.Params = append(kfi.fn.Params, &ir.Param{Var: &ir.Var{Name: name, Type: b.v.Type}, Dir: dirs[name]})
-		hostArgs = append(hostArgs, b.v)
-		if b.buf != nil { // a window the outlined chip task receives, as a dispatch's argument
-			b.buf.dispatched = true
-			if dirs[name] != ir.In {
-				fc.kernelWrites(b.buf, w.Pos, "the pl.at scope at line "+fmt.Sprint(line))
-			}
-		}
-	}
-	kfc := newFuncChecker(fc.c, kfi)
-	kfc.dsl = fc.dsl // the body's names and errors are the host's
-	kfc.suite(w.Body)
-	// The scope's results: the tensors it names, in order of assignment.
-	var outs []string
-	var outVars []ir.Operand
-	var outTypes []ir.Type
-	for _, name := range scopeResults(w.Body) {
-		b, ok := kfc.scope.vars[name]
-		if !ok || b.v == nil {
-			continue
-		}
-		if _, _, tensor := ir.ShapeOf(b.v.Type); !tensor {
-			continue
-		}
-		if _, tile := b.v.Type.(*ir.Tile); tile {
-			continue
-		}
-		outs, outVars, outTypes = append(outs, name), append(outVars, b.v), append(outTypes, b.v.Type)
-	}
-	switch len(outs) {
-	case 0:
-		kfc.emit(&ir.Return{Span: irSpan(w.Pos)})
-	case 1:
-		kfi.fn.Result = outTypes[0]
-		kfc.emit(&ir.Return{Value: outVars[0], Span: irSpan(w.Pos)})
-	default:
-		t := &ir.Tuple{Elems: outTypes}
-		kfi.fn.Result = t
-		res := kfc.temp(t)
-		kfc.emit(&ir.Op{Name: ir.TupleMakeOp, Args: outVars, Result: res, Span: irSpan(w.Pos)})
-		kfc.emit(&ir.Return{Value: res, Span: irSpan(w.Pos)})
-	}
-	kfc.finish()
-	kfi.state = stateDone
+	kfi, hostArgs, outs := fc.outlineKernel(w, fmt.Sprintf("%s_core_l%d", fc.dsl.Def.Name, line), caps, dirs, nil)
 
 	// The chip orchestration forwards its parameters to the kernel.
 	ofi := &funcInfo{level: ir.Orchestration, sigOK: true, state: stateDone}
@@ -204,6 +159,68 @@ func (fc *funcChecker) outlineCore(chip, w *syntax.WithStmt) {
 	for i, name := range outs {
 		fc.assign(name, w.Pos, fc.tupleGet(o, kfi.fn.Result.(*ir.Tuple), i, nil, w.Pos), nil)
 	}
+}
+
+// outlineKernel checks the body of the pl.at(CORE_GROUP) scope w as the
+// kernel name whose parameters are caps (directions dirs), setup preparing
+// the kernel's checker; it returns the kernel, the caller's arguments and
+// the names of the tensors the scope yields, the kernel's results.
+func (fc *funcChecker) outlineKernel(w *syntax.WithStmt, name string, caps []string, dirs map[string]ir.Dir, setup func(*funcChecker)) (*funcInfo, []ir.Operand, []string) {
+	line := w.Pos.Start.Line
+	kfi := &funcInfo{level: ir.InCore, sigOK: true, state: stateChecking}
+	kfi.fn = &ir.Func{Name: name, Level: ir.InCore, Span: irSpan(w.Pos), Body: &ir.Block{}}
+	var hostArgs []ir.Operand
+	for _, name := range caps {
+		b := fc.scope.vars[name]
+		kfi.fn.Params = append(kfi.fn.Params, &ir.Param{Var: &ir.Var{Name: name, Type: b.v.Type}, Dir: dirs[name]})
+		hostArgs = append(hostArgs, b.v)
+		if b.buf != nil { // a window the outlined chip task receives, as a dispatch's argument
+			b.buf.dispatched = true
+			if dirs[name] != ir.In {
+				fc.kernelWrites(b.buf, w.Pos, "the pl.at scope at line "+fmt.Sprint(line))
+			}
+		}
+	}
+	kfc := newFuncChecker(fc.c, kfi)
+	kfc.dsl = fc.dsl // the body's names and errors are the host's
+	if setup != nil {
+		setup(kfc)
+	}
+	kfc.suite(w.Body)
+	// The scope's results: the tensors it names, in order of assignment.
+	var outs []string
+	var outVars []ir.Operand
+	var outTypes []ir.Type
+	for _, name := range scopeResults(w.Body) {
+		b, ok := kfc.scope.vars[name]
+		if !ok || b.v == nil {
+			continue
+		}
+		if _, _, tensor := ir.ShapeOf(b.v.Type); !tensor {
+			continue
+		}
+		if _, tile := b.v.Type.(*ir.Tile); tile {
+			continue
+		}
+		outs, outVars, outTypes = append(outs, name), append(outVars, b.v), append(outTypes, b.v.Type)
+	}
+	switch len(outs) {
+	case 0:
+		kfc.emit(&ir.Return{Span: irSpan(w.Pos)})
+	case 1:
+		kfi.fn.Result = outTypes[0]
+		kfc.emit(&ir.Return{Value: outVars[0], Span: irSpan(w.Pos)})
+	default:
+		t := &ir.Tuple{Elems: outTypes}
+		kfi.fn.Result = t
+		res := kfc.temp(t)
+		kfc.emit(&ir.Op{Name: ir.TupleMakeOp, Args: outVars, Result: res, Span: irSpan(w.Pos)})
+		kfc.emit(&ir.Return{Value: res, Span: irSpan(w.Pos)})
+	}
+	kfc.finish()
+	kfi.state = stateDone
+
+	return kfi, hostArgs, outs
 }
 
 // captures lists the host names body reads, in order of first use, that

@@ -167,8 +167,9 @@ type checker struct {
 	// refused lists the element types already reported as refused: the
 	// first annotation that names one is the error, the others follow-ons.
 	refused map[ir.DType]bool
-	// atWarned is set once WarnAtPlacement was given.
-	atWarned bool
+	// atWarned is set once WarnAtPlacement was given, taskWarned once
+	// WarnTaskOrder was.
+	atWarned, taskWarned bool
 }
 
 // stopped reports whether checking must stop, reporting why at span the

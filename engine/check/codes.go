@@ -81,6 +81,10 @@ const (
 	ErrJitWorldWindow  Code = "E0232"
 	ErrInOutUse        Code = "E0233"
 	ErrHostView        Code = "E0234"
+	// Tasks and deferred completion (tasks.go).
+	ErrDeferPlace Code = "E0245"
+	ErrDeferCmp   Code = "E0246"
+	ErrDeferAfter Code = "E0247"
 
 	// Collectives.
 	ErrNeedSignal    Code = "E0250"
@@ -104,6 +108,7 @@ const (
 	WarnSequential   Code = "W0303"
 	WarnSubWorker    Code = "W0304"
 	WarnAtPlacement  Code = "W0305"
+	WarnTaskOrder    Code = "W0308"
 )
 
 // CodeInfo describes one code: its title (what the lesson index shows) and
@@ -262,6 +267,14 @@ var Codes = []CodeInfo{
 
 	{ErrBarrierCover, diag.Error, "HOST barrier signal reaches no dispatch",
 		"PyPTO places a HOST barrier on the chips its signal window is dispatched to: pass a pld.window view of the signal's buffer (a fresh view, not the barrier's result) to the device= dispatches of the ranks that meet at the barrier (a barrier on a window no kernel touches orders nothing)"},
+	{ErrDeferPlace, diag.Error, "pld.system.defer_wait outside a waiter task",
+		"put the deferred wait in a dedicated task of the chip orchestration, `with pl.at(level=pl.Level.CORE_GROUP) as wait_tid:`, and give the work that needs the signal its own task with deps=[wait_tid]"},
+	{ErrDeferCmp, diag.Error, "pld.system.defer_wait compares with Ge only",
+		"a deferred completion condition is a counter reaching a value: write cmp=pld.WaitCmp.Ge"},
+	{ErrDeferAfter, diag.Error, "payload operation in a deferred waiter",
+		"the waiter's kernel is never resumed when the condition holds: move the loads, stores and signals that need it into a task with deps=[wait_tid]"},
+	{WarnTaskOrder, diag.Warning, "tasks run one at a time here",
+		"PyPTO's runtime runs a scope's independent tasks at once on free cores; the emulator runs them in an order their deps= allow (a deferred waiter and its dependents last), so it shows no overlap, counts no cores and reports no race between tasks that no deps= orders: order dependent tasks with deps="},
 	{WarnHostSigReuse, diag.Warning, "HOST collective signal shared with a kernel",
 		"a HOST builtin takes back only the credits its own barriers added; a kernel writing the same cells (a hand-rolled barrier's counters stay set) makes the builtin's waits pass early: give the kernel its own signal window"},
 	{WarnSubWorker, diag.Warning, "a SubWorker callback is not run here",

@@ -486,6 +486,9 @@ func argLabel(a syntax.Arg) string {
 
 func (fc *funcChecker) returnStmt(s *syntax.ReturnStmt) {
 	fi := fc.info
+	if fc.drainAtReturn { // the deferred tasks end before the orchestration does (tasks.go)
+		fc.emit(&ir.Op{Name: ir.TaskDrainOp, Span: irSpan(s.Pos)})
+	}
 	if fc.depth > 0 {
 		fc.errorf(s.Pos, ErrReturnPlace, "", "return inside an if or a loop")
 	}

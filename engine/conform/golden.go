@@ -19,6 +19,10 @@ import (
 type conformGolden struct {
 	from string // the upstream helper or assertion it is ported from
 	want func(s conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error)
+	// wantShaped, used instead of want when set, is also told the shapes
+	// of the outputs, for a test whose output size is an argument of the
+	// program the inputs do not show.
+	wantShaped func(s conformCaseSpec, in []*emu.Tensor, outShapes [][]int, P int) ([][]float64, error)
 	// inputs, when set, is the test's own input maker (_make_rank_inputs)
 	// ported too: it rewrites the index-filled inputs in place, for tests
 	// whose values matter (products, FP16 ranges).
@@ -71,6 +75,7 @@ var conformGoldens = map[string]*conformGolden{
 	"tests/st/distributed/test_l3_host_tensor_all_to_all.py#HostTensorAllToAll":                                  {from: "_expected_all_to_all: inputs.permute(1, 0, 2)", want: transposeRows},
 	"tests/st/distributed/test_l3_host_tensor_reduce_scatter.py#HostTensorReduceScatter":                         {from: "_expected_reduce_scatter", want: scatterSums},
 	"tests/st/distributed/test_l3_host_tensor_barrier.py#HostTensorBarrier":                                      {from: "_expected_peer_swap", want: shiftRows(+1)},
+	"tests/st/distributed/test_l3_deferred_completion.py#_build_deferred_completion_program":                     {from: "_expected(waiter_count, epoch=1) on _inputs(epoch=1), the first epoch: the test calls the prepared program again on its persistent windows, one run here", wantShaped: deferredExpected, inputs: deferredInputs},
 	"tests/st/distributed/test_l3_get.py#_build_ring_get_program":                                                {from: "test_ring_shuffle: [inputs[1], inputs[0]]", want: shiftRows(+1)},
 	"tests/st/distributed/test_l3_get.py#_build_row_get_program":                                                 {from: "test_row_get: outputs[r] = inputs[other, 0]", want: otherFirstRow},
 	"tests/st/distributed/test_l3_put.py#_build_ring_put_program":                                                {from: "test_ring_shuffle: [inputs[1], inputs[0]]", want: shiftRows(+1)},

@@ -33,6 +33,9 @@ type machine struct {
 	retVal  val   // a block's kernel result
 
 	scratch []int // offsets of a notify or wait, reused
+
+	taskQueued []bool         // by task id: queued, not run yet (task.go)
+	deferred   []deferredTask // the queued tasks, in submission order
 }
 
 type mstate uint8
@@ -214,6 +217,11 @@ func (m *machine) exec(n *node) (blocked bool, f *failure) {
 		}
 		if n.blocks > 1 {
 			return true, m.launchGrid(n)
+		}
+		if n.task != nil {
+			if queued, f := m.submitTask(n); queued || f != nil {
+				return false, f
+			}
 		}
 		return false, m.call(n)
 	case nFor:

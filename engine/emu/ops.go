@@ -102,6 +102,9 @@ func (m *machine) execOp(n *node) (bool, *failure) {
 		return false, m.notify(n)
 	case opWait:
 		return m.waitOp(n)
+	case ir.OpTaskDrain:
+		m.drain()
+		return false, nil
 	case opAlloc:
 		return false, m.alloc(n)
 	case opWindow:

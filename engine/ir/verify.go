@@ -310,6 +310,7 @@ func (v *verifier) call(s *Call, d defs) {
 	if s.Device != nil {
 		v.use(sp, s.Device, d)
 	}
+	v.taskCall(s, d)
 	c := s.Callee
 	if c == nil || !v.funcs[c] {
 		v.errorf(sp, "call of a function that is not in the program")

@@ -1,0 +1,50 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
+)
+
+// TestDeferredTasks runs the deferred-completion program of check's ok
+// testdata: every reader task of rank r copies twice the letter the other
+// rank posted, under the fair schedule and seeded random ones, race-free.
+// The same program with a blocking pld.system.wait in the waiters
+// deadlocks: each rank's first waiter holds its orchestration before the
+// post that would release the peer, which is what defer_wait avoids.
+func TestDeferredTasks(t *testing.T) {
+	const file = "check/testdata/ok/deferred_tasks.py"
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sched := range []string{"fair", "random:1", "random:7", "adversarial"} {
+		res := engine.Run(context.Background(), file, src, engine.RunOptions{Fill: engine.FillIndex, Schedule: sched})
+		if res.Status != emu.StatusOK || len(res.Races) > 0 {
+			t.Fatalf("%s: status %s, error %+v, races %d, diags %v", sched, res.Status, res.Error, len(res.Races), res.Diags)
+		}
+		letters, copies := res.In["letters"], res.Out["copies"]
+		const P, readers, width = 2, 3, 8
+		for r := 0; r < P; r++ {
+			from := letters.Row((r + 1) % P) // rank r+1 posts to rank r+2 = r (P = 2)
+			for k := 0; k < readers; k++ {
+				for j := 0; j < width; j++ {
+					if got, want := copies.Floats()[(r*readers+k)*width+j], 2*from[j]; got != want {
+						t.Fatalf("%s: copies[%d][%d][%d] = %g, want 2 * letter %g", sched, r, k, j, got, want)
+					}
+				}
+			}
+		}
+	}
+
+	blocking := strings.Replace(string(src), "pld.system.defer_wait(", "pld.system.wait(", 1)
+	blocking = strings.Replace(blocking, `  ### "^W0308 the emulator runs these tasks one at a time"`, "", 1)
+	res := engine.Run(context.Background(), file, []byte(blocking), engine.RunOptions{Fill: engine.FillIndex})
+	if res.Status != emu.StatusDeadlock || res.Deadlock == nil {
+		t.Fatalf("blocking waiters: status %s, want a deadlock (diags %v)", res.Status, res.Diags)
+	}
+}
