@@ -106,6 +106,7 @@ func Check(mod *meta.Module, entry *meta.DSLFunc, opts Options) (*ir.Program, di
 	if entry.Program != nil {
 		prog.Name = entry.Program.Name
 	}
+	defer c.markDomains(prog)
 	for _, lvl := range []ir.Level{ir.Host, ir.Orchestration, ir.InCore} {
 		for _, fi := range c.order {
 			if fi.level == lvl {

@@ -36,11 +36,13 @@ const (
 	ErrHostCallsKern Code = "E0105"
 	ErrMissingDevice Code = "E0106"
 	ErrDeviceValue   Code = "E0107"
-	ErrDispatchCount Code = "E0108"
-	ErrCallLevel     Code = "E0109"
-	ErrNotCallable   Code = "E0110"
-	ErrRecursion     Code = "E0111"
-	ErrParam         Code = "E0112"
+	// E0108 (a dispatch loop over fewer ranks than the program's) is
+	// retired: PyPTO dispatches a device subset, whose window buffers form
+	// a communication domain of those devices (domains.go).
+	ErrCallLevel   Code = "E0109"
+	ErrNotCallable Code = "E0110"
+	ErrRecursion   Code = "E0111"
+	ErrParam       Code = "E0112"
 	// E0113 (a scalar parameter before a tensor) is retired: PyPTO compiles
 	// that kernel and its runtime refuses the dispatch, so the emulator
 	// reports it at run time (E0518).
@@ -85,6 +87,7 @@ const (
 	ErrDeferPlace Code = "E0245"
 	ErrDeferCmp   Code = "E0246"
 	ErrDeferAfter Code = "E0247"
+	ErrDeviceStep Code = "E0248"
 
 	// Collectives.
 	ErrNeedSignal    Code = "E0250"
@@ -166,8 +169,6 @@ var Codes = []CodeInfo{
 		"pass the rank the call runs on: wrapper(..., device=r)"},
 	{ErrDeviceValue, diag.Error, "bad device=",
 		"use the loop variable of for r in pl.range(pld.world_size()):, or a constant rank"},
-	{ErrDispatchCount, diag.Error, "dispatch loop does not cover every rank",
-		"loop over pl.range(pld.world_size()) so every rank gets exactly one dispatch"},
 	{ErrCallLevel, diag.Error, "call between these levels is not allowed",
 		"host calls orchestration (with device=), orchestration calls InCore kernels, kernels call nothing"},
 	{ErrNotCallable, diag.Error, "not callable on the device",
@@ -273,6 +274,8 @@ var Codes = []CodeInfo{
 		"a deferred completion condition is a counter reaching a value: write cmp=pld.WaitCmp.Ge"},
 	{ErrDeferAfter, diag.Error, "payload operation in a deferred waiter",
 		"the waiter's kernel is never resumed when the condition holds: move the loads, stores and signals that need it into a task with deps=[wait_tid]"},
+	{ErrDeviceStep, diag.Error, "device= of a loop with a step",
+		"dispatch from a loop with step 1, pl.range(start, stop): its devices are the range (a subset of the ranks forms its own communication domain)"},
 	{WarnTaskOrder, diag.Warning, "tasks run one at a time here",
 		"PyPTO's runtime runs a scope's independent tasks at once on free cores; the emulator runs them in an order their deps= allow (a deferred waiter and its dependents last), so it shows no overlap, counts no cores and reports no race between tasks that no deps= orders: order dependent tasks with deps="},
 	{WarnHostSigReuse, diag.Warning, "HOST collective signal shared with a kernel",

@@ -97,7 +97,7 @@ type loopInfo struct {
 	broken            bool // the pl.range call had an error
 	start, stop, step int64
 	span              diag.Span
-	countChecked      bool // ErrDispatchCount considered for this loop
+	countChecked      bool // the device range of its dispatches considered (call.go)
 }
 
 // trip returns the loop's iteration count when known.

@@ -43,6 +43,8 @@ var Mirrors = []Mirror{
 		"pld.system.defer_wait only supports WaitCmp.Ge (got int 0)"},
 	{ErrDeferAfter, "include/pypto/ir/transforms/utils/deferred_wait_contract.h", "DeferredWaitContractValidator",
 		"deferred waiter scalar bookkeeping supports only a pre-registration tensor.read call; unexpected operation 'tile.load'"},
+	{ErrDeviceStep, "src/ir/transforms/materialize_comm_domain_scopes_pass.cpp", "ResolveDeviceDescriptor",
+		"MaterializeCommDomainScopes: device=r over a non-unit-step loop is not supported (step=2)"},
 	{ErrSignalDType, "src/ir/op/distributed/collective.cpp", "DeduceBuiltinTensorAllReduceType and the other Deduce*Type",
 		"signal dtype must be INT32"},
 	{ErrSignalShape, "src/ir/op/distributed/collective.cpp", "DeduceBuiltinTensorAllReduceRingType, DeduceTensorAllGatherType, ...",

@@ -76,6 +76,7 @@ var conformGoldens = map[string]*conformGolden{
 	"tests/st/distributed/test_l3_host_tensor_reduce_scatter.py#HostTensorReduceScatter":                         {from: "_expected_reduce_scatter", want: scatterSums},
 	"tests/st/distributed/test_l3_host_tensor_barrier.py#HostTensorBarrier":                                      {from: "_expected_peer_swap", want: shiftRows(+1)},
 	"tests/st/distributed/test_l3_deferred_completion.py#_build_deferred_completion_program":                     {from: "_expected(waiter_count, epoch=1) on _inputs(epoch=1), the first epoch: the test calls the prepared program again on its persistent windows, one run here", wantShaped: deferredExpected, inputs: deferredInputs},
+	"tests/st/distributed/test_l3_multi_group.py#_build_two_group_swap_program":                                  {from: "expected_a and expected_b of test_two_groups_independent_swap", want: groupSwapExpected, inputs: groupSwapInputs},
 	"tests/st/distributed/test_l3_get.py#_build_ring_get_program":                                                {from: "test_ring_shuffle: [inputs[1], inputs[0]]", want: shiftRows(+1)},
 	"tests/st/distributed/test_l3_get.py#_build_row_get_program":                                                 {from: "test_row_get: outputs[r] = inputs[other, 0]", want: otherFirstRow},
 	"tests/st/distributed/test_l3_put.py#_build_ring_put_program":                                                {from: "test_ring_shuffle: [inputs[1], inputs[0]]", want: shiftRows(+1)},

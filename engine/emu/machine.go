@@ -363,6 +363,10 @@ func (m *machine) checkArgs(n *node, fn *cfunc, args []val, syms map[string]int6
 			if t.dt != dt {
 				return m.fail(n, codeShape, "", "%s argument %s is %s, want %s", fn.f.Name, prm.Var.Name, t.dt, dt)
 			}
+			if nt, ok := reshapeWindow(t, want); ok {
+				args[i] = val{o: nt} // a window seen in the parameter's shape (domain.go)
+				continue
+			}
 			if got, ok := matchShape(shape, t.shape, syms); !ok {
 				return m.fail(n, codeShape, "", "%s argument %s has shape %v, want %s", fn.f.Name, prm.Var.Name, dims(t.shape), got)
 			}

@@ -1,0 +1,42 @@
+package ir
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Communication domains of window buffers dispatched to some ranks only
+// (engine/check/domains.go).
+
+// DomainAttr is the attribute of a pld.alloc_window_buffer whose views are
+// dispatched to some ranks only: the ranks of its communication domain, in
+// order (an IntsAttr). A peer of such a window is an index into the list.
+const DomainAttr = "domain"
+
+// IntsAttr is a list of integers: a domain's ranks.
+type IntsAttr []int64
+
+func (IntsAttr) isAttr() {}
+
+func (a IntsAttr) String() string {
+	parts := make([]string, len(a))
+	for i, v := range a {
+		parts[i] = strconv.FormatInt(v, 10)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// WindowReshapes reports whether a window of type got may be passed to a
+// host dispatch's parameter of type want in another shape: both
+// pld.DistributedTensors of one dtype, static, holding as many elements.
+// PyPTO passes the window's buffer; the kernel reads it in its own shape.
+func WindowReshapes(want, got Type) bool {
+	w, ok1 := want.(*DistributedTensor)
+	g, ok2 := got.(*DistributedTensor)
+	if !ok1 || !ok2 || w.DType != g.DType || w.Shape.Equal(g.Shape) {
+		return false
+	}
+	wn, okw := w.Shape.NumElems()
+	gn, okg := g.Shape.NumElems()
+	return okw && okg && wn == gn
+}
