@@ -50,3 +50,26 @@ func TestDeviceGroups(t *testing.T) {
 		t.Fatalf("peer past the group: status %s, error %+v", res.Status, res.Error)
 	}
 }
+
+// TestSubWorkerRuns runs check's subworker_blend.py, whose SubWorker
+// callback is whole-tensor arithmetic the emulator runs as DSL:
+// out = sq * twice - (sq + twice) with sq = x*x and twice = 2x, in FP32.
+func TestSubWorkerRuns(t *testing.T) {
+	const file = "check/testdata/ok/subworker_blend.py"
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Ranks: 1}, Fill: engine.FillRandn})
+	if res.Status != emu.StatusOK {
+		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
+	}
+	x, out := res.In["x"].Floats(), res.Out["out"].Floats()
+	for i := range x {
+		sq, twice := float32(x[i])*float32(x[i]), float32(x[i])+float32(x[i])
+		prod, sum := float32(sq*twice), float32(sq+twice) // explicit conversions round: no fused multiply-add
+		if want := float64(prod - sum); out[i] != want {
+			t.Fatalf("out[%d] = %g, want sq*twice - (sq+twice) = %g", i, out[i], want)
+		}
+	}
+}

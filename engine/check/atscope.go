@@ -119,10 +119,20 @@ func (fc *funcChecker) outlineCore(chip, w *syntax.WithStmt) {
 	caps, dirs := fc.captures(w.Body)
 	kfi, hostArgs, outs := fc.outlineKernel(w, fmt.Sprintf("%s_core_l%d", fc.dsl.Def.Name, line), caps, dirs, nil)
 
-	// The chip orchestration forwards its parameters to the kernel.
+	if fc.c.opts.Ranks > 1 && !fc.c.atWarned {
+		fc.c.atWarned = true
+		fc.errorf(chip.Pos, WarnAtPlacement, "", "the pl.at(CHIP) scopes run on device 0 here; PyPTO's runtime places each outlined chip task on any of the %d chips", fc.c.opts.Ranks)
+	}
+	fc.chipTask(chip.Pos, w.Pos, fmt.Sprintf("%s_chip_l%d", fc.dsl.Def.Name, line), kfi, hostArgs, outs)
+}
+
+// chipTask wraps the outlined kernel kfi in a chip orchestration called
+// name that forwards its parameters, dispatches it on device 0 with the
+// host's arguments, and binds the kernel's results to the host names outs.
+func (fc *funcChecker) chipTask(chipPos, corePos diag.Span, name string, kfi *funcInfo, hostArgs []ir.Operand, outs []string) {
 	ofi := &funcInfo{level: ir.Orchestration, sigOK: true, state: stateDone}
-	ofi.fn = &ir.Func{Name: fmt.Sprintf("%s_chip_l%d", fc.dsl.Def.Name, line), Level: ir.Orchestration, Span: irSpan(chip.Pos), Body: &ir.Block{}, Result: kfi.fn.Result}
-	kcall := &ir.Call{Callee: kfi.fn, Span: irSpan(w.Pos)}
+	ofi.fn = &ir.Func{Name: name, Level: ir.Orchestration, Span: irSpan(chipPos), Body: &ir.Block{}, Result: kfi.fn.Result}
+	kcall := &ir.Call{Callee: kfi.fn, Span: irSpan(corePos)}
 	for _, p := range kfi.fn.Params {
 		op := &ir.Param{Var: &ir.Var{Name: p.Var.Name, Type: p.Var.Type}, Dir: p.Dir}
 		ofi.fn.Params = append(ofi.fn.Params, op)
@@ -132,18 +142,14 @@ func (fc *funcChecker) outlineCore(chip, w *syntax.WithStmt) {
 		kcall.Result = &ir.Var{Name: "%0", Type: kfi.fn.Result, Temp: true}
 	}
 	ofi.fn.Body.Add(kcall)
-	ret := &ir.Return{Span: irSpan(chip.Pos)}
+	ret := &ir.Return{Span: irSpan(chipPos)}
 	if kcall.Result != nil {
 		ret.Value = kcall.Result
 	}
 	ofi.fn.Body.Add(ret)
 	fc.c.order = append(fc.c.order, kfi, ofi)
 
-	if fc.c.opts.Ranks > 1 && !fc.c.atWarned {
-		fc.c.atWarned = true
-		fc.errorf(chip.Pos, WarnAtPlacement, "", "the pl.at(CHIP) scopes run on device 0 here; PyPTO's runtime places each outlined chip task on any of the %d chips", fc.c.opts.Ranks)
-	}
-	call := &ir.Call{Callee: ofi.fn, Args: hostArgs, Device: ir.IntConst(0, ir.INDEX), Span: irSpan(chip.Pos)}
+	call := &ir.Call{Callee: ofi.fn, Args: hostArgs, Device: ir.IntConst(0, ir.INDEX), Span: irSpan(chipPos)}
 	if kfi.fn.Result == nil {
 		fc.emit(call)
 		return
@@ -151,13 +157,13 @@ func (fc *funcChecker) outlineCore(chip, w *syntax.WithStmt) {
 	res := fc.temp(kfi.fn.Result)
 	call.Result = res
 	fc.emit(call)
-	o := &operand{mode: modeValue, t: res.Type, x: res, slot: &call.Result, sp: w.Pos}
+	o := &operand{mode: modeValue, t: res.Type, x: res, slot: &call.Result, sp: corePos}
 	if len(outs) == 1 {
-		fc.assign(outs[0], w.Pos, o, nil)
+		fc.assign(outs[0], corePos, o, nil)
 		return
 	}
 	for i, name := range outs {
-		fc.assign(name, w.Pos, fc.tupleGet(o, kfi.fn.Result.(*ir.Tuple), i, nil, w.Pos), nil)
+		fc.assign(name, corePos, fc.tupleGet(o, kfi.fn.Result.(*ir.Tuple), i, nil, corePos), nil)
 	}
 }
 

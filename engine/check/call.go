@@ -428,8 +428,12 @@ func (fc *funcChecker) subWorkerCall(f *meta.Func, e *syntax.CallExpr) *operand 
 			args = append(args, o)
 		}
 	}
+	o, why := fc.runSubWorker(f, e, args) // subworker.go
+	if why == "" {
+		return o
+	}
 	fc.errorf(e.Fn.Span(), WarnSubWorker, "",
-		"SubWorker callback %s is plain Python that PyPTO runs on the host; the emulator does not run it", f.Def.Name)
+		"SubWorker callback %s is plain Python that PyPTO runs on the host; the emulator does not run it (it uses %s, outside the elementwise subset the workbench runs)", f.Def.Name, why)
 	if o := fc.subWorkerResult(f, args); o != nil {
 		return o
 	}

@@ -112,6 +112,7 @@ const (
 	WarnSubWorker    Code = "W0304"
 	WarnAtPlacement  Code = "W0305"
 	WarnTaskOrder    Code = "W0308"
+	WarnSubWorkerRun Code = "W0309"
 )
 
 // CodeInfo describes one code: its title (what the lesson index shows) and
@@ -282,6 +283,8 @@ var Codes = []CodeInfo{
 		"a HOST builtin takes back only the credits its own barriers added; a kernel writing the same cells (a hand-rolled barrier's counters stay set) makes the builtin's waits pass early: give the kernel its own signal window"},
 	{WarnSubWorker, diag.Warning, "a SubWorker callback is not run here",
 		"a pl.Role.SubWorker function is plain Python (torch, asserts) the host runs between dispatches; the emulator runs the DSL functions only, so the callback's checks do not happen in a run: check the outputs instead"},
+	{WarnSubWorkerRun, diag.Warning, "a SubWorker callback runs as DSL here",
+		"the callback is whole-tensor arithmetic, which the emulator runs translated to pl.add/sub/mul and pl.assemble as a chip task on device 0; PyPTO runs the Python on the host, so the trace shows a device task where the real run has host work"},
 	{WarnAtPlacement, diag.Warning, "pl.at(CHIP) scopes run on device 0 here",
 		"PyPTO outlines each pl.at(level=pl.Level.CHIP) scope into a chip task its runtime places on any chip; the emulator runs them all on device 0, which gives the same outputs when the scopes touch host tensors only, but shows no placement: dispatch with device= where the chip matters"},
 	{WarnSequential, diag.Warning, "pl.parallel runs its iterations one after another here",

@@ -198,7 +198,11 @@ func runConformCase(ctx context.Context, name string, src []byte, s conformCaseS
 		return c
 	}
 	if g.only != "" && s.Test != g.only {
-		c.Status, c.Reason = ConformNoGolden, "checks and runs clean; this test asserts what the runtime API does ("+g.only+" has the program's golden)"+note
+		why := "this test asserts what the runtime API does"
+		if g.others != "" {
+			why = g.others
+		}
+		c.Status, c.Reason = ConformNoGolden, "checks and runs clean; "+why+" ("+g.only+" has the program's golden)"+note
 		return c
 	}
 	var in []*emu.Tensor

@@ -49,3 +49,29 @@ func groupSwapExpected(_ conformCaseSpec, in []*emu.Tensor, P int) ([][]float64,
 	b := stack(zero, x.Row(2), x.Row(1))
 	return [][]float64{a, b}, nil
 }
+
+// parallelReduceInputs is the test's a = torch.full(2.0), b = torch.full(3.0).
+func parallelReduceInputs(_ conformCaseSpec, in []*emu.Tensor, _ int) {
+	for i, v := range []float64{2, 3} {
+		if i < len(in) {
+			xs := in[i].Floats()
+			for j := range xs {
+				xs[j] = v
+			}
+		}
+	}
+}
+
+// parallelReduceExpected is test_execute's f = (a + b) + (a - b), the two
+// chip tasks' FP32 results summed by the reduce_sum callback.
+func parallelReduceExpected(_ conformCaseSpec, in []*emu.Tensor, _ int) ([][]float64, error) {
+	if len(in) < 2 {
+		return nil, fmt.Errorf("want inputs a and b, got %d", len(in))
+	}
+	a, b := in[0].Floats(), in[1].Floats()
+	f := make([]float64, len(a))
+	for i := range a {
+		f[i] = float64(float32(float32(a[i]+b[i]) + float32(a[i]-b[i])))
+	}
+	return [][]float64{f}, nil
+}
