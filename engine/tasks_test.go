@@ -8,6 +8,7 @@ import (
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/trace"
 )
 
 // TestDeferredTasks runs the deferred-completion program of check's ok
@@ -23,9 +24,25 @@ func TestDeferredTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sched := range []string{"fair", "random:1", "random:7", "adversarial"} {
-		res := engine.Run(context.Background(), file, src, engine.RunOptions{Fill: engine.FillIndex, Schedule: sched})
+		// On each rank the post's notify runs before the first deferred
+		// wait: the waiters were queued, not run where they were submitted.
+		notifyAt, waitAt := map[int]int64{}, map[int]int64{}
+		sink := func(e trace.Event) {
+			at := map[string]map[int]int64{"pld.system.notify": notifyAt, "pld.system.defer_wait": waitAt}[e.Op]
+			if _, seen := at[e.Rank]; at != nil && !seen {
+				at[e.Rank] = e.Seq
+			}
+		}
+		res := engine.Run(context.Background(), file, src, engine.RunOptions{Fill: engine.FillIndex, Schedule: sched, OnEvent: sink})
 		if res.Status != emu.StatusOK || len(res.Races) > 0 {
 			t.Fatalf("%s: status %s, error %+v, races %d, diags %v", sched, res.Status, res.Error, len(res.Races), res.Diags)
+		}
+		for r := 0; r < 2; r++ {
+			n, okN := notifyAt[r]
+			w, okW := waitAt[r]
+			if !okN || !okW || n > w {
+				t.Fatalf("%s: rank %d: first notify at seq %d (%v), first deferred wait at %d (%v); want the post first", sched, r, n, okN, w, okW)
+			}
 		}
 		letters, copies := res.In["letters"], res.Out["copies"]
 		const P, readers, width = 2, 3, 8
