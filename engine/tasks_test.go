@@ -65,3 +65,36 @@ func TestDeferredTasks(t *testing.T) {
 		t.Fatalf("blocking waiters: status %s, want a deadlock (diags %v)", res.Status, res.Diags)
 	}
 }
+
+// TestDeferredAuto runs check's deferred_auto.py, a deferred waiter outside
+// a manual scope on a ring of three: rank r hears rank r-1's words, whether
+// the orchestration drains its deferred tasks at its return or, without
+// one, at its end.
+func TestDeferredAuto(t *testing.T) {
+	const file = "check/testdata/ok/deferred_auto.py"
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noReturn := strings.Replace(string(src), "        return heard\n", "", 1)
+	noReturn = strings.Replace(noReturn, ") -> pl.Tensor[[1, WIDTH], pl.INT32]:\n        with", "):\n        with", 1)
+	if noReturn == string(src) {
+		t.Fatal("the no-return variant is the same program")
+	}
+	for _, prog := range []string{string(src), noReturn} {
+		res := engine.Run(context.Background(), file, []byte(prog), engine.RunOptions{Fill: engine.FillIndex})
+		if res.Status != emu.StatusOK || len(res.Races) > 0 {
+			t.Fatalf("status %s, error %+v, races %d, diags %v", res.Status, res.Error, len(res.Races), res.Diags)
+		}
+		const P = 3
+		mine, heard := res.In["mine"], res.Out["heard"]
+		for r := 0; r < P; r++ {
+			want, got := mine.Row((r+P-1)%P), heard.Row(r)
+			for j := range want {
+				if got[j] != want[j] {
+					t.Fatalf("heard[%d][%d] = %g, want rank %d's %g", r, j, got[j], (r+P-1)%P, want[j])
+				}
+			}
+		}
+	}
+}

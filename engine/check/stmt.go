@@ -10,6 +10,9 @@ import (
 // body checks a function's top-level statements.
 func (fc *funcChecker) body(stmts []syntax.Stmt) {
 	fc.suite(liftReturns(stmts))
+	if fc.drainAtReturn && !fc.returned { // an orchestration that ends without return (tasks.go)
+		fc.emit(&ir.Op{Name: ir.TaskDrainOp, Span: irSpan(fc.dsl.Def.NamePos)})
+	}
 	fi := fc.info
 	if !fc.retSeen && fi.annotated && fi.fn.Result != nil {
 		if _, bad := fi.fn.Result.(*ir.Invalid); !bad {
