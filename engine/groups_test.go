@@ -44,8 +44,17 @@ func TestDeviceGroups(t *testing.T) {
 		}
 	}
 
+	// A view of a buffer smaller than the kernel's parameter: PyPTO
+	// compiles it; the run refuses the dispatch.
+	short := strings.Replace(string(src), "trio_box = pld.alloc_window_buffer(W * pl.FP32.get_byte())", "trio_box = pld.alloc_window_buffer(8 * pl.FP32.get_byte())", 1)
+	short = strings.Replace(short, "line = pld.window(trio_box, [W], dtype=pl.FP32)", "line = pld.window(trio_box, [8], dtype=pl.FP32)", 1)
+	res := engine.Run(context.Background(), file, []byte(short), engine.RunOptions{Fill: engine.FillIndex})
+	if res.Status != emu.StatusRuntimeError || res.Error == nil || !strings.Contains(res.Error.Message, "whose 32 bytes the kernel would read") {
+		t.Fatalf("a view of a short buffer: status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
+	}
+
 	bad := strings.Replace(string(src), "nxt = (me + 1) % pld.nranks(ctx)", "nxt = me + 1", 1)
-	res := engine.Run(context.Background(), file, []byte(bad), engine.RunOptions{Fill: engine.FillIndex})
+	res = engine.Run(context.Background(), file, []byte(bad), engine.RunOptions{Fill: engine.FillIndex})
 	if res.Status != emu.StatusRuntimeError || res.Error == nil || !strings.Contains(res.Error.Message, "communication domain") {
 		t.Fatalf("peer past the group: status %s, error %+v", res.Status, res.Error)
 	}

@@ -331,7 +331,9 @@ func (fc *funcChecker) callArg(d *meta.DSLFunc, callee *funcInfo, p *ir.Param, o
 			return bad("", "%s has dtype %s, want %s", label, gd, wd)
 		}
 		if fc.level == ir.Host && ir.WindowReshapes(want, got) {
-			return o.x, true // the kernel sees the buffer in its own shape (domains.go)
+			// The kernel reads the view's buffer in its own shape, as PyPTO
+			// passes it (domains.go); one past the buffer fails at run time.
+			return o.x, true
 		}
 		if len(gs) != len(ws) {
 			return bad("", "%s has shape %s, want %s", label, gs, ws)

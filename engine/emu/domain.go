@@ -66,21 +66,22 @@ func (m *machine) rankIn(n *node, ctx commCtx) (int64, *failure) {
 }
 
 // reshapeWindow returns window t in the shape of the pld.DistributedTensor
-// parameter want when the two shapes differ but hold as many elements:
-// PyPTO hands a dispatch the window's buffer, which the kernel reads in the
-// shape it declares (upstream's multi-group test passes [64] views to
-// [1, 64] parameters).
-func reshapeWindow(t *tref, want ir.Type) (*tref, bool) {
+// parameter want when the two shapes differ: PyPTO hands a dispatch the
+// window's buffer, which the kernel reads in the shape it declares
+// (upstream's multi-group test passes [64] views to [1, 64] parameters).
+// nt is nil when there is nothing to reshape; fits is false when want does
+// not fit in the buffer, which the caller reports.
+func reshapeWindow(t *tref, want ir.Type) (nt *tref, fits bool) {
 	w, ok := want.(*ir.DistributedTensor)
 	if !ok || t.buf == nil || !ir.WindowReshapes(w, &ir.DistributedTensor{Shape: ir.ConstShape(intsToInt64(t.shape)...), DType: t.dt}) {
-		return nil, false
+		return nil, true
 	}
-	nt := *t
-	nt.shape = make([]int, len(w.Shape))
+	c := *t
+	c.shape = make([]int, len(w.Shape))
 	for i, d := range w.Shape {
-		nt.shape[i] = int(d.N)
+		c.shape[i] = int(d.N)
 	}
-	return &nt, true
+	return &c, c.nbytes() <= t.buf.size
 }
 
 func intsToInt64(xs []int) []int64 {

@@ -363,7 +363,11 @@ func (m *machine) checkArgs(n *node, fn *cfunc, args []val, syms map[string]int6
 			if t.dt != dt {
 				return m.fail(n, codeShape, "", "%s argument %s is %s, want %s", fn.f.Name, prm.Var.Name, t.dt, dt)
 			}
-			if nt, ok := reshapeWindow(t, want); ok {
+			switch nt, fits := reshapeWindow(t, want); {
+			case !fits:
+				return m.fail(n, codeShape, "size the window buffer for the shape the kernel declares",
+					"%s argument %s is a view of %s, whose %d bytes the kernel would read as %s of %d bytes", fn.f.Name, prm.Var.Name, t.buf.name, t.buf.size, nt.what(), nt.nbytes())
+			case nt != nil:
 				args[i] = val{o: nt} // a window seen in the parameter's shape (domain.go)
 				continue
 			}
