@@ -17,7 +17,7 @@ import (
 //
 // A dispatch loop with a constant bound, `for r in pl.range(2): ...
 // device=r`, pins the rank count before any tensor does: its bound is the
-// rank count (the checker holds it to P, E0108), where a leading dimension
+// rank count (the largest stop of the dispatch loops), where a leading dimension
 // may count something else, as the rounds of x: [ROUNDS, 2, 1, SIZE]
 // indexed x[rd, r].
 func pinnedRanks(mod *meta.Module, fn *meta.DSLFunc) (int, bool) {
@@ -66,27 +66,33 @@ func pinnedRanks(mod *meta.Module, fn *meta.DSLFunc) (int, bool) {
 	return best, best > 0
 }
 
-// dispatchLoopRanks is the constant bound of fn's first dispatch loop, `for
-// r in pl.range(N)` whose body dispatches with device=r, or 0 (none, or a
-// bound not known here, such as pld.world_size()).
+// dispatchLoopRanks is the largest constant stop of fn's dispatch loops,
+// `for r in pl.range(N)` or `pl.range(START, N)` whose body dispatches with
+// device=r, or 0 (none, or bounds not known here, such as
+// pld.world_size()). A loop over some of the ranks dispatches a device
+// subset (upstream's two groups pl.range(2) and pl.range(1, 3) run on
+// three ranks), so the largest stop, not the first loop, counts them.
 func dispatchLoopRanks(mod *meta.Module, fn *meta.DSLFunc) int {
 	found := 0
 	for _, st := range fn.Def.Body {
 		syntax.Walk(st, func(n syntax.Node) bool {
-			if found > 0 {
-				return false
-			}
 			f, ok := n.(*syntax.ForStmt)
 			if !ok {
 				return true
 			}
 			v, isIdent := f.Target.(*syntax.Ident)
 			call, isCall := f.Iter.(*syntax.CallExpr)
-			if !isIdent || !isCall || len(call.Args) != 1 || call.Args[0].Name != "" || !isPlRange(call.Fn) || !dispatchesOn(f.Body, v.Name) {
+			if !isIdent || !isCall || len(call.Args) < 1 || len(call.Args) > 2 || !isPlRange(call.Fn) || !dispatchesOn(f.Body, v.Name) {
 				return true
 			}
-			if val, d := meta.EvalExpr(mod, call.Args[0].Value, fn.Env); d == nil {
-				if k, isInt := val.(meta.Int); isInt && k.V > 0 {
+			for _, a := range call.Args {
+				if a.Name != "" {
+					return true
+				}
+			}
+			stop := call.Args[len(call.Args)-1].Value
+			if val, d := meta.EvalExpr(mod, stop, fn.Env); d == nil {
+				if k, isInt := val.(meta.Int); isInt && int(k.V) > found {
 					found = int(k.V)
 				}
 			}

@@ -77,6 +77,9 @@ func (fc *funcChecker) withStmt(s *syntax.WithStmt) {
 		fc.errorf(sp, ErrUnsupportedStmt, "write the kernels as @pl.function(type=pl.FunctionType.InCore) and call them from a chip orchestration",
 			"%s is not supported by the workbench", what)
 	}
+	if fc.taskWith(s) {
+		return
+	}
 	if len(s.Items) != 1 {
 		fc.errorf(s.Pos, ErrUnsupportedStmt, "", "with is not allowed in a DSL function")
 		return
@@ -114,8 +117,64 @@ func (fc *funcChecker) withStmt(s *syntax.WithStmt) {
 func (fc *funcChecker) outlineCore(chip, w *syntax.WithStmt) {
 	line := w.Pos.Start.Line
 	caps, dirs := fc.captures(w.Body)
+	kfi, hostArgs, outs := fc.outlineKernel(w, fmt.Sprintf("%s_core_l%d", fc.dsl.Def.Name, line), caps, dirs, nil)
+
+	if fc.c.opts.Ranks > 1 && !fc.c.atWarned {
+		fc.c.atWarned = true
+		fc.errorf(chip.Pos, WarnAtPlacement, "", "the pl.at(CHIP) scopes run on device 0 here; PyPTO's runtime places each outlined chip task on any of the %d chips", fc.c.opts.Ranks)
+	}
+	fc.chipTask(chip.Pos, w.Pos, fmt.Sprintf("%s_chip_l%d", fc.dsl.Def.Name, line), kfi, hostArgs, outs)
+}
+
+// chipTask wraps the outlined kernel kfi in a chip orchestration called
+// name that forwards its parameters, dispatches it on device 0 with the
+// host's arguments, and binds the kernel's results to the host names outs.
+func (fc *funcChecker) chipTask(chipPos, corePos diag.Span, name string, kfi *funcInfo, hostArgs []ir.Operand, outs []string) {
+	ofi := &funcInfo{level: ir.Orchestration, sigOK: true, state: stateDone}
+	ofi.fn = &ir.Func{Name: name, Level: ir.Orchestration, Span: irSpan(chipPos), Body: &ir.Block{}, Result: kfi.fn.Result}
+	kcall := &ir.Call{Callee: kfi.fn, Span: irSpan(corePos)}
+	for _, p := range kfi.fn.Params {
+		op := &ir.Param{Var: &ir.Var{Name: p.Var.Name, Type: p.Var.Type}, Dir: p.Dir}
+		ofi.fn.Params = append(ofi.fn.Params, op)
+		kcall.Args = append(kcall.Args, op.Var)
+	}
+	if kfi.fn.Result != nil {
+		kcall.Result = &ir.Var{Name: "%0", Type: kfi.fn.Result, Temp: true}
+	}
+	ofi.fn.Body.Add(kcall)
+	ret := &ir.Return{Span: irSpan(chipPos)}
+	if kcall.Result != nil {
+		ret.Value = kcall.Result
+	}
+	ofi.fn.Body.Add(ret)
+	fc.c.order = append(fc.c.order, kfi, ofi)
+
+	call := &ir.Call{Callee: ofi.fn, Args: hostArgs, Device: ir.IntConst(0, ir.INDEX), Span: irSpan(chipPos)}
+	if kfi.fn.Result == nil {
+		fc.emit(call)
+		return
+	}
+	res := fc.temp(kfi.fn.Result)
+	call.Result = res
+	fc.emit(call)
+	o := &operand{mode: modeValue, t: res.Type, x: res, slot: &call.Result, sp: corePos}
+	if len(outs) == 1 {
+		fc.assign(outs[0], corePos, o, nil)
+		return
+	}
+	for i, name := range outs {
+		fc.assign(name, corePos, fc.tupleGet(o, kfi.fn.Result.(*ir.Tuple), i, nil, corePos), nil)
+	}
+}
+
+// outlineKernel checks the body of the pl.at(CORE_GROUP) scope w as the
+// kernel name whose parameters are caps (directions dirs), setup preparing
+// the kernel's checker; it returns the kernel, the caller's arguments and
+// the names of the tensors the scope yields, the kernel's results.
+func (fc *funcChecker) outlineKernel(w *syntax.WithStmt, name string, caps []string, dirs map[string]ir.Dir, setup func(*funcChecker)) (*funcInfo, []ir.Operand, []string) {
+	line := w.Pos.Start.Line
 	kfi := &funcInfo{level: ir.InCore, sigOK: true, state: stateChecking}
-	kfi.fn = &ir.Func{Name: fmt.Sprintf("%s_core_l%d", fc.dsl.Def.Name, line), Level: ir.InCore, Span: irSpan(w.Pos), Body: &ir.Block{}}
+	kfi.fn = &ir.Func{Name: name, Level: ir.InCore, Span: irSpan(w.Pos), Body: &ir.Block{}}
 	var hostArgs []ir.Operand
 	for _, name := range caps {
 		b := fc.scope.vars[name]
@@ -130,6 +189,9 @@ func (fc *funcChecker) outlineCore(chip, w *syntax.WithStmt) {
 	}
 	kfc := newFuncChecker(fc.c, kfi)
 	kfc.dsl = fc.dsl // the body's names and errors are the host's
+	if setup != nil {
+		setup(kfc)
+	}
 	kfc.suite(w.Body)
 	// The scope's results: the tensors it names, in order of assignment.
 	var outs []string
@@ -164,46 +226,7 @@ func (fc *funcChecker) outlineCore(chip, w *syntax.WithStmt) {
 	kfc.finish()
 	kfi.state = stateDone
 
-	// The chip orchestration forwards its parameters to the kernel.
-	ofi := &funcInfo{level: ir.Orchestration, sigOK: true, state: stateDone}
-	ofi.fn = &ir.Func{Name: fmt.Sprintf("%s_chip_l%d", fc.dsl.Def.Name, line), Level: ir.Orchestration, Span: irSpan(chip.Pos), Body: &ir.Block{}, Result: kfi.fn.Result}
-	kcall := &ir.Call{Callee: kfi.fn, Span: irSpan(w.Pos)}
-	for _, p := range kfi.fn.Params {
-		op := &ir.Param{Var: &ir.Var{Name: p.Var.Name, Type: p.Var.Type}, Dir: p.Dir}
-		ofi.fn.Params = append(ofi.fn.Params, op)
-		kcall.Args = append(kcall.Args, op.Var)
-	}
-	if kfi.fn.Result != nil {
-		kcall.Result = &ir.Var{Name: "%0", Type: kfi.fn.Result, Temp: true}
-	}
-	ofi.fn.Body.Add(kcall)
-	ret := &ir.Return{Span: irSpan(chip.Pos)}
-	if kcall.Result != nil {
-		ret.Value = kcall.Result
-	}
-	ofi.fn.Body.Add(ret)
-	fc.c.order = append(fc.c.order, kfi, ofi)
-
-	if fc.c.opts.Ranks > 1 && !fc.c.atWarned {
-		fc.c.atWarned = true
-		fc.errorf(chip.Pos, WarnAtPlacement, "", "the pl.at(CHIP) scopes run on device 0 here; PyPTO's runtime places each outlined chip task on any of the %d chips", fc.c.opts.Ranks)
-	}
-	call := &ir.Call{Callee: ofi.fn, Args: hostArgs, Device: ir.IntConst(0, ir.INDEX), Span: irSpan(chip.Pos)}
-	if kfi.fn.Result == nil {
-		fc.emit(call)
-		return
-	}
-	res := fc.temp(kfi.fn.Result)
-	call.Result = res
-	fc.emit(call)
-	o := &operand{mode: modeValue, t: res.Type, x: res, slot: &call.Result, sp: w.Pos}
-	if len(outs) == 1 {
-		fc.assign(outs[0], w.Pos, o, nil)
-		return
-	}
-	for i, name := range outs {
-		fc.assign(name, w.Pos, fc.tupleGet(o, kfi.fn.Result.(*ir.Tuple), i, nil, w.Pos), nil)
-	}
+	return kfi, hostArgs, outs
 }
 
 // captures lists the host names body reads, in order of first use, that

@@ -106,6 +106,7 @@ func Check(mod *meta.Module, entry *meta.DSLFunc, opts Options) (*ir.Program, di
 	if entry.Program != nil {
 		prog.Name = entry.Program.Name
 	}
+	defer c.markDomains(prog)
 	for _, lvl := range []ir.Level{ir.Host, ir.Orchestration, ir.InCore} {
 		for _, fi := range c.order {
 			if fi.level == lvl {
@@ -163,8 +164,9 @@ type checker struct {
 	// refused lists the element types already reported as refused: the
 	// first annotation that names one is the error, the others follow-ons.
 	refused map[ir.DType]bool
-	// atWarned is set once WarnAtPlacement was given.
-	atWarned bool
+	// atWarned is set once WarnAtPlacement was given, taskWarned once
+	// WarnTaskOrder was.
+	atWarned, taskWarned bool
 }
 
 // stopped reports whether checking must stop, reporting why at span the

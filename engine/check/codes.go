@@ -36,11 +36,13 @@ const (
 	ErrHostCallsKern Code = "E0105"
 	ErrMissingDevice Code = "E0106"
 	ErrDeviceValue   Code = "E0107"
-	ErrDispatchCount Code = "E0108"
-	ErrCallLevel     Code = "E0109"
-	ErrNotCallable   Code = "E0110"
-	ErrRecursion     Code = "E0111"
-	ErrParam         Code = "E0112"
+	// E0108 (a dispatch loop over fewer ranks than the program's) is
+	// retired: PyPTO dispatches a device subset, whose window buffers form
+	// a communication domain of those devices (domains.go).
+	ErrCallLevel   Code = "E0109"
+	ErrNotCallable Code = "E0110"
+	ErrRecursion   Code = "E0111"
+	ErrParam       Code = "E0112"
 	// E0113 (a scalar parameter before a tensor) is retired: PyPTO compiles
 	// that kernel and its runtime refuses the dispatch, so the emulator
 	// reports it at run time (E0518).
@@ -86,6 +88,11 @@ const (
 	ErrRowReduce       Code = "E0242"
 	ErrReshape         Code = "E0243"
 	ErrJitDynValue     Code = "E0244"
+	// Tasks and deferred completion (tasks.go).
+	ErrDeferPlace Code = "E0245"
+	ErrDeferCmp   Code = "E0246"
+	ErrDeferAfter Code = "E0247"
+	ErrDeviceStep Code = "E0248"
 
 	// Collectives.
 	ErrNeedSignal    Code = "E0250"
@@ -111,6 +118,8 @@ const (
 	WarnAtPlacement  Code = "W0305"
 	WarnSynthSignal  Code = "W0306"
 	WarnHostRows     Code = "W0307"
+	WarnTaskOrder    Code = "W0308"
+	WarnSubWorkerRun Code = "W0309"
 )
 
 // CodeInfo describes one code: its title (what the lesson index shows) and
@@ -168,8 +177,6 @@ var Codes = []CodeInfo{
 		"pass the rank the call runs on: wrapper(..., device=r)"},
 	{ErrDeviceValue, diag.Error, "bad device=",
 		"use the loop variable of for r in pl.range(pld.world_size()):, or a constant rank"},
-	{ErrDispatchCount, diag.Error, "dispatch loop does not cover every rank",
-		"loop over pl.range(pld.world_size()) so every rank gets exactly one dispatch"},
 	{ErrCallLevel, diag.Error, "call between these levels is not allowed",
 		"host calls orchestration (with device=), orchestration calls InCore kernels, kernels call nothing"},
 	{ErrNotCallable, diag.Error, "not callable on the device",
@@ -279,10 +286,22 @@ var Codes = []CodeInfo{
 
 	{ErrBarrierCover, diag.Error, "HOST barrier signal reaches no dispatch",
 		"PyPTO places a HOST barrier on the chips its signal window is dispatched to: pass a pld.window view of the signal's buffer (a fresh view, not the barrier's result) to the device= dispatches of the ranks that meet at the barrier (a barrier on a window no kernel touches orders nothing)"},
+	{ErrDeferPlace, diag.Error, "pld.system.defer_wait outside a waiter task",
+		"put the deferred wait in a dedicated task of the chip orchestration, `with pl.at(level=pl.Level.CORE_GROUP) as wait_tid:`, and give the work that needs the signal its own task with deps=[wait_tid]"},
+	{ErrDeferCmp, diag.Error, "pld.system.defer_wait compares with Ge only",
+		"a deferred completion condition is a counter reaching a value: write cmp=pld.WaitCmp.Ge"},
+	{ErrDeferAfter, diag.Error, "payload operation in a deferred waiter",
+		"the waiter's kernel is never resumed when the condition holds: move the loads, stores and signals that need it into a task with deps=[wait_tid]"},
+	{ErrDeviceStep, diag.Error, "device= of a loop with a step",
+		"dispatch from a loop with step 1, pl.range(start, stop): its devices are the range (a subset of the ranks forms its own communication domain)"},
+	{WarnTaskOrder, diag.Warning, "tasks run one at a time here",
+		"PyPTO's runtime runs a scope's independent tasks at once on free cores; the emulator runs them in an order their deps= allow (a deferred waiter and its dependents last), so it shows no overlap, counts no cores and reports no race between tasks that no deps= orders: order dependent tasks with deps="},
 	{WarnHostSigReuse, diag.Warning, "HOST collective signal shared with a kernel",
 		"a HOST builtin takes back only the credits its own barriers added; a kernel writing the same cells (a hand-rolled barrier's counters stay set) makes the builtin's waits pass early: give the kernel its own signal window"},
 	{WarnSubWorker, diag.Warning, "a SubWorker callback is not run here",
 		"a pl.Role.SubWorker function is plain Python (torch, asserts) the host runs between dispatches; the emulator runs the DSL functions only, so the callback's checks do not happen in a run: check the outputs instead"},
+	{WarnSubWorkerRun, diag.Warning, "a SubWorker callback runs as DSL here",
+		"the callback is whole-tensor arithmetic, which the emulator runs translated to pl.add/sub/mul and pl.assemble as a chip task on device 0; PyPTO runs the Python on the host, so the trace shows a device task where the real run has host work"},
 	{WarnAtPlacement, diag.Warning, "pl.at(CHIP) scopes run on device 0 here",
 		"PyPTO outlines each pl.at(level=pl.Level.CHIP) scope into a chip task its runtime places on any chip; the emulator runs them all on device 0, which gives the same outputs when the scopes touch host tensors only, but shows no placement: dispatch with device= where the chip matters"},
 	{WarnSequential, diag.Warning, "pl.parallel runs its iterations one after another here",

@@ -36,6 +36,13 @@ type funcChecker struct {
 	// whole-tensor pl.load) to the operation they are.
 	synth map[*syntax.CallExpr]string
 
+	// Tasks (tasks.go): manual is set inside a pl.manual_scope, task in
+	// the checker of an outlined task kernel, drainAtReturn once a
+	// deferred waiter was submitted outside a manual scope.
+	manual        bool
+	task          *taskKernel
+	drainAtReturn bool
+
 	returned bool // a top-level return has been checked
 	retSeen  bool // some return statement produced fn.Result (for inference)
 }
@@ -90,7 +97,7 @@ type loopInfo struct {
 	broken            bool // the pl.range call had an error
 	start, stop, step int64
 	span              diag.Span
-	countChecked      bool // ErrDispatchCount considered for this loop
+	countChecked      bool // the device range of its dispatches considered (call.go)
 }
 
 // trip returns the loop's iteration count when known.
@@ -186,6 +193,7 @@ func (fc *funcChecker) finish() {
 				name(s.Result)
 			case *ir.Call:
 				name(s.Result)
+				name(s.Task)
 			case *ir.Assign:
 				name(s.Dst)
 			case *ir.For:

@@ -115,6 +115,7 @@ func (fc *funcChecker) opCall(spec *opSpec, path string, e *syntax.CallExpr) *op
 		args: map[string]*operand{}, exprs: map[string]syntax.Expr{},
 		lists: map[string][]*operand{}, shapes: map[string]ir.Shape{}}
 	levelOK := spec.kind.LegalAt(fc.level)
+	fc.waiterOp(spec.kind, e.Pos, path)
 	if !levelOK {
 		fc.errorf(e.Fn.Span(), ErrLevel, spec.kind.Info().LevelHint, "%s() is %s, got it in %s",
 			path, levelWords(spec.kind.Info().Levels), describeFunc(fc.dsl))

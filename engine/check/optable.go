@@ -260,6 +260,15 @@ var opTable = []*opSpec{
 				hint: "cmp has no default: Ge waits until the cell reaches expected (counters), Eq until it equals it"},
 		},
 		check: checkSignalOffsets("signal")},
+	{kind: ir.OpDeferWait,
+		params: []param{
+			{name: "signal", kind: kDist, required: true},
+			{name: "offsets", kind: kIndexList, rankOf: "signal", required: true},
+			{name: "expected", kind: kIntScalar, required: true},
+			{name: "cmp", kind: kEnum, enum: "WaitCmp", kwOnly: true, attr: true, required: true,
+				hint: "cmp has no default: a deferred wait completes when the cell reaches expected, cmp=pld.WaitCmp.Ge"},
+		},
+		check: checkDeferWait},
 
 	// Windows (pld-spec §4.4).
 	{kind: ir.OpAllocWindowBuffer,

@@ -10,6 +10,9 @@ import (
 // body checks a function's top-level statements.
 func (fc *funcChecker) body(stmts []syntax.Stmt) {
 	fc.suite(liftReturns(stmts))
+	if fc.drainAtReturn && !fc.returned { // an orchestration that ends without return (tasks.go)
+		fc.emit(&ir.Op{Name: ir.TaskDrainOp, Span: irSpan(fc.dsl.Def.NamePos)})
+	}
 	fi := fc.info
 	if !fc.retSeen && fi.annotated && fi.fn.Result != nil {
 		if _, bad := fi.fn.Result.(*ir.Invalid); !bad {
@@ -486,6 +489,9 @@ func argLabel(a syntax.Arg) string {
 
 func (fc *funcChecker) returnStmt(s *syntax.ReturnStmt) {
 	fi := fc.info
+	if fc.drainAtReturn { // the deferred tasks end before the orchestration does (tasks.go)
+		fc.emit(&ir.Op{Name: ir.TaskDrainOp, Span: irSpan(s.Pos)})
+	}
 	if fc.depth > 0 {
 		fc.errorf(s.Pos, ErrReturnPlace, "", "return inside an if or a loop")
 	}

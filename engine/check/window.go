@@ -37,6 +37,10 @@ type alloc struct {
 	// shadowed marks a buffer whose name was reused by a later (rejected)
 	// allocation: its uses are lost to that error, so it is not dead.
 	shadowed bool
+	// devices are the ranks its views are dispatched to, in order; world
+	// is set once a dispatch reaches every rank (domains.go).
+	devices []int64
+	world   bool
 }
 
 // allocBytes computes the size of the buffer the call allocates.

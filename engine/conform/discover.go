@@ -344,9 +344,17 @@ func (d *discoverer) testCases(label string, fn *syntax.FuncDef, params paramSet
 	for k, v := range vals {
 		env[k] = v
 	}
+	resolved := map[string]string{} // call locals computed from the platform profile
 	for k, e := range locals {
-		if _, isCall := e.(*syntax.CallExpr); !isCall {
+		call, isCall := e.(*syntax.CallExpr)
+		if !isCall {
 			env[k] = d.subst(e, vals)
+			continue
+		}
+		if id, ok := call.Fn.(*syntax.Ident); ok {
+			if v, note, ok := resolvePlatformArg(id.Name, k); ok {
+				env[k], resolved[k] = fmt.Sprint(v), note
+			}
 		}
 	}
 	caseLabel := label
@@ -406,6 +414,9 @@ func (d *discoverer) testCases(label string, fn *syntax.FuncDef, params paramSet
 			if _, isCall := x.(*syntax.CallExpr); isCall && mentionsName(e, name) {
 				c.Unresolved = name + " = " + d.text(x)
 			}
+		}
+		for _, name := range sortedKeys(resolved) {
+			c.Note = strings.TrimPrefix(c.Note+"; "+resolved[name], "; ")
 		}
 		out = append(out, c)
 	}

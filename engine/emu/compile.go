@@ -114,6 +114,7 @@ type node struct {
 	dev    opnd      // nCall: device= of a host dispatch
 	binds  []ir.Bind // nCall
 	blocks int       // nCall: a kernel launched as a grid of blocks
+	task   *taskInfo // nCall: a task with an id, deps= or a deferred wait (task.go)
 
 	loopVar           int  // nFor
 	start, stop, step opnd // nFor
@@ -287,6 +288,9 @@ func (c *compiler) stmt(s ir.Stmt) (*node, error) {
 	case *ir.Op:
 		n.kind, n.irop = nOp, s
 		n.op = s.Kind()
+		if n.op == ir.OpDeferWait {
+			n.op = opWait // run as a wait at the drain (task.go)
+		}
 		for _, a := range s.Args {
 			n.args = append(n.args, c.operand(a))
 		}
@@ -327,6 +331,7 @@ func (c *compiler) stmt(s ir.Stmt) (*node, error) {
 		n.binds = s.Binds
 		n.blocks = s.Blocks
 		n.res, n.resDT, n.resT = c.result(s.Result)
+		c.compileTask(n, s)
 	case *ir.For:
 		n.kind = nFor
 		n.loopVar = c.slot(s.Var)

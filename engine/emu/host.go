@@ -268,7 +268,7 @@ func (m *machine) alloc(n *node) *failure {
 	if want := int64(padded) * int64(m.s.P); !m.s.meter.Reserve(want) {
 		return m.memoryFail(n, fmt.Sprintf("alloc_window_buffer wants %s across %d ranks", limits.Bytes(want), m.s.P))
 	}
-	b := &bufDesc{name: name, off: len(m.s.windows[0]), size: int(size)}
+	b := &bufDesc{name: name, off: len(m.s.windows[0]), size: int(size), domain: allocDomain(n.irop)}
 	for r, w := range m.s.windows {
 		if cap(w)-len(w) < padded {
 			// Not in the layout made before the run (a size only known

@@ -37,6 +37,8 @@ type machine struct {
 	// id names the machine in the cell it is parked on (sim.machineID; 0
 	// until it first parks), waitNext the machine parked after it there.
 	id, waitNext int32
+	taskQueued   []bool         // by task id: queued, not run yet (task.go)
+	deferred     []deferredTask // the queued tasks, in submission order
 }
 
 type mstate uint8
@@ -219,6 +221,11 @@ func (m *machine) exec(n *node) (blocked bool, f *failure) {
 		if n.blocks > 1 {
 			return true, m.launchGrid(n)
 		}
+		if n.task != nil {
+			if queued, f := m.submitTask(n); queued || f != nil {
+				return false, f
+			}
+		}
 		return false, m.call(n)
 	case nFor:
 		return false, m.forLoop(n)
@@ -358,6 +365,14 @@ func (m *machine) checkArgs(n *node, fn *cfunc, args []val, syms map[string]int6
 			}
 			if t.dt != dt {
 				return m.fail(n, codeShape, "", "%s argument %s is %s, want %s", fn.f.Name, prm.Var.Name, t.dt, dt)
+			}
+			switch nt, fits := reshapeWindow(t, want); {
+			case !fits:
+				return m.fail(n, codeShape, "size the window buffer for the shape the kernel declares",
+					"%s argument %s is a view of %s, whose %d bytes the kernel would read as %s of %d bytes", fn.f.Name, prm.Var.Name, t.buf.name, t.buf.size, nt.what(), nt.nbytes())
+			case nt != nil:
+				args[i] = val{o: nt} // a window seen in the parameter's shape (domain.go)
+				continue
 			}
 			if got, ok := matchShape(shape, t.shape, syms); !ok {
 				return m.fail(n, codeShape, "", "%s argument %s has shape %v, want %s", fn.f.Name, prm.Var.Name, dims(t.shape), got)

@@ -45,6 +45,9 @@ type bufDesc struct {
 	name string
 	off  int // byte offset in each rank's window
 	size int // bytes requested (the padding after it is not part of it)
+	// domain lists the ranks of its communication domain, nil for the
+	// world (domain.go).
+	domain []int
 	// The pages of the bookkeeping of the signal cells of each rank's
 	// copy, by element, made when first touched (see lookupCell): flat[
 	// rank*npages + page] for a buffer of a few pages per rank, else

@@ -87,13 +87,14 @@ func (m *machine) execOp(n *node) (bool, *failure) {
 		m.s.emit(m, n, trace.Event{StartNs: m.clock / 1000, EndNs: m.clock / 1000})
 		return false, nil
 	case opCommCtx:
-		m.set(n, val{o: commCtx{}})
+		m.set(n, val{o: m.commCtxOf(n)})
 		m.s.emit(m, n, trace.Event{StartNs: m.clock / 1000, EndNs: m.clock / 1000})
 		return false, nil
 	case opRank, opNRanks:
-		v := int64(m.s.P)
-		if n.op == opRank {
-			v = int64(m.rank)
+		ctx, _ := m.eval(n.args[0]).o.(commCtx)
+		v, f := m.rankIn(n, ctx)
+		if f != nil {
+			return false, f
 		}
 		m.set(n, val{i: v})
 		m.s.emit(m, n, trace.Event{StartNs: m.clock / 1000, EndNs: m.clock / 1000})
@@ -102,6 +103,9 @@ func (m *machine) execOp(n *node) (bool, *failure) {
 		return false, m.notify(n)
 	case opWait:
 		return m.waitOp(n)
+	case ir.OpTaskDrain:
+		m.drain()
+		return false, nil
 	case opAlloc:
 		return false, m.alloc(n)
 	case opWindow:
@@ -159,8 +163,9 @@ func (m *machine) execOp(n *node) (bool, *failure) {
 // tupleVal is the value of tuple.make: a function's several results.
 type tupleVal []val
 
-// commCtx is the value of pld.get_comm_ctx: the whole world (pld-spec §5.3).
-type commCtx struct{}
+// commCtx is the value of pld.get_comm_ctx: the whole world (pld-spec
+// §5.3), or the ranks of its window's domain (domain.go).
+type commCtx struct{ domain []int }
 
 func (m *machine) set(n *node, v val) {
 	if n.res >= 0 {

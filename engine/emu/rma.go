@@ -70,6 +70,9 @@ func (m *machine) notify(n *node) *failure {
 		return f
 	}
 	p, f := m.peer(n, 1)
+	if f == nil {
+		p, f = m.inDomain(n, t, p)
+	}
 	if f != nil {
 		return f
 	}
@@ -187,6 +190,9 @@ func (m *machine) remoteLoad(n *node) *failure {
 		return f
 	}
 	p, f := m.peer(n, 1)
+	if f == nil {
+		p, f = m.inDomain(n, t, p)
+	}
 	if f != nil {
 		return f
 	}
@@ -228,6 +234,9 @@ func (m *machine) remoteStore(n *node) *failure {
 		return f
 	}
 	p, f := m.peer(n, 2)
+	if f == nil {
+		p, f = m.inDomain(n, t, p)
+	}
 	if f != nil {
 		return f
 	}
@@ -278,6 +287,9 @@ func (m *machine) putGet(n *node) *failure {
 			side = "dst"
 		}
 		return m.fail(n, codeShape, "pass the pld.DistributedTensor view of a window", "%s %s is a host tensor, want a window view", n.irop.Name, side)
+	}
+	if p, f = m.inDomain(n, win, p); f != nil {
+		return f
 	}
 	if dst.dt != src.dt {
 		return m.fail(n, codeShape, "", "%s copies %s src into %s dst", n.irop.Name, src.dt, dst.dt)

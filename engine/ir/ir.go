@@ -391,8 +391,12 @@ type Call struct {
 	Blocks int
 	Binds  []Bind
 	Result *Var
-	Span   Span
-	From   *Origin // set on statements a lowering pass emitted
+	// Task binds the call's task id (`with pl.at(...) as tid:`) and Deps
+	// are the task ids it must wait for (`deps=[tid]`); see task.go.
+	Task *Var
+	Deps []Operand
+	Span Span
+	From *Origin // set on statements a lowering pass emitted
 }
 
 // For is for Var in range(Start, Stop, Step): Body.

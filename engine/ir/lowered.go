@@ -84,6 +84,7 @@ var primitives = map[string]func(v *verifier, s *Op){
 	ViewOp:      verifyView,
 	TupleMakeOp: verifyTupleMake,
 	TupleGetOp:  verifyTupleGet,
+	TaskDrainOp: verifyTaskDrain,
 }
 
 // IsPrimitive reports whether op is one of the operations the IR defines

@@ -60,6 +60,8 @@ const (
 	OpTileCreate
 	OpRowSum
 	OpReshape
+	OpDeferWait
+	OpTaskDrain // the IR's own primitive TaskDrainOp
 	numOpKinds
 )
 
@@ -145,6 +147,9 @@ var opTable = [numOpKinds]OpInfo{
 		LevelHint: "use pld.world_size() at the host"},
 	OpNotify: {Name: "pld.system.notify", Category: CatNotify, Levels: inCore},
 	OpWait:   {Name: "pld.system.wait", Category: CatWait, Levels: inCore},
+	// A deferred completion condition (task.go): the waiter task ends, its
+	// task id completes when the cell reaches expected.
+	OpDeferWait: {Name: "pld.system.defer_wait", Category: CatWait, Levels: inCore},
 
 	// Windows (pld-spec §4.4).
 	OpAllocWindowBuffer: {Name: "pld.alloc_window_buffer", Aliases: []string{"pld.tensor.alloc_window_buffer"}, Category: CatSetup, Levels: hostOnly,
@@ -169,8 +174,9 @@ var opTable = [numOpKinds]OpInfo{
 
 	// The IR's own primitives, which only lowering passes emit
 	// (lowered.go verifies them).
-	OpView:     {Name: ViewOp, Category: CatCompute, Levels: inCore},
-	OpBlockIdx: {Name: BlockIdxOp, Category: CatCompute, Levels: inCore},
+	OpView:      {Name: ViewOp, Category: CatCompute, Levels: inCore},
+	OpBlockIdx:  {Name: BlockIdxOp, Category: CatCompute, Levels: inCore},
+	OpTaskDrain: {Name: TaskDrainOp, Category: CatSetup, Levels: []Level{Orchestration}},
 
 	// Tuples (PyPTO's MakeTuple and TupleGetItem): the checker emits
 	// tuple.make for `return a, b` and one tuple.get (attribute index)

@@ -173,7 +173,16 @@ func (pr *printer) stmt(depth int, s Stmt) {
 			}
 			call += g
 		}
+		if len(s.Deps) > 0 {
+			if len(s.Args) > 0 || s.Device != nil || s.Blocks > 1 {
+				call += ", "
+			}
+			call += "deps=[" + operands(s.Deps) + "]"
+		}
 		call += ")"
+		if s.Task != nil {
+			call += " as " + s.Task.Name
+		}
 		if len(s.Binds) > 0 {
 			call += " where "
 			for i, bd := range s.Binds {

@@ -327,6 +327,9 @@ func Identical(a, b Type) bool {
 	case *CommCtx:
 		_, ok := b.(*CommCtx)
 		return ok
+	case *TaskID:
+		_, ok := b.(*TaskID)
+		return ok
 	case *Ptr:
 		b, ok := b.(*Ptr)
 		return ok && a.Bytes == b.Bytes

@@ -310,6 +310,7 @@ func (v *verifier) call(s *Call, d defs) {
 	if s.Device != nil {
 		v.use(sp, s.Device, d)
 	}
+	v.taskCall(s, d)
 	c := s.Callee
 	if c == nil || !v.funcs[c] {
 		v.errorf(sp, "call of a function that is not in the program")
@@ -334,7 +335,7 @@ func (v *verifier) call(s *Call, d defs) {
 	} else {
 		for i, a := range s.Args {
 			want := c.Params[i].Var.Type
-			if t := TypeOf(a); !Compatible(want, t) {
+			if t := TypeOf(a); !Compatible(want, t) && !(v.fn.Level == Host && WindowReshapes(want, t)) {
 				v.errorf(sp, "argument %d of %s has type %s, want %s", i+1, c.Name, t, want)
 			}
 		}

@@ -114,7 +114,7 @@ func (c *cloner) stmt(s Stmt) Stmt {
 			callee = s.Callee
 		}
 		return &Call{Callee: callee, Args: c.ops(s.Args), Device: c.op(s.Device), Blocks: s.Blocks,
-			Binds: append([]Bind(nil), s.Binds...), Result: c.v(s.Result), Span: s.Span, From: s.From}
+			Binds: append([]Bind(nil), s.Binds...), Result: c.v(s.Result), Task: c.v(s.Task), Deps: c.ops(s.Deps), Span: s.Span, From: s.From}
 	case *For:
 		return &For{Var: c.v(s.Var), Start: c.op(s.Start), Stop: c.op(s.Stop), Step: c.op(s.Step), Body: c.block(s.Body), Span: s.Span, From: s.From}
 	case *If:

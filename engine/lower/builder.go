@@ -50,6 +50,7 @@ func newNamer(f *ir.Func) *namer {
 			note(s.Result)
 		case *ir.Call:
 			note(s.Result)
+			note(s.Task)
 		case *ir.For:
 			note(s.Var)
 		}

@@ -71,7 +71,9 @@ def driver(out: pl.Out[pl.Tensor[[4, 1, 8], pl.INT32]]):
         wrapper(out[r], device=5)  ### "E0107 device=5 is not a rank of this 4-rank program \(ranks 0..3\)"
         wrapper(out[r], device=r + 0)  ### "E0107 device= must be a constant rank or the loop variable"
         wrapper(out[r], device=r)
-    for q in pl.range(2):  ### "E0108 the dispatch loop dispatches 2 ranks, but the program runs on 4 ranks"
+    for q in pl.range(2):
+        wrapper(out[q], device=q)
+    for q in pl.range(0, 4, 2):  ### "E0248 device=q is the variable of a pl.range with step 2: PyPTO infers the devices of a dispatch from a unit-step range$"
         wrapper(out[q], device=q)
     wrapper(out[0], device=0)
 ---

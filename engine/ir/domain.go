@@ -1,0 +1,43 @@
+package ir
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Communication domains of window buffers dispatched to some ranks only
+// (engine/check/domains.go).
+
+// DomainAttr is the attribute of a pld.alloc_window_buffer whose views are
+// dispatched to some ranks only: the ranks of its communication domain, in
+// order (an IntsAttr). A peer of such a window is an index into the list.
+const DomainAttr = "domain"
+
+// IntsAttr is a list of integers: a domain's ranks.
+type IntsAttr []int64
+
+func (IntsAttr) isAttr() {}
+
+func (a IntsAttr) String() string {
+	parts := make([]string, len(a))
+	for i, v := range a {
+		parts[i] = strconv.FormatInt(v, 10)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// WindowReshapes reports whether a window of type got may be passed to a
+// host dispatch's parameter of type want in another shape: both static
+// pld.DistributedTensors of one dtype. PyPTO passes the window's buffer,
+// which the kernel reads in its own shape; the checker holds the rule that
+// the parameter fits in the buffer (it knows the buffer's size).
+func WindowReshapes(want, got Type) bool {
+	w, ok1 := want.(*DistributedTensor)
+	g, ok2 := got.(*DistributedTensor)
+	if !ok1 || !ok2 || w.DType != g.DType || w.Shape.Equal(g.Shape) {
+		return false
+	}
+	_, okw := w.Shape.NumElems()
+	_, okg := g.Shape.NumElems()
+	return okw && okg
+}
