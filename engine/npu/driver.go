@@ -28,7 +28,7 @@ var (
 		"pypto/runtime/runner.py:RunConfig": {"platform", "distributed_config", "enable_chip_swimlane", "enable_dep_gen",
 			"enable_scope_stats", "save_kernels", "save_kernels_dir"},
 		"pypto/ir/distributed_compiled_program.py:DistributedConfig": {"device_ids", "num_sub_workers"},
-		"pypto/ir/compile.py:compile":                                {"output_dir", "platform", "distributed_config"},
+		"pypto/ir/compile.py:compile":                                {"output_dir", "platform", "distributed_config", "skip_ptoas"},
 	}
 	// UpstreamAttributes are attributes the driver reads off PyPTO's
 	// objects, by the file that defines them.
