@@ -107,6 +107,7 @@ func covers(k, e accessKind) bool {
 type vclock struct {
 	v    []uint32
 	refs int32
+	id   uint32 // its index in detector.vcs once a cell holds it; 0 before
 }
 
 // hbThread is a machine's happens-before state.
@@ -195,8 +196,15 @@ func (d *detector) drop(v *vclock) {
 	if v == nil {
 		return
 	}
-	if v.refs--; v.refs == 0 && len(d.pool) < vclockPoolMax {
-		d.pool = append(d.pool, v)
+	if v.refs--; v.refs > 0 {
+		return
+	}
+	if len(d.pool) < vclockPoolMax {
+		d.pool = append(d.pool, v) // a pooled vclock keeps its id
+	} else if v.id != 0 {
+		d.vcs[v.id] = nil
+		d.freeIDs = append(d.freeIDs, v.id)
+		v.id = 0
 	}
 }
 
@@ -314,6 +322,11 @@ type detector struct {
 	siteCache [][2]uint32
 	snapBuf   []hbSnap
 	accBuf    []cellAcc
+	// vcs names the vclocks cells hold by id (vcID), freeIDs the ids of
+	// those let go of; more is the overflow of the cells that have one.
+	vcs     []*vclock
+	freeIDs []uint32
+	more    map[*cellRace]*raceMore
 	// fork is the clock the ranks of the current dispatch start on, shared
 	// by all of them; forkOwn is the host's epoch it was made at.
 	fork    *vclock

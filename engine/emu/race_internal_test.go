@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"pldworkbench/engine/ir"
 )
@@ -363,5 +365,33 @@ func TestClocksMatchModel(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCellStateCompact keeps a signal cell's detector state at 40 bytes
+// without a pointer: a barrier at P = 4096 has 16.7 million of them, and a
+// pointer would have the garbage collector scan every one.
+func TestCellStateCompact(t *testing.T) {
+	if got := unsafe.Sizeof(cellRace{}); got != 40 {
+		t.Errorf("cellRace is %d bytes, want 40", got)
+	}
+	var hasPtr func(reflect.Type) bool
+	hasPtr = func(ty reflect.Type) bool {
+		switch ty.Kind() {
+		case reflect.Struct:
+			for i := 0; i < ty.NumField(); i++ {
+				if hasPtr(ty.Field(i).Type) {
+					return true
+				}
+			}
+			return false
+		case reflect.Array:
+			return hasPtr(ty.Elem())
+		}
+		return ty.Kind() == reflect.Pointer || ty.Kind() == reflect.Slice || ty.Kind() == reflect.Map ||
+			ty.Kind() == reflect.String || ty.Kind() == reflect.Interface || ty.Kind() == reflect.Func || ty.Kind() == reflect.Chan
+	}
+	if hasPtr(reflect.TypeOf(cellRace{})) {
+		t.Error("cellRace holds a pointer")
 	}
 }
