@@ -152,8 +152,10 @@ func (d *detector) state(s *sim, sh *shadow, x, size, bufSize int) *cellRace {
 	}
 	if rc.gen&^raceOverflow != d.gen {
 		d.dropSnaps(rc)
-		d.setAccs(rc, nil)
-		rc.gen = rc.gen&raceOverflow | d.gen
+		if rc.gen&raceOverflow != 0 {
+			d.setAccs(rc, nil)
+		}
+		*rc = cellRace{gen: rc.gen&raceOverflow | d.gen}
 	}
 	return rc
 }
@@ -262,6 +264,11 @@ func (d *detector) setAccs(c *cellRace, list []cellAcc) {
 func (d *detector) dropSnaps(c *cellRace) {
 	if c.hb.base == 0 {
 		return // the overflow holds clocks only past the inline one
+	}
+	if c.gen&raceOverflow == 0 {
+		d.drop(d.vcs[c.hb.base])
+		c.hb = cellClock{}
+		return
 	}
 	for _, sn := range d.snaps(c, d.snapBuf) {
 		d.drop(sn.base)
