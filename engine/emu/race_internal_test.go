@@ -395,3 +395,40 @@ func TestCellStateCompact(t *testing.T) {
 		t.Error("cellRace holds a pointer")
 	}
 }
+
+// TestVclockIDs checks the ids cells name clocks by: a vclock let go of
+// past the pool's bound gives its id back, and the next vclock a cell
+// holds reuses it, so the id table stays as large as the clocks alive.
+func TestVclockIDs(t *testing.T) {
+	d := &detector{}
+	n := vclockPoolMax + 10
+	vs := make([]*vclock, n)
+	for i := range vs {
+		vs[i] = d.alloc(3)
+		if id := d.vcID(vs[i]); id != uint32(i+1) || d.vcs[id] != vs[i] {
+			t.Fatalf("vclock %d got id %d", i, id)
+		}
+	}
+	for _, v := range vs {
+		d.drop(v)
+	}
+	if len(d.pool) != vclockPoolMax || len(d.freeIDs) != 10 {
+		t.Fatalf("pool %d, free ids %d; want %d and 10", len(d.pool), len(d.freeIDs), vclockPoolMax)
+	}
+	for _, v := range vs[vclockPoolMax:] {
+		if v.id != 0 {
+			t.Errorf("a vclock let go of keeps id %d", v.id)
+		}
+	}
+	for _, v := range d.pool {
+		if d.vcs[v.id] != v {
+			t.Errorf("pooled vclock lost its id %d", v.id)
+		}
+	}
+	d.pool = nil
+	v := d.alloc(3)
+	id := d.vcID(v)
+	if id == 0 || id > uint32(n) || d.vcs[id] != v || len(d.freeIDs) != 9 {
+		t.Errorf("a new vclock got id %d (table %d, free %d), want a reused one", id, len(d.vcs), len(d.freeIDs))
+	}
+}
