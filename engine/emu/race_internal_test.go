@@ -297,6 +297,7 @@ func TestRaceMessages(t *testing.T) {
 func TestClocksMatchModel(t *testing.T) {
 	const threads, cells = 5, 3
 	rng := rand.New(rand.NewPCG(3, 4))
+	copies := 0
 	for round := 0; round < 300; round++ {
 		d := &detector{}
 		zero := &vclock{v: make([]uint32, threads), refs: threads}
@@ -365,7 +366,12 @@ func TestClocksMatchModel(t *testing.T) {
 				}
 			}
 		}
+		copies += d.copyJoins
 	}
+	if copies == 0 {
+		t.Error("no join was a copy: the lineage path went untested")
+	}
+	t.Logf("%d joins were copies", copies)
 }
 
 // TestCellStateCompact keeps a signal cell's detector state at 40 bytes
@@ -431,4 +437,87 @@ func TestVclockIDs(t *testing.T) {
 	if id == 0 || id > uint32(n) || d.vcs[id] != v || len(d.freeIDs) != 9 {
 		t.Errorf("a new vclock got id %d (table %d, free %d), want a reused one", id, len(d.vcs), len(d.freeIDs))
 	}
+}
+
+// TestClocksMatchModelRing is TestClocksMatchModel with ring-shaped
+// traffic, where most joins take the copy path (joinCopy): thread i
+// notifies thread i+1's cell and waits on its own, with random direct
+// joins and accesses mixed in, and every clock must be the model's.
+func TestClocksMatchModelRing(t *testing.T) {
+	const threads = 6
+	rng := rand.New(rand.NewPCG(5, 6))
+	copies := 0
+	for round := 0; round < 1000; round++ {
+		d := &detector{}
+		zero := &vclock{v: make([]uint32, threads), refs: threads}
+		ms := make([]*machine, threads)
+		model := make([][]uint32, threads)
+		for i := range ms {
+			ms[i] = &machine{hb: hbThread{tid: int32(i), own: 1, base: zero}}
+			model[i] = make([]uint32, threads)
+		}
+		cs := make([]cellRace, threads) // cell i is waited on by thread i
+		cellModel := make([]map[int32][]uint32, threads)
+		for i := range cellModel {
+			cellModel[i] = map[int32][]uint32{}
+		}
+		full := func(i int) []uint32 {
+			v := slices.Clone(model[i])
+			v[i] = ms[i].hb.own
+			return v
+		}
+		joinModel := func(i int, v []uint32) {
+			for j := range v {
+				if j != i {
+					model[i][j] = max(model[i][j], v[j])
+				}
+			}
+		}
+		for step := 0; step < 120; step++ {
+			i := rng.IntN(threads)
+			h := &ms[i].hb
+			switch r := rng.IntN(20); {
+			case r < 9: // notify the right neighbour
+				c := (i + 1) % threads
+				set := rng.IntN(3) == 0
+				d.release(ms[i], &cs[c], set)
+				if set {
+					clear(cellModel[c])
+				}
+				cellModel[c][int32(i)] = full(i)
+			case r < 17: // wait on the own cell
+				h.advance()
+				d.acquire(ms[i], &cs[i])
+				for _, v := range cellModel[i] {
+					joinModel(i, v)
+				}
+				clear(cellModel[i])
+			case r < 18:
+				h.epoch()
+			default:
+				j := rng.IntN(threads)
+				if j == i {
+					continue
+				}
+				v := full(j)
+				d.join(h, ms[j].hb.view())
+				joinModel(i, v)
+			}
+			for a := range ms {
+				for b := 0; b < threads; b++ {
+					if b == a {
+						continue
+					}
+					if got, want := ms[a].hb.at(int32(b)), model[a][b]; got != want {
+						t.Fatalf("round %d step %d: thread %d knows thread %d at %d, the model says %d", round, step, a, b, got, want)
+					}
+				}
+			}
+		}
+		copies += d.copyJoins
+	}
+	if copies < 1000 {
+		t.Errorf("only %d joins were copies: the lineage path is barely tested", copies)
+	}
+	t.Logf("%d joins were copies", copies)
 }
