@@ -47,7 +47,10 @@ import "slices"
 // not one per cell. Joins that do learn much stay O(P): a ring's round
 // learns an epoch of every rank before it, so its 2(P-1) rounds cost
 // O(P²) per rank, as with tree clocks (Mathur et al., ASPLOS 2022), whose
-// sublinear joins need sparse changes.
+// sublinear joins need sparse changes. But a ring's rank learns only
+// through its left neighbour, whose clock then dominates its own but for
+// two entries; vclocks record what they were made from, so such a join
+// is a copy of the neighbour's vector (joinCopy), not a maximum of two.
 //
 // Accesses are epochs too: a shadow segment (shadow.go) holds at most one
 // entry per thread and kind — a write epoch, or read epochs that grow to
