@@ -2,6 +2,7 @@ package emu_test
 
 import (
 	"context"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -17,7 +18,8 @@ import (
 // median of on/off over the iterations as its "slowdown" metric, so the
 // ratio comes from one process under one machine load, and the median
 // ratio of their CPU times (user and system, every thread) as
-// "cpuslowdown", which a loaded machine disturbs far less:
+// "cpuslowdown", which a loaded machine disturbs less. There every run
+// starts on a collected heap, so neither pays for the other's garbage:
 //
 //	go test ./engine/emu/ -run '^$' -bench RaceDetector -benchtime 5x
 func BenchmarkRaceDetector(b *testing.B) {
@@ -35,11 +37,15 @@ func BenchmarkRaceDetector(b *testing.B) {
 		var prog *ir.Program
 		var in map[string]*emu.Tensor
 		var lastCPU time.Duration // the CPU time of the last run
+		collect := false          // collect the heap before each run (slowdown)
 		once := func(b *testing.B, off bool) time.Duration {
 			if prog == nil {
 				prog = benchProgram(b, bc.file, bc.entry, bc.ranks)
 				in = fill(prog, "randn", 1)
 				b.ResetTimer()
+			}
+			if collect {
+				runtime.GC() // the last run's garbage is collected outside this one
 			}
 			start, cpu := time.Now(), cpuTime()
 			res := emu.Run(context.Background(), prog, emu.Options{Inputs: in, NoRaces: off})
@@ -62,6 +68,8 @@ func BenchmarkRaceDetector(b *testing.B) {
 		b.Run(bc.name+"/slowdown", func(b *testing.B) {
 			once(b, false) // warm the heap: the first 4 MiB runs fault in their pages
 			once(b, true)
+			collect = true
+			defer func() { collect = false }()
 			b.ResetTimer()
 			ratios := make([]float64, 0, b.N)
 			var cpuRatios []float64
