@@ -221,6 +221,7 @@ func (d *detector) drop(v *vclock) {
 	if v.refs--; v.refs > 0 {
 		return
 	}
+	v.parent = nil // a dead vclock keeps no chain of its ancestors alive
 	if len(d.pool) < vclockPoolMax {
 		d.pool = append(d.pool, v) // a pooled vclock keeps its id
 	} else if v.id != 0 {
