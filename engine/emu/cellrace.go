@@ -16,21 +16,34 @@ import (
 // So a barrier's P² cells cost no segment and no insert, and a signal
 // window that only notify and wait touch has no segments at all.
 //
-// A cell's state is one cache line (64 bytes), in an array per shadow
-// indexed by cell: the usual single notifier's clock and two accesses (its
-// notify and the wait) inline, anything beyond in an overflow a few
-// counters and many-notifier cells need. The scheduler's cells know
-// nothing of it.
+// A cell's state is 40 bytes without a pointer, in an array per shadow
+// indexed by cell: the usual single notifier's clock (its base named by
+// the vclock's id) and two accesses (its notify and the wait) inline,
+// anything beyond in an overflow (detector.more) a few counters and
+// many-notifier cells need. Without pointers the arrays, 671 MB for the
+// 16.7 million cells of a barrier at P = 4096, are not scanned by the
+// garbage collector, and a rank's P-1 waits walk 40-byte strides. The
+// scheduler's cells know nothing of it.
 
 // cellRace is the race detector's state of a signal cell, from dispatch
 // gen: the clocks of the notifies a wait on it acquires, and its atomic
 // accesses.
 type cellRace struct {
-	hb0      hbSnap     // the first clock
-	acc      [2]cellAcc // the first accesses
-	gen      uint32
-	nhb, nac uint8
-	more     *raceMore // the clocks and accesses past the inline ones
+	// gen is the dispatch the state is from; its top bit (raceOverflow) says
+	// detector.more holds the clocks and accesses past the inline ones.
+	gen uint32
+	hb  cellClock  // the first clock (base 0: none)
+	acc [2]cellAcc // the first accesses (sk 0: none)
+}
+
+// raceOverflow marks a cell with an overflow in cellRace.gen.
+const raceOverflow = 1 << 31
+
+// cellClock is an hbSnap whose base is a vclock id (detector.vcs).
+type cellClock struct {
+	tid  int32
+	own  uint32
+	base uint32
 }
 
 // raceMore is a cell's overflow.
@@ -40,16 +53,19 @@ type raceMore struct {
 }
 
 // cellAcc is an atomic access to a cell: entry without its node and view,
-// which site names (detector.sites).
+// which site names (detector.sites); sk is the site id times four plus
+// the kind.
 type cellAcc struct {
-	tid  int32
-	clk  uint32
-	site uint32
-	kind accessKind
+	tid int32
+	clk uint32
+	sk  uint32
 }
 
+func (a cellAcc) kind() accessKind { return accessKind(a.sk & 3) }
+func (a cellAcc) site() uint32     { return a.sk >> 2 }
+
 // site is the node and view of cell accesses, interned so that a cell's
-// access costs 16 bytes rather than 32.
+// access costs 12 bytes rather than 32.
 type site struct {
 	n    *node
 	view *tref
@@ -81,8 +97,26 @@ func (d *detector) siteOf(tid int32, n *node, t *tref) uint32 {
 }
 
 func (d *detector) entryOf(a cellAcc) entry {
-	s := d.sites[a.site]
-	return entry{tid: a.tid, clk: a.clk, kind: a.kind, n: s.n, view: s.view}
+	s := d.sites[a.site()]
+	return entry{tid: a.tid, clk: a.clk, kind: a.kind(), n: s.n, view: s.view}
+}
+
+// vcID returns v's id, giving it one on first use.
+func (d *detector) vcID(v *vclock) uint32 {
+	if v.id != 0 {
+		return v.id
+	}
+	if k := len(d.freeIDs); k > 0 {
+		v.id, d.freeIDs = d.freeIDs[k-1], d.freeIDs[:k-1]
+		d.vcs[v.id] = v
+		return v.id
+	}
+	if len(d.vcs) == 0 {
+		d.vcs = append(d.vcs, nil) // id 0 is no clock
+	}
+	v.id = uint32(len(d.vcs))
+	d.vcs = append(d.vcs, v)
+	return v.id
 }
 
 // maxCellSlots bounds the state array of one shadow: a signal window of
@@ -116,10 +150,12 @@ func (d *detector) state(s *sim, sh *shadow, x, size, bufSize int) *cellRace {
 			sh.odd[x] = rc
 		}
 	}
-	if rc.gen != d.gen {
+	if rc.gen&^raceOverflow != d.gen {
 		d.dropSnaps(rc)
-		rc.setAccs(nil)
-		rc.gen = d.gen
+		if rc.gen&raceOverflow != 0 {
+			d.setAccs(rc, nil)
+		}
+		*rc = cellRace{gen: rc.gen&raceOverflow | d.gen}
 	}
 	return rc
 }
@@ -132,68 +168,112 @@ func (d *detector) stateAt(sh *shadow, x int) *cellRace {
 	} else if sh.odd != nil {
 		rc = sh.odd[x]
 	}
-	if rc == nil || rc.gen != d.gen {
+	if rc == nil || rc.gen&^raceOverflow != d.gen {
 		return nil
 	}
 	return rc
 }
 
-// snaps returns the cell's clocks in buf.
-func (c *cellRace) snaps(buf []hbSnap) []hbSnap {
-	buf = buf[:0]
-	if c.nhb > 0 {
-		buf = append(buf, c.hb0)
+// clockOf is sn as a cell keeps it.
+func (d *detector) clockOf(sn hbSnap) cellClock {
+	return cellClock{tid: sn.tid, own: sn.own, base: d.vcID(sn.base)}
+}
+
+// snapOf is the hbSnap a cell keeps as cc.
+func (d *detector) snapOf(cc cellClock) hbSnap {
+	return hbSnap{tid: cc.tid, own: cc.own, base: d.vcs[cc.base]}
+}
+
+// moreOf returns c's overflow, made when make is set (else nil if none).
+func (d *detector) moreOf(c *cellRace, make bool) *raceMore {
+	if c.gen&raceOverflow != 0 {
+		return d.more[c]
 	}
-	if c.more != nil {
-		buf = append(buf, c.more.hb...)
+	if !make {
+		return nil
+	}
+	if d.more == nil {
+		d.more = map[*cellRace]*raceMore{}
+	}
+	mo := &raceMore{}
+	d.more[c] = mo
+	c.gen |= raceOverflow
+	return mo
+}
+
+// tidyMore lets go of c's overflow once it holds nothing, so the cell is
+// back on the inline paths.
+func (d *detector) tidyMore(c *cellRace, mo *raceMore) {
+	if mo != nil && len(mo.hb) == 0 && len(mo.acc) == 0 {
+		delete(d.more, c)
+		c.gen &^= raceOverflow
+	}
+}
+
+// snaps returns the cell's clocks in buf.
+func (d *detector) snaps(c *cellRace, buf []hbSnap) []hbSnap {
+	buf = buf[:0]
+	if c.hb.base != 0 {
+		buf = append(buf, d.snapOf(c.hb))
+	}
+	if mo := d.moreOf(c, false); mo != nil {
+		buf = append(buf, mo.hb...)
 	}
 	return buf
 }
 
 // setSnaps makes list the cell's clocks (the holds move with them).
-func (c *cellRace) setSnaps(list []hbSnap) {
-	c.nhb, c.hb0 = 0, hbSnap{}
+func (d *detector) setSnaps(c *cellRace, list []hbSnap) {
+	c.hb = cellClock{}
 	if len(list) > 0 {
-		c.nhb, c.hb0, list = 1, list[0], list[1:]
+		c.hb, list = d.clockOf(list[0]), list[1:]
 	}
-	if len(list) > 0 || c.more != nil && len(c.more.hb) > 0 {
-		if c.more == nil {
-			c.more = &raceMore{}
-		}
-		clear(c.more.hb)
-		c.more.hb = append(c.more.hb[:0], list...)
+	mo := d.moreOf(c, len(list) > 0)
+	if mo != nil {
+		clear(mo.hb)
+		mo.hb = append(mo.hb[:0], list...)
+		d.tidyMore(c, mo)
 	}
 }
 
 // accs returns the cell's accesses in buf.
-func (c *cellRace) accs(buf []cellAcc) []cellAcc {
-	buf = append(buf[:0], c.acc[:min(int(c.nac), 2)]...)
-	if c.more != nil {
-		buf = append(buf, c.more.acc...)
+func (d *detector) accs(c *cellRace, buf []cellAcc) []cellAcc {
+	buf = buf[:0]
+	for _, a := range c.acc {
+		if a.sk != 0 {
+			buf = append(buf, a)
+		}
+	}
+	if mo := d.moreOf(c, false); mo != nil {
+		buf = append(buf, mo.acc...)
 	}
 	return buf
 }
 
 // setAccs makes list the cell's accesses.
-func (c *cellRace) setAccs(list []cellAcc) {
-	c.nac = uint8(copy(c.acc[:], list))
-	list = list[c.nac:]
-	if len(list) > 0 || c.more != nil && len(c.more.acc) > 0 {
-		if c.more == nil {
-			c.more = &raceMore{}
-		}
-		c.more.acc = append(c.more.acc[:0], list...)
+func (d *detector) setAccs(c *cellRace, list []cellAcc) {
+	c.acc = [2]cellAcc{}
+	list = list[copy(c.acc[:], list):]
+	mo := d.moreOf(c, len(list) > 0)
+	if mo != nil {
+		mo.acc = append(mo.acc[:0], list...)
+		d.tidyMore(c, mo)
 	}
 }
 
 func (d *detector) dropSnaps(c *cellRace) {
-	if c.nhb == 0 && c.more == nil {
+	if c.hb.base == 0 {
+		return // the overflow holds clocks only past the inline one
+	}
+	if c.gen&raceOverflow == 0 {
+		d.drop(d.vcs[c.hb.base])
+		c.hb = cellClock{}
 		return
 	}
-	for _, sn := range c.snaps(d.snapBuf) {
+	for _, sn := range d.snaps(c, d.snapBuf) {
 		d.drop(sn.base)
 	}
-	c.setSnaps(nil)
+	d.setSnaps(c, nil)
 }
 
 // release records a notify by m on cell c: a Set replaces the clocks the
@@ -203,21 +283,21 @@ func (d *detector) release(m *machine, c *cellRace, set bool) {
 	if set {
 		d.dropSnaps(c)
 	}
-	if c.nhb == 0 && c.more == nil {
-		c.nhb, c.hb0 = 1, sn
+	if c.hb.base == 0 {
+		c.hb = d.clockOf(sn)
 		return
 	}
-	list := c.snaps(d.snapBuf)
+	list := d.snaps(c, d.snapBuf)
 	d.snapBuf = list
 	for i := range list {
 		if list[i].tid == sn.tid {
 			d.drop(list[i].base)
 			list[i] = sn
-			c.setSnaps(list)
+			d.setSnaps(c, list)
 			return
 		}
 	}
-	c.setSnaps(append(list, sn))
+	d.setSnaps(c, append(list, sn))
 }
 
 // acquire orders m after every notify cell c holds: the wait m is in has
@@ -227,13 +307,16 @@ func (d *detector) release(m *machine, c *cellRace, set bool) {
 // by that thread or by a block it forks afterwards, which know them
 // already, so the cell lets them go.
 func (d *detector) acquire(m *machine, c *cellRace) {
+	if c.hb.base == 0 {
+		return
+	}
 	h := &m.hb
-	if c.nhb == 1 && c.more == nil {
-		if sn := c.hb0; sn.tid != h.tid && sn.own > h.at(sn.tid) {
-			d.join(h, sn)
+	if c.gen&raceOverflow == 0 {
+		if sn := c.hb; sn.tid != h.tid && sn.own > h.at(sn.tid) {
+			d.join(h, d.snapOf(sn))
 		}
 	} else {
-		for _, sn := range c.snaps(d.snapBuf) {
+		for _, sn := range d.snaps(c, d.snapBuf) {
 			if sn.tid != h.tid && sn.own > h.at(sn.tid) {
 				d.join(h, sn)
 			}
@@ -260,26 +343,25 @@ func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, k acces
 		sh.clocks = true
 	}
 	h := &m.hb
-	cur := cellAcc{tid: h.tid, clk: h.epoch(), site: d.siteOf(h.tid, n, t), kind: k}
+	cur := cellAcc{tid: h.tid, clk: h.epoch(), sk: d.siteOf(h.tid, n, t)<<2 | uint32(k)}
 	if sh.n() > 0 {
 		e := d.entryOf(cur)
 		sh.check(lo, hi, e, h, func(a entry, lo, hi int) { d.report(sk, a, e, lo, hi) })
 	}
-	if c.more == nil && (c.nac == 0 || c.nac == 1 && !(c.acc[0].tid == cur.tid && covers(k, c.acc[0].kind))) {
-		c.acc[c.nac] = cur
-		c.nac++
+	if c.gen&raceOverflow == 0 && (c.acc[0].sk == 0 || c.acc[1].sk == 0 && !(c.acc[0].tid == cur.tid && covers(k, c.acc[0].kind()))) {
+		c.acc[min(c.acc[0].sk, 1)] = cur
 	} else {
-		list := c.accs(d.accBuf)
+		list := d.accs(c, d.accBuf)
 		kept := list[:0]
 		for _, e := range list {
-			if e.tid == cur.tid && covers(k, e.kind) {
+			if e.tid == cur.tid && covers(k, e.kind()) {
 				continue
 			}
 			kept = append(kept, e)
 		}
 		kept = append(kept, cur)
 		d.accBuf = kept
-		c.setAccs(kept)
+		d.setAccs(c, kept)
 	}
 	if sh.cellHi <= sh.cellLo {
 		sh.cellLo, sh.cellHi = lo, hi
@@ -315,29 +397,29 @@ func (d *detector) plainOnCells(m *machine, key shadowKey, sh *shadow, lo, hi in
 		if c == nil {
 			continue
 		}
-		list := c.accs(d.accBuf)
+		list := d.accs(c, d.accBuf)
 		d.accBuf = list
 		if len(list) == 0 {
 			continue
 		}
 		for _, a := range list {
-			if a.tid != cur.tid && conflicts(a.kind, cur.kind) && a.clk > h.at(a.tid) {
+			if a.tid != cur.tid && conflicts(a.kind(), cur.kind) && a.clk > h.at(a.tid) {
 				e := d.entryOf(a)
 				d.report(key, e, cur, x, x+e.view.dt.Bytes())
 			}
 		}
 		if cur.kind == accWrite {
-			c.setAccs(nil)
+			d.setAccs(c, nil)
 			continue
 		}
 		kept := list[:0]
 		for _, a := range list {
-			if a.tid == cur.tid && covers(cur.kind, a.kind) {
+			if a.tid == cur.tid && covers(cur.kind, a.kind()) {
 				continue
 			}
 			kept = append(kept, a)
 		}
-		c.setAccs(kept)
+		d.setAccs(c, kept)
 	}
 }
 
@@ -351,7 +433,7 @@ func (d *detector) dropClocks(sh *shadow) {
 	}
 	sh.clocks = false
 	for i := range sh.cells {
-		if c := &sh.cells[i]; c.nhb > 0 || c.more != nil {
+		if c := &sh.cells[i]; c.hb.base != 0 {
 			d.dropSnaps(c)
 		}
 	}

@@ -47,7 +47,10 @@ import "slices"
 // not one per cell. Joins that do learn much stay O(P): a ring's round
 // learns an epoch of every rank before it, so its 2(P-1) rounds cost
 // O(P²) per rank, as with tree clocks (Mathur et al., ASPLOS 2022), whose
-// sublinear joins need sparse changes.
+// sublinear joins need sparse changes. But a ring's rank learns only
+// through its left neighbour, whose clock then dominates its own but for
+// two entries; vclocks record what they were made from, so such a join
+// is a copy of the neighbour's vector (joinCopy), not a maximum of two.
 //
 // Accesses are epochs too: a shadow segment (shadow.go) holds at most one
 // entry per thread and kind — a write epoch, or read epochs that grow to
@@ -104,9 +107,19 @@ func covers(k, e accessKind) bool {
 // ranks, which publishes a clock every round, keeps only the clocks its
 // pending notifies hold (O(P) of them) rather than one per cell (P² for
 // P = 1024 ranks and 2(P-1) rounds: the 6 GiB that killed it).
+//
+// A vclock's entries only grow while it lives (until it returns to the
+// pool); ver changes with every write, and parent, at version pver, is a
+// vclock it was made from and so dominates. That lineage lets a ring's
+// join, which learns an epoch of every rank each round, copy the left
+// neighbour's clock instead of taking the maximum of two (see join).
 type vclock struct {
-	v    []uint32
-	refs int32
+	v      []uint32
+	refs   int32
+	id     uint32 // its index in detector.vcs once a cell holds it; 0 before
+	ver    uint64
+	parent *vclock
+	pver   uint64
 }
 
 // hbThread is a machine's happens-before state.
@@ -123,6 +136,16 @@ type hbThread struct {
 	// dispatch start on one shared vclock, so in a barrier every wait's
 	// join is O(1) instead of O(P).
 	from *vclock
+	// sub, at version subVer, is a vclock base is dominated by except in
+	// the entries of tid and subTid (base was copied from it and changed
+	// only there since), or nil; the thread holds it. A snapshot of thread
+	// subTid whose base descends from sub (dominates) then knows all base
+	// knows but those two entries, so the join is a copy: in a ring each
+	// rank learns only through its left neighbour, whose every new clock
+	// descends from the one it published a round before.
+	sub    *vclock
+	subVer uint64
+	subTid int32
 	// released says own has been handed out, so the next access or change
 	// moves to a new epoch.
 	released bool
@@ -195,8 +218,16 @@ func (d *detector) drop(v *vclock) {
 	if v == nil {
 		return
 	}
-	if v.refs--; v.refs == 0 && len(d.pool) < vclockPoolMax {
-		d.pool = append(d.pool, v)
+	if v.refs--; v.refs > 0 {
+		return
+	}
+	v.parent = nil // a dead vclock keeps no chain of its ancestors alive
+	if len(d.pool) < vclockPoolMax {
+		d.pool = append(d.pool, v) // a pooled vclock keeps its id
+	} else if v.id != 0 {
+		d.vcs[v.id] = nil
+		d.freeIDs = append(d.freeIDs, v.id)
+		v.id = 0
 	}
 }
 
@@ -214,7 +245,46 @@ func (d *detector) alloc(n int) *vclock {
 		v.v = v.v[:n]
 	}
 	v.refs = 1
+	v.parent = nil
+	d.bump(v)
 	return v
+}
+
+// bump gives v a new version: it was just written.
+func (d *detector) bump(v *vclock) {
+	d.ver++
+	v.ver = d.ver
+}
+
+// descends reports whether y dominates x at version xver: y is x, or was
+// made from it, or from a vclock made from it, and x has not changed
+// since.
+func descends(y, x *vclock, xver uint64) bool {
+	if x.ver != xver {
+		return false
+	}
+	if y == x {
+		return true
+	}
+	if p := y.parent; p == x {
+		return y.pver == xver
+	} else if p != nil && p.parent == x {
+		return y.pver == p.ver && p.pver == xver
+	}
+	return false
+}
+
+// setSub makes v (at its version, held once more) h's sub for thread tid.
+func (d *detector) setSub(h *hbThread, v *vclock, tid int32) {
+	v.refs++
+	d.drop(h.sub)
+	h.sub, h.subVer, h.subTid = v, v.ver, tid
+}
+
+// clearSub forgets h's sub.
+func (d *detector) clearSub(h *hbThread) {
+	d.drop(h.sub)
+	h.sub = nil
 }
 
 // clone returns a new vclock, held once, with src's entries and room for
@@ -223,6 +293,7 @@ func (d *detector) clone(src *vclock, n int) *vclock {
 	v := d.alloc(max(n, len(src.v)))
 	copy(v.v, src.v)
 	clear(v.v[len(src.v):])
+	v.parent, v.pver = src, src.ver
 	return v
 }
 
@@ -237,13 +308,17 @@ func (d *detector) writable(h *hbThread, n int) {
 	}
 	if len(h.base.v) < n {
 		h.base.v = append(h.base.v, make([]uint32, n-len(h.base.v))...)
+		d.bump(h.base)
 	}
 }
 
 // join makes h ordered after everything sn is ordered after.
 func (d *detector) join(h *hbThread, sn hbSnap) {
 	h.advance()
-	if sn.base != h.base && sn.base != h.from {
+	if h.sub != nil && sn.tid == h.subTid && sn.base != h.base && sn.base != h.from && descends(sn.base, h.sub, h.subVer) {
+		d.joinCopy(h, sn)
+	} else if sn.base != h.base && sn.base != h.from {
+		d.clearSub(h)
 		src := sn.base.v
 		if h.base.refs > 1 {
 			// Copy-on-write and the join in one pass: a ring's rank joins
@@ -255,6 +330,7 @@ func (d *detector) join(h *hbThread, sn hbSnap) {
 			maxInto(v.v[:n], old.v[:n], src[:n])
 			copy(v.v[n:], old.v[n:])
 			copy(v.v[n:], src[n:])
+			v.parent, v.pver = old, old.ver
 			h.base = v
 			d.drop(h.from)
 			h.from = old // h's hold on old moves here
@@ -262,12 +338,67 @@ func (d *detector) join(h *hbThread, sn hbSnap) {
 			d.writable(h, len(src))
 			hv := h.base.v[:len(src)]
 			maxInto(hv, hv, src)
+			d.bump(h.base)
 		}
 	}
 	if sn.tid != h.tid && sn.own > h.at(sn.tid) {
-		d.writable(h, int(sn.tid)+1)
+		if old := h.base; old.refs > 1 {
+			// The clone is old but for this entry.
+			d.writable(h, int(sn.tid)+1)
+			d.setSub(h, old, sn.tid)
+		} else {
+			d.writable(h, int(sn.tid)+1)
+			if sn.tid != h.subTid {
+				d.clearSub(h)
+			}
+		}
 		h.base.v[sn.tid] = sn.own
+		d.bump(h.base)
 	}
+}
+
+// joinCopy is join when sn's base dominates h's sub and sn is of thread
+// h.subTid: everything h's base knows, sn's does, but in the entries of
+// h.tid and sn.tid, so the new base is a copy of sn's with those two
+// entries kept at their maximum (its entries only grow). A copy is the
+// memmove of one vector, where the maximum reads two and writes a third.
+func (d *detector) joinCopy(h *hbThread, sn hbSnap) {
+	d.copyJoins++
+	old, src := h.base, sn.base.v
+	n := max(len(old.v), len(src))
+	keepOwn, keepSub := uint32(0), h.at(sn.tid)
+	if int(h.tid) < len(old.v) {
+		keepOwn = old.v[h.tid]
+	}
+	v := old
+	if old.refs > 1 {
+		v = d.alloc(n)
+		v.parent, v.pver = old, old.ver
+	} else if len(v.v) < n {
+		v.v = append(v.v, make([]uint32, n-len(v.v))...)
+	}
+	copy(v.v, src)
+	clear(v.v[len(src):n])
+	if int(h.tid) < n {
+		v.v[h.tid] = max(v.v[h.tid], keepOwn)
+	}
+	if int(sn.tid) < n {
+		v.v[sn.tid] = max(v.v[sn.tid], keepSub)
+	}
+	d.bump(v)
+	if v != old {
+		h.base = v
+		d.drop(h.from)
+		h.from = old // h's hold on old moves here, and v dominates old
+	}
+	// v dominates sn.base too; a later snapshot of sn.tid that descends
+	// from sn.base is a copy again.
+	if v == old {
+		sn.base.refs++
+		d.drop(h.from)
+		h.from = sn.base
+	}
+	d.setSub(h, sn.base, sn.tid)
 }
 
 // maxInto sets dst[i] = max(a[i], b[i]); dst may be a. It is the O(P)
@@ -307,6 +438,9 @@ type detector struct {
 	// generation is stale (everything in it is ordered before the join).
 	gen  uint32
 	pool []*vclock
+	ver  uint64 // the last vclock version given out
+	// copyJoins counts the joins joinCopy did (for tests).
+	copyJoins int
 	// Interned sites of cell accesses (cellrace.go), and per thread the
 	// last two it used.
 	sites     []site
@@ -314,6 +448,11 @@ type detector struct {
 	siteCache [][2]uint32
 	snapBuf   []hbSnap
 	accBuf    []cellAcc
+	// vcs names the vclocks cells hold by id (vcID), freeIDs the ids of
+	// those let go of; more is the overflow of the cells that have one.
+	vcs     []*vclock
+	freeIDs []uint32
+	more    map[*cellRace]*raceMore
 	// fork is the clock the ranks of the current dispatch start on, shared
 	// by all of them; forkOwn is the host's epoch it was made at.
 	fork    *vclock
@@ -362,6 +501,7 @@ func (s *sim) forkRank(m *machine) {
 		d.drop(d.fork)
 		d.fork = d.clone(host.base, 0)
 		d.fork.v[host.tid] = host.own
+		d.bump(d.fork)
 		d.forkOwn = host.own
 		host.released = true
 	}
@@ -369,6 +509,7 @@ func (s *sim) forkRank(m *machine) {
 	h.advance()
 	d.drop(h.base)
 	d.drop(h.from)
+	d.clearSub(h)
 	d.fork.refs++
 	h.base, h.from = d.fork, nil
 }
@@ -422,6 +563,7 @@ func (s *sim) joinBlock(p, c *machine) {
 	d.join(&p.hb, c.hb.view())
 	d.drop(c.hb.base)
 	d.drop(c.hb.from)
+	d.clearSub(&c.hb)
 	c.hb.base, c.hb.from = nil, nil
 }
 

@@ -2,6 +2,7 @@ package emu_test
 
 import (
 	"context"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -15,7 +16,10 @@ import (
 // detection on (the default) and off. The "slowdown" sub-benchmark runs
 // both in every iteration, alternating which goes first, and reports the
 // median of on/off over the iterations as its "slowdown" metric, so the
-// ratio comes from one process under one machine load:
+// ratio comes from one process under one machine load, and the median
+// ratio of their CPU times (user and system, every thread) as
+// "cpuslowdown", which a loaded machine disturbs less. There every run
+// starts on a collected heap, so neither pays for the other's garbage:
 //
 //	go test ./engine/emu/ -run '^$' -bench RaceDetector -benchtime 5x
 func BenchmarkRaceDetector(b *testing.B) {
@@ -32,17 +36,23 @@ func BenchmarkRaceDetector(b *testing.B) {
 	} {
 		var prog *ir.Program
 		var in map[string]*emu.Tensor
+		var lastCPU time.Duration // the CPU time of the last run
+		collect := false          // collect the heap before each run (slowdown)
 		once := func(b *testing.B, off bool) time.Duration {
 			if prog == nil {
 				prog = benchProgram(b, bc.file, bc.entry, bc.ranks)
 				in = fill(prog, "randn", 1)
 				b.ResetTimer()
 			}
-			start := time.Now()
+			if collect {
+				runtime.GC() // the last run's garbage is collected outside this one
+			}
+			start, cpu := time.Now(), cpuTime()
 			res := emu.Run(context.Background(), prog, emu.Options{Inputs: in, NoRaces: off})
 			if res.Status != emu.StatusOK {
 				b.Fatalf("status %s: %v %+v", res.Status, res.Error, res.Races)
 			}
+			lastCPU = cpuTime() - cpu
 			return time.Since(start)
 		}
 		for _, mode := range []struct {
@@ -58,21 +68,31 @@ func BenchmarkRaceDetector(b *testing.B) {
 		b.Run(bc.name+"/slowdown", func(b *testing.B) {
 			once(b, false) // warm the heap: the first 4 MiB runs fault in their pages
 			once(b, true)
+			collect = true
+			defer func() { collect = false }()
 			b.ResetTimer()
 			ratios := make([]float64, 0, b.N)
+			var cpuRatios []float64
 			for i := 0; i < b.N; i++ {
-				var on, off time.Duration
+				var on, off, onCPU, offCPU time.Duration
 				if i%2 == 0 {
-					on = once(b, false)
-					off = once(b, true)
+					on, onCPU = once(b, false), lastCPU
+					off, offCPU = once(b, true), lastCPU
 				} else {
-					off = once(b, true)
-					on = once(b, false)
+					off, offCPU = once(b, true), lastCPU
+					on, onCPU = once(b, false), lastCPU
 				}
 				ratios = append(ratios, float64(on)/float64(off))
+				if offCPU > 0 {
+					cpuRatios = append(cpuRatios, float64(onCPU)/float64(offCPU))
+				}
 			}
 			slices.Sort(ratios)
 			b.ReportMetric(ratios[len(ratios)/2], "slowdown")
+			if len(cpuRatios) > 0 {
+				slices.Sort(cpuRatios)
+				b.ReportMetric(cpuRatios[len(cpuRatios)/2], "cpuslowdown")
+			}
 		})
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"pldworkbench/engine/ir"
 )
@@ -295,6 +297,7 @@ func TestRaceMessages(t *testing.T) {
 func TestClocksMatchModel(t *testing.T) {
 	const threads, cells = 5, 3
 	rng := rand.New(rand.NewPCG(3, 4))
+	copies := 0
 	for round := 0; round < 300; round++ {
 		d := &detector{}
 		zero := &vclock{v: make([]uint32, threads), refs: threads}
@@ -363,5 +366,158 @@ func TestClocksMatchModel(t *testing.T) {
 				}
 			}
 		}
+		copies += d.copyJoins
 	}
+	if copies == 0 {
+		t.Error("no join was a copy: the lineage path went untested")
+	}
+	t.Logf("%d joins were copies", copies)
+}
+
+// TestCellStateCompact keeps a signal cell's detector state at 40 bytes
+// without a pointer: a barrier at P = 4096 has 16.7 million of them, and a
+// pointer would have the garbage collector scan every one.
+func TestCellStateCompact(t *testing.T) {
+	if got := unsafe.Sizeof(cellRace{}); got != 40 {
+		t.Errorf("cellRace is %d bytes, want 40", got)
+	}
+	var hasPtr func(reflect.Type) bool
+	hasPtr = func(ty reflect.Type) bool {
+		switch ty.Kind() {
+		case reflect.Struct:
+			for i := 0; i < ty.NumField(); i++ {
+				if hasPtr(ty.Field(i).Type) {
+					return true
+				}
+			}
+			return false
+		case reflect.Array:
+			return hasPtr(ty.Elem())
+		}
+		return ty.Kind() == reflect.Pointer || ty.Kind() == reflect.Slice || ty.Kind() == reflect.Map ||
+			ty.Kind() == reflect.String || ty.Kind() == reflect.Interface || ty.Kind() == reflect.Func || ty.Kind() == reflect.Chan
+	}
+	if hasPtr(reflect.TypeOf(cellRace{})) {
+		t.Error("cellRace holds a pointer")
+	}
+}
+
+// TestVclockIDs checks the ids cells name clocks by: a vclock let go of
+// past the pool's bound gives its id back, and the next vclock a cell
+// holds reuses it, so the id table stays as large as the clocks alive.
+func TestVclockIDs(t *testing.T) {
+	d := &detector{}
+	n := vclockPoolMax + 10
+	vs := make([]*vclock, n)
+	for i := range vs {
+		vs[i] = d.alloc(3)
+		if id := d.vcID(vs[i]); id != uint32(i+1) || d.vcs[id] != vs[i] {
+			t.Fatalf("vclock %d got id %d", i, id)
+		}
+	}
+	for _, v := range vs {
+		d.drop(v)
+	}
+	if len(d.pool) != vclockPoolMax || len(d.freeIDs) != 10 {
+		t.Fatalf("pool %d, free ids %d; want %d and 10", len(d.pool), len(d.freeIDs), vclockPoolMax)
+	}
+	for _, v := range vs[vclockPoolMax:] {
+		if v.id != 0 {
+			t.Errorf("a vclock let go of keeps id %d", v.id)
+		}
+	}
+	for _, v := range d.pool {
+		if d.vcs[v.id] != v {
+			t.Errorf("pooled vclock lost its id %d", v.id)
+		}
+	}
+	d.pool = nil
+	v := d.alloc(3)
+	id := d.vcID(v)
+	if id == 0 || id > uint32(n) || d.vcs[id] != v || len(d.freeIDs) != 9 {
+		t.Errorf("a new vclock got id %d (table %d, free %d), want a reused one", id, len(d.vcs), len(d.freeIDs))
+	}
+}
+
+// TestClocksMatchModelRing is TestClocksMatchModel with ring-shaped
+// traffic, where most joins take the copy path (joinCopy): thread i
+// notifies thread i+1's cell and waits on its own, with random direct
+// joins and accesses mixed in, and every clock must be the model's.
+func TestClocksMatchModelRing(t *testing.T) {
+	const threads = 6
+	rng := rand.New(rand.NewPCG(5, 6))
+	copies := 0
+	for round := 0; round < 1000; round++ {
+		d := &detector{}
+		zero := &vclock{v: make([]uint32, threads), refs: threads}
+		ms := make([]*machine, threads)
+		model := make([][]uint32, threads)
+		for i := range ms {
+			ms[i] = &machine{hb: hbThread{tid: int32(i), own: 1, base: zero}}
+			model[i] = make([]uint32, threads)
+		}
+		cs := make([]cellRace, threads) // cell i is waited on by thread i
+		cellModel := make([]map[int32][]uint32, threads)
+		for i := range cellModel {
+			cellModel[i] = map[int32][]uint32{}
+		}
+		full := func(i int) []uint32 {
+			v := slices.Clone(model[i])
+			v[i] = ms[i].hb.own
+			return v
+		}
+		joinModel := func(i int, v []uint32) {
+			for j := range v {
+				if j != i {
+					model[i][j] = max(model[i][j], v[j])
+				}
+			}
+		}
+		for step := 0; step < 120; step++ {
+			i := rng.IntN(threads)
+			h := &ms[i].hb
+			switch r := rng.IntN(20); {
+			case r < 9: // notify the right neighbour
+				c := (i + 1) % threads
+				set := rng.IntN(3) == 0
+				d.release(ms[i], &cs[c], set)
+				if set {
+					clear(cellModel[c])
+				}
+				cellModel[c][int32(i)] = full(i)
+			case r < 17: // wait on the own cell
+				h.advance()
+				d.acquire(ms[i], &cs[i])
+				for _, v := range cellModel[i] {
+					joinModel(i, v)
+				}
+				clear(cellModel[i])
+			case r < 18:
+				h.epoch()
+			default:
+				j := rng.IntN(threads)
+				if j == i {
+					continue
+				}
+				v := full(j)
+				d.join(h, ms[j].hb.view())
+				joinModel(i, v)
+			}
+			for a := range ms {
+				for b := 0; b < threads; b++ {
+					if b == a {
+						continue
+					}
+					if got, want := ms[a].hb.at(int32(b)), model[a][b]; got != want {
+						t.Fatalf("round %d step %d: thread %d knows thread %d at %d, the model says %d", round, step, a, b, got, want)
+					}
+				}
+			}
+		}
+		copies += d.copyJoins
+	}
+	if copies < 1000 {
+		t.Errorf("only %d joins were copies: the lineage path is barely tested", copies)
+	}
+	t.Logf("%d joins were copies", copies)
 }
