@@ -22,12 +22,16 @@ import (
 // Every epilogue is an AtomicAdd, never a Set(0): a fast peer may already be
 // in its next call and have added the next credit, which a Set would wipe.
 
-func (k *hostKernel) window(name string) (*ir.Var, *ir.DistributedTensor, error) {
-	v := k.param[name]
-	if v == nil {
-		return nil, nil, k.b.errorf("has no %s operand (the checker should have rejected it)", name)
+// windows looks up a kernel's window operands by name, in the order given;
+// the first one missing is the error.
+func (k *hostKernel) windows(names ...string) ([]*ir.Var, error) {
+	vs := make([]*ir.Var, len(names))
+	for i, name := range names {
+		if vs[i] = k.param[name]; vs[i] == nil {
+			return nil, k.b.errorf("has no %s operand (the checker should have rejected it)", name)
+		}
 	}
-	return v, v.Type.(*ir.DistributedTensor), nil
+	return vs, nil
 }
 
 // hostTileWidth is the width of the tiles a kernel walks an n-element
@@ -61,10 +65,11 @@ func (b *builder) bump(c *ir.Var) { b.bin(c, ir.Add, c, idx(1)) }
 // hostBarrier: AtomicAdd 1 into every peer's cell, wait for every cell
 // >= 1, then the epilogue (-1 per cell).
 func hostBarrier(k *hostKernel) error {
-	signal, _, err := k.window("signal")
+	w, err := k.windows("signal")
 	if err != nil {
 		return err
 	}
+	signal := w[0]
 	c := k.b.setup(signal)
 	k.b.oneShot(c, signal, hostCell(signal))
 	return nil
@@ -98,14 +103,12 @@ func hostAllreduceMesh(k *hostKernel) error {
 	if !ok {
 		return b.errorf("op=%s is not a pld.ReduceOp (the checker should have rejected it)", attrEnum(k.op, "op"))
 	}
-	target, tt, err := k.window("target")
+	w, err := k.windows("target", "signal")
 	if err != nil {
 		return err
 	}
-	signal, st, err := k.window("signal")
-	if err != nil {
-		return err
-	}
+	target, signal := w[0], w[1]
+	tt, st := dist(target), dist(signal)
 	cores := attrInt(k.op, "core_num", 1)
 	// A lane per block: block b of rank r signals cell r*stride + b. The
 	// checker ensures stride >= core_num, so every block is active.
@@ -153,14 +156,12 @@ func hostAllreduceMesh(k *hostKernel) error {
 // epilogue takes 1 back from every peer cell of the 2(P-1)+1 rows.
 func hostAllreduceRing(k *hostKernel) error {
 	b := k.b
-	target, tt, err := k.window("target")
+	w, err := k.windows("target", "signal")
 	if err != nil {
 		return err
 	}
-	signal, st, err := k.window("signal")
-	if err != nil {
-		return err
-	}
+	target, signal := w[0], w[1]
+	tt, st := dist(target), dist(signal)
 	total, ok := tt.Shape.NumElems()
 	p := int64(k.prog.Ranks)
 	if len(st.Shape) == 2 && st.Shape[1].IsStatic() {
@@ -224,14 +225,12 @@ func hostAllreduceRing(k *hostKernel) error {
 // the last tile.
 func hostBroadcast(k *hostKernel) error {
 	b := k.b
-	target, tt, err := k.window("target")
+	w, err := k.windows("target", "signal")
 	if err != nil {
 		return err
 	}
-	signal, _, err := k.window("signal")
-	if err != nil {
-		return err
-	}
+	target, signal := w[0], w[1]
+	tt := dist(target)
 	root := idx(attrInt(k.op, "root", 0))
 	c := b.setup(target)
 	flat, n, err := b.flatten(target, tt)
@@ -268,14 +267,12 @@ func hostBroadcast(k *hostKernel) error {
 // than r keep what they held.
 func hostReduceScatter(k *hostKernel) error {
 	b := k.b
-	target, tt, err := k.window("target")
+	w, err := k.windows("target", "signal")
 	if err != nil {
 		return err
 	}
-	signal, _, err := k.window("signal")
-	if err != nil {
-		return err
-	}
+	target, signal := w[0], w[1]
+	tt := dist(target)
 	if len(tt.Shape) < 2 {
 		return b.errorf("target %s is not [NR, SIZE] (the checker should have rejected it)", tt)
 	}
@@ -316,18 +313,12 @@ func hostPush(k *hostKernel) error {
 	if allToAll {
 		srcName = "input"
 	}
-	src, _, err := k.window(srcName)
+	w, err := k.windows(srcName, "target", "signal")
 	if err != nil {
 		return err
 	}
-	target, tt, err := k.window("target")
-	if err != nil {
-		return err
-	}
-	signal, _, err := k.window("signal")
-	if err != nil {
-		return err
-	}
+	src, target, signal := w[0], w[1], w[2]
+	tt := dist(target)
 	if len(tt.Shape) != 2 {
 		return b.errorf("target %s is not [NR, SIZE] (the checker should have rejected it)", tt)
 	}
@@ -355,26 +346,12 @@ func hostPush(k *hostKernel) error {
 // rank count, then the barrier and its epilogue.
 func hostAllToAllV(k *hostKernel) error {
 	b := k.b
-	src, _, err := k.window("input")
+	w, err := k.windows("input", "send_counts", "target", "signal", "recv_counts")
 	if err != nil {
 		return err
 	}
-	counts, _, err := k.window("send_counts")
-	if err != nil {
-		return err
-	}
-	target, tt, err := k.window("target")
-	if err != nil {
-		return err
-	}
-	signal, _, err := k.window("signal")
-	if err != nil {
-		return err
-	}
-	recvCounts, _, err := k.window("recv_counts")
-	if err != nil {
-		return err
-	}
+	src, counts, target, signal, recvCounts := w[0], w[1], w[2], w[3], w[4]
+	tt := dist(target)
 	maxRecv, err := b.maxRecv(tt, ir.ConstDim(int64(k.prog.Ranks)))
 	if err != nil {
 		return err
