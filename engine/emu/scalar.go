@@ -24,46 +24,27 @@ func (m *machine) binary(n *node) (val, *failure) {
 	if xdt.IsFloat() || ydt.IsFloat() || n.bin == ir.Div {
 		a, b := x.num(xdt), y.num(ydt)
 		if n.bin.IsCompare() {
-			return boolVal(compareF(n.bin, a, b)), nil
+			return boolVal(compare(n.bin, a, b)), nil
 		}
-		var r float64
-		switch n.bin {
-		case ir.Add:
-			r = a + b
-		case ir.Sub:
-			r = a - b
-		case ir.Mul:
-			r = a * b
-		case ir.Div:
-			r = a / b
-		case ir.FloorDiv:
-			r = math.Trunc(a / b)
-		case ir.Mod:
-			r = math.Mod(a, b)
-		case ir.Min:
-			r = math.Min(a, b)
-		case ir.Max:
-			r = math.Max(a, b)
+		r, ok := arith(n.bin, a, b)
+		if !ok {
+			switch n.bin {
+			case ir.Div:
+				r = a / b
+			case ir.FloorDiv:
+				r = math.Trunc(a / b)
+			case ir.Mod:
+				r = math.Mod(a, b)
+			}
 		}
 		return scalarVal(val{f: r}, anyFloat, n.resDT), nil
 	}
 	a, b := x.i, y.i
 	if n.bin.IsCompare() {
-		return boolVal(compareI(n.bin, a, b)), nil
+		return boolVal(compare(n.bin, a, b)), nil
 	}
-	var r int64
-	switch n.bin {
-	case ir.Add:
-		r = a + b
-	case ir.Sub:
-		r = a - b
-	case ir.Mul:
-		r = a * b
-	case ir.Min:
-		r = min(a, b)
-	case ir.Max:
-		r = max(a, b)
-	case ir.FloorDiv, ir.Mod:
+	r, ok := arith(n.bin, a, b)
+	if !ok && (n.bin == ir.FloorDiv || n.bin == ir.Mod) {
 		if b == 0 {
 			return val{}, m.fail(n, codeDivZero, "", "%d %s 0: integer division by zero", a, opSymbol(n.bin))
 		}
@@ -90,23 +71,28 @@ func boolVal(b bool) val {
 	return val{}
 }
 
-func compareI(op ir.BinOp, a, b int64) bool {
+// arith is the operators integers and floats share: + - * min max (the
+// built-in min and max treat NaN and -0 as math.Min and math.Max do); false
+// for the others.
+func arith[T int64 | float64](op ir.BinOp, a, b T) (T, bool) {
 	switch op {
-	case ir.Eq:
-		return a == b
-	case ir.Ne:
-		return a != b
-	case ir.Lt:
-		return a < b
-	case ir.Le:
-		return a <= b
-	case ir.Gt:
-		return a > b
+	case ir.Add:
+		return a + b, true
+	case ir.Sub:
+		return a - b, true
+	case ir.Mul:
+		return a * b, true
+	case ir.Min:
+		return min(a, b), true
+	case ir.Max:
+		return max(a, b), true
 	}
-	return a >= b
+	return 0, false
 }
 
-func compareF(op ir.BinOp, a, b float64) bool {
+// compare evaluates a comparison on integers or floats alike; a NaN
+// compares false but for Ne, as Go's operators do.
+func compare[T int64 | float64](op ir.BinOp, a, b T) bool {
 	switch op {
 	case ir.Eq:
 		return a == b
