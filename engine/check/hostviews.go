@@ -113,22 +113,13 @@ func (w *viewWalk) stmt(s syntax.Stmt) {
 		w.expr(s.Value)
 	case *syntax.IfStmt:
 		w.expr(s.Cond)
-		before := copyDead(w.notView)
-		w.stmts(s.Body)
-		then := w.notView
-		w.notView = before
-		w.stmts(s.Else)
-		joinDead(w.notView, then)
+		walkIf(&w.notView, s.Body, s.Else, w.stmts)
 	case *syntax.ForStmt:
 		w.expr(s.Iter)
 		// The back edge: a non-view binding in the body reaches its start.
 		sub := &viewWalk{c: w.c, notView: map[string]int{}, quiet: true, viewOf: map[string]string{}, covered: map[string]bool{}}
 		sub.stmts(s.Body)
-		for k, v := range sub.notView {
-			if _, ok := w.notView[k]; !ok {
-				w.notView[k] = v
-			}
-		}
+		joinDead(w.notView, sub.notView)
 		w.stmts(s.Body)
 	case *syntax.WithStmt:
 		w.stmts(s.Body)

@@ -57,23 +57,17 @@ func (w *inoutWalk) stmt(s syntax.Stmt) {
 		w.expr(s.Value)
 	case *syntax.IfStmt:
 		w.expr(s.Cond)
-		before := copyDead(w.dead)
-		w.stmts(s.Body)
-		then := w.dead
-		w.dead = before
-		w.stmts(s.Else)
-		joinDead(w.dead, then)
+		walkIf(&w.dead, s.Body, s.Else, w.stmts)
 	case *syntax.ForStmt:
 		w.expr(s.Iter)
 		// The back edge: what the body kills is dead when it starts again.
 		sub := &inoutWalk{c: w.c, fi: w.fi, dead: map[string]int{}, reported: map[string]bool{"": true}}
 		sub.quiet(s.Body)
 		carried := names(s.Target)
-		for k, v := range sub.dead {
-			if _, ok := w.dead[k]; !ok && !carried[k] {
-				w.dead[k] = v
-			}
+		for k := range carried {
+			delete(sub.dead, k)
 		}
+		joinDead(w.dead, sub.dead)
 		w.define(s.Target)
 		w.stmts(s.Body)
 		for k := range carried {
@@ -215,6 +209,18 @@ func copyDead(m map[string]int) map[string]int {
 		out[k] = v
 	}
 	return out
+}
+
+// walkIf walks both arms of an if with stmts, each from the facts *facts
+// holds before it; afterwards *facts holds what either arm leaves
+// (joinDead). The inout and host-view walks share it.
+func walkIf(facts *map[string]int, body, els []syntax.Stmt, stmts func([]syntax.Stmt)) {
+	before := copyDead(*facts)
+	stmts(body)
+	then := *facts
+	*facts = before
+	stmts(els)
+	joinDead(*facts, then)
 }
 
 // joinDead adds to dst the names of src it lacks, with their lines: after
