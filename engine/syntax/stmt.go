@@ -360,6 +360,16 @@ func (p *parser) loopBody(header string, line int) []Stmt {
 	return body
 }
 
+// loopBlocks parses what follows a for or while header: the body, an
+// optional else block, and the loop's span from its keyword kw.
+func (p *parser) loopBlocks(header string, kw token) (body, els []Stmt, pos Span) {
+	body = p.loopBody(header, kw.start.Line)
+	if e := p.tok; p.got(kwElse) {
+		els = p.suite("'else'", e.start.Line)
+	}
+	return body, els, p.span(kw.start, endOf(body, els))
+}
+
 // endOf returns the end of the last statement of the last non-empty block.
 func endOf(blocks ...[]Stmt) Pos {
 	for i := len(blocks) - 1; i >= 0; i-- {
@@ -397,11 +407,7 @@ func (p *parser) parseFor() *ForStmt {
 	p.checkTarget(s.Target, "assign to")
 	p.expect(kwIn, "after the for target")
 	s.Iter = p.parseStarExprs()
-	s.Body = p.loopBody("the for header", t.start.Line)
-	if e := p.tok; p.got(kwElse) {
-		s.Else = p.suite("'else'", e.start.Line)
-	}
-	s.Pos = p.span(t.start, endOf(s.Body, s.Else))
+	s.Body, s.Else, s.Pos = p.loopBlocks("the for header", t)
 	return s
 }
 
@@ -410,11 +416,7 @@ func (p *parser) parseWhile() *WhileStmt {
 	t := p.tok
 	p.next()
 	s := &WhileStmt{Cond: p.parseTest()}
-	s.Body = p.loopBody("the while header", t.start.Line)
-	if e := p.tok; p.got(kwElse) {
-		s.Else = p.suite("'else'", e.start.Line)
-	}
-	s.Pos = p.span(t.start, endOf(s.Body, s.Else))
+	s.Body, s.Else, s.Pos = p.loopBlocks("the while header", t)
 	return s
 }
 
