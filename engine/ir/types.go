@@ -343,18 +343,24 @@ func Identical(a, b Type) bool {
 		b, ok := b.(*Array)
 		return ok && *a == *b
 	case *Tuple:
-		b, ok := b.(*Tuple)
-		if !ok || len(a.Elems) != len(b.Elems) {
-			return false
-		}
-		for i := range a.Elems {
-			if !Identical(a.Elems[i], b.Elems[i]) {
-				return false
-			}
-		}
-		return true
+		return elemsAll(a, b, Identical)
 	}
 	return false
+}
+
+// elemsAll reports whether got is a tuple as long as w whose elements each
+// stand in rel (Identical, Compatible, Returnable) to w's.
+func elemsAll(w *Tuple, got Type, rel func(want, got Type) bool) bool {
+	g, ok := got.(*Tuple)
+	if !ok || len(g.Elems) != len(w.Elems) {
+		return false
+	}
+	for i := range w.Elems {
+		if !rel(w.Elems[i], g.Elems[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // Compatible reports whether a value of type arg can be passed where want
@@ -379,16 +385,7 @@ func Compatible(want, arg Type) bool {
 		a, ok := arg.(*Tile)
 		return ok && a.DType == w.DType && w.Shape.Matches(a.Shape)
 	case *Tuple:
-		a, ok := arg.(*Tuple)
-		if !ok || len(a.Elems) != len(w.Elems) {
-			return false
-		}
-		for i := range w.Elems {
-			if !Compatible(w.Elems[i], a.Elems[i]) {
-				return false
-			}
-		}
-		return true
+		return elemsAll(w, arg, Compatible)
 	}
 	return Identical(want, arg)
 }
@@ -407,16 +404,7 @@ func Returnable(want, got Type) bool {
 		g, ok := got.(*DistributedTensor)
 		return ok && g.DType == w.DType && w.Shape.Matches(g.Shape)
 	case *Tuple:
-		g, ok := got.(*Tuple)
-		if !ok || len(g.Elems) != len(w.Elems) {
-			return false
-		}
-		for i := range w.Elems {
-			if !Returnable(w.Elems[i], g.Elems[i]) {
-				return false
-			}
-		}
-		return true
+		return elemsAll(w, got, Returnable)
 	}
 	return false
 }
