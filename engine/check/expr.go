@@ -356,7 +356,7 @@ func (fc *funcChecker) arith(op string, x, y *operand, e syntax.Expr, opPos diag
 	fc.emit(b)
 	out := &operand{mode: modeValue, t: res.Type, x: res, slot: &b.Result, expr: e, sp: exprSpan(e)}
 	if x.known && y.known && rt.IsInt() {
-		out.kv, out.known = runtimeInt(info.op, x.kv, y.kv)
+		out.kv, out.known = ir.IntArith(info.op, x.kv, y.kv)
 	}
 	return out
 }
@@ -370,32 +370,6 @@ func (fc *funcChecker) foldError(sp diag.Span, err error) {
 		hint = me.Hint
 	}
 	fc.errorf(sp, ErrCompileTime, hint, "%s", err.Error())
-}
-
-// runtimeInt computes a run-time integer operation the device's way:
-// // and % truncate toward zero (ruling 7).
-func runtimeInt(op ir.BinOp, a, b int64) (int64, bool) {
-	switch op {
-	case ir.Add:
-		return a + b, true
-	case ir.Sub:
-		return a - b, true
-	case ir.Mul:
-		return a * b, true
-	case ir.FloorDiv:
-		if b != 0 {
-			return a / b, true
-		}
-	case ir.Mod:
-		if b != 0 {
-			return a % b, true
-		}
-	case ir.Min:
-		return min(a, b), true
-	case ir.Max:
-		return max(a, b), true
-	}
-	return 0, false
 }
 
 // promote returns the type of a binary scalar operation (pld-spec §2.5):

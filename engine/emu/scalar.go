@@ -26,7 +26,7 @@ func (m *machine) binary(n *node) (val, *failure) {
 		if n.bin.IsCompare() {
 			return boolVal(compare(n.bin, a, b)), nil
 		}
-		r, ok := arith(n.bin, a, b)
+		r, ok := ir.Arith(n.bin, a, b)
 		if !ok {
 			switch n.bin {
 			case ir.Div:
@@ -43,16 +43,9 @@ func (m *machine) binary(n *node) (val, *failure) {
 	if n.bin.IsCompare() {
 		return boolVal(compare(n.bin, a, b)), nil
 	}
-	r, ok := arith(n.bin, a, b)
-	if !ok && (n.bin == ir.FloorDiv || n.bin == ir.Mod) {
-		if b == 0 {
-			return val{}, m.fail(n, codeDivZero, "", "%d %s 0: integer division by zero", a, opSymbol(n.bin))
-		}
-		if n.bin == ir.FloorDiv {
-			r = a / b
-		} else {
-			r = a % b
-		}
+	r, ok := ir.IntArith(n.bin, a, b)
+	if !ok && b == 0 && (n.bin == ir.FloorDiv || n.bin == ir.Mod) {
+		return val{}, m.fail(n, codeDivZero, "", "%d %s 0: integer division by zero", a, opSymbol(n.bin))
 	}
 	return val{i: wrapInt(n.resDT, r)}, nil
 }
@@ -69,25 +62,6 @@ func boolVal(b bool) val {
 		return val{i: 1}
 	}
 	return val{}
-}
-
-// arith is the operators integers and floats share: + - * min max (the
-// built-in min and max treat NaN and -0 as math.Min and math.Max do); false
-// for the others.
-func arith[T int64 | float64](op ir.BinOp, a, b T) (T, bool) {
-	switch op {
-	case ir.Add:
-		return a + b, true
-	case ir.Sub:
-		return a - b, true
-	case ir.Mul:
-		return a * b, true
-	case ir.Min:
-		return min(a, b), true
-	case ir.Max:
-		return max(a, b), true
-	}
-	return 0, false
 }
 
 // compare evaluates a comparison on integers or floats alike; a NaN
