@@ -34,14 +34,20 @@ func (k *hostKernel) windows(names ...string) ([]*ir.Var, error) {
 	return vs, nil
 }
 
-// hostTileWidth is the width of the tiles a kernel walks an n-element
-// stream in: 256, or for a smaller static stream the 32-byte-aligned width
-// that covers it.
-func hostTileWidth(n ir.Operand, d ir.DType) int64 {
+// hostTiles returns the width of the tiles a kernel walks an n-element
+// stream of dtype d in (256, or for a smaller static stream the
+// 32-byte-aligned width that covers it) and their type.
+func hostTiles(n ir.Operand, d ir.DType) (int64, *ir.Tile) {
+	width := int64(hostTile)
 	if nc, ok := constOf(n); ok && nc > 0 && nc < hostTile {
-		return roundUp(nc, alignElems(d))
+		width = roundUp(nc, alignElems(d))
 	}
-	return hostTile
+	return width, rowTile(width, d)
+}
+
+// rowTile is the [1, width] tile of dtype d a kernel moves a stream in.
+func rowTile(width int64, d ir.DType) *ir.Tile {
+	return &ir.Tile{Shape: ir.ConstShape(1, width), DType: d}
 }
 
 // tileValid returns how many elements of the tile at base are real:
@@ -125,8 +131,7 @@ func hostAllreduceMesh(k *hostKernel) error {
 	if err != nil {
 		return err
 	}
-	width := hostTileWidth(n, tt.DType)
-	tile := &ir.Tile{Shape: ir.ConstShape(1, width), DType: tt.DType}
+	width, tile := hostTiles(n, tt.DType)
 
 	b.barrier(c, signal, at, idx(1))
 	expected := b.counter("read_done_expected", 2)
@@ -172,7 +177,7 @@ func hostAllreduceRing(k *hostKernel) error {
 	}
 	chunk := total / p
 	width := min(chunk, hostTile)
-	tile := &ir.Tile{Shape: ir.ConstShape(1, width), DType: tt.DType}
+	tile := rowTile(width, tt.DType)
 
 	c := b.setup(target)
 	flat, _, err := b.flatten(target, tt)
@@ -237,8 +242,7 @@ func hostBroadcast(k *hostKernel) error {
 	if err != nil {
 		return err
 	}
-	width := hostTileWidth(n, tt.DType)
-	tile := &ir.Tile{Shape: ir.ConstShape(1, width), DType: tt.DType}
+	width, tile := hostTiles(n, tt.DType)
 	at := hostCell(signal)
 	expected := b.counter("expected", 1)
 	b.loop("base", idx(0), n, idx(hostTile), func(lb *builder, base *ir.Var) {
@@ -282,8 +286,7 @@ func hostReduceScatter(k *hostKernel) error {
 		return err
 	}
 	rowElems := dimOperand(tt.Shape[len(tt.Shape)-1])
-	width := hostTileWidth(rowElems, tt.DType)
-	tile := &ir.Tile{Shape: ir.ConstShape(1, width), DType: tt.DType}
+	width, tile := hostTiles(rowElems, tt.DType)
 	at := hostCell(signal)
 	b.barrier(c, signal, at, idx(1))
 	myRow := b.named("my_row", ir.Mul, c.me, rowElems)
