@@ -34,6 +34,16 @@ func (k *hostKernel) windows(names ...string) ([]*ir.Var, error) {
 	return vs, nil
 }
 
+// targetSignal looks up the target and signal windows most kernels take,
+// and the target's type.
+func (k *hostKernel) targetSignal() (target, signal *ir.Var, tt *ir.DistributedTensor, err error) {
+	w, err := k.windows("target", "signal")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return w[0], w[1], dist(w[0]), nil
+}
+
 // hostTiles returns the width of the tiles a kernel walks an n-element
 // stream of dtype d in (256, or for a smaller static stream the
 // 32-byte-aligned width that covers it) and their type.
@@ -59,14 +69,19 @@ func (b *builder) tileValid(n, base ir.Operand, width int64) ir.Operand {
 	return b.minOf("chunk", idx(width), b.minus(n, base))
 }
 
-// counter declares an INDEX variable starting at v, bumped with step.
+// counter declares an INDEX variable starting at v (countedBarrier bumps it).
 func (b *builder) counter(hint string, v int64) *ir.Var {
 	c := b.newVar(hint, index)
 	b.assign(c, idx(v))
 	return c
 }
 
-func (b *builder) bump(c *ir.Var) { b.bin(c, ir.Add, c, idx(1)) }
+// countedBarrier is the barrier of a kernel that adds one credit per tile:
+// wait for every cell to reach expected, then expect one more next time.
+func (b *builder) countedBarrier(c comm, signal ir.Operand, at cell, expected *ir.Var) {
+	b.barrier(c, signal, at, expected)
+	b.bin(expected, ir.Add, expected, idx(1))
+}
 
 // hostBarrier: AtomicAdd 1 into every peer's cell, wait for every cell
 // >= 1, then the epilogue (-1 per cell).
@@ -109,12 +124,11 @@ func hostAllreduceMesh(k *hostKernel) error {
 	if !ok {
 		return b.errorf("op=%s is not a pld.ReduceOp (the checker should have rejected it)", attrEnum(k.op, "op"))
 	}
-	w, err := k.windows("target", "signal")
+	target, signal, tt, err := k.targetSignal()
 	if err != nil {
 		return err
 	}
-	target, signal := w[0], w[1]
-	tt, st := dist(target), dist(signal)
+	st := dist(signal)
 	cores := attrInt(k.op, "core_num", 1)
 	// A lane per block: block b of rank r signals cell r*stride + b. The
 	// checker ensures stride >= core_num, so every block is active.
@@ -144,8 +158,7 @@ func hostAllreduceMesh(k *hostKernel) error {
 				t.value(acc, reduce, nil, acc, recv)
 			})
 		})
-		lb.barrier(c, signal, at, expected)
-		lb.bump(expected)
+		lb.countedBarrier(c, signal, at, expected)
 		lb.store(flat, acc, r)
 	})
 	b.epilogue(c, signal, at, b.named("barrier_count", ir.Sub, expected, idx(1)))
@@ -161,12 +174,11 @@ func hostAllreduceMesh(k *hostKernel) error {
 // epilogue takes 1 back from every peer cell of the 2(P-1)+1 rows.
 func hostAllreduceRing(k *hostKernel) error {
 	b := k.b
-	w, err := k.windows("target", "signal")
+	target, signal, tt, err := k.targetSignal()
 	if err != nil {
 		return err
 	}
-	target, signal := w[0], w[1]
-	tt, st := dist(target), dist(signal)
+	st := dist(signal)
 	total, ok := tt.Shape.NumElems()
 	p := int64(k.prog.Ranks)
 	if len(st.Shape) == 2 && st.Shape[1].IsStatic() {
@@ -230,12 +242,10 @@ func hostAllreduceRing(k *hostKernel) error {
 // the last tile.
 func hostBroadcast(k *hostKernel) error {
 	b := k.b
-	w, err := k.windows("target", "signal")
+	target, signal, tt, err := k.targetSignal()
 	if err != nil {
 		return err
 	}
-	target, signal := w[0], w[1]
-	tt := dist(target)
 	root := idx(attrInt(k.op, "root", 0))
 	c := b.setup(target)
 	flat, n, err := b.flatten(target, tt)
@@ -251,8 +261,7 @@ func hostBroadcast(k *hostKernel) error {
 			stage := t.load(t.newVar("stage", tile), flat, r)
 			t.store(flat, stage, r)
 		})
-		lb.barrier(c, signal, at, expected)
-		lb.bump(expected)
+		lb.countedBarrier(c, signal, at, expected)
 		lb.when(lb.cmp(ir.Ne, c.me, root), func(t *builder) {
 			recv := t.remoteLoad(t.newVar("recv", tile), flat, root, r)
 			t.store(flat, recv, r)
@@ -271,12 +280,10 @@ func hostBroadcast(k *hostKernel) error {
 // than r keep what they held.
 func hostReduceScatter(k *hostKernel) error {
 	b := k.b
-	w, err := k.windows("target", "signal")
+	target, signal, tt, err := k.targetSignal()
 	if err != nil {
 		return err
 	}
-	target, signal := w[0], w[1]
-	tt := dist(target)
 	if len(tt.Shape) < 2 {
 		return b.errorf("target %s is not [NR, SIZE] (the checker should have rejected it)", tt)
 	}
