@@ -251,38 +251,47 @@ func gatherRows(_ conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error)
 
 // scatterSums: rank r holds the sum over k of chunk r of rank k's input.
 func scatterSums(_ conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
-	x, err := rows(in, 0, P)
+	chunk, n, err := chunkRows(in, P)
 	if err != nil {
 		return nil, err
 	}
-	n := len(x.Floats()) / P / P
 	var out []float64
 	for r := 0; r < P; r++ {
-		chunk := make([]float64, n)
+		sum := make([]float64, n)
 		for k := 0; k < P; k++ {
-			for j, v := range x.Row(k)[r*n : (r+1)*n] {
-				chunk[j] = float64(float32(chunk[j] + v))
+			for j, v := range chunk(k, r) {
+				sum[j] = float64(float32(sum[j] + v))
 			}
 		}
-		out = append(out, chunk...)
+		out = append(out, sum...)
 	}
 	return [][]float64{out}, nil
 }
 
 // transposeRows: output[rank][src] = input[src][rank].
 func transposeRows(_ conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
-	x, err := rows(in, 0, P)
+	chunk, _, err := chunkRows(in, P)
 	if err != nil {
 		return nil, err
 	}
-	n := len(x.Floats()) / P / P
 	var out []float64
 	for r := 0; r < P; r++ {
 		for src := 0; src < P; src++ {
-			out = append(out, x.Row(src)[r*n:(r+1)*n]...)
+			out = append(out, chunk(src, r)...)
 		}
 	}
 	return [][]float64{out}, nil
+}
+
+// chunkRows reads parameter 1 as P rows of P equal chunks of n elements;
+// chunk(k, r) is chunk r of rank k's row.
+func chunkRows(in []*emu.Tensor, P int) (chunk func(k, r int) []float64, n int, err error) {
+	x, err := rows(in, 0, P)
+	if err != nil {
+		return nil, 0, err
+	}
+	n = len(x.Floats()) / P / P
+	return func(k, r int) []float64 { return x.Row(k)[r*n : (r+1)*n] }, n, nil
 }
 
 // sumDiff: out_sum = a + b, out_diff = a - b.
