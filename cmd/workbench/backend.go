@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,16 +14,18 @@ import (
 	"pldworkbench/engine/npu"
 )
 
-// backendArg finds --backend B among run's arguments, so `run` can hand
-// the whole command line to the backend's own flag set (its --platform
-// takes PyPTO's names, not the cost-model profiles).
-func backendArg(args []string) (string, bool) {
+// flagArg finds --name V (or -name V, --name=V) among a subcommand's
+// arguments before any flag set parses them: run looks for --backend and
+// compare for --backends, so either can hand the whole command line to
+// the backend's own flag set (its --platform takes PyPTO's names, not the
+// cost-model profiles).
+func flagArg(args []string, name string) (string, bool) {
 	for i, a := range args {
 		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
-		if a == "backend" && i+1 < len(args) {
+		if a == name && i+1 < len(args) {
 			return args[i+1], true
 		}
-		if v, ok := strings.CutPrefix(a, "backend="); ok {
+		if v, ok := strings.CutPrefix(a, name+"="); ok {
 			return v, true
 		}
 	}
@@ -49,8 +50,7 @@ type pyptoResult struct {
 // the budget, and print the verdict, the outputs and the swimlane's task
 // slices. The emulator stays the default backend.
 func runPyPTO(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("run", "usage: workbench run FILE --backend pypto [--platform a2a3|a2a3sim|a5|a5sim] [--devices 0,1,2,3] [--entry E] [--ranks P] [--fill ...] [--seed N]\n       [--python python3] [--swimlane=false] [--compile-only] [--keep] [--timeout DUR] [--mem-limit SIZE] [--json] [--trace FILE]", stderr)
 	var ef exportFlags
 	ef.register(fs)
 	fs.String("backend", "pypto", "emu (the default) or pypto")
@@ -61,10 +61,6 @@ func runPyPTO(args []string, stdout, stderr io.Writer) int {
 	keep := fs.Bool("keep", false, "keep the run's temporary directory and print its path")
 	asJSON := fs.Bool("json", false, "print one JSON object and nothing else on stdout")
 	traceFile := fs.String("trace", "", "write the task slices to FILE: a Chrome trace if FILE ends in .json, JSON lines otherwise")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench run FILE --backend pypto [--platform a2a3|a2a3sim|a5|a5sim] [--devices 0,1,2,3] [--entry E] [--ranks P] [--fill ...] [--seed N]\n       [--python python3] [--swimlane=false] [--compile-only] [--keep] [--timeout DUR] [--mem-limit SIZE] [--json] [--trace FILE]")
-		fs.PrintDefaults()
-	}
 	file, exit := parseFileArgs(fs, args, stderr)
 	if exit >= 0 {
 		return exit

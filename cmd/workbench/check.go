@@ -119,6 +119,18 @@ func parseOneArg(fs *flag.FlagSet, args []string, stderr io.Writer, what string)
 	return arg, -1
 }
 
+// newFlags is a subcommand's flag set: errors go to stderr, and -h prints
+// the usage line(s), then the flags with their defaults.
+func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
 // parseExit is the exit status for a flag parse error: 0 for -h/--help,
 // whose usage the flag package has printed, 2 for anything else.
 func parseExit(err error) int {
@@ -159,15 +171,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if withPyPTO(args) {
 		return runCheckWithPyPTO(args, stdout, stderr)
 	}
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("check", "usage: workbench check FILE [--entry EXPR] [--ranks P] "+platformUsage+" [--mem-limit SIZE] [--timeout DUR] [--json]\n       workbench check FILE --with-pypto [--entry EXPR] [--ranks P] [--platform a2a3sim|a2a3|a5|a5sim]   ours and PyPTO's compiler side by side", stderr)
 	var ff frontFlags
 	ff.register(fs)
 	asJSON := fs.Bool("json", false, `print {"ok": bool, "diagnostics": [...]} as JSON`)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench check FILE [--entry EXPR] [--ranks P] "+platformUsage+" [--mem-limit SIZE] [--timeout DUR] [--json]\n       workbench check FILE --with-pypto [--entry EXPR] [--ranks P] [--platform a2a3sim|a2a3|a5|a5sim]   ours and PyPTO's compiler side by side")
-		fs.PrintDefaults()
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	file, src, mod, exit := ff.load(ctx, fs, args, stderr)
@@ -268,16 +275,11 @@ func levelWord(l ir.Level) string {
 }
 
 func runIR(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("ir", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("ir", "usage: workbench ir FILE [--entry EXPR] [--ranks P] "+platformUsage+" [--mem-limit SIZE] [--timeout DUR] [--after PASS] | workbench ir --passes", stderr)
 	var ff frontFlags
 	ff.register(fs)
 	after := fs.String("after", "", "print the program after this lowering pass (default: fully lowered; \"checked\" = before any pass)")
 	passes := fs.Bool("passes", false, "list the lowering passes and exit")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench ir FILE [--entry EXPR] [--ranks P] "+platformUsage+" [--mem-limit SIZE] [--timeout DUR] [--after PASS] | workbench ir --passes")
-		fs.PrintDefaults()
-	}
 	if len(args) == 1 && (args[0] == "--passes" || args[0] == "-passes") {
 		*passes = true
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -24,11 +23,10 @@ func (e *entryFlags) String() string     { return strings.Join(*e, ", ") }
 func (e *entryFlags) Set(s string) error { *e = append(*e, s); return nil }
 
 func runCompare(args []string, stdout, stderr io.Writer) int {
-	if _, ok := backendsArg(args); ok {
+	if _, ok := flagArg(args, "backends"); ok {
 		return runCompareBackends(args, stdout, stderr)
 	}
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("compare", "usage: workbench compare A [B] --entry EXPR_A [--entry EXPR_B] [--ranks P] [--fill index|randn|ones|zeros] [--seed N] [--mem-limit SIZE] [--timeout DUR] [--json]", stderr)
 	var entries entryFlags
 	fs.Var(&entries, "entry", "host orchestrator of A, then of B (give it twice to compare two entries of one file)")
 	ranks := fs.Int("ranks", 0, ranksHelp)
@@ -38,10 +36,6 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON object and nothing else on stdout")
 	var bf budgetFlags
 	bf.register(fs, limits.CLIBudget())
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench compare A [B] --entry EXPR_A [--entry EXPR_B] [--ranks P] [--fill index|randn|ones|zeros] [--seed N] [--mem-limit SIZE] [--timeout DUR] [--json]")
-		fs.PrintDefaults()
-	}
 	var files []string
 	for {
 		if err := fs.Parse(args); err != nil {

@@ -18,20 +18,6 @@ import (
 	"pldworkbench/engine/trace"
 )
 
-// backendsArg finds --backends A,B among compare's arguments.
-func backendsArg(args []string) (string, bool) {
-	for i, a := range args {
-		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
-		if a == "backends" && i+1 < len(args) {
-			return args[i+1], true
-		}
-		if v, ok := strings.CutPrefix(a, "backends="); ok {
-			return v, true
-		}
-	}
-	return "", false
-}
-
 // runCompareBackends is `workbench compare FILE --backends emu,pypto`: one
 // kernel on the emulator and through PyPTO on the same inputs, the outputs
 // compared with the golden's tolerance, and the emulator's modelled time

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,15 +14,10 @@ import (
 // (read from a local git snapshot, never copied into the repository) on
 // the workbench and prints a row per case.
 func runConform(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("conform", "usage: workbench conform [--json] [--upstream DIR] [--only SUBSTR]", stderr)
 	jsonOut := fs.Bool("json", false, "print the report as JSON")
 	upstream := fs.String("upstream", os.Getenv(conform.ConformEnv), "path of a local clone of upstream PyPTO (default $"+conform.ConformEnv+")")
 	only := fs.String("only", "", "keep the upstream files whose path contains this")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench conform [--json] [--upstream DIR] [--only SUBSTR]")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

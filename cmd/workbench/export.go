@@ -106,15 +106,10 @@ func errorsOf(l diag.List) diag.List {
 }
 
 func runExport(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("export", "usage: workbench export FILE [--entry E] [--ranks P] [--step N] [--fill index|ones|zeros|randn --seed N] [--platform a2a3|a2a3sim|a5|a5sim] [--arg name=value]... [-o out.py]", stderr)
 	var ef exportFlags
 	ef.register(fs)
 	out := fs.String("o", "", "the script to write (default: FILE's name with _pypto.py, in the current directory; - for stdout)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench export FILE [--entry E] [--ranks P] [--step N] [--fill index|ones|zeros|randn --seed N] [--platform a2a3|a2a3sim|a5|a5sim] [--arg name=value]... [-o out.py]")
-		fs.PrintDefaults()
-	}
 	file, exit := parseFileArgs(fs, args, stderr)
 	if exit >= 0 {
 		return exit

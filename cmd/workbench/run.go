@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -42,7 +41,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 // runRunContext is runRun under ctx (the tests count the engine's work
 // through it).
 func runRunContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	switch b, _ := backendArg(args); b {
+	switch b, _ := flagArg(args, "backend"); b {
 	case "pypto":
 		return runPyPTO(args, stdout, stderr)
 	case "", "emu":
@@ -50,9 +49,8 @@ func runRunContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintf(stderr, "--backend %q unknown: want emu (the default) or pypto\n", b)
 		return 2
 	}
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs := newFlags("run", "usage: workbench run FILE [--entry EXPR] [--ranks P] [--fill index|randn|ones|zeros] [--seed N] [--arg name=value]...\n       [--schedule fair|random:SEED|adversarial] [--schedules N] [--no-races] [--mem-limit SIZE] [--timeout DUR] [--json] [--trace FILE]", stderr)
 	fs.String("backend", "emu", "emu (the bundled emulator, the default) or pypto (PyPTO's toolchain on NPUs or its simulator; see run --backend pypto -h)")
-	fs.SetOutput(stderr)
 	var ff frontFlags
 	ff.register(fs)
 	fill := fs.String("fill", "index", "inputs: index (element i = i), randn, ones or zeros")
@@ -64,10 +62,6 @@ func runRunContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 	noRaces := fs.Bool("no-races", false, "turn the race detector off")
 	asJSON := fs.Bool("json", false, "print one JSON object and nothing else on stdout")
 	traceFile := fs.String("trace", "", "write every event to FILE: a Chrome trace for Perfetto if FILE ends in .json, JSON lines otherwise")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench run FILE [--entry EXPR] [--ranks P] [--fill index|randn|ones|zeros] [--seed N] [--arg name=value]...\n       [--schedule fair|random:SEED|adversarial] [--schedules N] [--no-races] [--mem-limit SIZE] [--timeout DUR] [--json] [--trace FILE]")
-		fs.PrintDefaults()
-	}
 	file, exit := parseFileArgs(fs, args, stderr)
 	ff.explicitRanks = flagGiven(fs, "ranks")
 	if exit >= 0 {

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -23,8 +22,7 @@ import (
 // down gracefully: runs still executing are cancelled, finished ones are
 // written, the store is closed.
 func runServe(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("serve", "usage: workbench [serve] [--addr HOST:PORT] [--data DIR] [--token T] [--runs N] [--queue N] [--timeout DUR] [--mem-limit SIZE] [--store-budget SIZE]", stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (loopback by default; a port of 0 picks a free one)")
 	token := fs.String("token", "", "access token required on every request when --addr is not loopback (default: a random one, printed in the URL)")
 	data := fs.String("data", "", "data directory for the run store runs.db (default: $XDG_DATA_HOME/pld-workbench or ~/.local/share/pld-workbench)")
@@ -33,10 +31,6 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", limits.DefaultTimeout, "wall clock of one run, from when it has a slot")
 	storeBudget := fs.String("store-budget", limits.Bytes(limits.StoreBudget), "size of the run store beyond which the oldest unpinned runs are evicted: 512MiB, 2GiB, ...")
 	memLimit := fs.String("mem-limit", limits.Bytes(limits.DefaultMemory), "memory one piece of work may make (windows × P, host tensors, tiles, events, compile-time values): 512MiB, 1GiB, 2G, ...")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench [serve] [--addr HOST:PORT] [--data DIR] [--token T] [--runs N] [--queue N] [--timeout DUR] [--mem-limit SIZE] [--store-budget SIZE]")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}

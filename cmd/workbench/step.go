@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,14 +25,8 @@ type stepJSON struct {
 
 // runSteps lists the ladder: the syllabus joined with each step's check.
 func runSteps(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("steps", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("steps", "usage: workbench steps [--json]\n\nLists the 20 lessons: number, title, what each teaches.", stderr)
 	asJSON := fs.Bool("json", false, "print the steps as JSON")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench steps [--json]")
-		fmt.Fprintln(stderr, "\nLists the 20 lessons: number, title, what each teaches.")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
@@ -76,18 +69,13 @@ func writeJSON(w io.Writer, v any) int {
 // runStep runs one step's kernels of one variant, or a learner's file, and
 // prints the check's verdict per kernel entry and rank count.
 func runStep(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("step", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("step", "usage: workbench step N [--kernel starter|solution|builtin|bug] [--ranks P] [--check FILE] [--mem-limit SIZE] [--timeout DUR] [--json]", stderr)
 	kind := fs.String("kernel", "solution", "which kernel to run: starter, solution, builtin or bug")
 	ranks := fs.Int("ranks", 0, "run at this rank count only (default: every count the kernel lists)")
 	own := fs.String("check", "", "check this file of yours against the step instead of the step's kernel")
 	asJSON := fs.Bool("json", false, "print the verdicts as JSON")
 	var bf budgetFlags
 	bf.register(fs, limits.CLIBudget())
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench step N [--kernel starter|solution|builtin|bug] [--ranks P] [--check FILE] [--mem-limit SIZE] [--timeout DUR] [--json]")
-		fs.PrintDefaults()
-	}
 	arg, exit := parseOneArg(fs, args, stderr, "N (a step number)")
 	if exit >= 0 {
 		return exit
@@ -232,16 +220,10 @@ func wrongData(kr check.KernelResult) int {
 // runVerify checks every step: solutions and builtins pass at every rank
 // count, bug variants fail as documented, starters run to completion.
 func runVerify(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("verify", "usage: workbench verify [--json]\n\nChecks every step: solutions and builtins pass, bugs fail as documented, starters run.", stderr)
 	asJSON := fs.Bool("json", false, "print every kernel's verdicts as JSON")
 	var bf budgetFlags
 	bf.register(fs, limits.CLIBudget())
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench verify [--json]")
-		fmt.Fprintln(stderr, "\nChecks every step: solutions and builtins pass, bugs fail as documented, starters run.")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -42,8 +41,7 @@ func (v *variantFlags) Set(s string) error {
 }
 
 func runSweep(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("sweep", "usage: workbench sweep FILE|STEP [--entry NAME=TEMPLATE]... [--ranks 2,4,8] [--sizes 1K:16M] "+platformUsage+" [--op COLLECTIVE] [--mem-limit SIZE] [--timeout DUR] [--csv|--json]", stderr)
 	var variants variantFlags
 	fs.Var(&variants, "entry", "a variant, NAME=TEMPLATE with {P} and {SIZE} (repeatable; default: the file's #! sweep: lines)")
 	ranks := fs.String("ranks", "2,4,8", "rank counts, comma-separated")
@@ -58,10 +56,6 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	sweepBudget.Timeout = 2 * time.Minute
 	var bf budgetFlags
 	bf.register(fs, sweepBudget)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench sweep FILE|STEP [--entry NAME=TEMPLATE]... [--ranks 2,4,8] [--sizes 1K:16M] "+platformUsage+" [--op COLLECTIVE] [--mem-limit SIZE] [--timeout DUR] [--csv|--json]")
-		fs.PrintDefaults()
-	}
 	file, exit := parseFileArgs(fs, args, stderr)
 	if exit >= 0 {
 		return exit

@@ -367,8 +367,13 @@ func checkAllreduce(a *opCall) {
 	a.checkSignal(mode, cores)
 }
 
-func checkBarrier(a *opCall) {
-	a.hostCommon("signal")
+func checkBarrier(a *opCall) { a.oneShot("signal") }
+
+// oneShot ends the check of a collective that signals one credit per call
+// (barrier, broadcast, allgather, all_to_all(_v), reduce_scatter): the
+// HOST rules on its operands, then the signal contract.
+func (a *opCall) oneShot(operands ...string) {
+	a.hostCommon(operands...)
 	if a.ok {
 		a.checkSignal("", 1)
 	}
@@ -385,12 +390,8 @@ func checkBroadcast(a *opCall) {
 		return
 	}
 	a.requireFP32("target")
-	if !a.ok {
-		return
-	}
-	a.hostCommon("target", "signal")
 	if a.ok {
-		a.checkSignal("", 1)
+		a.oneShot("target", "signal")
 	}
 }
 
@@ -441,12 +442,8 @@ func checkGatherLike(a *opCall) {
 		return
 	}
 	a.requireFP32("target")
-	if !a.ok {
-		return
-	}
-	a.hostCommon(src, "target", "signal")
 	if a.ok {
-		a.checkSignal("", 1)
+		a.oneShot(src, "target", "signal")
 	}
 }
 
@@ -472,12 +469,8 @@ func checkReduceScatter(a *opCall) {
 		return
 	}
 	a.requireFP32("target")
-	if !a.ok {
-		return
-	}
-	a.hostCommon("target", "signal")
 	if a.ok {
-		a.checkSignal("", 1)
+		a.oneShot("target", "signal")
 	}
 }
 
@@ -491,11 +484,7 @@ func checkAllToAllV(a *opCall) {
 		return
 	}
 	a.requireFP32("target")
-	if !a.ok {
-		return
-	}
-	a.hostCommon("input", "target", "signal", "send_counts", "recv_counts")
 	if a.ok {
-		a.checkSignal("", 1)
+		a.oneShot("input", "target", "signal", "send_counts", "recv_counts")
 	}
 }

@@ -61,6 +61,22 @@ func (o *operand) staticInt() (int64, bool) {
 	return i.V, ok
 }
 
+// scalars returns both operands of a binary operator as scalars; for the
+// first that is none it reports "<want>, got <what it is>".
+func (fc *funcChecker) scalars(x, y *operand, want string) (xo, yo ir.Operand, xt, yt ir.DType, ok bool) {
+	xo, xt, ok1 := x.scalar()
+	yo, yt, ok2 := y.scalar()
+	if !ok1 || !ok2 {
+		bad := x
+		if ok1 {
+			bad = y
+		}
+		fc.errorf(bad.sp, ErrArgKind, "", "%s, got %s", want, bad.describe())
+		return nil, nil, xt, yt, false
+	}
+	return xo, yo, xt, yt, true
+}
+
 // scalar returns o as a scalar operand: a run-time scalar, or a
 // compile-time number as a constant of its literal type (INDEX, FP32,
 // BOOL). ok is false for anything else.
@@ -319,14 +335,8 @@ func (fc *funcChecker) arith(op string, x, y *operand, e syntax.Expr, opPos diag
 			}
 		}
 	}
-	xo, xt, ok1 := x.scalar()
-	yo, yt, ok2 := y.scalar()
-	if !ok1 || !ok2 {
-		bad := x
-		if ok1 {
-			bad = y
-		}
-		fc.errorf(bad.sp, ErrArgKind, "", "operator %s needs numbers, got %s", op, bad.describe())
+	xo, yo, xt, yt, ok := fc.scalars(x, y, fmt.Sprintf("operator %s needs numbers", op))
+	if !ok {
 		return invalidOp(e)
 	}
 	rt, ok := fc.promote(op, xt, yt, opPos)
@@ -346,7 +356,7 @@ func (fc *funcChecker) arith(op string, x, y *operand, e syntax.Expr, opPos diag
 	fc.emit(b)
 	out := &operand{mode: modeValue, t: res.Type, x: res, slot: &b.Result, expr: e, sp: exprSpan(e)}
 	if x.known && y.known && rt.IsInt() {
-		out.kv, out.known = runtimeInt(info.op, x.kv, y.kv)
+		out.kv, out.known = ir.IntArith(info.op, x.kv, y.kv)
 	}
 	return out
 }
@@ -360,32 +370,6 @@ func (fc *funcChecker) foldError(sp diag.Span, err error) {
 		hint = me.Hint
 	}
 	fc.errorf(sp, ErrCompileTime, hint, "%s", err.Error())
-}
-
-// runtimeInt computes a run-time integer operation the device's way:
-// // and % truncate toward zero (ruling 7).
-func runtimeInt(op ir.BinOp, a, b int64) (int64, bool) {
-	switch op {
-	case ir.Add:
-		return a + b, true
-	case ir.Sub:
-		return a - b, true
-	case ir.Mul:
-		return a * b, true
-	case ir.FloorDiv:
-		if b != 0 {
-			return a / b, true
-		}
-	case ir.Mod:
-		if b != 0 {
-			return a % b, true
-		}
-	case ir.Min:
-		return min(a, b), true
-	case ir.Max:
-		return max(a, b), true
-	}
-	return 0, false
 }
 
 // promote returns the type of a binary scalar operation (pld-spec §2.5):
@@ -441,14 +425,8 @@ func (fc *funcChecker) compare(e *syntax.CompareExpr) *operand {
 		fc.errorf(e.OpPos[0], ErrUnsupportedExpr, "", "%s is not supported on run-time values", op)
 		return invalidOp(e)
 	}
-	xo, xt, ok1 := x.scalar()
-	yo, yt, ok2 := y.scalar()
-	if !ok1 || !ok2 {
-		bad := x
-		if ok1 {
-			bad = y
-		}
-		fc.errorf(bad.sp, ErrArgKind, "", "%s compares scalars, got %s", op, bad.describe())
+	xo, yo, xt, yt, ok := fc.scalars(x, y, op+" compares scalars")
+	if !ok {
 		return invalidOp(e)
 	}
 	if (xt == ir.BOOL) != (yt == ir.BOOL) || (xt == ir.BOOL && bop != ir.Eq && bop != ir.Ne) || (xt != ir.BOOL && xt.IsInt() != yt.IsInt()) {

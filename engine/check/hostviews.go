@@ -79,60 +79,42 @@ func (c *checker) checkHostViews() {
 	}
 }
 
-func (w *viewWalk) stmts(list []syntax.Stmt) {
-	for _, s := range list {
-		w.stmt(s)
+func (w *viewWalk) stmts(list []syntax.Stmt) { walkFlow(w, list) }
+
+func (w *viewWalk) facts() *map[string]int { return &w.notView }
+
+func (w *viewWalk) assign(s *syntax.AssignStmt) {
+	w.expr(s.Value)
+	for _, t := range s.Targets {
+		id, ok := t.(*syntax.Ident)
+		if !ok {
+			continue
+		}
+		if isCallOf(s.Value, "window") {
+			delete(w.notView, id.Name)
+			delete(w.viewOf, id.Name)
+			if call := s.Value.(*syntax.CallExpr); len(call.Args) > 0 {
+				if buf, ok := call.Args[0].Value.(*syntax.Ident); ok {
+					w.viewOf[id.Name] = buf.Name
+				}
+			}
+		} else {
+			w.notView[id.Name] = id.Pos.Start.Line
+			delete(w.viewOf, id.Name)
+		}
 	}
 }
 
-func (w *viewWalk) stmt(s syntax.Stmt) {
-	switch s := s.(type) {
-	case *syntax.AssignStmt:
-		w.expr(s.Value)
-		for _, t := range s.Targets {
-			id, ok := t.(*syntax.Ident)
-			if !ok {
-				continue
-			}
-			if isCallOf(s.Value, "window") {
-				delete(w.notView, id.Name)
-				delete(w.viewOf, id.Name)
-				if call := s.Value.(*syntax.CallExpr); len(call.Args) > 0 {
-					if buf, ok := call.Args[0].Value.(*syntax.Ident); ok {
-						w.viewOf[id.Name] = buf.Name
-					}
-				}
-			} else {
-				w.notView[id.Name] = id.Pos.Start.Line
-				delete(w.viewOf, id.Name)
-			}
-		}
-	case *syntax.ExprStmt:
-		w.expr(s.X)
-	case *syntax.ReturnStmt:
-		w.expr(s.Value)
-	case *syntax.IfStmt:
-		w.expr(s.Cond)
-		before := copyDead(w.notView)
-		w.stmts(s.Body)
-		then := w.notView
-		w.notView = before
-		w.stmts(s.Else)
-		joinDead(w.notView, then)
-	case *syntax.ForStmt:
-		w.expr(s.Iter)
-		// The back edge: a non-view binding in the body reaches its start.
-		sub := &viewWalk{c: w.c, notView: map[string]int{}, quiet: true, viewOf: map[string]string{}, covered: map[string]bool{}}
-		sub.stmts(s.Body)
-		for k, v := range sub.notView {
-			if _, ok := w.notView[k]; !ok {
-				w.notView[k] = v
-			}
-		}
-		w.stmts(s.Body)
-	case *syntax.WithStmt:
-		w.stmts(s.Body)
-	}
+// augAssign: x += y is not looked at; neither a pld.window view nor a
+// collective's result is bound that way.
+func (w *viewWalk) augAssign(*syntax.AugAssignStmt) {}
+
+func (w *viewWalk) loop(s *syntax.ForStmt) {
+	// The back edge: a non-view binding in the body reaches its start.
+	sub := &viewWalk{c: w.c, notView: map[string]int{}, quiet: true, viewOf: map[string]string{}, covered: map[string]bool{}}
+	sub.stmts(s.Body)
+	joinDead(w.notView, sub.notView)
+	w.stmts(s.Body)
 }
 
 func (w *viewWalk) expr(e syntax.Expr) {

@@ -34,53 +34,36 @@ func (c *checker) checkInOutUse() {
 	}
 }
 
-func (w *inoutWalk) stmts(list []syntax.Stmt) {
-	for _, s := range list {
-		w.stmt(s)
+func (w *inoutWalk) stmts(list []syntax.Stmt) { walkFlow(w, list) }
+
+func (w *inoutWalk) facts() *map[string]int { return &w.dead }
+
+func (w *inoutWalk) assign(s *syntax.AssignStmt) {
+	w.expr(s.Value)
+	for _, t := range s.Targets {
+		w.define(t)
 	}
 }
 
-func (w *inoutWalk) stmt(s syntax.Stmt) {
-	switch s := s.(type) {
-	case *syntax.AssignStmt:
-		w.expr(s.Value)
-		for _, t := range s.Targets {
-			w.define(t)
-		}
-	case *syntax.AugAssignStmt:
-		w.expr(s.Value)
-		w.expr(s.Target)
-		w.define(s.Target)
-	case *syntax.ExprStmt:
-		w.expr(s.X)
-	case *syntax.ReturnStmt:
-		w.expr(s.Value)
-	case *syntax.IfStmt:
-		w.expr(s.Cond)
-		before := copyDead(w.dead)
-		w.stmts(s.Body)
-		then := w.dead
-		w.dead = before
-		w.stmts(s.Else)
-		joinDead(w.dead, then)
-	case *syntax.ForStmt:
-		w.expr(s.Iter)
-		// The back edge: what the body kills is dead when it starts again.
-		sub := &inoutWalk{c: w.c, fi: w.fi, dead: map[string]int{}, reported: map[string]bool{"": true}}
-		sub.quiet(s.Body)
-		carried := names(s.Target)
-		for k, v := range sub.dead {
-			if _, ok := w.dead[k]; !ok && !carried[k] {
-				w.dead[k] = v
-			}
-		}
-		w.define(s.Target)
-		w.stmts(s.Body)
-		for k := range carried {
-			delete(w.dead, k)
-		}
-	case *syntax.WithStmt:
-		w.stmts(s.Body)
+func (w *inoutWalk) augAssign(s *syntax.AugAssignStmt) {
+	w.expr(s.Value)
+	w.expr(s.Target)
+	w.define(s.Target)
+}
+
+func (w *inoutWalk) loop(s *syntax.ForStmt) {
+	// The back edge: what the body kills is dead when it starts again.
+	sub := &inoutWalk{c: w.c, fi: w.fi, dead: map[string]int{}, reported: map[string]bool{"": true}}
+	sub.quiet(s.Body)
+	carried := names(s.Target)
+	for k := range carried {
+		delete(sub.dead, k)
+	}
+	joinDead(w.dead, sub.dead)
+	w.define(s.Target)
+	w.stmts(s.Body)
+	for k := range carried {
+		delete(w.dead, k)
 	}
 }
 
@@ -215,6 +198,48 @@ func copyDead(m map[string]int) map[string]int {
 		out[k] = v
 	}
 	return out
+}
+
+// flowWalk is a forward walk over a function body that keeps facts, a
+// name -> line map, through straight-line code, both arms of an if
+// (joined) and a loop's back edge: the inout and host-view rules.
+type flowWalk interface {
+	expr(syntax.Expr)
+	assign(*syntax.AssignStmt)
+	augAssign(*syntax.AugAssignStmt)
+	loop(*syntax.ForStmt) // after the iterable: the back edge and the body
+	facts() *map[string]int
+}
+
+// walkFlow walks list in order; an if walks both arms, each from the facts
+// before it, and leaves what either arm leaves (joinDead).
+func walkFlow(w flowWalk, list []syntax.Stmt) {
+	for _, s := range list {
+		switch s := s.(type) {
+		case *syntax.AssignStmt:
+			w.assign(s)
+		case *syntax.AugAssignStmt:
+			w.augAssign(s)
+		case *syntax.ExprStmt:
+			w.expr(s.X)
+		case *syntax.ReturnStmt:
+			w.expr(s.Value)
+		case *syntax.IfStmt:
+			w.expr(s.Cond)
+			facts := w.facts()
+			before := copyDead(*facts)
+			walkFlow(w, s.Body)
+			then := *facts
+			*facts = before
+			walkFlow(w, s.Else)
+			joinDead(*facts, then)
+		case *syntax.ForStmt:
+			w.expr(s.Iter)
+			w.loop(s)
+		case *syntax.WithStmt:
+			walkFlow(w, s.Body)
+		}
+	}
 }
 
 // joinDead adds to dst the names of src it lacks, with their lines: after

@@ -128,6 +128,30 @@ func putGetParams(dst, src argKind, withAtomic bool) []param {
 	)
 }
 
+// waitParams is the signature wait and defer_wait share; only the hint
+// on cmp, which has no default, differs.
+func waitParams(cmpHint string) []param {
+	return []param{
+		{name: "signal", kind: kDist, required: true},
+		{name: "offsets", kind: kIndexList, rankOf: "signal", required: true},
+		{name: "expected", kind: kIntScalar, required: true},
+		{name: "cmp", kind: kEnum, enum: "WaitCmp", kwOnly: true, attr: true, required: true, hint: cmpHint},
+	}
+}
+
+// gatherLike is allgather(local_data, target, signal) and
+// all_to_all(input, target, signal); checkGatherLike tells them apart by
+// kind.
+func gatherLike(kind ir.OpKind, src string) *opSpec {
+	return &opSpec{kind: kind,
+		params: []param{
+			{name: src, kind: kTensor, required: true},
+			{name: "target", kind: kDist, required: true},
+			{name: "signal", kind: kDist, required: true},
+		},
+		resultOf: "target", check: checkGatherLike}
+}
+
 func elementwise(kind ir.OpKind, bin string) *opSpec {
 	return &opSpec{kind: kind, scalarBin: bin,
 		params: []param{{name: "lhs", kind: kElemwise, required: true}, {name: "rhs", kind: kElemwise, required: true}},
@@ -252,23 +276,11 @@ var opTable = []*opSpec{
 		},
 		check: checkSignalOffsets("target")},
 	{kind: ir.OpWait,
-		params: []param{
-			{name: "signal", kind: kDist, required: true},
-			{name: "offsets", kind: kIndexList, rankOf: "signal", required: true},
-			{name: "expected", kind: kIntScalar, required: true},
-			{name: "cmp", kind: kEnum, enum: "WaitCmp", kwOnly: true, attr: true, required: true,
-				hint: "cmp has no default: Ge waits until the cell reaches expected (counters), Eq until it equals it"},
-		},
-		check: checkSignalOffsets("signal")},
+		params: waitParams("cmp has no default: Ge waits until the cell reaches expected (counters), Eq until it equals it"),
+		check:  checkSignalOffsets("signal")},
 	{kind: ir.OpDeferWait,
-		params: []param{
-			{name: "signal", kind: kDist, required: true},
-			{name: "offsets", kind: kIndexList, rankOf: "signal", required: true},
-			{name: "expected", kind: kIntScalar, required: true},
-			{name: "cmp", kind: kEnum, enum: "WaitCmp", kwOnly: true, attr: true, required: true,
-				hint: "cmp has no default: a deferred wait completes when the cell reaches expected, cmp=pld.WaitCmp.Ge"},
-		},
-		check: checkDeferWait},
+		params: waitParams("cmp has no default: a deferred wait completes when the cell reaches expected, cmp=pld.WaitCmp.Ge"),
+		check:  checkDeferWait},
 
 	// Windows (pld-spec §4.4).
 	{kind: ir.OpAllocWindowBuffer,
@@ -333,13 +345,7 @@ var opTable = []*opSpec{
 				hint: "root names the rank whose data every rank receives: a literal or a module/closure constant"},
 		},
 		resultOf: "target", check: checkBroadcast},
-	{kind: ir.OpAllgather,
-		params: []param{
-			{name: "local_data", kind: kTensor, required: true},
-			{name: "target", kind: kDist, required: true},
-			{name: "signal", kind: kDist, required: true},
-		},
-		resultOf: "target", check: checkGatherLike},
+	gatherLike(ir.OpAllgather, "local_data"),
 	{kind: ir.OpReduceScatter,
 		params: []param{
 			{name: "target", kind: kDist, required: true},
@@ -347,13 +353,7 @@ var opTable = []*opSpec{
 			{name: "op", kind: kEnum, enum: "ReduceOp", kwOnly: true, attr: true, def: enumAttr("ReduceOp", "Sum")},
 		},
 		resultOf: "target", check: checkReduceScatter},
-	{kind: ir.OpAllToAll,
-		params: []param{
-			{name: "input", kind: kTensor, required: true},
-			{name: "target", kind: kDist, required: true},
-			{name: "signal", kind: kDist, required: true},
-		},
-		resultOf: "target", check: checkGatherLike},
+	gatherLike(ir.OpAllToAll, "input"),
 	{kind: ir.OpAllToAllV,
 		params: []param{
 			{name: "input", kind: kTensor, required: true},

@@ -29,7 +29,7 @@ func (c *checker) checkProgramAllocNames(p *meta.Program) {
 		for _, st := range m.Def.Body {
 			syntax.Walk(st, func(n syntax.Node) bool {
 				as, ok := n.(*syntax.AssignStmt)
-				if !ok || len(as.Targets) != 1 || !isAllocCall(as.Value) {
+				if !ok || len(as.Targets) != 1 || !isCallOf(as.Value, "alloc_window_buffer") {
 					return true
 				}
 				id, ok := as.Targets[0].(*syntax.Ident)
@@ -48,25 +48,4 @@ func (c *checker) checkProgramAllocNames(p *meta.Program) {
 			})
 		}
 	}
-}
-
-// isAllocCall reports whether e is a call of pld.alloc_window_buffer (or
-// its pld.tensor spelling).
-func isAllocCall(e syntax.Expr) bool {
-	call, ok := e.(*syntax.CallExpr)
-	if !ok {
-		return false
-	}
-	fn, ok := call.Fn.(*syntax.AttrExpr)
-	if !ok || fn.Name != "alloc_window_buffer" {
-		return false
-	}
-	switch x := fn.X.(type) {
-	case *syntax.Ident:
-		return x.Name == "pld"
-	case *syntax.AttrExpr:
-		id, ok := x.X.(*syntax.Ident)
-		return ok && id.Name == "pld" && x.Name == "tensor"
-	}
-	return false
 }

@@ -84,7 +84,7 @@ var conformGoldens = map[string]*conformGolden{
 	"tests/st/distributed/test_l3_host_tensor_barrier.py#HostTensorBarrier":                                      {from: "_expected_peer_swap", want: shiftRows(+1)},
 	"tests/st/distributed/test_l3_deferred_completion.py#_build_deferred_completion_program":                     {from: "_expected(waiter_count, epoch=1) on _inputs(epoch=1), the first epoch: the test calls the prepared program again on its persistent windows, one run here", wantShaped: deferredExpected, inputs: deferredInputs},
 	"tests/st/distributed/test_l3_multi_group.py#_build_two_group_swap_program":                                  {from: "expected_a and expected_b of test_two_groups_independent_swap", want: groupSwapExpected, inputs: groupSwapInputs},
-	"tests/st/distributed/test_l3_parallel_reduce.py#L3ParallelReduceProgram":                                    {from: "test_execute: f = (a + b) + (a - b) = 2a on a = 2, b = 3", want: parallelReduceExpected, inputs: parallelReduceInputs},
+	"tests/st/distributed/test_l3_parallel_reduce.py#L3ParallelReduceProgram":                                    {from: "test_execute: f = (a + b) + (a - b) = 2a on a = 2, b = 3", want: parallelReduceExpected, inputs: fullInputs(2, 3)},
 	"tests/st/distributed/test_l3_get.py#_build_ring_get_program":                                                {from: "test_ring_shuffle: [inputs[1], inputs[0]]", want: shiftRows(+1)},
 	"tests/st/distributed/test_l3_get.py#_build_row_get_program":                                                 {from: "test_row_get: outputs[r] = inputs[other, 0]", want: otherFirstRow},
 	"tests/st/distributed/test_l3_put.py#_build_ring_put_program":                                                {from: "test_ring_shuffle: [inputs[1], inputs[0]]", want: shiftRows(+1)},
@@ -251,38 +251,47 @@ func gatherRows(_ conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error)
 
 // scatterSums: rank r holds the sum over k of chunk r of rank k's input.
 func scatterSums(_ conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
-	x, err := rows(in, 0, P)
+	chunk, n, err := chunkRows(in, P)
 	if err != nil {
 		return nil, err
 	}
-	n := len(x.Floats()) / P / P
 	var out []float64
 	for r := 0; r < P; r++ {
-		chunk := make([]float64, n)
+		sum := make([]float64, n)
 		for k := 0; k < P; k++ {
-			for j, v := range x.Row(k)[r*n : (r+1)*n] {
-				chunk[j] = float64(float32(chunk[j] + v))
+			for j, v := range chunk(k, r) {
+				sum[j] = float64(float32(sum[j] + v))
 			}
 		}
-		out = append(out, chunk...)
+		out = append(out, sum...)
 	}
 	return [][]float64{out}, nil
 }
 
 // transposeRows: output[rank][src] = input[src][rank].
 func transposeRows(_ conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
-	x, err := rows(in, 0, P)
+	chunk, _, err := chunkRows(in, P)
 	if err != nil {
 		return nil, err
 	}
-	n := len(x.Floats()) / P / P
 	var out []float64
 	for r := 0; r < P; r++ {
 		for src := 0; src < P; src++ {
-			out = append(out, x.Row(src)[r*n:(r+1)*n]...)
+			out = append(out, chunk(src, r)...)
 		}
 	}
 	return [][]float64{out}, nil
+}
+
+// chunkRows reads parameter 1 as P rows of P equal chunks of n elements;
+// chunk(k, r) is chunk r of rank k's row.
+func chunkRows(in []*emu.Tensor, P int) (chunk func(k, r int) []float64, n int, err error) {
+	x, err := rows(in, 0, P)
+	if err != nil {
+		return nil, 0, err
+	}
+	n = len(x.Floats()) / P / P
+	return func(k, r int) []float64 { return x.Row(k)[r*n : (r+1)*n] }, n, nil
 }
 
 // sumDiff: out_sum = a + b, out_diff = a - b.

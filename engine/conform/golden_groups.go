@@ -50,13 +50,16 @@ func groupSwapExpected(_ conformCaseSpec, in []*emu.Tensor, P int) ([][]float64,
 	return [][]float64{a, b}, nil
 }
 
-// parallelReduceInputs is the test's a = torch.full(2.0), b = torch.full(3.0).
-func parallelReduceInputs(_ conformCaseSpec, in []*emu.Tensor, _ int) {
-	for i, v := range []float64{2, 3} {
-		if i < len(in) {
-			xs := in[i].Floats()
-			for j := range xs {
-				xs[j] = v
+// fullInputs is a test's torch.full inputs: input i is all vs[i] (an
+// input past vs keeps its values).
+func fullInputs(vs ...float64) func(conformCaseSpec, []*emu.Tensor, int) {
+	return func(_ conformCaseSpec, in []*emu.Tensor, _ int) {
+		for i, v := range vs {
+			if i < len(in) {
+				xs := in[i].Floats()
+				for j := range xs {
+					xs[j] = v
+				}
 			}
 		}
 	}

@@ -14,7 +14,7 @@ var langGoldens = map[string]*conformGolden{
 	"tests/st/distributed/test_l3_composite_shape_dim.py#_build_program": {
 		from:   "test_execute: a = full(5.0), b = full(3.0) at (128, 128); expected_f = a + b (8.0), expected_g = a - b (2.0)",
 		want:   compositeDims,
-		inputs: compositeInputs,
+		inputs: fullInputs(5, 3), // a = 5.0, b = 3.0
 	},
 	"tests/st/distributed/test_l3_ep_dispatch_combine.py#_build_ep_dispatch_combine_program": {
 		from:   "_compute_golden_recv and _compute_golden_routed on the test's inputs (routing indices from a seeded Go generator under _generate_routing_indices' constraints)",
@@ -22,18 +22,6 @@ var langGoldens = map[string]*conformGolden{
 		inputs: epInputs,
 		tols:   epTols,
 	},
-}
-
-// compositeInputs is the test's torch.full inputs: a = 5.0, b = 3.0.
-func compositeInputs(_ conformCaseSpec, in []*emu.Tensor, _ int) {
-	for t, v := range []float64{5, 3} {
-		if t < len(in) {
-			xs := in[t].Floats()
-			for i := range xs {
-				xs[i] = v
-			}
-		}
-	}
 }
 
 // compositeDims is the test's expected_f = a + b and expected_g = a - b

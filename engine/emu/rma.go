@@ -37,6 +37,21 @@ func (m *machine) windowArg(n *node, i int) (*tref, *failure) {
 	return t, nil
 }
 
+// windowPeer is the window operand i and the peer rank operand i+1, a rank
+// of the window's device group: the target and peer of notify, remote_load
+// and remote_store.
+func (m *machine) windowPeer(n *node, i int) (*tref, int, *failure) {
+	t, f := m.windowArg(n, i)
+	if f != nil {
+		return nil, 0, f
+	}
+	p, f := m.peer(n, i+1)
+	if f == nil {
+		p, f = m.inDomain(n, t, p)
+	}
+	return t, p, f
+}
+
 // intsScratch evaluates a list operand into m's scratch slice, valid until
 // the next call.
 func (m *machine) intsScratch(o *opnd) []int {
@@ -65,14 +80,7 @@ func (m *machine) signalCell(n *node, t *tref, offs []int, rank int) (cellKey, *
 
 // notify is pld.system.notify(target, peer, offsets, value, op=).
 func (m *machine) notify(n *node) *failure {
-	t, f := m.windowArg(n, 0)
-	if f != nil {
-		return f
-	}
-	p, f := m.peer(n, 1)
-	if f == nil {
-		p, f = m.inDomain(n, t, p)
-	}
+	t, p, f := m.windowPeer(n, 0)
 	if f != nil {
 		return f
 	}
@@ -185,14 +193,7 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 
 // remoteLoad is pld.tile.remote_load(target, peer, offsets, shape, valid_shape).
 func (m *machine) remoteLoad(n *node) *failure {
-	t, f := m.windowArg(n, 0)
-	if f != nil {
-		return f
-	}
-	p, f := m.peer(n, 1)
-	if f == nil {
-		p, f = m.inDomain(n, t, p)
-	}
+	t, p, f := m.windowPeer(n, 0)
 	if f != nil {
 		return f
 	}
@@ -229,14 +230,7 @@ func (m *machine) remoteStore(n *node) *failure {
 	if f != nil {
 		return f
 	}
-	t, f := m.windowArg(n, 1)
-	if f != nil {
-		return f
-	}
-	p, f := m.peer(n, 2)
-	if f == nil {
-		p, f = m.inDomain(n, t, p)
-	}
+	t, p, f := m.windowPeer(n, 1)
 	if f != nil {
 		return f
 	}

@@ -24,54 +24,28 @@ func (m *machine) binary(n *node) (val, *failure) {
 	if xdt.IsFloat() || ydt.IsFloat() || n.bin == ir.Div {
 		a, b := x.num(xdt), y.num(ydt)
 		if n.bin.IsCompare() {
-			return boolVal(compareF(n.bin, a, b)), nil
+			return boolVal(compare(n.bin, a, b)), nil
 		}
-		var r float64
-		switch n.bin {
-		case ir.Add:
-			r = a + b
-		case ir.Sub:
-			r = a - b
-		case ir.Mul:
-			r = a * b
-		case ir.Div:
-			r = a / b
-		case ir.FloorDiv:
-			r = math.Trunc(a / b)
-		case ir.Mod:
-			r = math.Mod(a, b)
-		case ir.Min:
-			r = math.Min(a, b)
-		case ir.Max:
-			r = math.Max(a, b)
+		r, ok := ir.Arith(n.bin, a, b)
+		if !ok {
+			switch n.bin {
+			case ir.Div:
+				r = a / b
+			case ir.FloorDiv:
+				r = math.Trunc(a / b)
+			case ir.Mod:
+				r = math.Mod(a, b)
+			}
 		}
 		return scalarVal(val{f: r}, anyFloat, n.resDT), nil
 	}
 	a, b := x.i, y.i
 	if n.bin.IsCompare() {
-		return boolVal(compareI(n.bin, a, b)), nil
+		return boolVal(compare(n.bin, a, b)), nil
 	}
-	var r int64
-	switch n.bin {
-	case ir.Add:
-		r = a + b
-	case ir.Sub:
-		r = a - b
-	case ir.Mul:
-		r = a * b
-	case ir.Min:
-		r = min(a, b)
-	case ir.Max:
-		r = max(a, b)
-	case ir.FloorDiv, ir.Mod:
-		if b == 0 {
-			return val{}, m.fail(n, codeDivZero, "", "%d %s 0: integer division by zero", a, opSymbol(n.bin))
-		}
-		if n.bin == ir.FloorDiv {
-			r = a / b
-		} else {
-			r = a % b
-		}
+	r, ok := ir.IntArith(n.bin, a, b)
+	if !ok && b == 0 && (n.bin == ir.FloorDiv || n.bin == ir.Mod) {
+		return val{}, m.fail(n, codeDivZero, "", "%d %s 0: integer division by zero", a, opSymbol(n.bin))
 	}
 	return val{i: wrapInt(n.resDT, r)}, nil
 }
@@ -90,23 +64,9 @@ func boolVal(b bool) val {
 	return val{}
 }
 
-func compareI(op ir.BinOp, a, b int64) bool {
-	switch op {
-	case ir.Eq:
-		return a == b
-	case ir.Ne:
-		return a != b
-	case ir.Lt:
-		return a < b
-	case ir.Le:
-		return a <= b
-	case ir.Gt:
-		return a > b
-	}
-	return a >= b
-}
-
-func compareF(op ir.BinOp, a, b float64) bool {
+// compare evaluates a comparison on integers or floats alike; a NaN
+// compares false but for Ne, as Go's operators do.
+func compare[T int64 | float64](op ir.BinOp, a, b T) bool {
 	switch op {
 	case ir.Eq:
 		return a == b

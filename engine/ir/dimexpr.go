@@ -84,7 +84,8 @@ func (n *dimNode) eval(val func(string) (int64, bool)) (int64, bool) {
 
 // DimArith applies one dimension operator. Division and modulo floor, as
 // Python's do on the ints a dimension holds; "/" on index dims is the same
-// integer division in PyPTO's IR. false for a zero divisor.
+// integer division in PyPTO's IR. false for a zero divisor. meta.EvalDyn
+// folds compile-time dimensions with it too, so both stages round alike.
 func DimArith(op string, a, b int64) (int64, bool) {
 	switch op {
 	case "+":

@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -311,19 +312,13 @@ func ShapeOf(t Type) (s Shape, d DType, ok bool) {
 // Identical reports whether a and b are the same type exactly (symbolic
 // dimensions compare by name).
 func Identical(a, b Type) bool {
+	if same, shaped := sameShaped(a, b, Shape.Equal); shaped {
+		return same
+	}
 	switch a := a.(type) {
 	case *Scalar:
 		b, ok := b.(*Scalar)
 		return ok && a.DType == b.DType
-	case *Tensor:
-		b, ok := b.(*Tensor)
-		return ok && a.DType == b.DType && a.Shape.Equal(b.Shape)
-	case *DistributedTensor:
-		b, ok := b.(*DistributedTensor)
-		return ok && a.DType == b.DType && a.Shape.Equal(b.Shape)
-	case *Tile:
-		b, ok := b.(*Tile)
-		return ok && a.DType == b.DType && a.Shape.Equal(b.Shape)
 	case *CommCtx:
 		_, ok := b.(*CommCtx)
 		return ok
@@ -343,18 +338,39 @@ func Identical(a, b Type) bool {
 		b, ok := b.(*Array)
 		return ok && *a == *b
 	case *Tuple:
-		b, ok := b.(*Tuple)
-		if !ok || len(a.Elems) != len(b.Elems) {
-			return false
-		}
-		for i := range a.Elems {
-			if !Identical(a.Elems[i], b.Elems[i]) {
-				return false
-			}
-		}
-		return true
+		return elemsAll(a, b, Identical)
 	}
 	return false
+}
+
+// sameShaped reports, for a want that is a tensor, a window or a tile,
+// whether got is of the same kind and dtype with a shape in rel (Equal,
+// Matches) to want's; shaped is false for a want of any other kind.
+func sameShaped(want, got Type, rel func(want, got Shape) bool) (same, shaped bool) {
+	ws, wd, ok := ShapeOf(want)
+	if !ok {
+		return false, false
+	}
+	if reflect.TypeOf(got) != reflect.TypeOf(want) {
+		return false, true
+	}
+	gs, gd, _ := ShapeOf(got)
+	return gd == wd && rel(ws, gs), true
+}
+
+// elemsAll reports whether got is a tuple as long as w whose elements each
+// stand in rel (Identical, Compatible, Returnable) to w's.
+func elemsAll(w *Tuple, got Type, rel func(want, got Type) bool) bool {
+	g, ok := got.(*Tuple)
+	if !ok || len(g.Elems) != len(w.Elems) {
+		return false
+	}
+	for i := range w.Elems {
+		if !rel(w.Elems[i], g.Elems[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // Compatible reports whether a value of type arg can be passed where want
@@ -362,6 +378,9 @@ func Identical(a, b Type) bool {
 // dimension on either side matches any extent), and for scalars the same
 // category (an INDEX loop variable may feed an INT32 parameter).
 func Compatible(want, arg Type) bool {
+	if same, shaped := sameShaped(want, arg, Shape.Matches); shaped {
+		return same
+	}
 	switch w := want.(type) {
 	case *Scalar:
 		a, ok := arg.(*Scalar)
@@ -369,26 +388,8 @@ func Compatible(want, arg Type) bool {
 			return false
 		}
 		return a.DType == w.DType || (a.DType.IsInt() && w.DType.IsInt()) || (a.DType.IsFloat() && w.DType.IsFloat())
-	case *Tensor:
-		a, ok := arg.(*Tensor)
-		return ok && a.DType == w.DType && w.Shape.Matches(a.Shape)
-	case *DistributedTensor:
-		a, ok := arg.(*DistributedTensor)
-		return ok && a.DType == w.DType && w.Shape.Matches(a.Shape)
-	case *Tile:
-		a, ok := arg.(*Tile)
-		return ok && a.DType == w.DType && w.Shape.Matches(a.Shape)
 	case *Tuple:
-		a, ok := arg.(*Tuple)
-		if !ok || len(a.Elems) != len(w.Elems) {
-			return false
-		}
-		for i := range w.Elems {
-			if !Compatible(w.Elems[i], a.Elems[i]) {
-				return false
-			}
-		}
-		return true
+		return elemsAll(w, arg, Compatible)
 	}
 	return Identical(want, arg)
 }
@@ -407,16 +408,7 @@ func Returnable(want, got Type) bool {
 		g, ok := got.(*DistributedTensor)
 		return ok && g.DType == w.DType && w.Shape.Matches(g.Shape)
 	case *Tuple:
-		g, ok := got.(*Tuple)
-		if !ok || len(g.Elems) != len(w.Elems) {
-			return false
-		}
-		for i := range w.Elems {
-			if !Returnable(w.Elems[i], g.Elems[i]) {
-				return false
-			}
-		}
-		return true
+		return elemsAll(w, got, Returnable)
 	}
 	return false
 }

@@ -53,7 +53,7 @@ func (b *builder) meshAllreduce(target *ir.Var, tt *ir.DistributedTensor, signal
 		// 32-byte-aligned width that covers it.
 		width = roundUp(nc, alignElems(tt.DType))
 	}
-	tile := &ir.Tile{Shape: ir.ConstShape(1, width), DType: tt.DType}
+	tile := rowTile(width, tt.DType)
 
 	b.barrier(c, signal, meshCell, idx(1))
 	b.loop("col", idx(0), n, idx(width), func(cb *builder, col *ir.Var) {
@@ -118,7 +118,7 @@ func (b *builder) ringAllreduce(target *ir.Var, tt *ir.DistributedTensor, signal
 		width = roundUp(ms, align)
 	}
 	chunkCount := b.ceilDiv(maxSeg, width)
-	tile := &ir.Tile{Shape: ir.ConstShape(1, width), DType: tt.DType}
+	tile := rowTile(width, tt.DType)
 
 	// boundary binds to hint where segment i starts.
 	boundary := func(sb *builder, hint string, i ir.Operand) ir.Operand {

@@ -22,22 +22,42 @@ import (
 // Every epilogue is an AtomicAdd, never a Set(0): a fast peer may already be
 // in its next call and have added the next credit, which a Set would wipe.
 
-func (k *hostKernel) window(name string) (*ir.Var, *ir.DistributedTensor, error) {
-	v := k.param[name]
-	if v == nil {
-		return nil, nil, k.b.errorf("has no %s operand (the checker should have rejected it)", name)
+// windows looks up a kernel's window operands by name, in the order given;
+// the first one missing is the error.
+func (k *hostKernel) windows(names ...string) ([]*ir.Var, error) {
+	vs := make([]*ir.Var, len(names))
+	for i, name := range names {
+		if vs[i] = k.param[name]; vs[i] == nil {
+			return nil, k.b.errorf("has no %s operand (the checker should have rejected it)", name)
+		}
 	}
-	return v, v.Type.(*ir.DistributedTensor), nil
+	return vs, nil
 }
 
-// hostTileWidth is the width of the tiles a kernel walks an n-element
-// stream in: 256, or for a smaller static stream the 32-byte-aligned width
-// that covers it.
-func hostTileWidth(n ir.Operand, d ir.DType) int64 {
-	if nc, ok := constOf(n); ok && nc > 0 && nc < hostTile {
-		return roundUp(nc, alignElems(d))
+// targetSignal looks up the target and signal windows most kernels take,
+// and the target's type.
+func (k *hostKernel) targetSignal() (target, signal *ir.Var, tt *ir.DistributedTensor, err error) {
+	w, err := k.windows("target", "signal")
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	return hostTile
+	return w[0], w[1], dist(w[0]), nil
+}
+
+// hostTiles returns the width of the tiles a kernel walks an n-element
+// stream of dtype d in (256, or for a smaller static stream the
+// 32-byte-aligned width that covers it) and their type.
+func hostTiles(n ir.Operand, d ir.DType) (int64, *ir.Tile) {
+	width := int64(hostTile)
+	if nc, ok := constOf(n); ok && nc > 0 && nc < hostTile {
+		width = roundUp(nc, alignElems(d))
+	}
+	return width, rowTile(width, d)
+}
+
+// rowTile is the [1, width] tile of dtype d a kernel moves a stream in.
+func rowTile(width int64, d ir.DType) *ir.Tile {
+	return &ir.Tile{Shape: ir.ConstShape(1, width), DType: d}
 }
 
 // tileValid returns how many elements of the tile at base are real:
@@ -49,22 +69,28 @@ func (b *builder) tileValid(n, base ir.Operand, width int64) ir.Operand {
 	return b.minOf("chunk", idx(width), b.minus(n, base))
 }
 
-// counter declares an INDEX variable starting at v, bumped with step.
+// counter declares an INDEX variable starting at v (countedBarrier bumps it).
 func (b *builder) counter(hint string, v int64) *ir.Var {
 	c := b.newVar(hint, index)
 	b.assign(c, idx(v))
 	return c
 }
 
-func (b *builder) bump(c *ir.Var) { b.bin(c, ir.Add, c, idx(1)) }
+// countedBarrier is the barrier of a kernel that adds one credit per tile:
+// wait for every cell to reach expected, then expect one more next time.
+func (b *builder) countedBarrier(c comm, signal ir.Operand, at cell, expected *ir.Var) {
+	b.barrier(c, signal, at, expected)
+	b.bin(expected, ir.Add, expected, idx(1))
+}
 
 // hostBarrier: AtomicAdd 1 into every peer's cell, wait for every cell
 // >= 1, then the epilogue (-1 per cell).
 func hostBarrier(k *hostKernel) error {
-	signal, _, err := k.window("signal")
+	w, err := k.windows("signal")
 	if err != nil {
 		return err
 	}
+	signal := w[0]
 	c := k.b.setup(signal)
 	k.b.oneShot(c, signal, hostCell(signal))
 	return nil
@@ -98,14 +124,11 @@ func hostAllreduceMesh(k *hostKernel) error {
 	if !ok {
 		return b.errorf("op=%s is not a pld.ReduceOp (the checker should have rejected it)", attrEnum(k.op, "op"))
 	}
-	target, tt, err := k.window("target")
+	target, signal, tt, err := k.targetSignal()
 	if err != nil {
 		return err
 	}
-	signal, st, err := k.window("signal")
-	if err != nil {
-		return err
-	}
+	st := dist(signal)
 	cores := attrInt(k.op, "core_num", 1)
 	// A lane per block: block b of rank r signals cell r*stride + b. The
 	// checker ensures stride >= core_num, so every block is active.
@@ -122,8 +145,7 @@ func hostAllreduceMesh(k *hostKernel) error {
 	if err != nil {
 		return err
 	}
-	width := hostTileWidth(n, tt.DType)
-	tile := &ir.Tile{Shape: ir.ConstShape(1, width), DType: tt.DType}
+	width, tile := hostTiles(n, tt.DType)
 
 	b.barrier(c, signal, at, idx(1))
 	expected := b.counter("read_done_expected", 2)
@@ -136,8 +158,7 @@ func hostAllreduceMesh(k *hostKernel) error {
 				t.value(acc, reduce, nil, acc, recv)
 			})
 		})
-		lb.barrier(c, signal, at, expected)
-		lb.bump(expected)
+		lb.countedBarrier(c, signal, at, expected)
 		lb.store(flat, acc, r)
 	})
 	b.epilogue(c, signal, at, b.named("barrier_count", ir.Sub, expected, idx(1)))
@@ -153,14 +174,11 @@ func hostAllreduceMesh(k *hostKernel) error {
 // epilogue takes 1 back from every peer cell of the 2(P-1)+1 rows.
 func hostAllreduceRing(k *hostKernel) error {
 	b := k.b
-	target, tt, err := k.window("target")
+	target, signal, tt, err := k.targetSignal()
 	if err != nil {
 		return err
 	}
-	signal, st, err := k.window("signal")
-	if err != nil {
-		return err
-	}
+	st := dist(signal)
 	total, ok := tt.Shape.NumElems()
 	p := int64(k.prog.Ranks)
 	if len(st.Shape) == 2 && st.Shape[1].IsStatic() {
@@ -171,7 +189,7 @@ func hostAllreduceRing(k *hostKernel) error {
 	}
 	chunk := total / p
 	width := min(chunk, hostTile)
-	tile := &ir.Tile{Shape: ir.ConstShape(1, width), DType: tt.DType}
+	tile := rowTile(width, tt.DType)
 
 	c := b.setup(target)
 	flat, _, err := b.flatten(target, tt)
@@ -224,11 +242,7 @@ func hostAllreduceRing(k *hostKernel) error {
 // the last tile.
 func hostBroadcast(k *hostKernel) error {
 	b := k.b
-	target, tt, err := k.window("target")
-	if err != nil {
-		return err
-	}
-	signal, _, err := k.window("signal")
+	target, signal, tt, err := k.targetSignal()
 	if err != nil {
 		return err
 	}
@@ -238,8 +252,7 @@ func hostBroadcast(k *hostKernel) error {
 	if err != nil {
 		return err
 	}
-	width := hostTileWidth(n, tt.DType)
-	tile := &ir.Tile{Shape: ir.ConstShape(1, width), DType: tt.DType}
+	width, tile := hostTiles(n, tt.DType)
 	at := hostCell(signal)
 	expected := b.counter("expected", 1)
 	b.loop("base", idx(0), n, idx(hostTile), func(lb *builder, base *ir.Var) {
@@ -248,8 +261,7 @@ func hostBroadcast(k *hostKernel) error {
 			stage := t.load(t.newVar("stage", tile), flat, r)
 			t.store(flat, stage, r)
 		})
-		lb.barrier(c, signal, at, expected)
-		lb.bump(expected)
+		lb.countedBarrier(c, signal, at, expected)
 		lb.when(lb.cmp(ir.Ne, c.me, root), func(t *builder) {
 			recv := t.remoteLoad(t.newVar("recv", tile), flat, root, r)
 			t.store(flat, recv, r)
@@ -268,11 +280,7 @@ func hostBroadcast(k *hostKernel) error {
 // than r keep what they held.
 func hostReduceScatter(k *hostKernel) error {
 	b := k.b
-	target, tt, err := k.window("target")
-	if err != nil {
-		return err
-	}
-	signal, _, err := k.window("signal")
+	target, signal, tt, err := k.targetSignal()
 	if err != nil {
 		return err
 	}
@@ -285,8 +293,7 @@ func hostReduceScatter(k *hostKernel) error {
 		return err
 	}
 	rowElems := dimOperand(tt.Shape[len(tt.Shape)-1])
-	width := hostTileWidth(rowElems, tt.DType)
-	tile := &ir.Tile{Shape: ir.ConstShape(1, width), DType: tt.DType}
+	width, tile := hostTiles(rowElems, tt.DType)
 	at := hostCell(signal)
 	b.barrier(c, signal, at, idx(1))
 	myRow := b.named("my_row", ir.Mul, c.me, rowElems)
@@ -316,18 +323,12 @@ func hostPush(k *hostKernel) error {
 	if allToAll {
 		srcName = "input"
 	}
-	src, _, err := k.window(srcName)
+	w, err := k.windows(srcName, "target", "signal")
 	if err != nil {
 		return err
 	}
-	target, tt, err := k.window("target")
-	if err != nil {
-		return err
-	}
-	signal, _, err := k.window("signal")
-	if err != nil {
-		return err
-	}
+	src, target, signal := w[0], w[1], w[2]
+	tt := dist(target)
 	if len(tt.Shape) != 2 {
 		return b.errorf("target %s is not [NR, SIZE] (the checker should have rejected it)", tt)
 	}
@@ -355,26 +356,12 @@ func hostPush(k *hostKernel) error {
 // rank count, then the barrier and its epilogue.
 func hostAllToAllV(k *hostKernel) error {
 	b := k.b
-	src, _, err := k.window("input")
+	w, err := k.windows("input", "send_counts", "target", "signal", "recv_counts")
 	if err != nil {
 		return err
 	}
-	counts, _, err := k.window("send_counts")
-	if err != nil {
-		return err
-	}
-	target, tt, err := k.window("target")
-	if err != nil {
-		return err
-	}
-	signal, _, err := k.window("signal")
-	if err != nil {
-		return err
-	}
-	recvCounts, _, err := k.window("recv_counts")
-	if err != nil {
-		return err
-	}
+	src, counts, target, signal, recvCounts := w[0], w[1], w[2], w[3], w[4]
+	tt := dist(target)
 	maxRecv, err := b.maxRecv(tt, ir.ConstDim(int64(k.prog.Ranks)))
 	if err != nil {
 		return err

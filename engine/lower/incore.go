@@ -118,14 +118,11 @@ func lowerBarrier(b *builder, op *ir.Op) error {
 // copies root's window into its own with get (on root a copy onto itself),
 // then the epilogue (N = 1).
 func lowerBroadcast(b *builder, op *ir.Op) error {
-	target, _, err := b.windowArg(op, "target")
+	w, err := b.windowArgs(op, "target", "signal")
 	if err != nil {
 		return err
 	}
-	signal, _, err := b.windowArg(op, "signal")
-	if err != nil {
-		return err
-	}
+	target, signal := w[0], w[1]
 	root := attrInt(op, "root", -1)
 	if root < 0 {
 		return b.errorf("has no root (the checker should have rejected it)")
@@ -159,18 +156,10 @@ func lowerPushRows(b *builder, op *ir.Op, srcArg, loopVar string, srcRow func(*i
 	if !ok {
 		return b.errorf("has no %s operand (the checker should have rejected it)", srcArg)
 	}
-	target, tt, err := b.windowArg(op, "target")
+	target, signal, size, err := b.rowWindows(op)
 	if err != nil {
 		return err
 	}
-	signal, _, err := b.windowArg(op, "signal")
-	if err != nil {
-		return err
-	}
-	if len(tt.Shape) != 2 {
-		return b.errorf("target %s is not [NR, SIZE] (the checker should have rejected it)", tt)
-	}
-	size := dimOperand(tt.Shape[1])
 	c := b.setup(target)
 	b.loop(loopVar, idx(0), c.nranks, idx(1), func(lb *builder, rank *ir.Var) {
 		lb.op(ir.OpPut, putAttrs, target, rank, src, list(c.me, idx(0)), list(srcRow(rank), idx(0)), list(idx(1), size))
@@ -180,6 +169,20 @@ func lowerPushRows(b *builder, op *ir.Op, srcArg, loopVar string, srcRow func(*i
 	return nil
 }
 
+// rowWindows returns the [NR, SIZE] target and the signal of an InCore row
+// collective (allgather, all_to_all, reduce_scatter), and SIZE.
+func (b *builder) rowWindows(op *ir.Op) (target, signal *ir.Var, size ir.Operand, err error) {
+	w, err := b.windowArgs(op, "target", "signal")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tt := dist(w[0])
+	if len(tt.Shape) != 2 {
+		return nil, nil, nil, b.errorf("target %s is not [NR, SIZE] (the checker should have rejected it)", tt)
+	}
+	return w[0], w[1], dimOperand(tt.Shape[1]), nil
+}
+
 // lowerReduceScatter: a ready barrier; row my_rank summed over every rank's
 // copy; a second barrier so that no rank overwrites its row before every
 // peer has read it; the store; the epilogue (N = 2). Sum only.
@@ -187,18 +190,11 @@ func lowerReduceScatter(b *builder, op *ir.Op) error {
 	if r := attrEnum(op, "op"); r != "Sum" {
 		return b.errorf("with op=%s: reduce_scatter sums only (the checker should have rejected it)", r)
 	}
-	target, tt, err := b.windowArg(op, "target")
+	target, signal, size, err := b.rowWindows(op)
 	if err != nil {
 		return err
 	}
-	signal, _, err := b.windowArg(op, "signal")
-	if err != nil {
-		return err
-	}
-	if len(tt.Shape) != 2 {
-		return b.errorf("target %s is not [NR, SIZE] (the checker should have rejected it)", tt)
-	}
-	size := dimOperand(tt.Shape[1])
+	tt := dist(target)
 	tile := &ir.Tile{Shape: ir.Shape{ir.ConstDim(1), tt.Shape[1]}, DType: tt.DType}
 	c := b.setup(target)
 	row := list(c.me, idx(0))
@@ -230,18 +226,12 @@ func lowerAllToAllV(b *builder, op *ir.Op) error {
 	if !ok {
 		return b.errorf("has no send_counts operand (the checker should have rejected it)")
 	}
-	target, tt, err := b.windowArg(op, "target")
+	w, err := b.windowArgs(op, "target", "signal", "recv_counts")
 	if err != nil {
 		return err
 	}
-	signal, st, err := b.windowArg(op, "signal")
-	if err != nil {
-		return err
-	}
-	recvCounts, _, err := b.windowArg(op, "recv_counts")
-	if err != nil {
-		return err
-	}
+	target, signal, recvCounts := w[0], w[1], w[2]
+	tt, st := dist(target), dist(signal)
 	maxRecv, err := b.maxRecv(tt, st.Shape[0])
 	if err != nil {
 		return err

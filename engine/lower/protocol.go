@@ -146,6 +146,23 @@ func (b *builder) windowArg(op *ir.Op, name string) (*ir.Var, *ir.DistributedTen
 	return v, t, nil
 }
 
+// windowArgs is windowArg for several operands, in the order given; the
+// first one missing or not a window is the error. dist gives each one's type.
+func (b *builder) windowArgs(op *ir.Op, names ...string) ([]*ir.Var, error) {
+	vs := make([]*ir.Var, len(names))
+	for i, name := range names {
+		v, _, err := b.windowArg(op, name)
+		if err != nil {
+			return nil, err
+		}
+		vs[i] = v
+	}
+	return vs, nil
+}
+
+// dist is the type of a window operand windowArgs or windows returned.
+func dist(v *ir.Var) *ir.DistributedTensor { return v.Type.(*ir.DistributedTensor) }
+
 func attrEnum(op *ir.Op, key string) string {
 	if e, ok := op.Attr(key).(ir.EnumAttr); ok {
 		return e.Member

@@ -1,6 +1,10 @@
 package meta
 
-import "fmt"
+import (
+	"fmt"
+
+	"pldworkbench/engine/ir"
+)
 
 // DynExpr is integer arithmetic on pl.dynamic dimensions (NR * SIZE,
 // M * 2), as upstream writes shapes: pl.Tensor[[NR, 1, NR * SIZE], ...].
@@ -45,35 +49,7 @@ func EvalDyn(v Value, val func(name string) (int64, bool)) (int64, bool) {
 		if !ok1 || !ok2 {
 			return 0, false
 		}
-		return dimArith(v.Op, a, b)
-	}
-	return 0, false
-}
-
-// dimArith applies one dimension operator; division and modulo floor, as
-// Python's do (PyPTO's "/" on index dimensions is the same integer
-// division). ir.DimArith is the run-time twin; meta imports no ir.
-func dimArith(op string, a, b int64) (int64, bool) {
-	switch op {
-	case "+":
-		return a + b, true
-	case "-":
-		return a - b, true
-	case "*":
-		return a * b, true
-	case "//", "/", "%":
-		if b == 0 {
-			return 0, false
-		}
-		q, r := a/b, a%b
-		if r != 0 && (r < 0) != (b < 0) {
-			q--
-			r += b
-		}
-		if op == "%" {
-			return r, true
-		}
-		return q, true
+		return ir.DimArith(v.Op, a, b)
 	}
 	return 0, false
 }

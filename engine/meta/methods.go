@@ -10,6 +10,17 @@ import (
 // methodFn implements a method of a builtin value kind.
 type methodFn func(m *machine, recv Value, args []Value, kw []kwarg, span diag.Span) (Value, *Error)
 
+// noArgs is a method that takes no arguments: nativeArgs refuses any (the
+// message names the method), then f computes the result from the receiver.
+func noArgs(name string, f func(recv Value) Value) methodFn {
+	return func(m *machine, recv Value, args []Value, kw []kwarg, span diag.Span) (Value, *Error) {
+		if _, err := nativeArgs(name, args, kw, 0, 0); err != nil {
+			return nil, err
+		}
+		return f(recv), nil
+	}
+}
+
 // methodTables holds the methods of each value kind, by the kind's Python
 // type name. Like builtinFuncs it is read through the Module (methods such
 // as list.sort call back into the machine).
@@ -261,29 +272,20 @@ var listMethods = map[string]methodFn{
 		}
 		return nil, newErr("ValueError", "list.remove(x): %s is not in the list", Repr(args[0]))
 	},
-	"clear": func(m *machine, recv Value, args []Value, kw []kwarg, span diag.Span) (Value, *Error) {
-		if _, err := nativeArgs("clear", args, kw, 0, 0); err != nil {
-			return nil, err
-		}
+	"clear": noArgs("clear", func(recv Value) Value {
 		recv.(*List).Elts = nil
-		return None, nil
-	},
-	"copy": func(m *machine, recv Value, args []Value, kw []kwarg, span diag.Span) (Value, *Error) {
-		if _, err := nativeArgs("copy", args, kw, 0, 0); err != nil {
-			return nil, err
-		}
-		return &List{Elts: append([]Value(nil), recv.(*List).Elts...)}, nil
-	},
-	"reverse": func(m *machine, recv Value, args []Value, kw []kwarg, span diag.Span) (Value, *Error) {
-		if _, err := nativeArgs("reverse", args, kw, 0, 0); err != nil {
-			return nil, err
-		}
+		return None
+	}),
+	"copy": noArgs("copy", func(recv Value) Value {
+		return &List{Elts: append([]Value(nil), recv.(*List).Elts...)}
+	}),
+	"reverse": noArgs("reverse", func(recv Value) Value {
 		e := recv.(*List).Elts
 		for i, j := 0, len(e)-1; i < j; i, j = i+1, j-1 {
 			e[i], e[j] = e[j], e[i]
 		}
-		return None, nil
-	},
+		return None
+	}),
 	"sort": func(m *machine, recv Value, args []Value, kw []kwarg, span diag.Span) (Value, *Error) {
 		opts, err := nativeArgs("sort", args, kw, 0, 0, "key", "reverse")
 		if err != nil {
@@ -321,29 +323,20 @@ var dictMethods = map[string]methodFn{
 		}
 		return None, nil
 	},
-	"keys": func(m *machine, recv Value, args []Value, kw []kwarg, span diag.Span) (Value, *Error) {
-		if _, err := nativeArgs("keys", args, kw, 0, 0); err != nil {
-			return nil, err
-		}
-		return &List{Elts: append([]Value(nil), recv.(*Dict).Keys...)}, nil
-	},
-	"values": func(m *machine, recv Value, args []Value, kw []kwarg, span diag.Span) (Value, *Error) {
-		if _, err := nativeArgs("values", args, kw, 0, 0); err != nil {
-			return nil, err
-		}
-		return &List{Elts: append([]Value(nil), recv.(*Dict).Values...)}, nil
-	},
-	"items": func(m *machine, recv Value, args []Value, kw []kwarg, span diag.Span) (Value, *Error) {
-		if _, err := nativeArgs("items", args, kw, 0, 0); err != nil {
-			return nil, err
-		}
+	"keys": noArgs("keys", func(recv Value) Value {
+		return &List{Elts: append([]Value(nil), recv.(*Dict).Keys...)}
+	}),
+	"values": noArgs("values", func(recv Value) Value {
+		return &List{Elts: append([]Value(nil), recv.(*Dict).Values...)}
+	}),
+	"items": noArgs("items", func(recv Value) Value {
 		d := recv.(*Dict)
 		out := make([]Value, len(d.Keys))
 		for i := range d.Keys {
 			out[i] = Tuple{Elts: []Value{d.Keys[i], d.Values[i]}}
 		}
-		return &List{Elts: out}, nil
-	},
+		return &List{Elts: out}
+	}),
 	"pop": func(m *machine, recv Value, args []Value, kw []kwarg, span diag.Span) (Value, *Error) {
 		if _, err := nativeArgs("pop", args, kw, 1, 2); err != nil {
 			return nil, err
@@ -386,21 +379,15 @@ var dictMethods = map[string]methodFn{
 		}
 		return None, m.chargeLen(len(d.Keys)*len(s.Keys)/16, span)
 	},
-	"copy": func(m *machine, recv Value, args []Value, kw []kwarg, span diag.Span) (Value, *Error) {
-		if _, err := nativeArgs("copy", args, kw, 0, 0); err != nil {
-			return nil, err
-		}
+	"copy": noArgs("copy", func(recv Value) Value {
 		d := recv.(*Dict)
-		return &Dict{Keys: append([]Value(nil), d.Keys...), Values: append([]Value(nil), d.Values...)}, nil
-	},
-	"clear": func(m *machine, recv Value, args []Value, kw []kwarg, span diag.Span) (Value, *Error) {
-		if _, err := nativeArgs("clear", args, kw, 0, 0); err != nil {
-			return nil, err
-		}
+		return &Dict{Keys: append([]Value(nil), d.Keys...), Values: append([]Value(nil), d.Values...)}
+	}),
+	"clear": noArgs("clear", func(recv Value) Value {
 		d := recv.(*Dict)
 		d.Keys, d.Values = nil, nil
-		return None, nil
-	},
+		return None
+	}),
 }
 
 // setOp builds the set methods that combine the receiver with other
@@ -477,12 +464,9 @@ var setMethods = map[string]methodFn{
 	"union":        setOp("union", func(a, b bool) bool { return a || b }, true),
 	"intersection": setOp("intersection", func(a, b bool) bool { return a && b }, false),
 	"difference":   setOp("difference", func(a, b bool) bool { return a && !b }, false),
-	"copy": func(m *machine, recv Value, args []Value, kw []kwarg, span diag.Span) (Value, *Error) {
-		if _, err := nativeArgs("copy", args, kw, 0, 0); err != nil {
-			return nil, err
-		}
-		return &Set{Elts: append([]Value(nil), recv.(*Set).Elts...)}, nil
-	},
+	"copy": noArgs("copy", func(recv Value) Value {
+		return &Set{Elts: append([]Value(nil), recv.(*Set).Elts...)}
+	}),
 	"issubset": func(m *machine, recv Value, args []Value, kw []kwarg, span diag.Span) (Value, *Error) {
 		if _, err := nativeArgs("issubset", args, kw, 1, 1); err != nil {
 			return nil, err

@@ -85,25 +85,20 @@ func (p *parser) parseLambda() Expr {
 }
 
 // disjunction: conjunction { 'or' conjunction }
-func (p *parser) parseOr() Expr {
-	x := p.parseAnd()
-	for p.tok.kind == kwOr {
-		op := p.tok
-		p.next()
-		y := p.parseAnd()
-		x = &BoolExpr{Op: "or", OpPos: p.span(op.start, op.end), X: x, Y: y, Pos: p.span(x.Span().Start, y.Span().End)}
-	}
-	return x
-}
+func (p *parser) parseOr() Expr { return p.boolChain(kwOr, "or", p.parseAnd) }
 
 // conjunction: inversion { 'and' inversion }
-func (p *parser) parseAnd() Expr {
-	x := p.parseNot()
-	for p.tok.kind == kwAnd {
-		op := p.tok
+func (p *parser) parseAnd() Expr { return p.boolChain(kwAnd, "and", p.parseNot) }
+
+// boolChain parses operand { kw operand }, grouping to the left, as
+// disjunction and conjunction do.
+func (p *parser) boolChain(kw tokKind, op string, operand func() Expr) Expr {
+	x := operand()
+	for p.tok.kind == kw {
+		at := p.tok
 		p.next()
-		y := p.parseNot()
-		x = &BoolExpr{Op: "and", OpPos: p.span(op.start, op.end), X: x, Y: y, Pos: p.span(x.Span().Start, y.Span().End)}
+		y := operand()
+		x = &BoolExpr{Op: op, OpPos: p.span(at.start, at.end), X: x, Y: y, Pos: p.span(x.Span().Start, y.Span().End)}
 	}
 	return x
 }

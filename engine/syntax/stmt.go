@@ -360,6 +360,16 @@ func (p *parser) loopBody(header string, line int) []Stmt {
 	return body
 }
 
+// loopBlocks parses what follows a for or while header: the body, an
+// optional else block, and the loop's span from its keyword kw.
+func (p *parser) loopBlocks(header string, kw token) (body, els []Stmt, pos Span) {
+	body = p.loopBody(header, kw.start.Line)
+	if e := p.tok; p.got(kwElse) {
+		els = p.suite("'else'", e.start.Line)
+	}
+	return body, els, p.span(kw.start, endOf(body, els))
+}
+
 // endOf returns the end of the last statement of the last non-empty block.
 func endOf(blocks ...[]Stmt) Pos {
 	for i := len(blocks) - 1; i >= 0; i-- {
@@ -397,11 +407,7 @@ func (p *parser) parseFor() *ForStmt {
 	p.checkTarget(s.Target, "assign to")
 	p.expect(kwIn, "after the for target")
 	s.Iter = p.parseStarExprs()
-	s.Body = p.loopBody("the for header", t.start.Line)
-	if e := p.tok; p.got(kwElse) {
-		s.Else = p.suite("'else'", e.start.Line)
-	}
-	s.Pos = p.span(t.start, endOf(s.Body, s.Else))
+	s.Body, s.Else, s.Pos = p.loopBlocks("the for header", t)
 	return s
 }
 
@@ -410,11 +416,7 @@ func (p *parser) parseWhile() *WhileStmt {
 	t := p.tok
 	p.next()
 	s := &WhileStmt{Cond: p.parseTest()}
-	s.Body = p.loopBody("the while header", t.start.Line)
-	if e := p.tok; p.got(kwElse) {
-		s.Else = p.suite("'else'", e.start.Line)
-	}
-	s.Pos = p.span(t.start, endOf(s.Body, s.Else))
+	s.Body, s.Else, s.Pos = p.loopBlocks("the while header", t)
 	return s
 }
 
@@ -517,17 +519,23 @@ func (p *parser) parseFuncDef(decos []*Decorator) *FuncDef {
 	if p.got(tArrow) {
 		f.Result = p.parseTest()
 	}
+	f.Body, f.Doc, f.Pos = p.defBlock("the def header", t, true, decos)
+	return f
+}
+
+// defBlock parses the block of a def (inFunc) or a class; a break or
+// continue in it never belongs to an enclosing loop. It returns the block,
+// its docstring and the statement's span, from the first decorator if any.
+func (p *parser) defBlock(header string, kw token, inFunc bool, decos []*Decorator) (body []Stmt, doc *StringLit, pos Span) {
 	savedFunc, savedLoop := p.inFunc, p.inLoop
-	p.inFunc, p.inLoop = true, false
-	f.Body = p.suite("the def header", t.start.Line)
+	p.inFunc, p.inLoop = inFunc, false
+	body = p.suite(header, kw.start.Line)
 	p.inFunc, p.inLoop = savedFunc, savedLoop
-	f.Doc = docOf(f.Body)
-	start := t.start
+	start := kw.start
 	if len(decos) > 0 {
 		start = decos[0].Pos.Start
 	}
-	f.Pos = p.span(start, endOf(f.Body))
-	return f
+	return body, docOf(body), p.span(start, endOf(body))
 }
 
 // classdef: 'class' NAME [ '(' [ arguments ] ')' ] ':' block
@@ -539,16 +547,7 @@ func (p *parser) parseClassDef(decos []*Decorator) *ClassDef {
 	if p.got(tLParen) {
 		c.Bases, _ = p.parseArgs()
 	}
-	savedFunc, savedLoop := p.inFunc, p.inLoop
-	p.inFunc, p.inLoop = false, false
-	c.Body = p.suite("the class header", t.start.Line)
-	p.inFunc, p.inLoop = savedFunc, savedLoop
-	c.Doc = docOf(c.Body)
-	start := t.start
-	if len(decos) > 0 {
-		start = decos[0].Pos.Start
-	}
-	c.Pos = p.span(start, endOf(c.Body))
+	c.Body, c.Doc, c.Pos = p.defBlock("the class header", t, false, decos)
 	return c
 }
 
