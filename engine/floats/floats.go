@@ -35,20 +35,23 @@ func (f Floats) MarshalJSON() ([]byte, error) {
 // AppendElem appends one tensor element as Floats writes it: a number, or
 // "NaN", "Infinity", "-Infinity" as strings.
 func AppendElem(b []byte, v float64) []byte {
+	u := math.Float64bits(v)
 	switch {
-	case math.IsNaN(v):
-		return append(b, `"NaN"`...)
-	case math.IsInf(v, 1):
-		return append(b, `"Infinity"`...)
-	case math.IsInf(v, -1):
+	case u&(0x7ff<<52) == 0x7ff<<52: // NaN or an infinity
+		switch {
+		case v != v:
+			return append(b, `"NaN"`...)
+		case v > 0:
+			return append(b, `"Infinity"`...)
+		}
 		return append(b, `"-Infinity"`...)
-	case v == math.Trunc(v) && math.Abs(v) < 1<<53 && !(v == 0 && math.Signbit(v)):
-		// An integer (the index, ones and zeros fills, INT tensors): the
-		// digits strconv's shortest 'f' form writes, for a fraction of its
-		// cost (TestIntegerFastPath, BenchmarkAppendElem).
-		return strconv.AppendInt(b, int64(v), 10)
+	case math.Abs(v) < 1e16 && v == float64(int64(v)) && u != 1<<63:
+		// An integer other than -0 (the index, ones and zeros fills, INT
+		// tensors): the digits strconv's shortest 'f' form writes, for a
+		// fraction of its cost (TestIntegerFastPath, BenchmarkAppendElem).
+		return appendInt(b, int64(v))
 	}
-	return appendFloat(b, v)
+	return appendNumber(b, v)
 }
 
 // appendFloat formats v the way encoding/json does.

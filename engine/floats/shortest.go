@@ -1,0 +1,336 @@
+package floats
+
+import (
+	"encoding/binary"
+	"math"
+	"math/big"
+	"math/bits"
+	"sync"
+)
+
+// The shortest decimal that reads back as a float64, by Schubfach
+// (Raffaello Giulietti, "The Schubfach way to render doubles", 2020,
+// figures 7 and 9; the same computation as Java's Double.toString since
+// JDK 19). strconv finds the same digits, but its shortest formatting of
+// the FP32 elements of a randn fill (16 or 17 digits each, as a float64)
+// takes about 65 ns an element, the whole cost of a large `run --json`;
+// this takes a third of that, most of the rest going to laying the digits
+// out. For every normal float64 the result is the decimal strconv's
+// shortest form picks: the shortest that rounds back to v and, among
+// those, the closest to v, an even last digit on a tie (TestShortest*;
+// exhaustively over every float32 with PLD_SHORTEST_ALL=1). Subnormal
+// float64s, which no FP32/FP16/BF16 element is, go to strconv: there
+// the paper's digit count rule (at least two) is not strconv's.
+//
+// For v = c·2^q with q's exponent k = floor(log10 2^q), the scaled
+// bounds 4v/10^k and 4(v ± half an ulp)/10^k are computed with a 126-bit
+// approximation g of 10^-k, rounded to odd, which makes comparisons
+// against them exact (section 9 of the paper); the result is one digit
+// shorter than those (a multiple of ten) when one such lies in the
+// rounding interval, else s or s+1 for s = floor(v/10^k).
+
+const (
+	gKMin = -324 // floor(log10 2^q) over normal q: -1074..971
+	gKMax = 292
+)
+
+// gEntry is g = hi·2^63 + lo (lo < 2^63), 2^125 ≤ g < 2^126, with
+// g = floor(10^-k · 2^(125-f)) + 1, f = floor(log2 10^-k).
+type gEntry struct {
+	hi, lo uint64
+	f      int
+}
+
+var (
+	gOnce  sync.Once
+	gTable *[gKMax - gKMin + 1]gEntry
+)
+
+// buildG computes the table exactly with math/big on first use (under a
+// millisecond), so there is no literal table to trust.
+func buildG() {
+	t := new([gKMax - gKMin + 1]gEntry)
+	ten := big.NewInt(10)
+	mask := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 63), big.NewInt(1))
+	for k := gKMin; k <= gKMax; k++ {
+		e := -k
+		p := new(big.Int).Exp(ten, big.NewInt(int64(abs(e))), nil)
+		var f int
+		num, den := new(big.Int), new(big.Int)
+		if e >= 0 {
+			f = p.BitLen() - 1
+			num.Set(p)
+			den.SetInt64(1)
+		} else {
+			f = -p.BitLen() // 10^|e| is no power of two
+			num.SetInt64(1)
+			den.Set(p)
+		}
+		if s := 125 - f; s >= 0 {
+			num.Lsh(num, uint(s))
+		} else {
+			den.Lsh(den, uint(-s))
+		}
+		g := num.Quo(num, den)
+		g.Add(g, big.NewInt(1))
+		t[k-gKMin] = gEntry{
+			hi: new(big.Int).Rsh(g, 63).Uint64(),
+			lo: new(big.Int).And(g, mask).Uint64(),
+			f:  f,
+		}
+	}
+	gTable = t
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// flog10pow2 is floor(q·log10 2), and flog10threeQuartersPow2
+// floor(log10(3/4·2^q)), for |q| ≤ 1100 (the paper's section 10
+// constants; TestFloorLogs checks every q against math/big).
+func flog10pow2(q int) int { return (q * 661_971_961_083) >> 41 }
+
+func flog10threeQuartersPow2(q int) int {
+	return (q*661_971_961_083 - 274_743_187_321) >> 41
+}
+
+// rop is g·cp / 2^127 rounded to odd.
+func rop(g1, g0, cp uint64) uint64 {
+	x1, _ := bits.Mul64(g0, cp)
+	y1, y0 := bits.Mul64(g1, cp)
+	z := (y0 >> 1) + x1
+	vbp := y1 + (z >> 63)
+	const mask63 = 1<<63 - 1
+	return vbp | ((z&mask63)+mask63)>>63
+}
+
+// shortest returns d and e with d·10^e the shortest decimal of v, a
+// positive normal float64 given by its bits; d < 10^17 may end in zeros
+// (appendNumber drops them from its digits).
+func shortest(b uint64) (d uint64, e int) {
+	const cMin = 1 << 52
+	gOnce.Do(buildG)
+	bq := int(b >> 52 & 0x7ff)
+	c := cMin | b&(cMin-1)
+	q := bq - 1075
+	out := c & 1
+	cb := c << 2
+	cbr := cb + 2
+	var cbl uint64
+	var k int
+	if c != cMin || bq == 1 {
+		cbl = cb - 2
+		k = flog10pow2(q)
+	} else {
+		// v is a power of two: the gap below is half the gap above.
+		cbl = cb - 1
+		k = flog10threeQuartersPow2(q)
+	}
+	g := &gTable[k-gKMin]
+	h := uint(q + g.f + 2)
+	vb := rop(g.hi, g.lo, cb<<h)
+	vbl := rop(g.hi, g.lo, cbl<<h)
+	vbr := rop(g.hi, g.lo, cbr<<h)
+	s := vb >> 2
+	if s >= 100 {
+		sp10 := s / 10 * 10
+		tp10 := sp10 + 10
+		upin := vbl+out <= sp10<<2
+		wpin := tp10<<2+out <= vbr
+		if upin != wpin {
+			d = tp10
+			if upin {
+				d = sp10
+			}
+			return d, k
+		}
+	}
+	t := s + 1
+	uin := vbl+out <= s<<2
+	win := t<<2+out <= vbr
+	if uin != win {
+		d = t
+		if uin {
+			d = s
+		}
+		return d, k
+	}
+	// Both s and s+1 round to v: the closer, the even one on a tie.
+	d = t
+	if cmp := int64(vb - (s+t)<<1); cmp < 0 || cmp == 0 && s&1 == 0 {
+		d = s
+	}
+	return d, k
+}
+
+var pow10u64 = [...]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
+
+// ndigits is the number of decimal digits of d > 0.
+func ndigits(d uint64) int {
+	n := (bits.Len64(d) * 1233) >> 12 // floor(log10 2^len), at most one short
+	if d >= pow10u64[n] {
+		n++
+	}
+	return n
+}
+
+// eight is the eight decimal digits of x < 10^8 as ASCII bytes, the
+// first in the lowest byte: the halves, quarters and eighths of the
+// digits split in parallel in 32-, 16- and 8-bit lanes (x/100 as
+// x·10486>>20 below 10^4, x/10 as x·103>>10 below 100).
+func eight(x uint32) uint64 {
+	a := uint64(x/10000) | uint64(x%10000)<<32
+	q := (a * 10486 >> 20) & 0x0000007f0000007f
+	a = q | (a-q*100)<<16
+	q = (a * 103 >> 10) & 0x000f000f000f000f
+	return (q | (a-q*10)<<8) + 0x3030303030303030
+}
+
+// digitBuf holds a number d < 10^17 as 17 digits, zero-padded, at
+// [0:17]; d's own nd digits start at 17-nd and are followed by enough
+// bytes that copy24 can move them from there.
+type digitBuf [40]byte
+
+// put writes d's digits and returns how many zeros they end with (d > 0),
+// counted on the digit words rather than by dividing: the last digit is
+// a word's top byte.
+func (buf *digitBuf) put(d uint64) (tz int) {
+	hi := d / 1e8
+	lo := eight(uint32(d - hi*1e8))
+	top := uint32(hi) / 1e8
+	mid := eight(uint32(hi) - top*1e8)
+	buf[0] = byte('0' + top)
+	binary.LittleEndian.PutUint64(buf[1:], mid)
+	binary.LittleEndian.PutUint64(buf[9:], lo)
+	const ascii0 = 0x3030303030303030
+	if z := lo ^ ascii0; z != 0 {
+		return bits.LeadingZeros64(z) / 8
+	}
+	if z := mid ^ ascii0; z != 0 {
+		return 8 + bits.LeadingZeros64(z)/8
+	}
+	return 16
+}
+
+// copy24 moves 24 bytes in three words: a string of up to 24 digits
+// lands whole, and what follows it is overwritten next or lies beyond
+// the appended length.
+func copy24(dst, src []byte) {
+	_, _ = dst[23], src[23]
+	binary.LittleEndian.PutUint64(dst, binary.LittleEndian.Uint64(src))
+	binary.LittleEndian.PutUint64(dst[8:], binary.LittleEndian.Uint64(src[8:]))
+	binary.LittleEndian.PutUint64(dst[16:], binary.LittleEndian.Uint64(src[16:]))
+}
+
+var zeros24 = []byte("000000000000000000000000")
+
+// room returns b with at least 64 bytes free after its length.
+func room(b []byte) []byte {
+	if cap(b)-len(b) < 64 {
+		b = append(b[:cap(b)], make([]byte, 64)...)[:len(b)]
+	}
+	return b
+}
+
+// appendInt appends i, |i| < 10^16, as strconv.AppendInt does.
+func appendInt(b []byte, i int64) []byte {
+	b = room(b)
+	n := len(b)
+	o := b[n : n+64]
+	w := 0
+	u := uint64(i)
+	if i < 0 {
+		o[0] = '-'
+		w = 1
+		u = uint64(-i)
+	}
+	if u == 0 {
+		o[w] = '0'
+		return b[:n+w+1]
+	}
+	nd := ndigits(u)
+	var buf digitBuf
+	buf.put(u)
+	copy24(o[w:], buf[17-nd:])
+	return b[:n+w+nd]
+}
+
+// appendNumber appends v, finite and nonzero, as appendFloat does
+// (encoding/json's form of strconv's shortest digits), without strconv
+// where v is a normal float64.
+func appendNumber(b []byte, v float64) []byte {
+	u := math.Float64bits(v)
+	if u&(0x7ff<<52) == 0 {
+		return appendFloat(b, v) // subnormal or zero
+	}
+	d, e := shortest(u &^ (1 << 63))
+	nd := ndigits(d)
+	dp := nd + e // v = 0.d1d2… · 10^dp
+	var buf digitBuf
+	ds := buf[17-nd:]
+	nd -= buf.put(d)
+	b = room(b)
+	n := len(b)
+	o := b[n : n+64]
+	w := 0
+	if u>>63 != 0 {
+		o[0] = '-'
+		w = 1
+	}
+	if a := math.Abs(v); a < 1e-6 || a >= 1e21 {
+		// d1.d2…e±x, the exponent without padding (7 to 324).
+		o[w] = ds[0]
+		w++
+		if nd > 1 {
+			o[w] = '.'
+			copy24(o[w+1:], ds[1:])
+			w += nd
+		}
+		x := dp - 1
+		o[w], o[w+1] = 'e', '+'
+		if x < 0 {
+			o[w+1] = '-'
+			x = -x
+		}
+		w += 2
+		if x >= 100 {
+			o[w] = byte('0' + x/100)
+			x %= 100
+			w++
+		} else if x < 10 {
+			o[w] = byte('0' + x)
+			return b[:n+w+1]
+		}
+		o[w], o[w+1] = pairs[x*2], pairs[x*2+1]
+		return b[:n+w+2]
+	}
+	switch {
+	case dp >= nd:
+		// An integer: the digits, then zeros (dp is at most 21).
+		copy24(o[w:], ds)
+		copy24(o[w+nd:], zeros24)
+		w += dp
+	case dp > 0:
+		copy24(o[w:], ds)
+		o[w+dp] = '.'
+		copy24(o[w+dp+1:], ds[dp:])
+		w += nd + 1
+	default:
+		// 0.0…0d1d2…, at most five zeros after the point (v ≥ 1e-6).
+		o[w], o[w+1] = '0', '.'
+		copy24(o[w+2:], zeros24)
+		w += 2 - dp
+		copy24(o[w:], ds)
+		w += nd
+	}
+	return b[:n+w]
+}
+
+const pairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
