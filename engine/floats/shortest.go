@@ -135,36 +135,32 @@ func shortest(b uint64) (d uint64, e int) {
 	vb := rop(g.hi, g.lo, cb<<h)
 	vbl := rop(g.hi, g.lo, cbl<<h)
 	vbr := rop(g.hi, g.lo, cbr<<h)
+	// The cases are chosen without branches: which one applies is as
+	// good as random from one element to the next, and a mispredicted
+	// branch costs more than computing all of them. s ≥ 100 (v is normal),
+	// so the paper's test for a shorter candidate always applies.
 	s := vb >> 2
-	if s >= 100 {
-		sp10 := s / 10 * 10
-		tp10 := sp10 + 10
-		upin := vbl+out <= sp10<<2
-		wpin := tp10<<2+out <= vbr
-		if upin != wpin {
-			d = tp10
-			if upin {
-				d = sp10
-			}
-			return d, k
-		}
-	}
 	t := s + 1
-	uin := vbl+out <= s<<2
-	win := t<<2+out <= vbr
-	if uin != win {
-		d = t
-		if uin {
-			d = s
-		}
-		return d, k
-	}
-	// Both s and s+1 round to v: the closer, the even one on a tie.
-	d = t
-	if cmp := int64(vb - (s+t)<<1); cmp < 0 || cmp == 0 && s&1 == 0 {
-		d = s
+	sp10 := s / 10 * 10 // one digit fewer: sp10 or sp10+10, if exactly one is in
+	upin := b2u(vbl+out <= sp10<<2)
+	wpin := b2u((sp10+10)<<2+out <= vbr)
+	short := sp10 + 10 - 10*upin
+	uin := b2u(vbl+out <= s<<2)
+	win := b2u(t<<2+out <= vbr)
+	// s when only s is in, or both are and s is closer (even on a tie).
+	cmp := int64(vb - (s+t)<<1)
+	d = t - uin&(win^1|b2u(cmp < 0)|b2u(cmp == 0)&(s&1^1))
+	if upin != wpin {
+		d = short
 	}
 	return d, k
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 var pow10u64 = [...]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
@@ -191,23 +187,26 @@ func eight(x uint32) uint64 {
 	return (q | (a-q*10)<<8) + 0x3030303030303030
 }
 
-// digitBuf holds a number d < 10^17 as 17 digits, zero-padded, at
-// [0:17]; d's own nd digits start at 17-nd and are followed by enough
-// bytes that copy24 can move them from there.
-type digitBuf [40]byte
+// digitBuf holds six zeros, then a number d < 10^17 as 17 digits,
+// zero-padded, at bytes [6:23] of its words, little-endian, then zeros;
+// d's own nd digits start at byte 23-nd. It is read by words at any byte
+// offset (at), shifted together from aligned words: reading the bytes
+// back from where they were stored a few bytes off would stall on every
+// element (a load that spans two recent stores is not forwarded).
+type digitBuf [8]uint64
 
 // put writes d's digits and returns how many zeros they end with (d > 0),
 // counted on the digit words rather than by dividing: the last digit is
 // a word's top byte.
 func (buf *digitBuf) put(d uint64) (tz int) {
+	const ascii0 = 0x3030303030303030
 	hi := d / 1e8
 	lo := eight(uint32(d - hi*1e8))
 	top := uint32(hi) / 1e8
 	mid := eight(uint32(hi) - top*1e8)
-	buf[0] = byte('0' + top)
-	binary.LittleEndian.PutUint64(buf[1:], mid)
-	binary.LittleEndian.PutUint64(buf[9:], lo)
-	const ascii0 = 0x3030303030303030
+	buf[0] = ascii0>>16 | uint64('0'+top)<<48 | mid<<56
+	buf[1] = mid>>8 | lo<<56
+	buf[2] = lo >> 8
 	if z := lo ^ ascii0; z != 0 {
 		return bits.LeadingZeros64(z) / 8
 	}
@@ -217,9 +216,25 @@ func (buf *digitBuf) put(d uint64) (tz int) {
 	return 16
 }
 
-// copy24 moves 24 bytes in three words: a string of up to 24 digits
-// lands whole, and what follows it is overwritten next or lies beyond
-// the appended length.
+// at is the 24 bytes of buf from byte a (at most 22) as three words: a
+// string of up to 24 digits (store24 puts it down whole; what follows it
+// is overwritten next or lies beyond the appended length).
+func (buf *digitBuf) at(a int) (x, y, z uint64) {
+	i, r := a>>3&3, uint(a&7)*8
+	return buf[i]>>r | buf[i+1]<<(64-r), buf[i+1]>>r | buf[i+2]<<(64-r), buf[i+2]>>r | buf[i+3]<<(64-r)
+}
+
+func store24(dst []byte, x, y, z uint64) {
+	dst = dst[:24]
+	binary.LittleEndian.PutUint64(dst, x)
+	binary.LittleEndian.PutUint64(dst[8:], y)
+	binary.LittleEndian.PutUint64(dst[16:], z)
+}
+
+// byteAt is buf's byte a.
+func (buf *digitBuf) byteAt(a int) byte { return byte(buf[a>>3] >> (uint(a&7) * 8)) }
+
+// copy24 moves 24 bytes in three words.
 func copy24(dst, src []byte) {
 	_, _ = dst[23], src[23]
 	binary.LittleEndian.PutUint64(dst, binary.LittleEndian.Uint64(src))
@@ -256,7 +271,8 @@ func appendInt(b []byte, i int64) []byte {
 	nd := ndigits(u)
 	var buf digitBuf
 	buf.put(u)
-	copy24(o[w:], buf[17-nd:])
+	x, y, z := buf.at(23 - nd)
+	store24(o[w:], x, y, z)
 	return b[:n+w+nd]
 }
 
@@ -269,26 +285,24 @@ func appendNumber(b []byte, v float64) []byte {
 		return appendFloat(b, v) // subnormal or zero
 	}
 	d, e := shortest(u &^ (1 << 63))
-	nd := ndigits(d)
-	dp := nd + e // v = 0.d1d2… · 10^dp
+	nd0 := ndigits(d)
+	dp := nd0 + e // v = 0.d1d2… · 10^dp
 	var buf digitBuf
-	ds := buf[17-nd:]
-	nd -= buf.put(d)
+	nd := nd0 - buf.put(d) // without the trailing zeros
+	ds := 23 - nd0         // where the digits start in buf
 	b = room(b)
 	n := len(b)
 	o := b[n : n+64]
-	w := 0
-	if u>>63 != 0 {
-		o[0] = '-'
-		w = 1
-	}
+	o[0] = '-' // kept for a negative v, overwritten for a positive one
+	w := int(u >> 63)
 	if a := math.Abs(v); a < 1e-6 || a >= 1e21 {
 		// d1.d2…e±x, the exponent without padding (7 to 324).
-		o[w] = ds[0]
+		o[w] = buf.byteAt(ds)
 		w++
 		if nd > 1 {
 			o[w] = '.'
-			copy24(o[w+1:], ds[1:])
+			x, y, z := buf.at(ds + 1)
+			store24(o[w+1:], x, y, z)
 			w += nd
 		}
 		x := dp - 1
@@ -309,25 +323,24 @@ func appendNumber(b []byte, v float64) []byte {
 		o[w], o[w+1] = pairs[x*2], pairs[x*2+1]
 		return b[:n+w+2]
 	}
-	switch {
-	case dp >= nd:
-		// An integer: the digits, then zeros (dp is at most 21).
-		copy24(o[w:], ds)
+	if dp >= nd {
+		// An integer (above 10^16): the digits, then zeros (dp ≤ 21).
+		x, y, z := buf.at(ds)
+		store24(o[w:], x, y, z)
 		copy24(o[w+nd:], zeros24)
 		w += dp
-	case dp > 0:
-		copy24(o[w:], ds)
-		o[w+dp] = '.'
-		copy24(o[w+dp+1:], ds[dp:])
-		w += nd + 1
-	default:
-		// 0.0…0d1d2…, at most five zeros after the point (v ≥ 1e-6).
-		o[w], o[w+1] = '0', '.'
-		copy24(o[w+2:], zeros24)
-		w += 2 - dp
-		copy24(o[w:], ds)
-		w += nd
+		return b[:n+w]
 	}
+	// The integer part, the digits before the point or a 0, then the
+	// fraction, with up to five zeros before the digits (v ≥ 1e-6): one
+	// layout for both, so that no branch picks between them.
+	ip, il := max(dp, 0), max(dp, 1)
+	x, y, z := buf.at(ds + ip - il)
+	store24(o[w:], x, y, z)
+	o[w+il] = '.'
+	x, y, z = buf.at(ds + dp)
+	store24(o[w+il+1:], x, y, z)
+	w += il + 1 + nd - dp
 	return b[:n+w]
 }
 
