@@ -176,16 +176,30 @@ func ndigits(d uint64) int {
 }
 
 // eight is the eight decimal digits of x < 10^8 as ASCII bytes, the
-// first in the lowest byte: the halves, quarters and eighths of the
-// digits split in parallel in 32-, 16- and 8-bit lanes (x/100 as
-// x·10486>>20 below 10^4, x/10 as x·103>>10 below 100).
+// first in the lowest byte: x/10^6 as a 57-bit binary fraction, its
+// integer part the first pair of digits, and each next pair the integer
+// part of the fraction times 100 (rounding the reciprocal up leaves an
+// error too small to reach the next integer in four steps).
 func eight(x uint32) uint64 {
-	a := uint64(x/10000) | uint64(x%10000)<<32
-	q := (a * 10486 >> 20) & 0x0000007f0000007f
-	a = q | (a-q*100)<<16
-	q = (a * 103 >> 10) & 0x000f000f000f000f
-	return (q | (a-q*10)<<8) + 0x3030303030303030
+	const sh = 57
+	const mask = 1<<sh - 1
+	y := uint64(x) * (1<<sh/1_000_000 + 1)
+	p0 := y >> sh
+	y = (y & mask) * 100
+	p1 := y >> sh
+	y = (y & mask) * 100
+	p2 := y >> sh
+	y = (y & mask) * 100
+	return pair16[p0] | pair16[p1]<<16 | pair16[p2]<<32 | pair16[y>>sh]<<48
 }
+
+// pair16 is the two ASCII digits of 0..99, the first in the low byte.
+var pair16 = func() (t [128]uint64) {
+	for i := range 100 {
+		t[i] = uint64('0'+i/10) | uint64('0'+i%10)<<8
+	}
+	return
+}()
 
 // digitBuf holds six zeros, then a number d < 10^17 as 17 digits,
 // zero-padded, at bytes [6:23] of its words, little-endian, then zeros;

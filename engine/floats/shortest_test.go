@@ -260,3 +260,21 @@ func TestShortestAllFloat32(t *testing.T) {
 	}
 	t.Logf("all %d float32 bit patterns written as strconv writes them", uint64(1)<<32)
 }
+
+// TestEight: every 8-digit block, against the digits by division.
+func TestEight(t *testing.T) {
+	step := uint32(7)
+	if os.Getenv("PLD_SHORTEST_ALL") == "1" {
+		step = 1
+	}
+	for x := uint32(0); x < 1e8; x += step {
+		want, r := uint64(0), x
+		for i := 7; i >= 0; i-- {
+			want |= uint64('0'+r%10) << (8 * i)
+			r /= 10
+		}
+		if got := eight(x); got != want {
+			t.Fatalf("eight(%d) = %#x, want %#x", x, got, want)
+		}
+	}
+}
