@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 )
 
@@ -87,7 +88,7 @@ func TestIntegerFastPath(t *testing.T) {
 // BenchmarkAppendElem times one element of an index fill (integers), of
 // a randn fill (FP32 normals, 16-17 digits as float64s) and of float64
 // normals, each beside strconv's shortest form (the baseline, which is
-// what encoding/json runs and what AppendElem wrote before appendNumber).
+// what encoding/json runs), and integers beside strconv.AppendInt too.
 func BenchmarkAppendElem(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	ints, normals, normals64 := make([]float64, 4096), make([]float64, 4096), make([]float64, 4096)
@@ -100,6 +101,7 @@ func BenchmarkAppendElem(b *testing.B) {
 		vals []float64
 		f    func([]byte, float64) []byte
 	}{{"index/AppendElem", ints, AppendElem}, {"index/strconv", ints, appendFloat},
+		{"index/AppendInt", ints, func(b []byte, v float64) []byte { return strconv.AppendInt(b, int64(v), 10) }},
 		{"randn/AppendElem", normals, AppendElem}, {"randn/strconv", normals, appendFloat},
 		{"randn64/AppendElem", normals64, AppendElem}, {"randn64/strconv", normals64, appendFloat}} {
 		b.Run(c.name, func(b *testing.B) {

@@ -283,6 +283,12 @@ func appendInt(b []byte, i int64) []byte {
 		return b[:n+w+1]
 	}
 	nd := ndigits(u)
+	if u < 1e8 {
+		// One block (an index fill's elements, mostly): its digits
+		// shifted down past the padding zeros.
+		binary.LittleEndian.PutUint64(o[w:], eight(uint32(u))>>(8*uint(8-nd)))
+		return b[:n+w+nd]
+	}
 	var buf digitBuf
 	buf.put(u)
 	x, y, z := buf.at(23 - nd)
