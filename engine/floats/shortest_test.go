@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -275,6 +276,25 @@ func TestEight(t *testing.T) {
 		}
 		if got := eight(x); got != want {
 			t.Fatalf("eight(%d) = %#x, want %#x", x, got, want)
+		}
+	}
+}
+
+// TestAppendIntBlock: every integer below 10^8 that appendInt writes from
+// one block (every seventh; all, and their negatives, with
+// PLD_SHORTEST_ALL=1), against strconv.AppendInt.
+func TestAppendIntBlock(t *testing.T) {
+	step := int64(7)
+	if os.Getenv("PLD_SHORTEST_ALL") == "1" {
+		step = 1
+	}
+	var got, want []byte
+	for i := int64(0); i < 1e8; i += step {
+		for _, v := range []int64{i, -i} {
+			got, want = appendInt(got[:0], v), strconv.AppendInt(want[:0], v, 10)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("appendInt(%d) = %s, want %s", v, got, want)
+			}
 		}
 	}
 }
