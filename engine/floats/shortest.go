@@ -10,17 +10,18 @@ import (
 
 // The shortest decimal that reads back as a float64, by Schubfach
 // (Raffaello Giulietti, "The Schubfach way to render doubles", 2020,
-// figures 7 and 9; the same computation as Java's Double.toString since
-// JDK 19). strconv finds the same digits, but its shortest formatting of
-// the FP32 elements of a randn fill (16 or 17 digits each, as a float64)
-// takes about 65 ns an element, the whole cost of a large `run --json`;
-// this takes a third of that, most of the rest going to laying the digits
-// out. For every normal float64 the result is the decimal strconv's
-// shortest form picks: the shortest that rounds back to v and, among
-// those, the closest to v, an even last digit on a tie (TestShortest*;
-// exhaustively over every float32 with PLD_SHORTEST_ALL=1). Subnormal
-// float64s, which no FP32/FP16/BF16 element is, go to strconv: there
-// the paper's digit count rule (at least two) is not strconv's.
+// figures 7 and 9), written here from the paper. strconv finds the same
+// digits, but its shortest formatting of the FP32 elements of a randn
+// fill (16 or 17 digits each, as a float64) takes about 65 ns an element
+// on this project's 2-core machine, the whole cost of a large
+// `run --json`; this takes about 30 (BenchmarkAppendElem), a third of it
+// finding the digits and the rest writing them. The paper proves that
+// for a normal float64 the result is the shortest decimal that rounds
+// back to v and, among those, the closest to v, an even last digit on a
+// tie: the decimal strconv's shortest form picks. TestShortest* check it
+// against strconv (every float32 with PLD_SHORTEST_ALL=1). Subnormal
+// float64s, which no FP32/FP16/BF16 element is, go to strconv: there the
+// paper's digit count rule (at least two) is not strconv's.
 //
 // For v = c·2^q with q's exponent k = floor(log10 2^q), the scaled
 // bounds 4v/10^k and 4(v ± half an ulp)/10^k are computed with a 126-bit
