@@ -178,11 +178,5 @@ func writeFloats(w *bufio.Writer, t *emu.Tensor) {
 // formatFloats appends the elements of f, comma-separated, with a comma
 // first when lead is set.
 func formatFloats(b []byte, f []float64, lead bool) []byte {
-	for i, v := range f {
-		if i > 0 || lead {
-			b = append(b, ',')
-		}
-		b = floats.AppendElem(b, v)
-	}
-	return b
+	return floats.AppendElems(b, f, lead)
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -104,6 +105,16 @@ func BenchmarkAppendElem(b *testing.B) {
 		{"index/AppendInt", ints, func(b []byte, v float64) []byte { return strconv.AppendInt(b, int64(v), 10) }},
 		{"randn/AppendElem", normals, AppendElem}, {"randn/strconv", normals, appendFloat},
 		{"randn64/AppendElem", normals64, AppendElem}, {"randn64/strconv", normals64, appendFloat}} {
+		if c.name == "randn/strconv" || c.name == "randn64/strconv" {
+			// The batch form, per element: the same calls as run --json
+			// makes (a call writes 4096 elements; b.N is rounded up).
+			b.Run(strings.Replace(c.name, "strconv", "AppendElems", 1), func(b *testing.B) {
+				buf := make([]byte, 0, 4096*24)
+				for i := 0; i < b.N; i += len(c.vals) {
+					buf = AppendElems(buf[:0], c.vals, false)
+				}
+			})
+		}
 		b.Run(c.name, func(b *testing.B) {
 			buf := make([]byte, 0, 64)
 			vals := c.vals[:4096]

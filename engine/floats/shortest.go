@@ -306,6 +306,13 @@ func appendNumber(b []byte, v float64) []byte {
 		return appendFloat(b, v) // subnormal or zero
 	}
 	d, e := shortest(u &^ (1 << 63))
+	return appendDecimal(b, u, d, e)
+}
+
+// appendDecimal appends the normal float64 with bits u, whose shortest
+// decimal is d·10^e, as appendFloat does.
+func appendDecimal(b []byte, u, d uint64, e int) []byte {
+	v := math.Float64frombits(u)
 	nd0 := ndigits(d)
 	dp := nd0 + e // v = 0.d1d2… · 10^dp
 	var buf digitBuf

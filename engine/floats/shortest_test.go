@@ -298,3 +298,36 @@ func TestAppendIntBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendElems: a batch written at once is the elements as
+// AppendElem writes them, comma-separated, at lengths around the batch
+// size, with every kind of element mixed in.
+func TestAppendElems(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	kinds := []func() float64{
+		func() float64 { return float64(float32(rng.NormFloat64())) },
+		func() float64 { return math.Float64frombits(rng.Uint64()) },
+		func() float64 { return float64(rng.IntN(1e9) - 5e8) },
+		func() float64 {
+			return []float64{0, math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1), 5e-324, 1e20, 1e-7, 2e16}[rng.IntN(9)]
+		},
+	}
+	for _, n := range []int{0, 1, 15, 16, 17, 33, 1000} {
+		for _, lead := range []bool{false, true} {
+			f := make([]float64, n)
+			for i := range f {
+				f[i] = kinds[rng.IntN(len(kinds))]()
+			}
+			var want []byte
+			for i, v := range f {
+				if lead || i > 0 {
+					want = append(want, ',')
+				}
+				want = AppendElem(want, v)
+			}
+			if got := AppendElems([]byte("x"), f, lead); string(got[1:]) != string(want) || got[0] != 'x' {
+				t.Fatalf("n=%d lead=%v: AppendElems %.120s, AppendElem %.120s", n, lead, got, want)
+			}
+		}
+	}
+}
