@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/floats"
@@ -107,63 +108,75 @@ func writeValue(w *bufio.Writer, v any) error {
 }
 
 // writeFloats writes t's elements as Floats.MarshalJSON does. Formatting
-// a float64 the shortest way is about 60 ns here, the whole cost of a
-// large output, so a long tensor is formatted in chunks by one goroutine
-// per core, a round at a time, and written in order: the same bytes,
-// sooner. Each chunk is decoded from the tensor's own dtype bytes into
-// its worker's buffer (FloatsAt): a float64 copy of a 16 Mi-element
-// output would be 128 MiB kept for nothing.
+// the shortest digits is nearly the whole cost of a large output (about
+// 30 ns an element, floats.BenchmarkAppendElem), so a long tensor is
+// formatted in chunks by one goroutine per core while this one writes
+// the finished chunks in order: the same bytes, sooner. The chunks pass
+// through a ring of two buffers per worker, reused, so memory stays a
+// few megabytes whatever the length; a worker waits for its chunk's
+// buffer to be written out before refilling it. Each chunk is decoded
+// from the tensor's own dtype bytes into its worker's buffer (FloatsAt):
+// a float64 copy of a 16 Mi-element output would be 128 MiB kept for
+// nothing.
 func writeFloats(w *bufio.Writer, t *emu.Tensor) {
 	const chunk = 1 << 15
 	n := t.Len()
 	w.WriteByte('[')
-	workers := runtime.GOMAXPROCS(0)
-	if n <= chunk || workers < 2 {
-		workers = 1
+	defer w.WriteByte(']')
+	chunks := (n + chunk - 1) / chunk
+	workers := min(runtime.GOMAXPROCS(0), chunks)
+	if workers < 2 {
+		f := make([]float64, min(n, chunk))
+		var b []byte
+		for lo := 0; lo < n; lo += chunk {
+			b = formatFloats(b[:0], f[:t.FloatsAt(f, lo)], lo > 0)
+			w.Write(b)
+		}
+		return
 	}
-	type work struct {
-		f []float64
-		b []byte
+	type slot struct {
+		b          []byte
+		done, free chan struct{}
 	}
-	ws := make([]work, workers)
-	for k := range ws {
-		ws[k].f = make([]float64, min(n, chunk))
+	ring := make([]slot, 2*workers) // chunk c uses ring[c%len(ring)]
+	for i := range ring {
+		ring[i].b = make([]byte, 0, chunk*24) // room for 24 bytes an element: no regrowth
+		ring[i].done, ring[i].free = make(chan struct{}, 1), make(chan struct{}, 1)
+		ring[i].free <- struct{}{}
 	}
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for lo := 0; lo < n; lo += workers * chunk {
-		for k := range ws {
-			a := lo + k*chunk
-			ws[k].b = ws[k].b[:0]
-			if a >= n {
-				continue
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f := make([]float64, chunk)
+			for {
+				c := int(next.Add(1) - 1)
+				if c >= chunks {
+					return
+				}
+				// The earliest chunk not yet written is always being
+				// formatted or done, so this wait ends.
+				s := &ring[c%len(ring)]
+				<-s.free
+				lo := c * chunk
+				s.b = formatFloats(s.b[:0], f[:t.FloatsAt(f, lo)], lo > 0)
+				s.done <- struct{}{}
 			}
-			f := ws[k].f[:t.FloatsAt(ws[k].f, a)]
-			if workers == 1 {
-				ws[k].b = formatFloats(ws[k].b, f, a > 0)
-				continue
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				ws[k].b = formatFloats(ws[k].b, f, a > 0)
-			}()
-		}
-		wg.Wait()
-		for k := range ws {
-			w.Write(ws[k].b)
-		}
+		}()
 	}
-	w.WriteByte(']')
+	for c := range chunks {
+		s := &ring[c%len(ring)]
+		<-s.done
+		w.Write(s.b)
+		s.free <- struct{}{}
+	}
+	wg.Wait()
 }
 
 // formatFloats appends the elements of f, comma-separated, with a comma
 // first when lead is set.
 func formatFloats(b []byte, f []float64, lead bool) []byte {
-	for i, v := range f {
-		if i > 0 || lead {
-			b = append(b, ',')
-		}
-		b = floats.AppendElem(b, v)
-	}
-	return b
+	return floats.AppendElems(b, f, lead)
 }

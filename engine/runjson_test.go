@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"pldworkbench/engine"
@@ -80,7 +81,7 @@ func TestWriteJSONLongTensor(t *testing.T) {
 	}
 	res := engine.Run(context.Background(), "01_hello_rank.py", src, engine.RunOptions{})
 	rng := rand.New(rand.NewPCG(3, 4))
-	data := make([]float64, 5*(1<<15)+17)
+	data := make([]float64, 13*(1<<15)+17)
 	for i := range data {
 		data[i] = float64(float32(rng.NormFloat64() * 1e3))
 	}
@@ -94,12 +95,18 @@ func TestWriteJSONLongTensor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got bytes.Buffer
-	if err := res.WriteJSON(&got); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got.Bytes(), append(want, '\n')) {
-		t.Errorf("streamed JSON of %d elements differs from json.Marshal's (%d vs %d bytes)", len(data), got.Len(), len(want)+1)
+	// One worker, and more workers than this machine's cores: the ring
+	// of chunk buffers (two per worker) wraps at least once each time.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2, 5} {
+		runtime.GOMAXPROCS(procs)
+		var got bytes.Buffer
+		if err := res.WriteJSON(&got); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), append(want, '\n')) {
+			t.Errorf("GOMAXPROCS=%d: streamed JSON of %d elements differs from json.Marshal's (%d vs %d bytes)", procs, len(data), got.Len(), len(want)+1)
+		}
 	}
 }
 

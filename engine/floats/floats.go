@@ -35,20 +35,57 @@ func (f Floats) MarshalJSON() ([]byte, error) {
 // AppendElem appends one tensor element as Floats writes it: a number, or
 // "NaN", "Infinity", "-Infinity" as strings.
 func AppendElem(b []byte, v float64) []byte {
+	u := math.Float64bits(v)
 	switch {
-	case math.IsNaN(v):
-		return append(b, `"NaN"`...)
-	case math.IsInf(v, 1):
-		return append(b, `"Infinity"`...)
-	case math.IsInf(v, -1):
+	case u&(0x7ff<<52) == 0x7ff<<52: // NaN or an infinity
+		switch {
+		case v != v:
+			return append(b, `"NaN"`...)
+		case v > 0:
+			return append(b, `"Infinity"`...)
+		}
 		return append(b, `"-Infinity"`...)
-	case v == math.Trunc(v) && math.Abs(v) < 1<<53 && !(v == 0 && math.Signbit(v)):
-		// An integer (the index, ones and zeros fills, INT tensors): the
-		// digits strconv's shortest 'f' form writes, for a fraction of its
-		// cost (TestIntegerFastPath, BenchmarkAppendElem).
-		return strconv.AppendInt(b, int64(v), 10)
+	case math.Abs(v) < 1e16 && v == float64(int64(v)) && u != 1<<63:
+		// An integer other than -0 (the index, ones and zeros fills, INT
+		// tensors): the digits strconv's shortest 'f' form writes, for a
+		// fraction of its cost (TestIntegerFastPath, BenchmarkAppendElem).
+		return appendInt(b, int64(v))
 	}
-	return appendFloat(b, v)
+	return appendNumber(b, v)
+}
+
+// AppendElems appends the elements of f as AppendElem does, separated
+// by commas, with a comma first when lead is set. The shortest digits of
+// a batch of elements are found first, then all are written: finding
+// one element's digits is a chain of dependent multiplies, and
+// independent chains side by side overlap (5-10% less time an element
+// than AppendElem in a loop, BenchmarkAppendElem).
+func AppendElems(b []byte, f []float64, lead bool) []byte {
+	const batch = 16
+	var ds [batch]uint64
+	var es [batch]int
+	for len(f) > 0 {
+		n := min(len(f), batch)
+		for i, v := range f[:n] {
+			ds[i] = 0 // not a normal non-integer: AppendElem writes it
+			if u := math.Float64bits(v); u&(0x7ff<<52) != 0 && u&(0x7ff<<52) != 0x7ff<<52 &&
+				!(math.Abs(v) < 1e16 && v == float64(int64(v))) {
+				ds[i], es[i] = shortest(u &^ (1 << 63))
+			}
+		}
+		for i, v := range f[:n] {
+			if lead || i > 0 {
+				b = append(b, ',')
+			}
+			if ds[i] != 0 {
+				b = appendDecimal(b, math.Float64bits(v), ds[i], es[i])
+			} else {
+				b = AppendElem(b, v)
+			}
+		}
+		f, lead = f[n:], true
+	}
+	return b
 }
 
 // appendFloat formats v the way encoding/json does.

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -84,25 +86,40 @@ func TestIntegerFastPath(t *testing.T) {
 	}
 }
 
-// BenchmarkAppendElem times one element of an index fill (integers) and
-// of a randn fill, beside strconv's shortest form (the baseline, which is
-// what encoding/json runs).
+// BenchmarkAppendElem times one element of an index fill (integers), of
+// a randn fill (FP32 normals, 16-17 digits as float64s) and of float64
+// normals, each beside strconv's shortest form (the baseline, which is
+// what encoding/json runs), and integers beside strconv.AppendInt too.
 func BenchmarkAppendElem(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	ints, normals := make([]float64, 4096), make([]float64, 4096)
+	ints, normals, normals64 := make([]float64, 4096), make([]float64, 4096), make([]float64, 4096)
 	for i := range ints {
 		ints[i], normals[i] = float64(i*37), float64(float32(rng.NormFloat64()))
+		normals64[i] = rng.NormFloat64()
 	}
 	for _, c := range []struct {
 		name string
 		vals []float64
 		f    func([]byte, float64) []byte
 	}{{"index/AppendElem", ints, AppendElem}, {"index/strconv", ints, appendFloat},
-		{"randn/AppendElem", normals, AppendElem}, {"randn/strconv", normals, appendFloat}} {
+		{"index/AppendInt", ints, func(b []byte, v float64) []byte { return strconv.AppendInt(b, int64(v), 10) }},
+		{"randn/AppendElem", normals, AppendElem}, {"randn/strconv", normals, appendFloat},
+		{"randn64/AppendElem", normals64, AppendElem}, {"randn64/strconv", normals64, appendFloat}} {
+		if c.name == "randn/strconv" || c.name == "randn64/strconv" {
+			// The batch form, per element: the same calls as run --json
+			// makes (a call writes 4096 elements; b.N is rounded up).
+			b.Run(strings.Replace(c.name, "strconv", "AppendElems", 1), func(b *testing.B) {
+				buf := make([]byte, 0, 4096*24)
+				for i := 0; i < b.N; i += len(c.vals) {
+					buf = AppendElems(buf[:0], c.vals, false)
+				}
+			})
+		}
 		b.Run(c.name, func(b *testing.B) {
 			buf := make([]byte, 0, 64)
+			vals := c.vals[:4096]
 			for i := range b.N {
-				buf = c.f(buf[:0], c.vals[i%len(c.vals)])
+				buf = c.f(buf[:0], vals[i&4095]) // not i%len: a division costs as much as a digit
 			}
 		})
 	}
