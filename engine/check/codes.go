@@ -93,6 +93,7 @@ const (
 	ErrDeferCmp   Code = "E0246"
 	ErrDeferAfter Code = "E0247"
 	ErrDeviceStep Code = "E0248"
+	ErrReassign   Code = "E0249"
 
 	// Collectives.
 	ErrNeedSignal    Code = "E0250"
@@ -294,6 +295,8 @@ var Codes = []CodeInfo{
 		"the waiter's kernel is never resumed when the condition holds: move the loads, stores and signals that need it into a task with deps=[wait_tid]"},
 	{ErrDeviceStep, diag.Error, "device= of a loop with a step",
 		"dispatch from a loop with step 1, pl.range(start, stop): its devices are the range (a subset of the ranks forms its own communication domain)"},
+	{ErrReassign, diag.Error, "name rebound to a value of another type",
+		"give the value of the other type its own name: PyPTO keeps one variable per name (a @pl.jit function renames a rebinding only where the name was first assigned)"},
 	{WarnTaskOrder, diag.Warning, "tasks run one at a time here",
 		"PyPTO's runtime runs a scope's independent tasks at once on free cores; the emulator runs them in an order their deps= allow (a deferred waiter and its dependents last), so it shows no overlap, counts no cores and reports no race between tasks that no deps= orders: order dependent tasks with deps="},
 	{WarnHostSigReuse, diag.Warning, "HOST collective signal shared with a kernel",

@@ -55,6 +55,9 @@ var Mirrors = []Mirror{
 		"deferred waiter scalar bookkeeping supports only a pre-registration tensor.read call; unexpected operation 'tile.load'"},
 	{ErrDeviceStep, "src/ir/transforms/materialize_comm_domain_scopes_pass.cpp", "ResolveDeviceDescriptor",
 		"MaterializeCommDomainScopes: device=r over a non-unit-step loop is not supported (step=2)"},
+	{ErrReassign, "python/pypto/language/parser/ast_parser.py; python/pypto/jit/specializer.py",
+		"_assign_or_let (one Var per name, #642); the jit specializer's _visit_simple_assign renames a rebinding only at the depth of the name's first assignment",
+		"Cannot reassign 't' with a different type: was pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec], got pl.Tile[[2, 8], pl.FP32, pl.Mem.Vec]"},
 	{ErrSignalDType, "src/ir/op/distributed/collective.cpp", "DeduceBuiltinTensorAllReduceType and the other Deduce*Type",
 		"signal dtype must be INT32"},
 	{ErrSignalShape, "src/ir/op/distributed/collective.cpp", "DeduceBuiltinTensorAllReduceRingType, DeduceTensorAllGatherType, ...",
@@ -67,6 +70,10 @@ var Mirrors = []Mirror{
 		"LowerHostTensorCollectives: ring allreduce requires 16 or fewer participating devices"},
 	{ErrBarrierCover, "src/ir/transforms/materialize_comm_domain_scopes_pass.cpp", "ProcessHostOrch (barrier-only collective consumer)",
 		"MaterializeCommDomainScopes: pld.tensor.barrier signal buffer has no inferred comm-domain coverage"},
+	// An assignment in an if or loop that changes a name's type from
+	// outside it: neither form renames it (E0249 has the rest of the rule).
+	{ErrTypeChange, "python/pypto/language/parser/ast_parser.py", "_assign_or_let (one Var per name, #642)",
+		"Cannot reassign 'x' with a different type: was pl.Tensor[[1, 8], pl.FP32], got pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec]"},
 	// A warning, not a refusal: PyPTO documents the form, and only its
 	// full compile fails, with an internal error rather than a rule.
 	{WarnSynthSignal, "src/codegen/distributed/distributed_codegen.cpp", "DistributedCodegen::ScopeForWindowBuffer (an INTERNAL_CHECK, not a rule)",

@@ -192,7 +192,9 @@ func (fc *funcChecker) assign(name string, sp diag.Span, o *operand, declared ir
 		} else if declared != nil {
 			fc.errorf(o.sp, ErrCallArg, "", "%s is declared %s but assigned %s", name, describeType(declared), o.describe())
 		}
+		said := fc.reassigned(name, t, sp)
 		v, nb := fc.bindName(name, t, sp)
+		nb.changed = nb.changed || said
 		fc.emit(&ir.Assign{Dst: v, Src: x, Span: irSpan(joinSpan(sp, o.sp))})
 		nb.known, nb.kv = o.known, o.kv
 		fc.scope.vars[name] = nb
@@ -206,7 +208,9 @@ func (fc *funcChecker) assign(name string, sp diag.Span, o *operand, declared ir
 			fc.errorf(o.sp, ErrCallArg, "", "%s is declared %s but assigned %s", name, describeType(declared), describeType(o.t))
 		}
 	}
+	said := fc.reassigned(name, t, sp)
 	v, nb := fc.bindName(name, t, sp)
+	nb.changed = nb.changed || said
 	if o.slot != nil && *o.slot != nil && (*o.slot).Temp && ir.Identical(v.Type, o.t) {
 		*o.slot = v
 	} else {
@@ -294,7 +298,11 @@ func (fc *funcChecker) nested(sc *scope, blk *ir.Block, kind string, check func(
 	fc.scope, fc.block = sc, blk
 	fc.depth++
 	fc.suites = append(fc.suites, kind)
+	saveSuite := fc.suiteID
+	fc.nSuites++
+	fc.suiteID = fc.nSuites
 	check()
+	fc.suiteID = saveSuite
 	fc.suites = fc.suites[:len(fc.suites)-1]
 	fc.depth--
 	out := fc.scope
@@ -324,6 +332,7 @@ func (fc *funcChecker) forStmt(s *syntax.ForStmt) {
 	li.v = v
 	li.broken = !ok
 	nb.loop = li
+	nb.loopVar = true
 	assigned := map[string]bool{id.Name: true}
 	assignedNames(s.Body, assigned)
 	pre := fc.scope.clone()
