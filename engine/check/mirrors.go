@@ -70,6 +70,8 @@ var Mirrors = []Mirror{
 		"LowerHostTensorCollectives: ring allreduce requires 16 or fewer participating devices"},
 	{ErrBarrierCover, "src/ir/transforms/materialize_comm_domain_scopes_pass.cpp", "ProcessHostOrch (barrier-only collective consumer)",
 		"MaterializeCommDomainScopes: pld.tensor.barrier signal buffer has no inferred comm-domain coverage"},
+	{ErrUnsupportedStmt, "python/pypto/language/parser/ast_parser.py", "parse_statement (it has no case for an augmented assignment, x += y)",
+		"Unsupported statement type: AugAssign"},
 	// An assignment in an if or loop that changes a name's type from
 	// outside it: neither form renames it (E0249 has the rest of the rule).
 	{ErrTypeChange, "python/pypto/language/parser/ast_parser.py", "_assign_or_let (one Var per name, #642)",

@@ -1,6 +1,8 @@
 package check
 
 import (
+	"fmt"
+
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/meta"
@@ -241,12 +243,17 @@ func convertConst(c *ir.Const, d ir.DType) *ir.Const {
 	return &n
 }
 
+// augAssign reports x op= y, which PyPTO's parser does not take
+// ("Unsupported statement type: AugAssign", in both forms), then checks it
+// as x = x op y so the rest of the body is checked as the learner meant it.
 func (fc *funcChecker) augAssign(s *syntax.AugAssignStmt) {
 	id, ok := s.Target.(*syntax.Ident)
 	if !ok {
 		fc.badTarget(s.Target)
 		return
 	}
+	fc.errorf(s.OpPos, ErrUnsupportedStmt, fmt.Sprintf("write %[1]s = %[1]s %[2]s %[3]s", id.Name, s.Op, fc.c.text(s.Value)),
+		"%s %s= ... is not a PyPTO statement: its parser takes no augmented assignment", id.Name, s.Op)
 	x := fc.ident(id)
 	y := fc.expr(s.Value)
 	o := fc.arith(s.Op, x, y, &syntax.BinaryExpr{Op: s.Op, OpPos: s.OpPos, X: s.Target, Y: s.Value, Pos: s.Pos}, s.OpPos)

@@ -171,3 +171,29 @@ def dev(x: pl.Tensor[[2, 8], pl.FP32], out: pl.Out[pl.Tensor[[1, 8], pl.FP32]]):
 def host(x: pl.Tensor[[4, 2, 8], pl.FP32], out: pl.Out[pl.Tensor[[4, 1, 8], pl.FP32]]):
     for r in pl.range(pld.world_size()):
         dev(x[r], out[r], device=r)
+---
+# An augmented assignment is no PyPTO statement at all ("Unsupported
+# statement type: AugAssign"); the rest is checked as x = x + y.
+#! entry: host
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.jit.incore
+def kernel(x: pl.Tensor[[2, 8], pl.FP32], out: pl.Out[pl.Tensor[[1, 8], pl.FP32]]):
+    k = 0
+    k += 1  ### "^E0401 k \+= ... is not a PyPTO statement: its parser takes no augmented assignment$"
+    t = pl.load(x, [k, 0], [1, 8])
+    out = pl.store(t, [0, 0], out)
+    return out
+
+
+@pl.jit
+def dev(x: pl.Tensor[[2, 8], pl.FP32], out: pl.Out[pl.Tensor[[1, 8], pl.FP32]]):
+    return kernel(x, out)
+
+
+@pl.jit.host
+def host(x: pl.Tensor[[4, 2, 8], pl.FP32], out: pl.Out[pl.Tensor[[4, 1, 8], pl.FP32]]):
+    for r in pl.range(pld.world_size()):
+        dev(x[r], out[r], device=r)
