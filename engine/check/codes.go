@@ -83,6 +83,7 @@ const (
 	ErrJitWorldWindow  Code = "E0232"
 	ErrInOutUse        Code = "E0233"
 	ErrHostView        Code = "E0234"
+	ErrHostDim         Code = "E0235"
 	ErrDimArith        Code = "E0240"
 	ErrArrayOp         Code = "E0241"
 	ErrRowReduce       Code = "E0242"
@@ -250,6 +251,8 @@ var Codes = []CodeInfo{
 		"the call writes the tensor and returns it: assign the result (y = self.kernel(x, y)) and read that name, not the one from before the call"},
 	{ErrHostView, diag.Error, "HOST collective operand is not a window view",
 		"view the buffer again right before the call (sig = pld.window(sig_buf, ...)); PyPTO finds a collective's window and devices through the view"},
+	{ErrHostDim, diag.Error, "pl.dynamic dimension the host cannot recover",
+		"give one host tensor parameter the dimension as M, M + c, M - c, M * c or M // c: PyPTO's host code reads M back from that tensor's shape"},
 	{ErrDimArith, diag.Error, "float in pl.dynamic dimension arithmetic",
 		"a dimension is an integer: write M * 2, M // 2 or M + N, with int constants"},
 	{ErrArrayOp, diag.Error, "pl.array rule",

@@ -22,6 +22,8 @@ const MirrorCommit = "e2d0f78ae"
 var Mirrors = []Mirror{
 	{ErrHostCallsKern, "python/pypto/language/parser/ast_parser.py", "_validate_kernel_call_kwargs",
 		"Function 'scale_kernel' does not accept keyword argument 'device'"},
+	{ErrBounds, "src/ir/op/type_inference.cpp (from tile.load in src/ir/op/tile_ops/memory.cpp)", "CheckWindowReadDimBounds (offset + extent <= source, refused where its analyzer disproves it)",
+		"tile.load reads past the end of dimension 0: offset 0 + extent 4 exceeds the source extent M % 4"},
 	{ErrAllocName, "python/pypto/language/parser/ast_parser.py", "_parse_alloc_window_buffer_assignment",
 		"pld.tensor.alloc_window_buffer name 'data_buf' is already declared in this program"},
 	{ErrElemDType, "python/pypto/ir/compiled_program.py; src/codegen/pto/pto_codegen.cpp",
@@ -36,6 +38,8 @@ var Mirrors = []Mirror{
 		"variable 'data' was passed as InOut/Out at ...; read the post-call return value instead of the pre-call variable"},
 	{ErrHostView, "src/ir/transforms/materialize_comm_domain_scopes_pass.cpp", "ResolveWindowAlloc",
 		"MaterializeCommDomainScopes: pld.tensor.barrier signal must be produced by pld.tensor.window"},
+	{ErrHostDim, "src/codegen/distributed/distributed_codegen.cpp", "EmitHostOrchDynamicDimBindings, InvertShapeDimForVar",
+		"Cannot recover dynamic dimension 'M' for host-orchestration codegen: it only appears inside non-invertible tensor-shape expressions"},
 	{ErrDimArith, "include/pypto/ir/scalar_expr.h", "the binary scalar operators' dtype-category check (a composite shape dimension is a scalar expression)",
 		"Operator 'mul' requires same numeric dtype category, got index and fp32"},
 	{ErrArrayOp, "src/ir/op/array_ops/memory.cpp", "DeduceArrayCreateType, DeduceArrayUpdateElementType",
