@@ -122,6 +122,7 @@ const (
 	WarnHostRows     Code = "W0307"
 	WarnTaskOrder    Code = "W0308"
 	WarnSubWorkerRun Code = "W0309"
+	WarnArrayArg     Code = "W0310"
 )
 
 // CodeInfo describes one code: its title (what the lesson index shows) and
@@ -316,6 +317,8 @@ var Codes = []CodeInfo{
 		"the synthesized buffer is left outside every comm-domain scope, and DistributedCodegen raises an InternalError; it runs here as PyPTO's lowering defines it. To take the program to PyPTO, allocate the signal yourself: a [world_size, core_num] INT32 pld.window as the call's second argument"},
 	{WarnHostRows, diag.Warning, "host index past the tensor's rows",
 		"PyPTO compiles this, and the run reads or writes past the tensor; size the leading dimension to the rank count (or use pl.dynamic)"},
+	{WarnArrayArg, diag.Warning, "a pl.Array passed to a kernel",
+		"PyPTO compiles the call, but its orchestration code hands the task the array's C-stack address as a scalar (add_scalar(rows)) and the kernel's PTO declares the parameter a pointer of the tensors' dtype: the generated code does not carry the values to the core; the emulator passes them. To take the program to PyPTO, create and fill the array in the kernel itself, or pass its elements as pl.Scalar parameters"},
 	{WarnTileAlign, diag.Warning, "tile row not 32-byte aligned",
 		"make the tile's contiguous extent a multiple of 32 bytes (e.g. 8 FP32 values); the emulator runs it, hardware rejects it"},
 }
