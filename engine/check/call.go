@@ -250,6 +250,10 @@ func (fc *funcChecker) dispatch(d *meta.DSLFunc, e *syntax.CallExpr) *operand {
 			continue
 		}
 		call.Args = append(call.Args, x)
+		if _, arr := p.Var.Type.(*ir.Array); arr {
+			fc.errorf(o.sp, WarnArrayArg, "", "%s passes pl.Array %s to %s, which PyPTO compiles but cannot yet hand to the kernel",
+				describeFunc(fc.dsl), p.Var.Name, describeFunc(d))
+		}
 		if fc.level == ir.Host && o.buf != nil {
 			o.buf.dispatched = true
 			o.buf.addDevices(devs)

@@ -317,6 +317,7 @@ func (c *checker) instantiate(d *meta.DSLFunc, at diag.Span) *funcInfo {
 	c.irNames[d.Def.Name]++
 	fi.fn = &ir.Func{Name: name, Level: fi.level, Span: irSpan(d.Def.NamePos), Body: &ir.Block{}}
 	c.signature(fi)
+	c.hostDims(fi)
 	fi.state = stateChecking
 	fc := newFuncChecker(c, fi)
 	fc.body(d.Def.Body)

@@ -83,6 +83,7 @@ const (
 	ErrJitWorldWindow  Code = "E0232"
 	ErrInOutUse        Code = "E0233"
 	ErrHostView        Code = "E0234"
+	ErrHostDim         Code = "E0235"
 	ErrDimArith        Code = "E0240"
 	ErrArrayOp         Code = "E0241"
 	ErrRowReduce       Code = "E0242"
@@ -93,6 +94,7 @@ const (
 	ErrDeferCmp   Code = "E0246"
 	ErrDeferAfter Code = "E0247"
 	ErrDeviceStep Code = "E0248"
+	ErrReassign   Code = "E0249"
 
 	// Collectives.
 	ErrNeedSignal    Code = "E0250"
@@ -120,6 +122,7 @@ const (
 	WarnHostRows     Code = "W0307"
 	WarnTaskOrder    Code = "W0308"
 	WarnSubWorkerRun Code = "W0309"
+	WarnArrayArg     Code = "W0310"
 )
 
 // CodeInfo describes one code: its title (what the lesson index shows) and
@@ -249,6 +252,8 @@ var Codes = []CodeInfo{
 		"the call writes the tensor and returns it: assign the result (y = self.kernel(x, y)) and read that name, not the one from before the call"},
 	{ErrHostView, diag.Error, "HOST collective operand is not a window view",
 		"view the buffer again right before the call (sig = pld.window(sig_buf, ...)); PyPTO finds a collective's window and devices through the view"},
+	{ErrHostDim, diag.Error, "pl.dynamic dimension the host cannot recover",
+		"give one host tensor parameter the dimension as M, M + c, M - c, M * c or M // c: PyPTO's host code reads M back from that tensor's shape"},
 	{ErrDimArith, diag.Error, "float in pl.dynamic dimension arithmetic",
 		"a dimension is an integer: write M * 2, M // 2 or M + N, with int constants"},
 	{ErrArrayOp, diag.Error, "pl.array rule",
@@ -294,6 +299,8 @@ var Codes = []CodeInfo{
 		"the waiter's kernel is never resumed when the condition holds: move the loads, stores and signals that need it into a task with deps=[wait_tid]"},
 	{ErrDeviceStep, diag.Error, "device= of a loop with a step",
 		"dispatch from a loop with step 1, pl.range(start, stop): its devices are the range (a subset of the ranks forms its own communication domain)"},
+	{ErrReassign, diag.Error, "name rebound to a value of another type",
+		"give the value of the other type its own name: PyPTO keeps one variable per name (a @pl.jit function renames a rebinding only where the name was first assigned)"},
 	{WarnTaskOrder, diag.Warning, "tasks run one at a time here",
 		"PyPTO's runtime runs a scope's independent tasks at once on free cores; the emulator runs them in an order their deps= allow (a deferred waiter and its dependents last), so it shows no overlap, counts no cores and reports no race between tasks that no deps= orders: order dependent tasks with deps="},
 	{WarnHostSigReuse, diag.Warning, "HOST collective signal shared with a kernel",
@@ -310,6 +317,8 @@ var Codes = []CodeInfo{
 		"the synthesized buffer is left outside every comm-domain scope, and DistributedCodegen raises an InternalError; it runs here as PyPTO's lowering defines it. To take the program to PyPTO, allocate the signal yourself: a [world_size, core_num] INT32 pld.window as the call's second argument"},
 	{WarnHostRows, diag.Warning, "host index past the tensor's rows",
 		"PyPTO compiles this, and the run reads or writes past the tensor; size the leading dimension to the rank count (or use pl.dynamic)"},
+	{WarnArrayArg, diag.Warning, "a pl.Array passed to a kernel",
+		"PyPTO compiles the call, but its orchestration code hands the task the array's C-stack address as a scalar (add_scalar(rows)) and the kernel's PTO declares the parameter a pointer of the tensors' dtype: the generated code does not carry the values to the core; the emulator passes them. To take the program to PyPTO, create and fill the array in the kernel itself, or pass its elements as pl.Scalar parameters"},
 	{WarnTileAlign, diag.Warning, "tile row not 32-byte aligned",
 		"make the tile's contiguous extent a multiple of 32 bytes (e.g. 8 FP32 values); the emulator runs it, hardware rejects it"},
 }

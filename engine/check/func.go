@@ -21,6 +21,10 @@ type funcChecker struct {
 	depth  int         // nesting depth of if/for suites
 	suites []string    // "branch" or "loop" for each enclosing suite
 	loops  []*loopInfo // enclosing run-time loops, innermost last
+	// suiteID numbers the suite being checked (0: the function's body) and
+	// nSuites counts those entered: a @pl.jit rebinding is renamed only in
+	// the suite of the name's first binding (reassign.go).
+	suiteID, nSuites int
 
 	// allocTarget is set while the right-hand side of `name = call(...)` is
 	// checked: pld.alloc_window_buffer is legal only there.
@@ -58,6 +62,10 @@ type binding struct {
 	v     *ir.Var
 	maybe bool // unbound on some path to here (set only inside an if or loop)
 	depth int  // nesting depth where v was bound to the name
+	suite int  // the suite where v was bound to the name (funcChecker.suiteID)
+	// loopVar marks a pl.range loop variable, which PyPTO's jit renamer
+	// never counts as an assignment.
+	loopVar bool
 	// changed marks a binding whose type change inside a branch or loop was
 	// already reported, so the join stays silent.
 	changed bool
@@ -258,7 +266,7 @@ func (fc *funcChecker) bindName(name string, t ir.Type, sp diag.Span) (*ir.Var, 
 		nb.maybe, nb.known, nb.loop, nb.buf = false, false, nil, nil
 		return old.v, nb
 	}
-	nb := binding{depth: fc.depth}
+	nb := binding{depth: fc.depth, suite: fc.suiteID}
 	if _, invalid := t.(*ir.Invalid); invalid {
 		nb.v = &ir.Var{Name: name, Type: t}
 		nb.changed = true

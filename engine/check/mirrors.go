@@ -22,6 +22,8 @@ const MirrorCommit = "e2d0f78ae"
 var Mirrors = []Mirror{
 	{ErrHostCallsKern, "python/pypto/language/parser/ast_parser.py", "_validate_kernel_call_kwargs",
 		"Function 'scale_kernel' does not accept keyword argument 'device'"},
+	{ErrBounds, "src/ir/op/type_inference.cpp (from tile.load in src/ir/op/tile_ops/memory.cpp)", "CheckWindowReadDimBounds (offset + extent <= source, refused where its analyzer disproves it)",
+		"tile.load reads past the end of dimension 0: offset 0 + extent 4 exceeds the source extent M % 4"},
 	{ErrAllocName, "python/pypto/language/parser/ast_parser.py", "_parse_alloc_window_buffer_assignment",
 		"pld.tensor.alloc_window_buffer name 'data_buf' is already declared in this program"},
 	{ErrElemDType, "python/pypto/ir/compiled_program.py; src/codegen/pto/pto_codegen.cpp",
@@ -36,6 +38,8 @@ var Mirrors = []Mirror{
 		"variable 'data' was passed as InOut/Out at ...; read the post-call return value instead of the pre-call variable"},
 	{ErrHostView, "src/ir/transforms/materialize_comm_domain_scopes_pass.cpp", "ResolveWindowAlloc",
 		"MaterializeCommDomainScopes: pld.tensor.barrier signal must be produced by pld.tensor.window"},
+	{ErrHostDim, "src/codegen/distributed/distributed_codegen.cpp", "EmitHostOrchDynamicDimBindings, InvertShapeDimForVar",
+		"Cannot recover dynamic dimension 'M' for host-orchestration codegen: it only appears inside non-invertible tensor-shape expressions"},
 	{ErrDimArith, "include/pypto/ir/scalar_expr.h", "the binary scalar operators' dtype-category check (a composite shape dimension is a scalar expression)",
 		"Operator 'mul' requires same numeric dtype category, got index and fp32"},
 	{ErrArrayOp, "src/ir/op/array_ops/memory.cpp", "DeduceArrayCreateType, DeduceArrayUpdateElementType",
@@ -55,6 +59,9 @@ var Mirrors = []Mirror{
 		"deferred waiter scalar bookkeeping supports only a pre-registration tensor.read call; unexpected operation 'tile.load'"},
 	{ErrDeviceStep, "src/ir/transforms/materialize_comm_domain_scopes_pass.cpp", "ResolveDeviceDescriptor",
 		"MaterializeCommDomainScopes: device=r over a non-unit-step loop is not supported (step=2)"},
+	{ErrReassign, "python/pypto/language/parser/ast_parser.py; python/pypto/jit/specializer.py",
+		"_assign_or_let (one Var per name, #642); the jit specializer's _visit_simple_assign renames a rebinding only at the depth of the name's first assignment",
+		"Cannot reassign 't' with a different type: was pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec], got pl.Tile[[2, 8], pl.FP32, pl.Mem.Vec]"},
 	{ErrSignalDType, "src/ir/op/distributed/collective.cpp", "DeduceBuiltinTensorAllReduceType and the other Deduce*Type",
 		"signal dtype must be INT32"},
 	{ErrSignalShape, "src/ir/op/distributed/collective.cpp", "DeduceBuiltinTensorAllReduceRingType, DeduceTensorAllGatherType, ...",
@@ -67,6 +74,12 @@ var Mirrors = []Mirror{
 		"LowerHostTensorCollectives: ring allreduce requires 16 or fewer participating devices"},
 	{ErrBarrierCover, "src/ir/transforms/materialize_comm_domain_scopes_pass.cpp", "ProcessHostOrch (barrier-only collective consumer)",
 		"MaterializeCommDomainScopes: pld.tensor.barrier signal buffer has no inferred comm-domain coverage"},
+	{ErrUnsupportedStmt, "python/pypto/language/parser/ast_parser.py", "parse_statement (it has no case for an augmented assignment, x += y)",
+		"Unsupported statement type: AugAssign"},
+	// An assignment in an if or loop that changes a name's type from
+	// outside it: neither form renames it (E0249 has the rest of the rule).
+	{ErrTypeChange, "python/pypto/language/parser/ast_parser.py", "_assign_or_let (one Var per name, #642)",
+		"Cannot reassign 'x' with a different type: was pl.Tensor[[1, 8], pl.FP32], got pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec]"},
 	// A warning, not a refusal: PyPTO documents the form, and only its
 	// full compile fails, with an internal error rather than a rule.
 	{WarnSynthSignal, "src/codegen/distributed/distributed_codegen.cpp", "DistributedCodegen::ScopeForWindowBuffer (an INTERNAL_CHECK, not a rule)",

@@ -76,6 +76,8 @@ func checkLoad(a *opCall) {
 		// [8, 1] tile padding a [1, 1] tensor to 32 bytes) and PyPTO pads
 		// the rest, so the region checked is the valid one.
 		a.checkRegion("tensor", "offsets", a.readExtent("shapes", "valid_shape"), "reads")
+		a.checkReadBound("tensor", "offsets", a.readExtent("shapes", "valid_shape"),
+			"load no more than the source can hold, or pass clamp=True to read only what it has (PyPTO pads the rest)")
 	}
 	checkValidShape(a, "valid_shape")
 	_, d, _ := ir.ShapeOf(a.typeOf("tensor"))

@@ -1,6 +1,8 @@
 package check
 
 import (
+	"fmt"
+
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/meta"
@@ -192,7 +194,9 @@ func (fc *funcChecker) assign(name string, sp diag.Span, o *operand, declared ir
 		} else if declared != nil {
 			fc.errorf(o.sp, ErrCallArg, "", "%s is declared %s but assigned %s", name, describeType(declared), o.describe())
 		}
+		said := fc.reassigned(name, t, sp)
 		v, nb := fc.bindName(name, t, sp)
+		nb.changed = nb.changed || said
 		fc.emit(&ir.Assign{Dst: v, Src: x, Span: irSpan(joinSpan(sp, o.sp))})
 		nb.known, nb.kv = o.known, o.kv
 		fc.scope.vars[name] = nb
@@ -206,7 +210,9 @@ func (fc *funcChecker) assign(name string, sp diag.Span, o *operand, declared ir
 			fc.errorf(o.sp, ErrCallArg, "", "%s is declared %s but assigned %s", name, describeType(declared), describeType(o.t))
 		}
 	}
+	said := fc.reassigned(name, t, sp)
 	v, nb := fc.bindName(name, t, sp)
+	nb.changed = nb.changed || said
 	if o.slot != nil && *o.slot != nil && (*o.slot).Temp && ir.Identical(v.Type, o.t) {
 		*o.slot = v
 	} else {
@@ -237,12 +243,17 @@ func convertConst(c *ir.Const, d ir.DType) *ir.Const {
 	return &n
 }
 
+// augAssign reports x op= y, which PyPTO's parser does not take
+// ("Unsupported statement type: AugAssign", in both forms), then checks it
+// as x = x op y so the rest of the body is checked as the learner meant it.
 func (fc *funcChecker) augAssign(s *syntax.AugAssignStmt) {
 	id, ok := s.Target.(*syntax.Ident)
 	if !ok {
 		fc.badTarget(s.Target)
 		return
 	}
+	fc.errorf(s.OpPos, ErrUnsupportedStmt, fmt.Sprintf("write %[1]s = %[1]s %[2]s %[3]s", id.Name, s.Op, fc.c.text(s.Value)),
+		"%s %s= ... is not a PyPTO statement: its parser takes no augmented assignment", id.Name, s.Op)
 	x := fc.ident(id)
 	y := fc.expr(s.Value)
 	o := fc.arith(s.Op, x, y, &syntax.BinaryExpr{Op: s.Op, OpPos: s.OpPos, X: s.Target, Y: s.Value, Pos: s.Pos}, s.OpPos)
@@ -294,7 +305,11 @@ func (fc *funcChecker) nested(sc *scope, blk *ir.Block, kind string, check func(
 	fc.scope, fc.block = sc, blk
 	fc.depth++
 	fc.suites = append(fc.suites, kind)
+	saveSuite := fc.suiteID
+	fc.nSuites++
+	fc.suiteID = fc.nSuites
 	check()
+	fc.suiteID = saveSuite
 	fc.suites = fc.suites[:len(fc.suites)-1]
 	fc.depth--
 	out := fc.scope
@@ -324,6 +339,7 @@ func (fc *funcChecker) forStmt(s *syntax.ForStmt) {
 	li.v = v
 	li.broken = !ok
 	nb.loop = li
+	nb.loopVar = true
 	assigned := map[string]bool{id.Name: true}
 	assignedNames(s.Body, assigned)
 	pre := fc.scope.clone()

@@ -75,7 +75,7 @@ func (c *checker) typeFromValue(v meta.Value, sp diag.Span, allowDir bool) (ir.T
 			}
 			return &ir.DistributedTensor{Shape: shape, DType: dt}, ir.In, true
 		case "pl.Array":
-			return c.arrayType(v, sp, allowDir)
+			return c.arrayType(v, sp)
 		case "tuple", "pl.Tuple":
 			if allowDir {
 				return bad("%s[...] is a result type; a parameter takes one value", v.Base.Path)

@@ -66,3 +66,24 @@ func TestArrays(t *testing.T) {
 		t.Fatalf("an index past the end: status %s, error %+v; want E0502 naming index 8 and the extent", bad.Status, bad.Error)
 	}
 }
+
+// TestArrayParam runs testdata/array_param.py: an orchestration function
+// fills a pl.Array and passes it to the kernel, which loads the rows it
+// names; PyPTO compiles the program (checked with a local build).
+func TestArrayParam(t *testing.T) {
+	const P = 2
+	prog := compileFile(t, "testdata/array_param.py", "ArrayParam.host", P)
+	in := fill(prog, "randn", 7)
+	res := emu.Run(context.Background(), prog, emu.Options{Inputs: in})
+	mustOK(t, "array_param", res)
+	x, out := in["x"], res.Outputs["out"]
+	for r := 0; r < P; r++ {
+		for i, row := range []int{3, 1} {
+			for c := 0; c < 8; c++ {
+				if got, want := out.At(r, i, c), x.At(r, row, c); got != want {
+					t.Errorf("out[%d, %d, %d] = %g, want x[%d, %d, %d] = %g", r, i, c, got, r, row, c, want)
+				}
+			}
+		}
+	}
+}

@@ -199,3 +199,100 @@ func BindDim(sym string, v int64, syms map[string]int64) {
 		}
 	}
 }
+
+// DimMax returns an upper bound of a dimension that holds whatever value
+// its pl.dynamic symbols take, as PyPTO's arithmetic analyzer proves one:
+// a constant is its own bound, a bare symbol has none, x % c with a
+// positive constant c is at most c-1, and + - * // carry bounds through
+// constant operands ((M % 4) * 2 is at most 6). false when there is none.
+func DimMax(d Dim) (int64, bool) {
+	if d.IsStatic() {
+		return d.N, true
+	}
+	n, ok := parseDim(d.Sym)
+	if !ok {
+		return 0, false
+	}
+	r := n.bounds()
+	return r.hi, r.hasHi
+}
+
+// interval is what is proven of a dimension's value: lo <= v <= hi, each
+// side only when its has flag is set.
+type interval struct {
+	lo, hi       int64
+	hasLo, hasHi bool
+}
+
+func (n *dimNode) bounds() interval {
+	if n.op == "" {
+		if n.name != "" {
+			return interval{}
+		}
+		return interval{lo: n.n, hi: n.n, hasLo: true, hasHi: true}
+	}
+	x, y := n.x.bounds(), n.y.bounds()
+	yc := y.hasLo && y.hasHi && y.lo == y.hi // y is a constant
+	xc := x.hasLo && x.hasHi && x.lo == x.hi
+	switch n.op {
+	case "+":
+		return interval{lo: x.lo + y.lo, hi: x.hi + y.hi, hasLo: x.hasLo && y.hasLo, hasHi: x.hasHi && y.hasHi}
+	case "-":
+		return interval{lo: x.lo - y.hi, hi: x.hi - y.lo, hasLo: x.hasLo && y.hasHi, hasHi: x.hasHi && y.hasLo}
+	case "*":
+		if xc && !yc {
+			x, y, yc = y, x, true
+		}
+		if !yc {
+			return interval{}
+		}
+		c := y.lo
+		switch {
+		case c > 0:
+			return interval{lo: x.lo * c, hi: x.hi * c, hasLo: x.hasLo, hasHi: x.hasHi}
+		case c < 0:
+			return interval{lo: x.hi * c, hi: x.lo * c, hasLo: x.hasHi, hasHi: x.hasLo}
+		}
+		return interval{hasLo: true, hasHi: true}
+	case "//", "/":
+		if !yc || y.lo <= 0 {
+			return interval{}
+		}
+		lo, _ := DimArith("//", x.lo, y.lo)
+		hi, _ := DimArith("//", x.hi, y.lo)
+		return interval{lo: lo, hi: hi, hasLo: x.hasLo, hasHi: x.hasHi}
+	case "%":
+		if !yc || y.lo <= 0 {
+			return interval{}
+		}
+		return interval{lo: 0, hi: y.lo - 1, hasLo: true, hasHi: true}
+	}
+	return interval{}
+}
+
+// DimRecovers reports whether a run-time extent of dimension d determines
+// the pl.dynamic symbol name the way PyPTO's host codegen solves for it
+// (DistributedCodegen::InvertShapeDimForVar): d is the symbol itself, or
+// one operator away from it with a constant: name + c, c + name, name - c,
+// c - name, name * c or c * name (c != 0), name // c (c != 0).
+func DimRecovers(d Dim, name string) bool {
+	if d.Sym == name {
+		return true
+	}
+	n, ok := parseDim(d.Sym)
+	if !ok || n.op == "" {
+		return false
+	}
+	isVar := func(m *dimNode) bool { return m.op == "" && m.name == name }
+	isConst := func(m *dimNode) bool { return m.op == "" && m.name == "" }
+	nonZero := func(m *dimNode) bool { return isConst(m) && m.n != 0 }
+	switch n.op {
+	case "+", "-":
+		return (isVar(n.x) && isConst(n.y)) || (isConst(n.x) && isVar(n.y))
+	case "*":
+		return (isVar(n.x) && nonZero(n.y)) || (nonZero(n.x) && isVar(n.y))
+	case "//", "/": // "/" on index dims is the same floor division (DimArith)
+		return isVar(n.x) && nonZero(n.y)
+	}
+	return false
+}

@@ -81,3 +81,59 @@ func TestDimSymbols(t *testing.T) {
 		t.Error("IsComposite: want (M * 2) composite and M not")
 	}
 }
+
+// TestDimMax checks the upper bounds PyPTO's analyzer proves (each case
+// with a bound was one its tile.load bounds check used, at MirrorCommit).
+func TestDimMax(t *testing.T) {
+	for _, c := range []struct {
+		dim  Dim
+		max  int64
+		want bool
+	}{
+		{ConstDim(8), 8, true},
+		{SymDim("M"), 0, false},
+		{SymDim("(M % 4)"), 3, true},
+		{SymDim("((M % 4) + 1)"), 4, true},
+		{SymDim("((M % 4) * 2)"), 6, true},
+		{SymDim("(2 * (M % 4))"), 6, true},
+		{SymDim("((M % 8) // 2)"), 3, true},
+		{SymDim("(8 - (M % 4))"), 8, true},
+		{SymDim("(8 - M)"), 0, false}, // nothing is proven of M itself
+		{SymDim("((M % 4) - 1)"), 2, true},
+		{SymDim("(M // 4)"), 0, false},
+		{SymDim("(M * 2)"), 0, false},
+		{SymDim("(M % N)"), 0, false},
+	} {
+		got, ok := DimMax(c.dim)
+		if ok != c.want || (ok && got != c.max) {
+			t.Errorf("DimMax(%s) = %d, %v; want %d, %v", c.dim, got, ok, c.max, c.want)
+		}
+	}
+}
+
+// TestDimRecovers checks which host tensor dimensions give PyPTO's host
+// codegen back their pl.dynamic symbol.
+func TestDimRecovers(t *testing.T) {
+	for _, c := range []struct {
+		dim  string
+		want bool
+	}{
+		{"M", true},
+		{"(M + 1)", true},
+		{"(2 - M)", true},
+		{"(M * 2)", true},
+		{"(2 * M)", true},
+		{"(M // 4)", true},
+		{"(M * 0)", false},
+		{"(4 // M)", false},
+		{"(M % 4)", false},
+		{"((M % 4) + 1)", false},
+		{"((M + 1) * 2)", false},
+		{"(M * N)", false},
+		{"N", false},
+	} {
+		if got := DimRecovers(SymDim(c.dim), "M"); got != c.want {
+			t.Errorf("DimRecovers(%s, M) = %v, want %v", c.dim, got, c.want)
+		}
+	}
+}

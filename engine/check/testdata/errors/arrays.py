@@ -30,3 +30,44 @@ def kernel(
     typed[1] = t  ### "^E0205 pl.array.update_element value is tile \[8, 8\] FP32, want a scalar$"
     typed[2] = typed[0] + 1
     return pl.store(t, [0, 0], y)
+---
+# A pl.Array parameter: PyPTO compiles an orchestration function that fills
+# an array and passes it to a kernel, but does not yet carry its values to
+# the core (W0310); the emulator passes them (engine/emu TestArrayParam).
+#! entry: ArrayParam.host
+#! ranks: 2
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.program
+class ArrayParam:
+    @pl.function(type=pl.FunctionType.InCore)
+    def pick(
+        self,
+        x: pl.Tensor[[4, 8], pl.FP32],
+        rows: pl.Array[2, pl.INT32],
+        out: pl.Out[pl.Tensor[[2, 8], pl.FP32]],
+    ) -> pl.Tensor[[2, 8], pl.FP32]:
+        first = pl.load(x, [rows[0], 0], [1, 8])
+        out = pl.store(first, [0, 0], out)
+        second = pl.load(x, [rows[1], 0], [1, 8])
+        out = pl.store(second, [1, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def pick_dev(
+        self,
+        x: pl.Tensor[[4, 8], pl.FP32],
+        out: pl.Out[pl.Tensor[[2, 8], pl.FP32]],
+    ) -> pl.Tensor[[2, 8], pl.FP32]:
+        rows = pl.array.create(2, pl.INT32)
+        rows[0] = 3
+        rows[1] = 1
+        return self.pick(x, rows, out)  ### "^W0310 orchestration function \"pick_dev\" passes pl.Array rows to InCore kernel \"pick\", which PyPTO compiles but cannot yet hand to the kernel$"
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host(self, x: pl.Tensor[[2, 4, 8], pl.FP32], out: pl.Out[pl.Tensor[[2, 2, 8], pl.FP32]]) -> pl.Tensor[[2, 2, 8], pl.FP32]:
+        for r in pl.range(pld.world_size()):
+            o = self.pick_dev(x[r], out[r], device=r)
+        return out

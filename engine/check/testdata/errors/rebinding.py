@@ -85,7 +85,8 @@ def kernel(
     out = pl.store(t, [0, 0], out)
     return out
 ---
-# A name bound only inside an if, then rebound to another type in a loop.
+# A name bound only inside an if, then rebound to another type in a loop:
+# PyPTO's @pl.jit renames a rebinding only where the name was first bound.
 #! func: kernel
 #! ranks: 4
 import pypto.language as pl
@@ -103,8 +104,8 @@ def kernel(
     if me == 0:
         t = pl.load(x, [0, 0], [1, 8])
     for i in pl.range(4):
-        t = me
-    out = pl.store(t, [0, 0], out)  ### "^E0408 t was tile \[1, 8\] FP32 before the loop of line 105 and INT32 scalar inside it"
+        t = me  ### "^E0249 cannot rebind t to INT32 scalar: it was bound inside an if or loop above, to tile \[1, 8\] FP32"
+    out = pl.store(t, [0, 0], out)
     return out
 ---
 # with is not a DSL statement; its target is never bound, so later uses are
