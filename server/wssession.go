@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -260,12 +261,15 @@ func (ss *session) stream(r *run) {
 		ss.mu.Unlock()
 	}()
 	head := append(appendJSONString([]byte(`{"type":"messages","id":`), r.id), `,"messages":[`...)
+	// One frame buffer for the whole stream: WriteMessage has copied a
+	// frame out by the time send returns.
+	var frame []byte
 	ss.s.streamRun(r, func(msgs [][]byte) error {
 		n := len(head) + 2 + len(msgs)
 		for _, m := range msgs {
 			n += len(m)
 		}
-		b := make([]byte, 0, n)
+		b := slices.Grow(frame[:0], n)
 		b = append(b, head...)
 		for i, m := range msgs {
 			if i > 0 {
@@ -274,6 +278,7 @@ func (ss *session) stream(r *run) {
 			b = append(b, m...)
 		}
 		b = append(b, ']', '}')
+		frame = b
 		if !ss.send(b) {
 			return errSessionGone
 		}
