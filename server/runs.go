@@ -70,7 +70,7 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 	if found {
 		return pr, nil
 	}
-	stored, err := hasRun(ctx, s.db, id)
+	stored, err := s.writer.stored(ctx, id)
 	if err != nil {
 		return postResponse{}, err
 	}
