@@ -199,15 +199,15 @@ func (w *storeWriter) stored(ctx context.Context, id string) (bool, error) {
 		}
 		w.has = st
 	}
+	// Without ctx: an index probe of microseconds, and a cancellable
+	// context made the driver start a goroutine to watch it.
 	var one int
-	err := w.has.QueryRowContext(ctx, id).Scan(&one)
+	err := w.has.QueryRowContext(context.WithoutCancel(ctx), id).Scan(&one)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return false, nil
 	case err != nil:
-		if ctx.Err() == nil {
-			w.dropConn()
-		}
+		w.dropConn()
 		return false, err
 	}
 	return true, nil
