@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"pldworkbench/engine/limits"
 )
 
 // schemaV2 is the store's schema before the codes table (version 2), as
@@ -48,12 +50,29 @@ func (ts *testServer) count(t *testing.T, query string, args ...any) int {
 
 // TestCodeStoredOnce: runs of one program store its text once, each
 // answers GET with it, and a code no run names any more goes with the
-// last run evicted.
+// last run evicted. A run of one page of events keeps it in its row.
 func TestCodeStoredOnce(t *testing.T) {
 	ts := startWith(t, Options{StoreBudget: 1, UnwatchedGrace: time.Minute})
 	mesh := kernelSource(t, "08_allreduce_mesh")
-	a, _ := ts.watch(t, map[string]any{"code": mesh, "ranks": 2, "seed": 1}) // pinned: its link was shown
+	a, live := ts.watch(t, map[string]any{"code": mesh, "ranks": 2, "seed": 1}) // pinned: its link was shown
 	b, _ := ts.watch(t, map[string]any{"code": mesh, "ranks": 2, "seed": 2})
+	// A run of one page keeps it in its row, and replays it as it ran.
+	events := ofType(live, "event")
+	if len(events) == 0 || len(events) > limits.EventPage {
+		t.Fatalf("%d events: the test wants one page", len(events))
+	}
+	if n := ts.count(t, `SELECT count(*) FROM run_events WHERE run_id = ?`, a.ID); n != 0 {
+		t.Errorf("a run of one page has %d run_events rows", n)
+	}
+	replay := ofType(readAll(t, ts.dial(t, a.ID)), "event")
+	if len(replay) != len(events) {
+		t.Fatalf("replay: %d events, live %d", len(replay), len(events))
+	}
+	for i := range replay {
+		if !bytes.Equal(replay[i].Event, events[i].Event) {
+			t.Fatalf("replayed event %d differs", i)
+		}
+	}
 	if n := ts.count(t, `SELECT count(*) FROM codes`); n != 1 {
 		t.Errorf("two runs of one program: %d codes rows, want 1", n)
 	}

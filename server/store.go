@@ -31,7 +31,8 @@ const schemaVersion = 3
 // the events are pages of limits.EventPage JSON lines, each page
 // gzip-compressed (a 4-rank all-reduce's few thousand events shrink about
 // tenfold), so a reader holds one page at a time. runs.events is the
-// version 1 blob, empty in rows written since. A run's code is the codes
+// version 1 blob, and since version 3 the one page of a run that has one
+// (pages is 0 then, as in a version 1 row). A run's code is the codes
 // row its code_hash (the SHA-256 of the text) names; runs.code holds it
 // only in rows written before version 3 (their code_hash is empty). size
 // is what the row and its pages take, for the store budget (the codes
@@ -257,9 +258,16 @@ func putRunTx(ctx context.Context, db *sql.DB, tx *sql.Tx, r *storedRun, next fu
 		pages = append(pages, p)
 		size += int64(len(p.data))
 	}
+	// One page (most runs) stays in the row, as version 1 kept its one
+	// blob (pages 0): a run_events row was another B-tree written per
+	// run, a tenth of the server's CPU per run.
+	inline, npages := []byte{}, len(pages)
+	if len(pages) == 1 {
+		inline, npages, pages = pages[0].data, 0, nil
+	}
 	hash := codeHash(r.Code)
 	res, err := txExec(ctx, db, tx, `INSERT OR IGNORE INTO runs (id, code, settings, status, result, events, event_count, created, pinned, size, pages, code_hash)
-		VALUES (?, '', ?, ?, ?, x'', ?, ?, ?, ?, ?, ?)`, r.ID, r.Settings, r.Status, r.Result, r.EventCount, r.Created, r.Pinned, size, len(pages), hash)
+		VALUES (?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.ID, r.Settings, r.Status, r.Result, inline, r.EventCount, r.Created, r.Pinned, size, npages, hash)
 	if err != nil {
 		return 0, err
 	}
@@ -387,7 +395,11 @@ func getPage(ctx context.Context, db *sql.DB, sr *storedRun, n int) ([][]byte, e
 		if n > 0 {
 			return nil, nil
 		}
-		if err := db.QueryRowContext(ctx, `SELECT events FROM runs WHERE id = ?`, sr.ID).Scan(&blob); err != nil {
+		row, err := queryRow(ctx, db, `SELECT events FROM runs WHERE id = ?`, sr.ID)
+		if err == nil {
+			err = row.Scan(&blob)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("run %s: stored events: %w", sr.ID, err)
 		}
 	} else {
