@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -63,6 +64,10 @@ func TestCodeStoredOnce(t *testing.T) {
 	}
 	if n := ts.count(t, `SELECT count(*) FROM run_events WHERE run_id = ?`, a.ID); n != 0 {
 		t.Errorf("a run of one page has %d run_events rows", n)
+	}
+	var blob []byte
+	if err := ts.db.QueryRow(`SELECT events FROM runs WHERE id = ?`, a.ID).Scan(&blob); err != nil || !bytes.HasPrefix(blob, []byte(s2Page)) {
+		t.Errorf("the row's page: %.8q (%v), want an S2 page", blob, err)
 	}
 	replay := ofType(readAll(t, ts.dial(t, a.ID)), "event")
 	if len(replay) != len(events) {
@@ -135,25 +140,34 @@ func TestMigrateV2(t *testing.T) {
 	if _, err := db.Exec(schemaV2); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`INSERT INTO runs VALUES (?, ?, ?, ?, ?, x'', ?, ?, ?, 1, ?)`, sr.ID, sr.Code, sr.Settings, sr.Status,
-		sr.Result, sr.EventCount, sr.Created, size+int64(len(sr.Code)), sr.Pages); err != nil {
+	if _, err := db.Exec(`INSERT INTO runs VALUES (?, ?, ?, ?, ?, x'', ?, ?, ?, 1, 0)`, sr.ID, sr.Code, sr.Settings, sr.Status,
+		sr.Result, sr.EventCount, sr.Created, size+int64(len(sr.Code))); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := src.db.Query(`SELECT page, count, data FROM run_events WHERE run_id = ?`, pr.ID)
-	if err != nil {
+	// Its events in gzip pages, as version 2 wrote them.
+	var lines [][]byte
+	for _, m := range ofType(live, "event") {
+		lines = append(lines, m.Event)
+	}
+	pages := 0
+	for len(lines) > 0 {
+		n := min(len(lines), limits.EventPage)
+		blob, err := gzipLines(lines[:n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(`INSERT INTO run_events VALUES (?, ?, ?, ?)`, pr.ID, pages, n, blob); err != nil {
+			t.Fatal(err)
+		}
+		lines = lines[n:]
+		pages++
+	}
+	if pages < 1 {
+		t.Fatal("no events")
+	}
+	if _, err := db.Exec(`UPDATE runs SET pages = ? WHERE id = ?`, pages, pr.ID); err != nil {
 		t.Fatal(err)
 	}
-	for rows.Next() {
-		var pg, n int
-		var data []byte
-		if err := rows.Scan(&pg, &n, &data); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.Exec(`INSERT INTO run_events VALUES (?, ?, ?, ?)`, pr.ID, pg, n, data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rows.Close()
 	db.Close()
 
 	ts := start(t, dir)
@@ -191,4 +205,16 @@ func TestMigrateV2(t *testing.T) {
 	if got, b := reopened.do(t, "GET", "/api/runs/"+pr.ID, nil); got != 200 || !bytes.Equal(b, recJSON) {
 		t.Errorf("reopened: %d", got)
 	}
+}
+
+// gzipLines compresses JSON lines as versions 1 and 2 stored a page.
+func gzipLines(lines [][]byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	for _, l := range lines {
+		zw.Write(l)
+		zw.Write([]byte{'\n'})
+	}
+	err := zw.Close()
+	return buf.Bytes(), err
 }

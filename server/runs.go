@@ -461,7 +461,7 @@ func (s *Server) store(r *run, rec *record) error {
 
 // putRecord writes run id's row in tx: rec without its code (the code has
 // a column of its own), its settings, and the event lines line yields (ok
-// false: no more), gzipped in pages of limits.EventPage. It returns the
+// false: no more), compressed in pages of limits.EventPage. It returns the
 // row's size for the store's accounting.
 func (s *Server) putRecord(ctx context.Context, tx *sql.Tx, id, code string, rec *record, pinned bool, line func() ([]byte, bool)) (int64, error) {
 	keep := rec.Code
@@ -484,8 +484,7 @@ func (s *Server) putRecord(ctx context.Context, tx *sql.Tx, id, code string, rec
 		if len(lines) == 0 {
 			return page{}, nil
 		}
-		blob, err := gzipLines(lines)
-		return page{count: len(lines), data: blob}, err
+		return page{count: len(lines), data: compressLines(lines)}, nil
 	}
 	return putRunTx(ctx, s.db, tx, &storedRun{ID: id, Code: code, Settings: string(settings), Status: rec.Status,
 		Result: string(result), EventCount: rec.Events, Created: rec.Created, Pinned: pinned}, next)
