@@ -286,9 +286,11 @@ func (ss *session) stream(r *run) {
 	}, nil, nil, ss.gone)
 }
 
-// quotedCount counts the quoted strings in b equal to word under Unicode
-// case folding, as json matches a key to a field: a key spelled in
-// another case names the same field.
+// quotedCount counts the quoted strings in b that may be word as a key:
+// equal under Unicode case folding (json matches a key to a field so), or
+// holding a \u escape, which could spell it (counted without decoding:
+// more is only the slower path). Every quote is tried as an opening one,
+// so no key is missed.
 func quotedCount(b []byte, word string) int {
 	n := 0
 	for {
@@ -297,9 +299,9 @@ func quotedCount(b []byte, word string) int {
 			return n
 		}
 		b = b[i+1:]
-		// A folded spelling is at most 3 bytes a letter.
-		j := bytes.IndexByte(b[:min(len(b), 3*len(word)+1)], '"')
-		if j >= 0 && bytes.EqualFold(b[:j], []byte(word)) {
+		// A folded spelling is at most 3 bytes a letter, an escaped one 6.
+		j := bytes.IndexByte(b[:min(len(b), 6*len(word)+1)], '"')
+		if j >= 0 && (bytes.EqualFold(b[:j], []byte(word)) || bytes.Contains(b[:j], []byte(`\u`))) {
 			n++
 		}
 	}

@@ -351,6 +351,8 @@ func TestDecodeSession(t *testing.T) {
 		{`{"type":"run","tag":"a","request":{"code":"x = \"request\"","ranks":2}}`, true}, // the word inside a string is no key
 		{`{"type":"run","request":{"code":"a"},"request":{"ranks":2}}`, false},
 		{`{"type":"run","request":{"code":"a"},"REQUEST":{"ranks":2}}`, false},
+		{`{"type":"run","request":{"code":"a"},"re\u0071uest":{"ranks":2}}`, false},
+		{`{"type":"run","request":{"code":"a"},"requeſt":{"ranks":2}}`, false},
 		{`{"type":"run","request":{"code":"a","ranks":"four"}}`, false},
 		{`{"type":"run","request":null}`, false},
 		{`{"type":"run"}`, false},
@@ -380,4 +382,41 @@ func TestDecodeSession(t *testing.T) {
 			t.Errorf("%.80s: one pass %+v, two passes %+v", tc.msg, *req, two)
 		}
 	}
+}
+
+// FuzzDecodeSession: whatever the client sends, decodeSession answers as
+// the two passes do (TestDecodeSession's cases are the seeds).
+func FuzzDecodeSession(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"run","tag":7,"request":{"code":"x = 1","step":8,"ranks":4,"seed":3,"args":{"N":2}}}`,
+		`{"type":"run","request":{"code":"a"},"request":{"ranks":2}}`,
+		`{"type":"run","request":{"code":"a"},"re\u0071uest":{"ranks":2}}`,
+		`{"type":"run","request":{"code":"a","ranks":"four"}}`,
+		`{"type":"stop","id":"abc"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, req, ok := decodeSession(b)
+		var want sessionIn
+		if wantOK := json.Unmarshal(b, &want) == nil; ok != wantOK {
+			t.Fatalf("ok %v, two passes %v", ok, wantOK)
+		}
+		if !ok {
+			return
+		}
+		if m.Type != want.Type || string(m.Tag) != string(want.Tag) || m.ID != want.ID {
+			t.Fatalf("message %+v, two passes %+v", m, want)
+		}
+		if req == nil {
+			return
+		}
+		var two runRequest
+		if err := decodeJSON(want.Request, &two); err != nil {
+			t.Fatalf("one pass decoded a request two passes refuse: %v", err)
+		}
+		if !reflect.DeepEqual(*req, two) {
+			t.Fatalf("one pass %+v, two passes %+v", *req, two)
+		}
+	})
 }
