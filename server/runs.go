@@ -472,8 +472,9 @@ func (s *Server) putRecord(ctx context.Context, tx *sql.Tx, id, code string, rec
 		return 0, err
 	}
 	settings, _ := json.Marshal(rec.Settings)
+	left := rec.Events // sizes the pages' line slices
 	next := func() (page, error) {
-		var lines [][]byte
+		lines := make([][]byte, 0, max(0, min(left, limits.EventPage)))
 		for len(lines) < limits.EventPage {
 			b, ok := line()
 			if !ok {
@@ -484,6 +485,7 @@ func (s *Server) putRecord(ctx context.Context, tx *sql.Tx, id, code string, rec
 		if len(lines) == 0 {
 			return page{}, nil
 		}
+		left -= len(lines)
 		return page{count: len(lines), data: compressLines(lines)}, nil
 	}
 	return putRunTx(ctx, s.db, tx, &storedRun{ID: id, Code: code, Settings: string(settings), Status: rec.Status,
