@@ -133,8 +133,8 @@ func (w *storeWriter) flush() bool {
 	return true
 }
 
-// begin starts a transaction on the writer's own connection; w.cmu is
-// held until it ends. A write on whichever pooled connection was free
+// begin starts a transaction on the writer's own connection (w.cmu held
+// until it ends: inTx). A write on whichever pooled connection was free
 // found its page cache stale (in WAL mode a connection drops its cache
 // when another one has written), and read back the pages it was about to
 // change: 7% of the server's CPU per run was SQLite's reads.
@@ -213,6 +213,22 @@ func (w *storeWriter) stored(ctx context.Context, id string) (bool, error) {
 	return true, nil
 }
 
+// inTx runs fn in a transaction on the writer's connection and commits
+// it unless fn fails; lookups (stored) wait until it ends.
+func (w *storeWriter) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	w.cmu.Lock()
+	defer w.cmu.Unlock()
+	tx, err := w.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
 // applyPins marks ids pinned, in one transaction.
 func (w *storeWriter) applyPins(ids []string) {
 	if len(ids) == 0 {
@@ -220,21 +236,14 @@ func (w *storeWriter) applyPins(ids []string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err := func() error {
-		w.cmu.Lock()
-		defer w.cmu.Unlock()
-		tx, err := w.begin(ctx)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback()
+	err := w.inTx(ctx, func(tx *sql.Tx) error {
 		for _, id := range ids {
 			if _, err := txExec(ctx, w.s.db, tx, `UPDATE runs SET pinned = 1 WHERE id = ? AND pinned = 0`, id); err != nil {
 				return err
 			}
 		}
-		return tx.Commit()
-	}()
+		return nil
+	})
 	if err != nil {
 		w.s.logf("pinning %d runs: %v", len(ids), err)
 	}
@@ -249,21 +258,14 @@ func (w *storeWriter) commit(batch []*writeJob) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	sizes := make([]int64, len(batch))
-	err := func() error {
-		w.cmu.Lock()
-		defer w.cmu.Unlock()
-		tx, err := w.begin(ctx)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback()
+	err := w.inTx(ctx, func(tx *sql.Tx) (err error) {
 		for i, j := range batch {
 			if sizes[i], err = j.rows(ctx, tx); err != nil {
 				return err
 			}
 		}
-		return tx.Commit()
-	}()
+		return nil
+	})
 	if err != nil && len(batch) > 1 {
 		for _, j := range batch {
 			w.commit([]*writeJob{j})
