@@ -163,11 +163,24 @@ func (s *Server) wsSession(c *websocket.Conn) {
 	c.SetReadLimit(int64(bodyLimit) + 4<<10)
 	_ = c.SetReadDeadline(time.Now().Add(wsReadTimeout))
 	c.SetPongHandler(func(string) error { return c.SetReadDeadline(time.Now().Add(wsReadTimeout)) })
+	// One read buffer for the session's messages (ReadMessage grew a new
+	// one to each program's size); what is decoded from it is copied, so
+	// it is reused, and dropped after a message past readKeep.
+	var in bytes.Buffer
+	const readKeep = 64 << 10
 	for {
-		_, b, err := c.ReadMessage()
+		_, rd, err := c.NextReader()
 		if err != nil {
 			return
 		}
+		if in.Cap() > readKeep {
+			in = bytes.Buffer{}
+		}
+		in.Reset()
+		if _, err := in.ReadFrom(rd); err != nil {
+			return
+		}
+		b := in.Bytes()
 		_ = c.SetReadDeadline(time.Now().Add(wsReadTimeout))
 		m, req, ok := decodeSession(b)
 		if !ok {
