@@ -29,7 +29,7 @@ import (
 // hashed, the step's kernel looked up, the program from the cache after
 // the first iteration), the run with every event encoded once into the
 // run's log, the step check of the outputs, the record and its
-// gzip-compressed events written to SQLite, and the whole stream (status,
+// compressed events written to SQLite, and the whole stream (status,
 // events in batches, outputs, done) read over a real websocket with
 // gorilla/websocket until the server closes it. Each iteration has its own
 // seed, so the store never answers from its cache.

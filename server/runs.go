@@ -70,7 +70,7 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 	if found {
 		return pr, nil
 	}
-	stored, err := hasRun(ctx, s.db, id)
+	stored, err := s.writer.stored(ctx, id)
 	if err != nil {
 		return postResponse{}, err
 	}
@@ -461,7 +461,7 @@ func (s *Server) store(r *run, rec *record) error {
 
 // putRecord writes run id's row in tx: rec without its code (the code has
 // a column of its own), its settings, and the event lines line yields (ok
-// false: no more), gzipped in pages of limits.EventPage. It returns the
+// false: no more), compressed in pages of limits.EventPage. It returns the
 // row's size for the store's accounting.
 func (s *Server) putRecord(ctx context.Context, tx *sql.Tx, id, code string, rec *record, pinned bool, line func() ([]byte, bool)) (int64, error) {
 	keep := rec.Code
@@ -472,8 +472,9 @@ func (s *Server) putRecord(ctx context.Context, tx *sql.Tx, id, code string, rec
 		return 0, err
 	}
 	settings, _ := json.Marshal(rec.Settings)
+	left := rec.Events // sizes the pages' line slices
 	next := func() (page, error) {
-		var lines [][]byte
+		lines := make([][]byte, 0, max(0, min(left, limits.EventPage)))
 		for len(lines) < limits.EventPage {
 			b, ok := line()
 			if !ok {
@@ -484,8 +485,8 @@ func (s *Server) putRecord(ctx context.Context, tx *sql.Tx, id, code string, rec
 		if len(lines) == 0 {
 			return page{}, nil
 		}
-		blob, err := gzipLines(lines)
-		return page{count: len(lines), data: blob}, err
+		left -= len(lines)
+		return page{count: len(lines), data: compressLines(lines)}, nil
 	}
 	return putRunTx(ctx, s.db, tx, &storedRun{ID: id, Code: code, Settings: string(settings), Status: rec.Status,
 		Result: string(result), EventCount: rec.Events, Created: rec.Created, Pinned: pinned}, next)

@@ -17,7 +17,7 @@
 // websocket client (ws.go) reads the log from its own cursor, so a slow
 // client never slows the engine, and a client that connects late still
 // sees the whole run. When the engine returns, the run's record (outputs
-// capped, outputs.go) and its events (pages of gzip-compressed JSON lines)
+// capped, outputs.go) and its events (pages of compressed JSON lines)
 // are written to the store in one transaction (store.go) and only then is
 // `done`, with the share link, appended to the log; a replay reads the
 // pages back one at a time (replay.go). A run cut short (timeout,

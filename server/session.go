@@ -71,6 +71,7 @@ type run struct {
 	entry     string
 	events    int // events in the log
 	truncated bool
+	arena     []byte // the event messages' bytes, in chunks (event)
 	subs      map[*subscriber]struct{}
 	watched   bool // a client has subscribed at some point
 	queuePos  int  // position in the slot queue (1 = next), 0 when not queued
@@ -173,21 +174,36 @@ func (r *run) add(msgs ...[]byte) {
 // count them) and the record says events_truncated.
 func (r *run) event(e trace.Event) {
 	// Encoded before the lock, straight into the message: the writers
-	// never wait on it.
-	msg := make([]byte, 0, 320)
-	msg = append(msg, eventHead...)
+	// never wait on it. It is copied into the run's arena, chunks of
+	// eventChunk bytes the messages share: an allocation per event was a
+	// tenth of the server's allocations per run.
+	sp := eventScratch.Get().(*[]byte)
+	msg := append((*sp)[:0], eventHead...)
 	msg = appendEvent(msg, &e)
 	msg = append(msg, eventTail...)
+	*sp = msg
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	defer eventScratch.Put(sp)
 	if r.events >= maxEvents {
 		r.truncated = true
 		return
 	}
+	if cap(r.arena)-len(r.arena) < len(msg) {
+		r.arena = make([]byte, 0, max(eventChunk, len(msg)))
+	}
+	at := len(r.arena)
+	r.arena = append(r.arena, msg...)
 	r.events++
-	r.items = append(r.items, item{raw: msg, isEvent: true})
+	r.items = append(r.items, item{raw: r.arena[at:len(r.arena):len(r.arena)], isEvent: true})
 	r.wakeLocked()
 }
+
+// eventChunk is the size of a run's arena chunks: about 80 events.
+const eventChunk = 16 << 10
+
+// eventScratch holds the buffers events are encoded in before the copy.
+var eventScratch = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // setStatus records the run's status and what is known of it.
 func (r *run) setStatus(status string, ranks int, entry string) {

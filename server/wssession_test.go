@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -332,4 +333,90 @@ func TestSessionRunsBounded(t *testing.T) {
 	if _, ms := sc.run(t, "after", map[string]any{"code": mesh, "ranks": 2, "seed": 999}); ms[len(ms)-1].Status != "ok" {
 		t.Errorf("a run after the others: %s", ms[len(ms)-1].raw)
 	}
+}
+
+// TestDecodeSession holds the one-pass decode of a session message to
+// what the two passes (the message, then its request) make of it: the
+// same request when one pass decodes it, the two passes (req nil) when a
+// repeated or differently cased "request" key or a bad request could make
+// them differ.
+func TestDecodeSession(t *testing.T) {
+	code := kernelSourceTB(t, "08_allreduce_mesh")
+	full, _ := json.Marshal(map[string]any{"type": "run", "tag": 7, "request": map[string]any{"code": code, "step": 8, "ranks": 4, "seed": 3, "args": map[string]float64{"N": 2}}})
+	for _, tc := range []struct {
+		msg     string
+		onePass bool
+	}{
+		{string(full), true},
+		{`{"type":"run","tag":"a","request":{"code":"x = \"request\"","ranks":2}}`, true}, // the word inside a string is no key
+		{`{"type":"run","request":{"code":"a"},"request":{"ranks":2}}`, false},
+		{`{"type":"run","request":{"code":"a"},"REQUEST":{"ranks":2}}`, false},
+		{`{"type":"run","request":{"code":"a"},"re\u0071uest":{"ranks":2}}`, false},
+		{`{"type":"run","request":{"code":"a"},"requeſt":{"ranks":2}}`, false},
+		{`{"type":"run","request":{"code":"a","ranks":"four"}}`, false},
+		{`{"type":"run","request":null}`, false},
+		{`{"type":"run"}`, false},
+		{`{"type":"stop","id":"abc"}`, false},
+	} {
+		m, req, ok := decodeSession([]byte(tc.msg))
+		var want sessionIn
+		wantOK := json.Unmarshal([]byte(tc.msg), &want) == nil
+		if ok != wantOK || (req != nil) != tc.onePass {
+			t.Errorf("%.80s: ok %v one pass %v, want %v %v", tc.msg, ok, req != nil, wantOK, tc.onePass)
+			continue
+		}
+		if m.Type != want.Type || string(m.Tag) != string(want.Tag) || m.ID != want.ID {
+			t.Errorf("%.80s: message %+v, want %+v", tc.msg, m, want)
+		}
+		if req == nil {
+			if string(m.Request) != string(want.Request) {
+				t.Errorf("%.80s: request %s, want %s", tc.msg, m.Request, want.Request)
+			}
+			continue
+		}
+		var two runRequest
+		if err := decodeJSON(want.Request, &two); err != nil {
+			t.Fatalf("%.80s: %v", tc.msg, err)
+		}
+		if !reflect.DeepEqual(*req, two) {
+			t.Errorf("%.80s: one pass %+v, two passes %+v", tc.msg, *req, two)
+		}
+	}
+}
+
+// FuzzDecodeSession: whatever the client sends, decodeSession answers as
+// the two passes do (TestDecodeSession's cases are the seeds).
+func FuzzDecodeSession(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"run","tag":7,"request":{"code":"x = 1","step":8,"ranks":4,"seed":3,"args":{"N":2}}}`,
+		`{"type":"run","request":{"code":"a"},"request":{"ranks":2}}`,
+		`{"type":"run","request":{"code":"a"},"re\u0071uest":{"ranks":2}}`,
+		`{"type":"run","request":{"code":"a","ranks":"four"}}`,
+		`{"type":"stop","id":"abc"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, req, ok := decodeSession(b)
+		var want sessionIn
+		if wantOK := json.Unmarshal(b, &want) == nil; ok != wantOK {
+			t.Fatalf("ok %v, two passes %v", ok, wantOK)
+		}
+		if !ok {
+			return
+		}
+		if m.Type != want.Type || string(m.Tag) != string(want.Tag) || m.ID != want.ID {
+			t.Fatalf("message %+v, two passes %+v", m, want)
+		}
+		if req == nil {
+			return
+		}
+		var two runRequest
+		if err := decodeJSON(want.Request, &two); err != nil {
+			t.Fatalf("one pass decoded a request two passes refuse: %v", err)
+		}
+		if !reflect.DeepEqual(*req, two) {
+			t.Fatalf("one pass %+v, two passes %+v", *req, two)
+		}
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -55,6 +56,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	// Every slot may hold one piece of work's budget: freed memory goes
 	// back to the system promptly above that (limits.SetSoftMemoryLimit).
 	limits.SetSoftMemoryLimit(mem, *runs)
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(limits.ServeGCPercent)
+	}
 	dir := *data
 	if dir == "" {
 		var err error
