@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"pldworkbench/engine/ir"
 )
 
 // TestFloatsJSON: finite elements are written exactly as encoding/json
@@ -122,5 +124,52 @@ func BenchmarkAppendElem(b *testing.B) {
 				buf = c.f(buf[:0], vals[i&4095]) // not i%len: a division costs as much as a digit
 			}
 		})
+	}
+}
+
+// TestTensorJSON: a tensor's JSON is encoding/json's of the same struct
+// with its data as Go float32s for FP32, FP16 and BF16 (an FP16 0.1 is
+// 0.099975586, its float32 digits), as float64s for FP64 and integers;
+// data read back rounds to float32 as the same elements.
+func TestTensorJSON(t *testing.T) {
+	f := []float64{float64(float32(0.1)), float64(float32(0.81070417)), 0.099975585937500, -3, 1 << 30, float64(float32(1e-7))}
+	for _, dtype := range []string{"FP32", "FP16", "BF16", "FP64", "INT32"} {
+		got, err := json.Marshal(&TensorJSON{DType: dtype, Shape: []int{2, 3}, Data: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []byte
+		if dtype == "FP64" || dtype == "INT32" {
+			want, _ = json.Marshal(struct {
+				DType string    `json:"dtype"`
+				Shape []int     `json:"shape"`
+				Data  []float64 `json:"data"`
+			}{dtype, []int{2, 3}, f})
+		} else {
+			f32 := make([]float32, len(f))
+			for i, v := range f {
+				f32[i] = float32(v)
+			}
+			want, _ = json.Marshal(struct {
+				DType string    `json:"dtype"`
+				Shape []int     `json:"shape"`
+				Data  []float32 `json:"data"`
+			}{dtype, []int{2, 3}, f32})
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s: %s, want %s", dtype, got, want)
+		}
+		var back TensorJSON
+		if err := json.Unmarshal(got, &back); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range back.Data {
+			if RoundTo(ir.FP32, v) != RoundTo(ir.FP32, f[i]) {
+				t.Errorf("%s: element %d read back as %v, not %v", dtype, i, v, f[i])
+			}
+		}
+	}
+	if got, _ := json.Marshal(&TensorJSON{DType: "FP32", Shape: []int{2}, Data: []float64{float64(float32(0.1)), 0.5}}); string(got) != `{"dtype":"FP32","shape":[2],"data":[0.1,0.5]}` {
+		t.Errorf("FP32 [0.1, 0.5]: %s", got)
 	}
 }
