@@ -94,10 +94,11 @@ func TestIntegerFastPath(t *testing.T) {
 // what encoding/json runs), and integers beside strconv.AppendInt too.
 func BenchmarkAppendElem(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	ints, normals, normals64 := make([]float64, 4096), make([]float64, 4096), make([]float64, 4096)
+	ints, normals, normals64, sums := make([]float64, 4096), make([]float64, 4096), make([]float64, 4096), make([]float64, 4096)
 	for i := range ints {
 		ints[i], normals[i] = float64(i*37), float64(float32(rng.NormFloat64()))
 		normals64[i] = rng.NormFloat64()
+		sums[i] = float64(float32(8*(1<<20)*7 + i*8*37)) // an index fill's allreduce: integers past 2^24
 	}
 	for _, c := range []struct {
 		name string
@@ -106,7 +107,19 @@ func BenchmarkAppendElem(b *testing.B) {
 	}{{"index/AppendElem", ints, AppendElem}, {"index/strconv", ints, appendFloat},
 		{"index/AppendInt", ints, func(b []byte, v float64) []byte { return strconv.AppendInt(b, int64(v), 10) }},
 		{"randn/AppendElem", normals, AppendElem}, {"randn/strconv", normals, appendFloat},
-		{"randn64/AppendElem", normals64, AppendElem}, {"randn64/strconv", normals64, appendFloat}} {
+		{"randn64/AppendElem", normals64, AppendElem}, {"randn64/strconv", normals64, appendFloat},
+		{"randn32/AppendElem32", normals, AppendElem32},
+		{"randn32/strconv32", normals, func(b []byte, v float64) []byte { return appendFloat32(b, float32(v)) }},
+		{"sums32/AppendElem32", sums, AppendElem32},
+		{"sums32/strconv32", sums, func(b []byte, v float64) []byte { return appendFloat32(b, float32(v)) }}} {
+		if c.name == "randn32/strconv32" || c.name == "sums32/strconv32" {
+			b.Run(strings.Replace(c.name, "strconv32", "AppendElems32", 1), func(b *testing.B) {
+				buf := make([]byte, 0, 4096*24)
+				for i := 0; i < b.N; i += len(c.vals) {
+					buf = AppendElems32(buf[:0], c.vals, false)
+				}
+			})
+		}
 		if c.name == "randn/strconv" || c.name == "randn64/strconv" {
 			// The batch form, per element: the same calls as run --json
 			// makes (a call writes 4096 elements; b.N is rounded up).

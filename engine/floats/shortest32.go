@@ -9,9 +9,9 @@ import (
 )
 
 // FP32, FP16 and BF16 elements are written with the shortest digits that
-// read back as the same float32 (encoding/json's form of a Go float32,
-// and numpy's of a float32: 0.81070417), not those of the value widened
-// to a float64 (0.8107041716575623): the learner sees their tensor's
+// read back as the same float32 (encoding/json's form of a Go float32:
+// 0.8107042), not those of the value widened to a float64
+// (0.8107041716575623): the learner sees their tensor's
 // value, and the text is about half as long. Every FP16 and BF16 value
 // is a float32, so one formatter serves all three.
 
