@@ -358,7 +358,8 @@ func appendDigits(b []byte, neg uint64, exp bool, d uint64, e int) []byte {
 		return b[:n+w+2]
 	}
 	if dp >= nd {
-		// An integer (above 10^16): the digits, then zeros (dp ≤ 21).
+		// An integer (a float64 above 10^16, a float32 above 2^24): the
+		// digits, then zeros (dp ≤ 21).
 		x, y, z := buf.at(ds)
 		store24(o[w:], x, y, z)
 		copy24(o[w+nd:], zeros24)

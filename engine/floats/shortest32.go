@@ -49,9 +49,7 @@ func AppendElem32(b []byte, v float64) []byte {
 			return append(b, `"Infinity"`...)
 		}
 		return append(b, `"-Infinity"`...)
-	case x < 1<<24 && x > -1<<24 && x == float32(int32(x)) && u != 1<<31:
-		// An integer other than -0 that a float32 holds with all its
-		// neighbours (below 2^24): the digits are the integer's own.
+	case x < 1<<28 && x > -1<<28 && x == float32(int32(x)) && u != 1<<31 && intDigits32(u, int32(x)):
 		return appendInt(b, int64(x))
 	case u&(0xff<<23) == 0:
 		return appendFloat32(b, x) // subnormal or zero
@@ -73,7 +71,7 @@ func AppendElems32(b []byte, f []float64, lead bool) []byte {
 			ds[i] = 0 // not a normal non-integer: AppendElem32 writes it
 			x := float32(v)
 			if u := math.Float32bits(x); u&(0xff<<23) != 0 && u&(0xff<<23) != 0xff<<23 &&
-				!(x < 1<<24 && x > -1<<24 && x == float32(int32(x))) {
+				!(x < 1<<28 && x > -1<<28 && x == float32(int32(x)) && intDigits32(u, int32(x))) {
 				ds[i], es[i] = shortest32(u &^ (1 << 31))
 			}
 		}
@@ -91,6 +89,28 @@ func AppendElems32(b []byte, f []float64, lead bool) []byte {
 		f, lead = f[n:], true
 	}
 	return b
+}
+
+// intDigits32 reports whether the float32 with bits u, the integer i
+// (|i| < 2^28, not -0), is written as i's own digits, which appendInt
+// writes for a fraction of shortest32's cost (the sums of an index
+// fill pass 2^24). Below 2^24 it always is. Above, the ulp is 2^e and
+// a shorter decimal would be a multiple of 10 within h = 2^(e-1) of i
+// (the rounding interval; no power of ten within h of a float32 here
+// but 10^8 itself): there is none when i's last digit r is 0 (the next
+// multiples are 10 away, h ≤ 8) or more than h from 0 and 10. Else
+// shortest32 decides (TestInt32FastPath, TestShortest32AllFloat32).
+func intDigits32(u uint32, i int32) bool {
+	e := int(u>>23&0xff) - 150
+	if e <= 0 {
+		return true
+	}
+	h := int32(1) << (e - 1)
+	if i < 0 {
+		i = -i
+	}
+	r := i % 10
+	return r == 0 || (r > h && r < 10-h)
 }
 
 // exp32 is encoding/json's choice of the exponent form for a float32: the

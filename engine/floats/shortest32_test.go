@@ -249,3 +249,24 @@ func TestAppendData(t *testing.T) {
 		t.Errorf("float32 0.1 marshals as %s", want32)
 	}
 }
+
+// TestInt32FastPath: every seventh float32 from 2^23 to 2^28 and its
+// negative, where AppendElem32 writes some integers by appendInt and
+// leaves the rest to shortest32 (intDigits32), as encoding/json writes a
+// float32 (all of them with PLD_SHORTEST_ALL=1, through
+// TestShortest32AllFloat32).
+func TestInt32FastPath(t *testing.T) {
+	var c checker32
+	fast := 0
+	for u := math.Float32bits(1 << 23); u < math.Float32bits(1<<28); u += 7 {
+		x := math.Float32frombits(u)
+		c.check(t, x)
+		c.check(t, -x)
+		if x >= 1<<24 && intDigits32(u, int32(x)) {
+			fast++
+		}
+	}
+	if fast == 0 {
+		t.Fatal("no integer past 2^24 took the fast path: the test covers less than it says")
+	}
+}
