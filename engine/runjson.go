@@ -23,7 +23,8 @@ import (
 // a MarshalJSON method returns), then the whole document again: a run at
 // P=8 with 1 Mi FP32 per rank took 5 s and 1.8 GB for its 326 MB of JSON,
 // more than ten times the run. Here every element is formatted once,
-// straight into a buffered writer, as encoding/json formats a float64.
+// straight into a buffered writer, as encoding/json formats a float32 (FP32,
+// FP16, BF16) or a float64 (the other dtypes): TensorJSON's bytes.
 func (res *RunResult) WriteJSON(w io.Writer) error {
 	head := *res
 	head.In, head.Out = nil, nil
@@ -107,7 +108,7 @@ func writeValue(w *bufio.Writer, v any) error {
 	return err
 }
 
-// writeFloats writes t's elements as Floats.MarshalJSON does. Formatting
+// writeFloats writes t's elements as TensorJSON.MarshalJSON does. Formatting
 // the shortest digits is nearly the whole cost of a large output (about
 // 30 ns an element, floats.BenchmarkAppendElem), so a long tensor is
 // formatted in chunks by one goroutine per core while this one writes
@@ -120,6 +121,10 @@ func writeValue(w *bufio.Writer, v any) error {
 // nothing.
 func writeFloats(w *bufio.Writer, t *emu.Tensor) {
 	const chunk = 1 << 15
+	format := floats.AppendElems
+	if floats.Digits32(t.DType) {
+		format = floats.AppendElems32
+	}
 	n := t.Len()
 	w.WriteByte('[')
 	defer w.WriteByte(']')
@@ -129,7 +134,7 @@ func writeFloats(w *bufio.Writer, t *emu.Tensor) {
 		f := make([]float64, min(n, chunk))
 		var b []byte
 		for lo := 0; lo < n; lo += chunk {
-			b = formatFloats(b[:0], f[:t.FloatsAt(f, lo)], lo > 0)
+			b = format(b[:0], f[:t.FloatsAt(f, lo)], lo > 0)
 			w.Write(b)
 		}
 		return
@@ -161,7 +166,7 @@ func writeFloats(w *bufio.Writer, t *emu.Tensor) {
 				s := &ring[c%len(ring)]
 				<-s.free
 				lo := c * chunk
-				s.b = formatFloats(s.b[:0], f[:t.FloatsAt(f, lo)], lo > 0)
+				s.b = format(s.b[:0], f[:t.FloatsAt(f, lo)], lo > 0)
 				s.done <- struct{}{}
 			}
 		}()
@@ -173,10 +178,4 @@ func writeFloats(w *bufio.Writer, t *emu.Tensor) {
 		s.free <- struct{}{}
 	}
 	wg.Wait()
-}
-
-// formatFloats appends the elements of f, comma-separated, with a comma
-// first when lead is set.
-func formatFloats(b []byte, f []float64, lead bool) []byte {
-	return floats.AppendElems(b, f, lead)
 }

@@ -17,7 +17,8 @@ import (
 )
 
 // TestWriteJSONMatchesMarshal: the streamed `run --json` output is the
-// bytes of json.Marshal and a newline, for runs that end ok, in a race, a
+// bytes of json.Marshal and a newline, its elements those encoding/json
+// writes for a Go float32 (FP32, FP16, BF16) or float64 (checkDigits), for runs that end ok, in a race, a
 // deadlock, a run-time or a compile error, with every fill, and for
 // tensors holding NaN and the infinities.
 func TestWriteJSONMatchesMarshal(t *testing.T) {
@@ -54,6 +55,7 @@ func TestWriteJSONMatchesMarshal(t *testing.T) {
 			if err := res.WriteJSON(&got); err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
+			checkDigits(t, got.Bytes(), res)
 			if !bytes.Equal(got.Bytes(), want) {
 				i := 0
 				for i < len(want) && i < got.Len() && want[i] == got.Bytes()[i] {
@@ -140,12 +142,67 @@ func TestWriteJSONStreamsBytes(t *testing.T) {
 			if !tn.IsBytes() {
 				t.Errorf("%s n=%d: WriteJSON converted the tensor to float64s", dt, n)
 			}
+			checkDigits(t, got.Bytes(), res)
 			want, err := json.Marshal(res)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(got.Bytes(), append(want, '\n')) {
 				t.Errorf("%s n=%d: streamed JSON differs from json.Marshal's (%d vs %d bytes)", dt, n, got.Len(), len(want)+1)
+			}
+		}
+	}
+}
+
+// checkDigits holds every tensor in doc, a run's JSON, to encoding/json's
+// own digits: each element of an FP32, FP16 or BF16 tensor as
+// json.Marshal writes the Go float32 of it, of any other dtype as it
+// writes the float64 (NaN and the infinities as Floats' strings).
+func checkDigits(t *testing.T, doc []byte, res *engine.RunResult) {
+	t.Helper()
+	var w struct {
+		Inputs, Outputs map[string]struct {
+			DType string          `json:"dtype"`
+			Data  json.RawMessage `json:"data"`
+		}
+	}
+	if err := json.Unmarshal(doc, &w); err != nil {
+		t.Fatal(err)
+	}
+	for _, side := range []struct {
+		wire map[string]struct {
+			DType string          `json:"dtype"`
+			Data  json.RawMessage `json:"data"`
+		}
+		ts map[string]*emu.Tensor
+	}{{w.Inputs, res.In}, {w.Outputs, res.Out}} {
+		for name, wt := range side.wire {
+			tn := side.ts[name]
+			if tn == nil {
+				continue
+			}
+			want := []byte{'['}
+			for i := range tn.Len() {
+				if i > 0 {
+					want = append(want, ',')
+				}
+				v := tn.Float(i)
+				var js []byte
+				switch {
+				case math.IsNaN(v):
+					js = []byte(`"NaN"`)
+				case math.IsInf(v, 0):
+					js = []byte(map[bool]string{true: `"Infinity"`, false: `"-Infinity"`}[v > 0])
+				case wt.DType == "FP32" || wt.DType == "FP16" || wt.DType == "BF16":
+					js, _ = json.Marshal(float32(v))
+				default:
+					js, _ = json.Marshal(v)
+				}
+				want = append(want, js...)
+			}
+			want = append(want, ']')
+			if !bytes.Equal(wt.Data, want) {
+				t.Fatalf("%s (%s): data %.80s, encoding/json's %.80s", name, wt.DType, wt.Data, want)
 			}
 		}
 	}

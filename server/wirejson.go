@@ -29,8 +29,7 @@ func appendTensor(b []byte, t *outTensor) []byte {
 	b = append(b, `,"shape":`...)
 	b = appendInts(b, t.Shape)
 	b = append(b, `,"data":`...)
-	data, _ := t.Data.MarshalJSON() // cannot fail
-	b = append(b, data...)
+	b = floats.AppendData(b, t.DType, t.Data) // float32 digits for FP32, FP16, BF16
 	if len(t.FullShape) > 0 {
 		b = append(b, `,"full_shape":`...)
 		b = appendInts(b, t.FullShape)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"reflect"
 	"testing"
 
 	"pldworkbench/engine/emu"
@@ -18,16 +19,17 @@ import (
 func wireRecord() *record {
 	nan, inf := math.NaN(), math.Inf(1)
 	outs := map[string]*floats.TensorJSON{
-		"y":     {DType: "FP32", Shape: []int{2, 3}, Data: []float64{1, -2.5, 1e-7, 3e21, nan, -inf}},
+		"y":     {DType: "FP32", Shape: []int{2, 3}, Data: []float64{1, -2.5, float64(float32(1e-7)), float64(float32(3e21)), nan, -inf}},
+		"y64":   {DType: "FP64", Shape: []int{3}, Data: []float64{0.1, float64(float32(0.1)), 1e-7}},
 		"big":   {DType: "FP32", Shape: []int{2, 400}, Data: make([]float64, 800)},
 		"flat":  {DType: "INT32", Shape: []int{500}, Data: make([]float64, 500)},
 		"empty": {DType: "FP16", Shape: []int{0}, Data: []float64{}},
 		"a<&>b": {DType: "FP32", Shape: []int{1}, Data: []float64{nan}},
 	}
 	for i := range outs["big"].Data {
-		outs["big"].Data[i] = float64(i) / 7
+		outs["big"].Data[i] = float64(float32(float64(i) / 7))
 	}
-	order := []string{"y", "empty", "a<&>b", "big", "flat"}
+	order := []string{"y", "y64", "empty", "a<&>b", "big", "flat"}
 	return &record{ID: "abc", Settings: Settings{Step: 8, Ranks: 2, Args: map[string]float64{"races": 1, "outputs": 2}},
 		Status: "ok", Ranks: 2, Entry: "main",
 		Outputs:     capOutputs(order, outs, 700, 16),
@@ -41,15 +43,48 @@ func wireRecord() *record {
 }
 
 // TestWireJSON: the hand-written encoders make json.Marshal's bytes: a
-// tensor against json.Marshal of its fields, an output message against
+// tensor against json.Marshal of its fields (its FP32 data as Go
+// float32s, FP64 as float64s), an output message against
 // json.Marshal of outputMsg, a record against json.Marshal of it, with
 // and without output checks and outputs.
 func TestWireJSON(t *testing.T) {
 	rec := wireRecord()
 	truncated := 0
+	if n := reflect.TypeOf(outTensor{}).NumField(); n != 5 {
+		t.Fatalf("outTensor has %d fields; the tensor below is written with 5 (TensorJSON, FullShape, Truncated, Stats, raw)", n)
+	}
 	for name, o := range rec.Outputs {
-		type plain outTensor // without its MarshalJSON
-		want, err := json.Marshal((*plain)(o))
+		// Its fields by encoding/json, the data as the Go float32s of an
+		// FP32, FP16 or BF16 tensor, float64s otherwise, NaN and the
+		// infinities as Floats' strings.
+		data := []byte{'['}
+		for i, v := range o.Data {
+			if i > 0 {
+				data = append(data, ',')
+			}
+			var js []byte
+			switch {
+			case math.IsNaN(v):
+				js = []byte(`"NaN"`)
+			case math.IsInf(v, 1):
+				js = []byte(`"Infinity"`)
+			case math.IsInf(v, -1):
+				js = []byte(`"-Infinity"`)
+			case o.DType == "FP32" || o.DType == "FP16" || o.DType == "BF16":
+				js, _ = json.Marshal(float32(v))
+			default:
+				js, _ = json.Marshal(v)
+			}
+			data = append(data, js...)
+		}
+		want, err := json.Marshal(struct {
+			DType     string          `json:"dtype"`
+			Shape     []int           `json:"shape"`
+			Data      json.RawMessage `json:"data"`
+			FullShape []int           `json:"full_shape,omitempty"`
+			Truncated bool            `json:"truncated,omitempty"`
+			Stats     tensorStats     `json:"stats"`
+		}{o.DType, o.Shape, append(data, ']'), o.FullShape, o.Truncated, o.Stats})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,8 @@ import (
 // Floats is tensor data on the wire. JSON has no NaN or infinity, and a
 // learner's program can make both, so those elements are written as the
 // strings "NaN", "Infinity" and "-Infinity"; every finite element is a
-// number, written as encoding/json writes a float64.
+// number, written as encoding/json writes a float64 (a TensorJSON of
+// FP32, FP16 or BF16 writes its Floats as float32s: AppendData).
 type Floats []float64
 
 // MarshalJSON writes the elements.
@@ -180,11 +181,35 @@ func Close(got, want float64) bool {
 
 // TensorJSON is a tensor on the wire: data flat, row-major, NaN and the
 // infinities as strings (Floats), so a program that makes them still has
-// its run encoded.
+// its run encoded; FP32, FP16 and BF16 data with float32 digits
+// (MarshalJSON). Data read back from FP32 text is the float64 nearest
+// those digits: float32(x) of it is the element again.
 type TensorJSON struct {
 	DType string `json:"dtype"`
 	Shape []int  `json:"shape"`
 	Data  Floats `json:"data"`
+}
+
+// MarshalJSON writes t as encoding/json writes the struct, but its data
+// as a tensor of its dtype holds them (AppendData): FP32, FP16 and BF16
+// elements with a float32's shortest digits, the rest as Floats does.
+func (t *TensorJSON) MarshalJSON() ([]byte, error) {
+	dtype, err := json.Marshal(t.DType)
+	if err != nil {
+		return nil, err
+	}
+	shape, err := json.Marshal(t.Shape)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, 32+len(dtype)+len(shape)+len(t.Data)*12)
+	b = append(b, `{"dtype":`...)
+	b = append(b, dtype...)
+	b = append(b, `,"shape":`...)
+	b = append(b, shape...)
+	b = append(b, `,"data":`...)
+	b = AppendData(b, t.DType, t.Data) // nil data too: "[]", as Floats writes it
+	return append(b, '}'), nil
 }
 
 // NewTensorJSON is the wire form of a tensor of dtype and shape holding

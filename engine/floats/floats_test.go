@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"pldworkbench/engine/ir"
 )
 
 // TestFloatsJSON: finite elements are written exactly as encoding/json
@@ -92,10 +94,11 @@ func TestIntegerFastPath(t *testing.T) {
 // what encoding/json runs), and integers beside strconv.AppendInt too.
 func BenchmarkAppendElem(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	ints, normals, normals64 := make([]float64, 4096), make([]float64, 4096), make([]float64, 4096)
+	ints, normals, normals64, sums := make([]float64, 4096), make([]float64, 4096), make([]float64, 4096), make([]float64, 4096)
 	for i := range ints {
 		ints[i], normals[i] = float64(i*37), float64(float32(rng.NormFloat64()))
 		normals64[i] = rng.NormFloat64()
+		sums[i] = float64(float32(8*(1<<20)*7 + i*8*37)) // an index fill's allreduce: integers past 2^24
 	}
 	for _, c := range []struct {
 		name string
@@ -104,7 +107,19 @@ func BenchmarkAppendElem(b *testing.B) {
 	}{{"index/AppendElem", ints, AppendElem}, {"index/strconv", ints, appendFloat},
 		{"index/AppendInt", ints, func(b []byte, v float64) []byte { return strconv.AppendInt(b, int64(v), 10) }},
 		{"randn/AppendElem", normals, AppendElem}, {"randn/strconv", normals, appendFloat},
-		{"randn64/AppendElem", normals64, AppendElem}, {"randn64/strconv", normals64, appendFloat}} {
+		{"randn64/AppendElem", normals64, AppendElem}, {"randn64/strconv", normals64, appendFloat},
+		{"randn32/AppendElem32", normals, AppendElem32},
+		{"randn32/strconv32", normals, func(b []byte, v float64) []byte { return appendFloat32(b, float32(v)) }},
+		{"sums32/AppendElem32", sums, AppendElem32},
+		{"sums32/strconv32", sums, func(b []byte, v float64) []byte { return appendFloat32(b, float32(v)) }}} {
+		if c.name == "randn32/strconv32" || c.name == "sums32/strconv32" {
+			b.Run(strings.Replace(c.name, "strconv32", "AppendElems32", 1), func(b *testing.B) {
+				buf := make([]byte, 0, 4096*24)
+				for i := 0; i < b.N; i += len(c.vals) {
+					buf = AppendElems32(buf[:0], c.vals, false)
+				}
+			})
+		}
 		if c.name == "randn/strconv" || c.name == "randn64/strconv" {
 			// The batch form, per element: the same calls as run --json
 			// makes (a call writes 4096 elements; b.N is rounded up).
@@ -122,5 +137,52 @@ func BenchmarkAppendElem(b *testing.B) {
 				buf = c.f(buf[:0], vals[i&4095]) // not i%len: a division costs as much as a digit
 			}
 		})
+	}
+}
+
+// TestTensorJSON: a tensor's JSON is encoding/json's of the same struct
+// with its data as Go float32s for FP32, FP16 and BF16 (an FP16 0.1 is
+// 0.099975586, its float32 digits), as float64s for FP64 and integers;
+// data read back rounds to float32 as the same elements.
+func TestTensorJSON(t *testing.T) {
+	f := []float64{float64(float32(0.1)), float64(float32(0.81070417)), 0.099975585937500, -3, 1 << 30, float64(float32(1e-7))}
+	for _, dtype := range []string{"FP32", "FP16", "BF16", "FP64", "INT32"} {
+		got, err := json.Marshal(&TensorJSON{DType: dtype, Shape: []int{2, 3}, Data: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []byte
+		if dtype == "FP64" || dtype == "INT32" {
+			want, _ = json.Marshal(struct {
+				DType string    `json:"dtype"`
+				Shape []int     `json:"shape"`
+				Data  []float64 `json:"data"`
+			}{dtype, []int{2, 3}, f})
+		} else {
+			f32 := make([]float32, len(f))
+			for i, v := range f {
+				f32[i] = float32(v)
+			}
+			want, _ = json.Marshal(struct {
+				DType string    `json:"dtype"`
+				Shape []int     `json:"shape"`
+				Data  []float32 `json:"data"`
+			}{dtype, []int{2, 3}, f32})
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s: %s, want %s", dtype, got, want)
+		}
+		var back TensorJSON
+		if err := json.Unmarshal(got, &back); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range back.Data {
+			if RoundTo(ir.FP32, v) != RoundTo(ir.FP32, f[i]) {
+				t.Errorf("%s: element %d read back as %v, not %v", dtype, i, v, f[i])
+			}
+		}
+	}
+	if got, _ := json.Marshal(&TensorJSON{DType: "FP32", Shape: []int{2}, Data: []float64{float64(float32(0.1)), 0.5}}); string(got) != `{"dtype":"FP32","shape":[2],"data":[0.1,0.5]}` {
+		t.Errorf("FP32 [0.1, 0.5]: %s", got)
 	}
 }

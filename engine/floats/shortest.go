@@ -312,7 +312,13 @@ func appendNumber(b []byte, v float64) []byte {
 // appendDecimal appends the normal float64 with bits u, whose shortest
 // decimal is d·10^e, as appendFloat does.
 func appendDecimal(b []byte, u, d uint64, e int) []byte {
-	v := math.Float64frombits(u)
+	a := math.Abs(math.Float64frombits(u))
+	return appendDigits(b, u>>63, a < 1e-6 || a >= 1e21, d, e)
+}
+
+// appendDigits appends the number d·10^e, negated when neg is 1, in
+// encoding/json's form: d1.d2…e±x when exp is set, else plain digits.
+func appendDigits(b []byte, neg uint64, exp bool, d uint64, e int) []byte {
 	nd0 := ndigits(d)
 	dp := nd0 + e // v = 0.d1d2… · 10^dp
 	var buf digitBuf
@@ -322,8 +328,8 @@ func appendDecimal(b []byte, u, d uint64, e int) []byte {
 	n := len(b)
 	o := b[n : n+64]
 	o[0] = '-' // kept for a negative v, overwritten for a positive one
-	w := int(u >> 63)
-	if a := math.Abs(v); a < 1e-6 || a >= 1e21 {
+	w := int(neg)
+	if exp {
 		// d1.d2…e±x, the exponent without padding (7 to 324).
 		o[w] = buf.byteAt(ds)
 		w++
@@ -352,7 +358,8 @@ func appendDecimal(b []byte, u, d uint64, e int) []byte {
 		return b[:n+w+2]
 	}
 	if dp >= nd {
-		// An integer (above 10^16): the digits, then zeros (dp ≤ 21).
+		// An integer (a float64 above 10^16, a float32 above 2^24): the
+		// digits, then zeros (dp ≤ 21).
 		x, y, z := buf.at(ds)
 		store24(o[w:], x, y, z)
 		copy24(o[w+nd:], zeros24)

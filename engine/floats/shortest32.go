@@ -1,0 +1,198 @@
+package floats
+
+import (
+	"math"
+	"math/bits"
+	"strconv"
+
+	"pldworkbench/engine/ir"
+)
+
+// FP32, FP16 and BF16 elements are written with the shortest digits that
+// read back as the same float32 (encoding/json's form of a Go float32:
+// 0.8107042), not those of the value widened to a float64
+// (0.8107041716575623): the learner sees their tensor's
+// value, and the text is about half as long. Every FP16 and BF16 value
+// is a float32, so one formatter serves all three.
+
+// Digits32 reports whether elements of d are written as float32s.
+func Digits32(d ir.DType) bool { return d == ir.FP32 || d == ir.FP16 || d == ir.BF16 }
+
+// digits32Name is Digits32 of a dtype by its wire name.
+func digits32Name(name string) bool { return name == "FP32" || name == "FP16" || name == "BF16" }
+
+// AppendData appends f as a JSON array of the elements of a tensor of
+// dtype (its wire name): AppendElems32's form for FP32, FP16 and BF16,
+// AppendElems's for the rest.
+func AppendData(b []byte, dtype string, f []float64) []byte {
+	b = append(b, '[')
+	if digits32Name(dtype) {
+		b = AppendElems32(b, f, false)
+	} else {
+		b = AppendElems(b, f, false)
+	}
+	return append(b, ']')
+}
+
+// AppendElem32 appends float32(v) as AppendElem appends a float64, but
+// with the digits encoding/json writes for a float32: a number, or
+// "NaN", "Infinity", "-Infinity" as strings.
+func AppendElem32(b []byte, v float64) []byte {
+	x := float32(v)
+	u := math.Float32bits(x)
+	switch {
+	case u&(0xff<<23) == 0xff<<23: // NaN or an infinity
+		switch {
+		case x != x:
+			return append(b, `"NaN"`...)
+		case x > 0:
+			return append(b, `"Infinity"`...)
+		}
+		return append(b, `"-Infinity"`...)
+	case x < 1<<28 && x > -1<<28 && x == float32(int32(x)) && u != 1<<31 && intDigits32(u, int32(x)):
+		return appendInt(b, int64(x))
+	case u&(0xff<<23) == 0:
+		return appendFloat32(b, x) // subnormal or zero
+	}
+	d, e := shortest32(u &^ (1 << 31))
+	return appendDigits(b, uint64(u>>31), exp32(x), d, e)
+}
+
+// AppendElems32 appends the elements of f as AppendElem32 does, separated
+// by commas, with a comma first when lead is set: the digits of a batch
+// first, then the text, as AppendElems does.
+func AppendElems32(b []byte, f []float64, lead bool) []byte {
+	const batch = 16
+	var ds [batch]uint64
+	var es [batch]int
+	for len(f) > 0 {
+		n := min(len(f), batch)
+		for i, v := range f[:n] {
+			ds[i] = 0 // not a normal non-integer: AppendElem32 writes it
+			x := float32(v)
+			if u := math.Float32bits(x); u&(0xff<<23) != 0 && u&(0xff<<23) != 0xff<<23 &&
+				!(x < 1<<28 && x > -1<<28 && x == float32(int32(x)) && intDigits32(u, int32(x))) {
+				ds[i], es[i] = shortest32(u &^ (1 << 31))
+			}
+		}
+		for i, v := range f[:n] {
+			if lead || i > 0 {
+				b = append(b, ',')
+			}
+			if ds[i] != 0 {
+				x := float32(v)
+				b = appendDigits(b, uint64(math.Float32bits(x)>>31), exp32(x), ds[i], es[i])
+			} else {
+				b = AppendElem32(b, v)
+			}
+		}
+		f, lead = f[n:], true
+	}
+	return b
+}
+
+// intDigits32 reports whether the float32 with bits u, the integer i
+// (|i| < 2^28, not -0), is written as i's own digits, which appendInt
+// writes for a fraction of shortest32's cost (the sums of an index
+// fill pass 2^24). Below 2^24 it always is. Above, the ulp is 2^e and
+// a shorter decimal would be a multiple of 10 within h = 2^(e-1) of i
+// (the rounding interval; no power of ten within h of a float32 here
+// but 10^8 itself): there is none when i's last digit r is 0 (the next
+// multiples are 10 away, h ≤ 8) or more than h from 0 and 10. Else
+// shortest32 decides (TestInt32FastPath, TestShortest32AllFloat32).
+func intDigits32(u uint32, i int32) bool {
+	e := int(u>>23&0xff) - 150
+	if e <= 0 {
+		return true
+	}
+	h := int32(1) << (e - 1)
+	if i < 0 {
+		i = -i
+	}
+	r := i % 10
+	return r == 0 || (r > h && r < 10-h)
+}
+
+// exp32 is encoding/json's choice of the exponent form for a float32: the
+// cutoffs compared as float32s (float32(1e-6) is a little below 1e-6).
+func exp32(x float32) bool {
+	a := float32(math.Abs(float64(x)))
+	return a < 1e-6 || a >= 1e21
+}
+
+// appendFloat32 formats x the way encoding/json formats a float32.
+func appendFloat32(b []byte, x float32) []byte {
+	format := byte('f')
+	if x != 0 && exp32(x) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, float64(x), format, -1, 32)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// rop32 is g·cp / 2^95 rounded to odd: the paper's float rop, with g the
+// upper 63 bits of the 126-bit table entry plus one (64 bits suffice for
+// a float32's 24-bit significand).
+func rop32(g, cp uint64) uint64 {
+	x1, _ := bits.Mul64(g, cp)
+	const mask32 = 1<<32 - 1
+	return x1>>31 | ((x1&mask32)+mask32)>>32
+}
+
+// shortest32 is shortest for a positive normal float32 given by its bits
+// (the same steps with the paper's float constants); d < 10^9.
+func shortest32(b uint32) (d uint64, e int) {
+	const cMin = 1 << 23
+	gOnce.Do(buildG)
+	bq := int(b >> 23 & 0xff)
+	c := uint64(cMin | b&(cMin-1))
+	q := bq - 150
+	out := c & 1
+	cb := c << 2
+	cbr := cb + 2
+	var cbl uint64
+	var k int
+	if c != cMin || bq == 1 {
+		cbl = cb - 2
+		k = flog10pow2(q)
+	} else {
+		// x is a power of two: the gap below is half the gap above.
+		cbl = cb - 1
+		k = flog10threeQuartersPow2(q)
+	}
+	g := &gTable[k-gKMin]
+	h := uint(q + g.f + 33)
+	g1 := g.hi + 1
+	vb := rop32(g1, cb<<h)
+	vbl := rop32(g1, cbl<<h)
+	vbr := rop32(g1, cbr<<h)
+	// Branchless, as in shortest; s ≥ 2^23 for a normal float32.
+	s := vb >> 2
+	t := s + 1
+	sp10 := s / 10 * 10
+	upin := b2u(vbl+out <= sp10<<2)
+	wpin := b2u((sp10+10)<<2+out <= vbr)
+	short := sp10 + 10 - 10*upin
+	uin := b2u(vbl+out <= s<<2)
+	win := b2u(t<<2+out <= vbr)
+	cmp := int64(vb - (s+t)<<1)
+	d = t - uin&(win^1|b2u(cmp < 0)|b2u(cmp == 0)&(s&1^1))
+	if upin != wpin {
+		d = short
+	} else if c == cMin && cmp == 0 && uin&win == 1 {
+		// A power of two exactly halfway between s and t: strconv's
+		// float32 path (Go's Dragonbox) rounds such a tie up, not to
+		// even (its tie test checks the float64 exponent), and
+		// encoding/json's digits are strconv's (2^-12 is 0.00024414063).
+		d = t
+	}
+	return d, k
+}
