@@ -39,13 +39,7 @@ func AppendElem(b []byte, v float64) []byte {
 	u := math.Float64bits(v)
 	switch {
 	case u&(0x7ff<<52) == 0x7ff<<52: // NaN or an infinity
-		switch {
-		case v != v:
-			return append(b, `"NaN"`...)
-		case v > 0:
-			return append(b, `"Infinity"`...)
-		}
-		return append(b, `"-Infinity"`...)
+		return appendNonFinite(b, v)
 	case math.Abs(v) < 1e16 && v == float64(int64(v)) && u != 1<<63:
 		// An integer other than -0 (the index, ones and zeros fills, INT
 		// tensors): the digits strconv's shortest 'f' form writes, for a
@@ -53,6 +47,18 @@ func AppendElem(b []byte, v float64) []byte {
 		return appendInt(b, int64(v))
 	}
 	return appendNumber(b, v)
+}
+
+// appendNonFinite appends v, a NaN or an infinity, as the string JSON
+// cannot spell as a number.
+func appendNonFinite(b []byte, v float64) []byte {
+	switch {
+	case v != v:
+		return append(b, `"NaN"`...)
+	case v > 0:
+		return append(b, `"Infinity"`...)
+	}
+	return append(b, `"-Infinity"`...)
 }
 
 // AppendElems appends the elements of f as AppendElem does, separated

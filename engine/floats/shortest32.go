@@ -41,14 +41,8 @@ func AppendElem32(b []byte, v float64) []byte {
 	x := float32(v)
 	u := math.Float32bits(x)
 	switch {
-	case u&(0xff<<23) == 0xff<<23: // NaN or an infinity
-		switch {
-		case x != x:
-			return append(b, `"NaN"`...)
-		case x > 0:
-			return append(b, `"Infinity"`...)
-		}
-		return append(b, `"-Infinity"`...)
+	case u&(0xff<<23) == 0xff<<23: // NaN or an infinity (v may overflow float32)
+		return appendNonFinite(b, float64(x))
 	case x < 1<<28 && x > -1<<28 && x == float32(int32(x)) && u != 1<<31 && intDigits32(u, int32(x)):
 		return appendInt(b, int64(x))
 	case u&(0xff<<23) == 0:
