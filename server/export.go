@@ -25,21 +25,13 @@ func (s *Server) postExport(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	res, opts, base, err := x.res, x.opts, x.base, x.err
 	out := exportResponse{}
-	var l diag.List
-	switch {
-	case errors.As(err, &l):
-		out.Diagnostics = l
-	case err != nil:
-		out.Error = err.Error()
-	case res.Script == nil:
-		out.Diagnostics = res.Diags
-	default:
-		out.Diagnostics = res.Diags
-		out.Filename, out.Script, out.Entry, out.Ranks = base+".py", string(res.Script), res.Entry, res.Ranks
+	var ok bool
+	if out.Diagnostics, out.Error, ok = x.outcome(); ok {
+		res := x.res
+		out.Filename, out.Script, out.Entry, out.Ranks = x.base+".py", string(res.Script), res.Entry, res.Ranks
 		if res.Data != nil {
-			out.DataName, out.Data = opts.DataFile, base64.StdEncoding.EncodeToString(res.Data)
+			out.DataName, out.Data = x.opts.DataFile, base64.StdEncoding.EncodeToString(res.Data)
 		}
 	}
 	return c.JSON(out)
@@ -53,6 +45,19 @@ type exported struct {
 	err  error
 	opts engine.ExportOptions
 	base string
+}
+
+// outcome is what an export's answer says of it: its diagnostics, or the
+// error of a program that cannot export, and whether it has a script.
+func (x exported) outcome() (diags diag.List, msg string, ok bool) {
+	var l diag.List
+	switch {
+	case errors.As(x.err, &l):
+		return l, "", false
+	case x.err != nil:
+		return nil, x.err.Error(), false
+	}
+	return x.res.Diags, "", x.res.Script != nil
 }
 
 // export validates an export request (filling in the default platform)

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -54,16 +53,8 @@ func (s *Server) postPyPTORun(c *fiber.Ctx) error {
 		return err
 	}
 	out := pyptoRunResponse{Platform: req.Platform}
-	var l diag.List
-	switch {
-	case errors.As(x.err, &l):
-		out.Diagnostics = l
-		return c.JSON(out)
-	case x.err != nil:
-		out.Error = x.err.Error()
-		return c.JSON(out)
-	case x.res.Script == nil:
-		out.Diagnostics = x.res.Diags
+	if diags, msg, ok := x.outcome(); !ok {
+		out.Diagnostics, out.Error = diags, msg
 		return c.JSON(out)
 	}
 	var tc npu.Toolchain
