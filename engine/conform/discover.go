@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"pldworkbench/engine/ir"
 	"pldworkbench/engine/syntax"
 )
 
@@ -212,16 +213,11 @@ func (d *discoverer) evalInt(x syntax.Expr, vals map[string]string, depth int) (
 			return 0, false
 		}
 		switch x.Op {
-		case "+":
-			return a + b, true
-		case "-":
-			return a - b, true
-		case "*":
-			return a * b, true
-		case "//":
-			if b != 0 {
-				return a / b, true
-			}
+		case "+", "-", "*", "//":
+			// Python's integer arithmetic, floor division included, as the
+			// engine folds dimensions.
+			v, ok := ir.DimArith(x.Op, int64(a), int64(b))
+			return int(v), ok
 		}
 	}
 	return 0, false
