@@ -50,10 +50,8 @@ func TestPyPTOCheckInPage(t *testing.T) {
 
 // TestRealPyPTOCheckInPage: with the real PyPTO that PLD_PYPTO names (an
 // interpreter importing pypto built from upstream sources, and torch) as
-// the server's python3, step 01's cell compiles, and step 17's solution
-// (pasted over the learner's copy of the starter, which compiles) meets
-// PyPTO's known internal error on the HOST signal its allreduce
-// synthesizes, shown as PyPTO's defect.
+// the server's python3, step 01's cell compiles, and so does step 17's
+// solution pasted over the learner's copy of the starter.
 func TestRealPyPTOCheckInPage(t *testing.T) {
 	py := os.Getenv("PLD_PYPTO")
 	if py == "" {
@@ -71,8 +69,7 @@ func TestRealPyPTOCheckInPage(t *testing.T) {
 		t.Errorf("step 01 ended %s and says %q", st, text)
 	}
 	st, text = checkInPage(t, tb, s, 17, "17_many_cores", "17_many_cores", "pypto-check-real-17.png")
-	if st != "error" || !strings.Contains(text, "pypto.InternalError: WindowBuffer") || !strings.Contains(text, "a defect in PyPTO") ||
-		!strings.Contains(text, "distributed_codegen.cpp:154") || strings.Contains(text, "pld-pypto-") {
+	if st != "compiled" || !strings.Contains(text, "✓ compiled for") || strings.Contains(text, "pld-pypto-") {
 		t.Errorf("step 17 ended %s and says %q", st, text)
 	}
 	t.Logf("step 17's check with PyPTO says:\n%s", text)

@@ -1,8 +1,6 @@
 #! entry: build_many_cores({P}).with_lanes
-#! entry: build_many_cores_auto({P}).synthesized
 #! ranks: 2 3 4 8
-#! warns: W0306
-#! golden: y[r] == sum over k of x[k], for every rank r (FP32, allclose rtol 1e-5 atol 1e-5), for both entries
+#! golden: y[r] == sum over k of x[k], for every rank r (FP32, allclose rtol 1e-5 atol 1e-5)
 
 """Step 17 - the all-reduce called from the host, on many cores.
 
@@ -28,26 +26,20 @@ The payload is 1152 floats, four and a half tiles of 256. With
 
 Each block synchronises on its own *lane* of the signal window: a ready
 barrier, then one read-done barrier per tile it reduces. The signal
-therefore needs one row per rank and at least ``core_num`` columns:
+therefore needs one row per rank and at least ``core_num`` columns; here
+it is ``[nr, LANES]`` with ``LANES = 4`` columns for 3 cores - a spare
+column is allowed, one too few is not.
 
-* ``with_lanes`` (in ``build_many_cores``) allocates it, ``[nr, LANES]``
-  with ``LANES = 4`` columns for 3 cores - a spare column is allowed, one
-  too few is not;
-* ``synthesized`` (in ``build_many_cores_auto``) leaves the signal out and
-  lets the compiler allocate ``[world_size, core_num]`` just before the
-  call, here with 4 cores.
-
-The two forms are two programs because PyPTO compiles a whole program at
-once, and at upstream e2d0f78ae its full compile of the signal-less form
-stops with an internal error (the synthesized buffer is left outside every
-comm-domain scope); the checker warns W0306 on that call. Kept apart, the
-explicit-signal program still compiles, and is the one to take to a device.
+PyPTO documents a form without the signal, in which the compiler
+allocates ``[world_size, core_num]`` itself just before the call. At
+upstream e2d0f78ae its full compile stops on that form with an internal
+error (the synthesized buffer is left outside every comm-domain scope),
+so the checker refuses it (E0250): allocate the signal yourself.
 
 ``workbench ir`` shows the block index and the tile loop the call became.
 Each block's lane ends the call at zero again: the HOST kernel's epilogue
 takes back the lane's credits, so a signal window may serve the next call.
-The signal-less form is refused inside a loop, as the synthesized signal is
-allocated once. ``core_num`` may not exceed the platform's AIV cores (48 on
+``core_num`` may not exceed the platform's AIV cores (48 on
 the 910B).
 """
 
@@ -62,7 +54,6 @@ from pypto.ir.distributed_compiled_program import DistributedConfig
 N = 1152
 LANES = 4
 LANE_CORES = 3
-AUTO_CORES = 4
 
 
 def build_many_cores(nr: int):
@@ -130,79 +121,10 @@ def build_many_cores(nr: int):
     return ManyCores
 
 
-def build_many_cores_auto(nr: int):
-    """Return the same all-reduce with the signal left to the compiler."""
-
-    @pl.program
-    class ManyCoresAuto:
-        @pl.function(type=pl.FunctionType.InCore)
-        def publish(
-            self,
-            x: pl.Tensor[[1, N], pl.FP32],
-            data: pl.InOut[pld.DistributedTensor[[1, N], pl.FP32]],
-        ) -> pld.DistributedTensor[[1, N], pl.FP32]:
-            """AI core: copy my input into my copy of the window."""
-            mine = pl.load(x, [0, 0], [1, N])
-            data = pl.store(mine, [0, 0], data)
-            return data
-
-        @pl.function(type=pl.FunctionType.InCore)
-        def consume(
-            self,
-            data: pld.DistributedTensor[[1, N], pl.FP32],
-            y: pl.Out[pl.Tensor[[1, N], pl.FP32]],
-        ) -> pl.Tensor[[1, N], pl.FP32]:
-            """AI core: copy the reduced window to my output."""
-            total = pl.load(data, [0, 0], [1, N])
-            y = pl.store(total, [0, 0], y)
-            return y
-
-        @pl.function(type=pl.FunctionType.Orchestration)
-        def publish_dev(
-            self,
-            x: pl.Tensor[[1, N], pl.FP32],
-            data: pl.InOut[pld.DistributedTensor[[1, N], pl.FP32]],
-        ) -> pld.DistributedTensor[[1, N], pl.FP32]:
-            return self.publish(x, data)
-
-        @pl.function(type=pl.FunctionType.Orchestration)
-        def consume_dev(
-            self,
-            data: pld.DistributedTensor[[1, N], pl.FP32],
-            y: pl.Out[pl.Tensor[[1, N], pl.FP32]],
-        ) -> pl.Tensor[[1, N], pl.FP32]:
-            return self.consume(data, y)
-
-        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
-        def synthesized(
-            self,
-            x: pl.Tensor[[nr, 1, N], pl.FP32],
-            y: pl.Out[pl.Tensor[[nr, 1, N], pl.FP32]],
-        ) -> pl.Tensor[[nr, 1, N], pl.FP32]:
-            """Host: publish, a 4-core all-reduce whose signal the compiler allocates, consume."""
-            synth_buf = pld.alloc_window_buffer([1, N], dtype=pl.FP32)
-            for r in pl.range(pld.world_size()):
-                data = pld.window(synth_buf, [1, N], dtype=pl.FP32)
-                self.publish_dev(x[r], data, device=r)
-            data = pld.window(synth_buf, [1, N], dtype=pl.FP32)
-            data = pld.tensor.allreduce(data, op=pld.ReduceOp.Sum, core_num=AUTO_CORES)
-            for r in pl.range(pld.world_size()):
-                self.consume_dev(data, y[r], device=r)
-            return y
-
-    return ManyCoresAuto
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description="step 17: the HOST all-reduce on several AIV cores per rank")
     ap.add_argument("-p", "--platform", default="a2a3sim", choices=["a2a3", "a2a3sim", "a5", "a5sim"])
     ap.add_argument("-d", "--device", default="0,1,2,3", help="comma-separated device ids, two or more")
-    ap.add_argument(
-        "--signal",
-        default="lanes",
-        choices=["lanes", "synthesized"],
-        help="synthesized: the compiler allocates the signal (PyPTO e2d0f78ae cannot compile it yet, W0306)",
-    )
     ap.add_argument("--compile-only", action="store_true")
     opts = ap.parse_args()
 
@@ -211,7 +133,7 @@ def main() -> int:
         raise SystemExit(f"need at least two device ids, got {ids}")
     nr = len(ids)
 
-    program = build_many_cores(nr) if opts.signal == "lanes" else build_many_cores_auto(nr)
+    program = build_many_cores(nr)
     x = torch.randn(nr, 1, N)
     y = torch.zeros(nr, 1, N)
     compiled = ir.compile(
@@ -222,8 +144,7 @@ def main() -> int:
     if opts.compile_only:
         print(f"compiled for {nr} ranks into {compiled.output_dir}")
         return 0
-    host_fn = compiled.with_lanes if opts.signal == "lanes" else compiled.synthesized
-    host_fn(x, y)
+    compiled.with_lanes(x, y)
 
     want = x.sum(dim=0, keepdim=True).expand_as(x)
     assert torch.allclose(y, want, rtol=1e-5, atol=1e-5), f"P={nr}: max error {(y - want).abs().max().item()}"

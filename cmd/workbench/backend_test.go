@@ -116,8 +116,9 @@ func TestCheckWithPyPTO(t *testing.T) {
 
 // TestCheckWithRealPyPTO: with the real PyPTO that PLD_PYPTO names as
 // python3, step 04's bug kernel compiles with PyPTO's warning named at
-// its own line, and step 17's synthesized allreduce meets PyPTO's known
-// internal error, shown as PyPTO's defect with its check's place.
+// its own line, and step 17's HOST allreduce on its lane signal compiles in
+// both. (The internal-error rendering is tested on the stand-in; no program
+// our check accepts meets one in PyPTO e2d0f78ae.)
 func TestCheckWithRealPyPTO(t *testing.T) {
 	py := os.Getenv("PLD_PYPTO")
 	if py == "" {
@@ -127,12 +128,11 @@ func TestCheckWithRealPyPTO(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "compiled for 4 ranks") || !strings.Contains(out, "at ../../kernels/04_barrier_bug.py:65:5") || strings.Contains(out, " D | ") {
 		t.Errorf("04's bug kernel: exit %d\n%s%s", code, out, errs)
 	}
-	code, out, errs = runCLI("check", "../../kernels/17_many_cores.py", "--entry", "build_many_cores(4).synthesized", "--with-pypto", "--python", py)
-	if code != 1 || !strings.Contains(out, "  error: pypto.InternalError: WindowBuffer") || !strings.Contains(out, "a defect in PyPTO") ||
-		!strings.Contains(out, "src/codegen/distributed/distributed_codegen.cpp:154") || strings.Contains(out, "C++ Traceback") || strings.Contains(out, "pld-pypto-") {
-		t.Errorf("17 synthesized: exit %d\n%s%s", code, out, errs)
+	code, out, errs = runCLI("check", "../../kernels/17_many_cores.py", "--ranks", "4", "--with-pypto", "--python", py)
+	if code != 0 || !strings.Contains(out, "compiled for 4 ranks") || strings.Contains(out, "pld-pypto-") {
+		t.Errorf("17: exit %d\n%s%s", code, out, errs)
 	}
-	t.Logf("check --with-pypto on 17's synthesized allreduce:\n%s", out)
+	t.Logf("check --with-pypto on 17's HOST allreduce:\n%s", out)
 }
 
 // TestCompareBackends runs step 08 on the emulator and through the

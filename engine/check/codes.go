@@ -118,7 +118,8 @@ const (
 	WarnSequential   Code = "W0303"
 	WarnSubWorker    Code = "W0304"
 	WarnAtPlacement  Code = "W0305"
-	WarnSynthSignal  Code = "W0306"
+	// W0306 (PyPTO cannot yet compile a HOST allreduce without a signal) is
+	// retired: the form is an error now, E0250, as PyPTO refuses it.
 	WarnHostRows     Code = "W0307"
 	WarnTaskOrder    Code = "W0308"
 	WarnSubWorkerRun Code = "W0309"
@@ -313,8 +314,6 @@ var Codes = []CodeInfo{
 		"PyPTO outlines each pl.at(level=pl.Level.CHIP) scope into a chip task its runtime places on any chip; the emulator runs them all on device 0, which gives the same outputs when the scopes touch host tensors only, but shows no placement: dispatch with device= where the chip matters"},
 	{WarnSequential, diag.Warning, "pl.parallel runs its iterations one after another here",
 		"PyPTO may run a pl.parallel loop's iterations at once; the emulator runs them in order, so it neither times them as concurrent nor reports a race between two iterations: keep iterations independent"},
-	{WarnSynthSignal, diag.Warning, "PyPTO cannot yet compile a HOST allreduce without a signal",
-		"the synthesized buffer is left outside every comm-domain scope, and DistributedCodegen raises an InternalError; it runs here as PyPTO's lowering defines it. To take the program to PyPTO, allocate the signal yourself: a [world_size, core_num] INT32 pld.window as the call's second argument"},
 	{WarnHostRows, diag.Warning, "host index past the tensor's rows",
 		"PyPTO compiles this, and the run reads or writes past the tensor; size the leading dimension to the rank count (or use pl.dynamic)"},
 	{WarnArrayArg, diag.Warning, "a pl.Array passed to a kernel",

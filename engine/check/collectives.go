@@ -354,14 +354,16 @@ func checkAllreduce(a *opCall) {
 			return
 		}
 		if !a.given("signal") {
-			// Upstream documents the signal-less form and its own tests check
-			// the lowered text, but at MirrorCommit the full compile of every
-			// such program stops: MaterializeCommDomainScopes leaves the
+			// Upstream documents the signal-less form and its own unit tests
+			// check the lowered text, but at MirrorCommit the full compile of
+			// every such program stops: MaterializeCommDomainScopes leaves the
 			// synthesized buffer outside every comm-domain scope and
-			// DistributedCodegen raises an InternalError. Say so where the
-			// learner writes it, not only when PyPTO is asked.
-			a.fc.errorf(a.span("target"), WarnSynthSignal, "",
-				"PyPTO %s stops compiling a HOST pld.tensor.allreduce whose signal it synthesizes (an internal error upstream)", MirrorCommit)
+			// DistributedCodegen raises an InternalError. A program that
+			// PyPTO cannot compile is not one to run here (it was a warning,
+			// W0306, until the verdicts were held to PyPTO's).
+			a.errorf("target", ErrNeedSignal,
+				"allocate the signal yourself, a [world_size, core_num] INT32 pld.window (more columns are allowed), and pass it as the second argument",
+				"HOST pld.tensor.allreduce needs an explicit signal: PyPTO %s cannot compile the form whose signal it synthesizes (an internal error upstream)", MirrorCommit)
 		}
 	}
 	a.checkSignal(mode, cores)

@@ -62,6 +62,10 @@ var Mirrors = []Mirror{
 	{ErrReassign, "python/pypto/language/parser/ast_parser.py; python/pypto/jit/specializer.py",
 		"_assign_or_let (one Var per name, #642); the jit specializer's _visit_simple_assign renames a rebinding only at the depth of the name's first assignment",
 		"Cannot reassign 't' with a different type: was pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec], got pl.Tile[[2, 8], pl.FP32, pl.Mem.Vec]"},
+	// Not a rule upstream: PyPTO documents the signal-less HOST allreduce,
+	// and only its full compile fails, with an internal error.
+	{ErrNeedSignal, "src/codegen/distributed/distributed_codegen.cpp", "DistributedCodegen::ScopeForWindowBuffer (an INTERNAL_CHECK, not a rule)",
+		"WindowBuffer '__allreduce_signal_buf_0' is not a slot of any open CommDomainScopeStmt"},
 	{ErrSignalDType, "src/ir/op/distributed/collective.cpp", "DeduceBuiltinTensorAllReduceType and the other Deduce*Type",
 		"signal dtype must be INT32"},
 	{ErrSignalShape, "src/ir/op/distributed/collective.cpp", "DeduceBuiltinTensorAllReduceRingType, DeduceTensorAllGatherType, ...",
@@ -80,10 +84,6 @@ var Mirrors = []Mirror{
 	// outside it: neither form renames it (E0249 has the rest of the rule).
 	{ErrTypeChange, "python/pypto/language/parser/ast_parser.py", "_assign_or_let (one Var per name, #642)",
 		"Cannot reassign 'x' with a different type: was pl.Tensor[[1, 8], pl.FP32], got pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec]"},
-	// A warning, not a refusal: PyPTO documents the form, and only its
-	// full compile fails, with an internal error rather than a rule.
-	{WarnSynthSignal, "src/codegen/distributed/distributed_codegen.cpp", "DistributedCodegen::ScopeForWindowBuffer (an INTERNAL_CHECK, not a rule)",
-		"WindowBuffer '__allreduce_signal_buf_0' is not a slot of any open CommDomainScopeStmt"},
 }
 
 // RuntimeMirrors are the run-time refusals (emulator codes, E05xx) that

@@ -254,11 +254,11 @@ func TestOpCountsMatchTheFormulas(t *testing.T) {
 		// rank: every tile once, each with P-1 remote loads, a lane barrier
 		// per block and a read-done barrier per tile, and each block's
 		// epilogue over its lane.
-		{instance{"testdata/host_reduce.py", `build_host_reduce(3, 960, 4, "mesh", "sum", False).host_orch`, 3}, func(P int) map[string]int {
+		{instance{"testdata/host_reduce.py", `build_host_reduce(3, 960, 4, "mesh", "sum").host_orch`, 3}, func(P int) map[string]int {
 			return map[string]int{"pld.tile.remote_load": 4 * (P - 1), "pl.load": 4, "pl.store": 4,
 				"pld.system.notify": (P - 1) * (4 + 4 + 4), "pld.system.wait": (P - 1) * (4 + 4)}
 		}},
-		{instance{"testdata/host_reduce.py", `build_host_reduce(4, 960, 1, "ring", "sum", True).host_orch`, 4}, func(P int) map[string]int {
+		{instance{"testdata/host_reduce.py", `build_host_reduce(4, 960, 1, "ring", "sum").host_orch`, 4}, func(P int) map[string]int {
 			// chunk 240 in one tile per step; 2(P-1) round barriers, the
 			// return barrier, and the epilogue over all those rows.
 			return map[string]int{"pld.tile.remote_load": 2 * (P - 1), "pl.load": P - 1, "pl.store": 2 * (P - 1),
@@ -315,9 +315,9 @@ func TestBlockCyclicTiles(t *testing.T) {
 		entry string
 		want  []string
 	}{
-		{`build_host_reduce(2, 960, 4, "mesh", "sum", False).host_orch`, []string{"[0, 0]", "[0, 256]", "[0, 512]", "[0, 768]"}},
-		{`build_host_reduce(2, 960, 2, "mesh", "max", True).host_orch`, []string{"[0, 0]", "[0, 512]", "[0, 256]", "[0, 768]"}},
-		{`build_host_reduce(2, 64, 1, "mesh", "prod", True).host_orch`, []string{"[0, 0]"}},
+		{`build_host_reduce(2, 960, 4, "mesh", "sum").host_orch`, []string{"[0, 0]", "[0, 256]", "[0, 512]", "[0, 768]"}},
+		{`build_host_reduce(2, 960, 2, "mesh", "max").host_orch`, []string{"[0, 0]", "[0, 512]", "[0, 256]", "[0, 768]"}},
+		{`build_host_reduce(2, 64, 1, "mesh", "prod").host_orch`, []string{"[0, 0]"}},
 	} {
 		p := lowered(t, instance{"testdata/host_reduce.py", c.entry, 2})
 		w := walkProgram(t, p)

@@ -147,11 +147,11 @@ var semantic = map[string]map[string]golden{
 	},
 	"alltoallv.py": {"build_alltoallv({P}).host_orch": alltoallv},
 	"host_reduce.py": {
-		`build_host_reduce({P}, 960, 4, "mesh", "sum", False).host_orch`: reduced("sum"),
-		`build_host_reduce({P}, 960, 2, "mesh", "max", True).host_orch`:  reduced("max"),
-		`build_host_reduce({P}, 64, 1, "mesh", "prod", True).host_orch`:  reduced("prod"),
-		`build_host_reduce({P}, 300, 1, "mesh", "min", False).host_orch`: reduced("min"),
-		`build_host_reduce({P}, 960, 1, "ring", "sum", True).host_orch`:  reduced("sum"),
+		`build_host_reduce({P}, 960, 4, "mesh", "sum").host_orch`: reduced("sum"),
+		`build_host_reduce({P}, 960, 2, "mesh", "max").host_orch`: reduced("max"),
+		`build_host_reduce({P}, 64, 1, "mesh", "prod").host_orch`: reduced("prod"),
+		`build_host_reduce({P}, 300, 1, "mesh", "min").host_orch`: reduced("min"),
+		`build_host_reduce({P}, 960, 1, "ring", "sum").host_orch`: reduced("sum"),
 	},
 	"host_data.py": {
 		"build_host_data({P}).bcast_orch": func(P int, in map[string]*emu.Tensor) map[string][]float64 {

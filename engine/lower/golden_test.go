@@ -44,10 +44,10 @@ var goldens = []struct {
 	}, []int{2}},
 	{"testdata/shapes.py", []string{`build_shapes({P}, 1, 5000, "ring", "sum").host_orch`}, []int{3, 5}},
 	{"testdata/host_reduce.py", []string{
-		`build_host_reduce({P}, 960, 4, "mesh", "sum", False).host_orch`,
-		`build_host_reduce({P}, 64, 1, "mesh", "prod", True).host_orch`,
+		`build_host_reduce({P}, 960, 4, "mesh", "sum").host_orch`,
+		`build_host_reduce({P}, 64, 1, "mesh", "prod").host_orch`,
 	}, []int{2, 4}},
-	{"testdata/host_reduce.py", []string{`build_host_reduce({P}, 960, 1, "ring", "sum", True).host_orch`}, []int{2, 3, 4, 5}},
+	{"testdata/host_reduce.py", []string{`build_host_reduce({P}, 960, 1, "ring", "sum").host_orch`}, []int{2, 3, 4, 5}},
 	{"testdata/host_data.py", []string{
 		"build_host_data({P}).bcast_orch",
 		"build_host_data({P}).gather_orch",

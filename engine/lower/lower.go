@@ -16,8 +16,6 @@
 //     of calls. The mesh allreduce works in 16 KiB chunks, each with its own
 //     barrier generation; the ring allreduce walks floor(i*N/NR) segments
 //     with a ready and a read-done barrier per sub-chunk on the round's row.
-//   - host-signals (hostsignal.go): a HOST allreduce without a signal gets
-//     the [world_size, core_num] window the compiler synthesizes.
 //   - host-collectives (host.go, hostkernels.go): every collective called in
 //     the host orchestrator becomes a synthesized kernel (the prebuilt AIV
 //     kernel of pld-spec §4.8.3, spelled out in IR), an orchestration
@@ -54,7 +52,6 @@ type Pass struct {
 // Passes are the lowering passes in the order Lower runs them.
 var Passes = []Pass{
 	{Name: "incore-collectives", Doc: "expand every collective called in an InCore kernel into notify/wait/remote_load/put/get with the self-clearing credit barrier", Run: lowerInCore},
-	{Name: "host-signals", Doc: "give a HOST allreduce called without a signal the [world_size, core_num] INT32 window the compiler allocates", Run: synthesizeSignals},
 	{Name: "host-collectives", Doc: "turn every collective called in the host orchestrator into a synthesized kernel, its wrapper and a dispatch loop over the ranks", Run: lowerHost},
 }
 

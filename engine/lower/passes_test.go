@@ -21,7 +21,7 @@ func TestPassTable(t *testing.T) {
 		}
 		seen[p.Name] = true
 	}
-	if got := strings.Join(lower.PassNames(), " "); got != "incore-collectives host-signals host-collectives" {
+	if got := strings.Join(lower.PassNames(), " "); got != "incore-collectives host-collectives" {
 		t.Errorf("PassNames() = %q", got)
 	}
 }
@@ -67,7 +67,7 @@ func TestLowerLeavesItsInputAlone(t *testing.T) {
 }
 
 func TestLowerUpTo(t *testing.T) {
-	in := instance{file: "testdata/host_reduce.py", entry: `build_host_reduce(2, 960, 4, "mesh", "sum", False).host_orch`, ranks: 2}
+	in := instance{file: "testdata/host_reduce.py", entry: `build_host_reduce(2, 960, 4, "mesh", "sum").host_orch`, ranks: 2}
 	p := load(t, in)
 	after := map[string]string{}
 	for _, name := range lower.PassNames() {
@@ -77,13 +77,10 @@ func TestLowerUpTo(t *testing.T) {
 		}
 		after[name] = ir.Print(q)
 	}
-	// The HOST allreduce is untouched by the InCore pass, gets its signal
-	// from host-signals and becomes a dispatch only in host-collectives.
+	// The HOST allreduce is untouched by the InCore pass and becomes a
+	// dispatch only in host-collectives.
 	if after["incore-collectives"] != ir.Print(p) {
 		t.Errorf("incore-collectives changed a program without InCore collectives")
-	}
-	if !strings.Contains(after["host-signals"], "pld.tensor.allreduce(data, allreduce_signal, op=Sum") {
-		t.Errorf("host-signals did not pass the synthesized signal:\n%s", after["host-signals"])
 	}
 	if strings.Contains(after["host-collectives"], "pld.tensor.allreduce(") {
 		t.Errorf("host-collectives left the call")

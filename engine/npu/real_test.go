@@ -16,13 +16,7 @@ import (
 // the upstream defect, so the test fails only on a new refusal (ours to
 // fix in the driver) or on one of these starting to compile (then the
 // entry is to come off this list).
-var knownCompileFailures = map[string]string{
-	// The signal-less host orchestrator (its own program, so that the
-	// explicit-signal one compiles): PyPTO's DistributedCodegen finds the
-	// HOST signal its own pld.tensor.allreduce synthesizes outside any comm
-	// domain; our checker warns W0306 there.
-	"17_many_cores build_many_cores_auto({P}).synthesized": "upstream InternalError on a synthesized HOST signal (W0306)",
-}
+var knownCompileFailures = map[string]string{}
 
 // TestRealPyPTOCompileOnly exports every step's solution, builtin and
 // starter at every header entry (the step's default rank count, platform

@@ -162,23 +162,17 @@ func verdictCases(t *testing.T) (cases []verdictCase, skipped []string) {
 
 // knownDisagreements are the kernels whose verdicts differ for a reason
 // outside the workbench, each with that reason; the test fails on any other.
-// None is left: 17_many_cores's signal-less entry, which PyPTO cannot
-// compile (see predictedByWarning), has its own program now, so its
-// explicit-signal entry compiles.
+// None is left.
 var knownDisagreements = map[string]string{}
 
 // predictedByWarning maps a warning code of ours to the PyPTO message it
 // predicts: a program PyPTO documents but cannot compile at MirrorCommit,
 // which we accept with that warning. Such a case is counted apart from
 // agreements and disagreements, and only when both sides say so.
-var predictedByWarning = map[rules.Code]string{
-	// PyPTO's MaterializeCommDomainScopes / DistributedCodegen stop with an
-	// InternalError on a HOST collective whose signal the compiler
-	// synthesizes. A minimal program shaped like upstream's own
-	// test_implicit_host_allreduce_builtin_codegen_materializes_signal
-	// (which checks the lowered text only) fails the same way.
-	rules.WarnSynthSignal: "is not a slot of any open CommDomainScopeStmt",
-}
+// None is left: the one there was, the HOST allreduce whose signal the
+// compiler synthesizes (an InternalError in PyPTO's DistributedCodegen), is
+// refused now, E0250, so the verdicts agree.
+var predictedByWarning = map[rules.Code]string{}
 
 // TestPyPTOVerdicts compiles every kernel, starter and bug kernel and every
 // error testdata program with real PyPTO (compile-only) and compares its

@@ -11,9 +11,9 @@ compares ``core_num`` = 1, 2, 4 and 8 at every size. Called from the host
 orchestrator, ``pld.tensor.allreduce`` becomes a kernel launched as a grid
 of ``core_num`` blocks per rank; block ``b`` reduces the 256-element tiles
 ``b``, ``b + core_num``, ... with a read-done barrier per tile on its own
-lane of the signal. Each block is a stream of its own, so more cores keep
-more transfers in flight, until the links or the chip's aggregate are
-full.
+lane of the signal, an ``[nr, core_num]`` window. Each block is a stream
+of its own, so more cores keep more transfers in flight, until the links
+or the chip's aggregate are full.
 
 ``{SIZE}`` counts the FP32 elements each rank contributes. Staging in and
 out goes through 16 KiB tiles.
@@ -87,11 +87,13 @@ def build_host_allreduce(nr: int, size: int, cores: int):
         ) -> pl.Tensor[[nr, 1, size], pl.FP32]:
             """Host: publish, the all-reduce on ``cores`` cores per rank, consume."""
             data_buf = pld.alloc_window_buffer([1, size], dtype=pl.FP32)
+            lanes_buf = pld.alloc_window_buffer([nr, cores], dtype=pl.INT32)
+            lanes = pld.window(lanes_buf, [nr, cores], dtype=pl.INT32)
             for r in pl.range(pld.world_size()):
                 data = pld.window(data_buf, [1, size], dtype=pl.FP32)
                 self.publish_dev(x[r], data, device=r)
             data = pld.window(data_buf, [1, size], dtype=pl.FP32)
-            data = pld.tensor.allreduce(data, op=pld.ReduceOp.Sum, core_num=cores)
+            data = pld.tensor.allreduce(data, lanes, op=pld.ReduceOp.Sum, core_num=cores)
             for r in pl.range(pld.world_size()):
                 self.consume_dev(data, y[r], device=r)
             return y

@@ -188,7 +188,6 @@ var goldensPy = map[string]string{
 	"15_all_to_all_builtin/build_all_to_all({P}).all_to_all_builtin":             pyAllToAll,
 	"16_putting_it_together/build_pipeline({P}).pipeline":                        pyPipeline,
 	"17_many_cores/build_many_cores({P}).with_lanes":                             pyAllreduce,
-	"17_many_cores/build_many_cores_auto({P}).synthesized":                       pyAllreduce,
 	"18_three_ways/build_three_ways({P}).hand_rolled":                            pyAllreduce,
 	"18_three_ways/build_three_ways({P}).incore_builtin":                         pyAllreduce,
 	"18_three_ways/build_three_ways({P}).host_builtin":                           pyAllreduce,

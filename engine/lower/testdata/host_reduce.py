@@ -1,8 +1,8 @@
-#! entry: build_host_reduce({P}, 960, 4, "mesh", "sum", False).host_orch
-#! entry: build_host_reduce({P}, 960, 2, "mesh", "max", True).host_orch
-#! entry: build_host_reduce({P}, 64, 1, "mesh", "prod", True).host_orch
-#! entry: build_host_reduce({P}, 300, 1, "mesh", "min", False).host_orch
-#! entry: build_host_reduce({P}, 960, 1, "ring", "sum", True).host_orch
+#! entry: build_host_reduce({P}, 960, 4, "mesh", "sum").host_orch
+#! entry: build_host_reduce({P}, 960, 2, "mesh", "max").host_orch
+#! entry: build_host_reduce({P}, 64, 1, "mesh", "prod").host_orch
+#! entry: build_host_reduce({P}, 300, 1, "mesh", "min").host_orch
+#! entry: build_host_reduce({P}, 960, 1, "ring", "sum").host_orch
 #! ranks: 2 3 4 5
 #! golden: y[r] == the element-wise reduction over q of x[q], for every rank r (FP32)
 
@@ -12,8 +12,8 @@ The host stages every rank's slice into a window with one dispatch, calls
 ``pld.tensor.allreduce`` itself, and reads the result back with a second
 dispatch. Called this way the builtin runs as its own kernel on every rank:
 the mesh form as ``cores`` blocks per rank that share the 256-element tiles
-block-cyclically, each block on its own lane of the signal; without a signal
-the compiler allocates a [world_size, cores] one. The ring form needs a
+block-cyclically, each block on its own lane of a [nr, cores] signal (one
+core: a [nr] signal). The ring form needs a
 [2*(nr-1)+1, nr] signal, sums only and wants n to divide by nr.
 """
 
@@ -23,7 +23,7 @@ import pypto.language.distributed as pld
 OPS = {"sum": pld.ReduceOp.Sum, "max": pld.ReduceOp.Max, "min": pld.ReduceOp.Min, "prod": pld.ReduceOp.Prod}
 
 
-def build_host_reduce(nr: int, n: int, cores: int, mode: str, op: str, explicit: bool):
+def build_host_reduce(nr: int, n: int, cores: int, mode: str, op: str):
     """A HOST allreduce of n floats per rank."""
     reduce = OPS[op]
     ring = mode == "ring"
@@ -82,8 +82,6 @@ def build_host_reduce(nr: int, n: int, cores: int, mode: str, op: str, explicit:
                 sig_buf = pld.alloc_window_buffer([rounds, nr], dtype=pl.INT32)
                 sig = pld.window(sig_buf, [rounds, nr], dtype=pl.INT32)
                 data = pld.tensor.allreduce(data, sig, op=reduce, mode="ring")
-            elif not explicit:
-                data = pld.tensor.allreduce(data, op=reduce, core_num=cores)
             elif lanes:
                 sig_buf = pld.alloc_window_buffer([nr, cores], dtype=pl.INT32)
                 sig = pld.window(sig_buf, [nr, cores], dtype=pl.INT32)

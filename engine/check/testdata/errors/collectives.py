@@ -109,7 +109,7 @@ def driver(x: pl.Tensor[[4, 1, 64], pl.FP32]):
     rows = pld.window(rows_buf, [4, 64], dtype=pl.FP32)
     sig = pld.window(sig_buf, [4], dtype=pl.INT32)
     ring = pld.window(ring_buf, [7, 4], dtype=pl.INT32)
-    data = pld.tensor.allreduce(data)  ### "^W0306 PyPTO e2d0f78ae stops compiling a HOST pld.tensor.allreduce whose signal it synthesizes"
+    bad28 = pld.tensor.allreduce(data)  ### "^E0250 HOST pld.tensor.allreduce needs an explicit signal: PyPTO e2d0f78ae cannot compile the form whose signal it synthesizes"
     data = pld.tensor.allreduce(data, sig)
     data = pld.tensor.allreduce(data, ring, mode="ring")
     bad19 = pld.tensor.allreduce(data, ring, mode="ring", op=pld.ReduceOp.Max)  ### "^E0255 HOST ring allreduce supports op=Sum only, got Max$"

@@ -1,5 +1,6 @@
-# HOST builtin collectives: the host reduces a window once with the mesh
-# allreduce (signal synthesized), then every rank copies the result out.
+# HOST builtin collectives: the host reduces a window with the mesh
+# allreduce on 8 cores (a lane each) and with the ring, then every rank copies
+# the result out.
 #! entry: host_sum
 #! ranks: 4
 import pypto.language as pl
@@ -30,9 +31,11 @@ def forward(
 def host_sum(y: pl.Out[pl.Tensor[[4, 1, LEN], pl.FP32]]):
     acc_mem = pld.alloc_window_buffer([1, LEN], dtype=pl.FP32)
     ring_mem = pld.alloc_window_buffer([7, 4], dtype=pl.INT32)
+    lanes_mem = pld.alloc_window_buffer([4, 8], dtype=pl.INT32)
     acc = pld.window(acc_mem, [1, LEN], dtype=pl.FP32)
     ring = pld.window(ring_mem, [7, 4], dtype=pl.INT32)
-    acc = pld.tensor.allreduce(acc, core_num=8)  ### "^W0306"
+    lanes = pld.window(lanes_mem, [4, 8], dtype=pl.INT32)
+    acc = pld.tensor.allreduce(acc, lanes, core_num=8)
     acc = pld.window(acc_mem, [1, LEN], dtype=pl.FP32)
     acc = pld.tensor.allreduce(acc, ring, mode="ring")
     acc = pld.window(acc_mem, [1, LEN], dtype=pl.FP32)
