@@ -118,19 +118,7 @@ func shortest(b uint64) (d uint64, e int) {
 	bq := int(b >> 52 & 0x7ff)
 	c := cMin | b&(cMin-1)
 	q := bq - 1075
-	out := c & 1
-	cb := c << 2
-	cbr := cb + 2
-	var cbl uint64
-	var k int
-	if c != cMin || bq == 1 {
-		cbl = cb - 2
-		k = flog10pow2(q)
-	} else {
-		// v is a power of two: the gap below is half the gap above.
-		cbl = cb - 1
-		k = flog10threeQuartersPow2(q)
-	}
+	cb, cbl, cbr, k := bounds(c, cMin, bq, q)
 	g := &gTable[k-gKMin]
 	h := uint(q + g.f + 2)
 	vb := rop(g.hi, g.lo, cb<<h)
@@ -140,6 +128,7 @@ func shortest(b uint64) (d uint64, e int) {
 	// good as random from one element to the next, and a mispredicted
 	// branch costs more than computing all of them. s ≥ 100 (v is normal),
 	// so the paper's test for a shorter candidate always applies.
+	out := c & 1
 	s := vb >> 2
 	t := s + 1
 	sp10 := s / 10 * 10 // one digit fewer: sp10 or sp10+10, if exactly one is in
@@ -155,6 +144,19 @@ func shortest(b uint64) (d uint64, e int) {
 		d = short
 	}
 	return d, k
+}
+
+// bounds returns, for v = c·2^q (cMin the hidden bit of c, bq the biased
+// exponent), 4c and the bounds of its rounding interval scaled alike, cbl
+// and cbr, with k = floor(log10) of the gap, the paper's figure 7 for a
+// float64 and a float32 alike.
+func bounds(c, cMin uint64, bq, q int) (cb, cbl, cbr uint64, k int) {
+	cb = c << 2
+	if c != cMin || bq == 1 {
+		return cb, cb - 2, cb + 2, flog10pow2(q)
+	}
+	// v is a power of two: the gap below is half the gap above.
+	return cb, cb - 1, cb + 2, flog10threeQuartersPow2(q)
 }
 
 func b2u(b bool) uint64 {

@@ -149,19 +149,7 @@ func shortest32(b uint32) (d uint64, e int) {
 	bq := int(b >> 23 & 0xff)
 	c := uint64(cMin | b&(cMin-1))
 	q := bq - 150
-	out := c & 1
-	cb := c << 2
-	cbr := cb + 2
-	var cbl uint64
-	var k int
-	if c != cMin || bq == 1 {
-		cbl = cb - 2
-		k = flog10pow2(q)
-	} else {
-		// x is a power of two: the gap below is half the gap above.
-		cbl = cb - 1
-		k = flog10threeQuartersPow2(q)
-	}
+	cb, cbl, cbr, k := bounds(c, cMin, bq, q)
 	g := &gTable[k-gKMin]
 	h := uint(q + g.f + 33)
 	g1 := g.hi + 1
@@ -169,6 +157,7 @@ func shortest32(b uint32) (d uint64, e int) {
 	vbl := rop32(g1, cbl<<h)
 	vbr := rop32(g1, cbr<<h)
 	// Branchless, as in shortest; s ≥ 2^23 for a normal float32.
+	out := c & 1
 	s := vb >> 2
 	t := s + 1
 	sp10 := s / 10 * 10
