@@ -55,35 +55,7 @@ func AppendElem32(b []byte, v float64) []byte {
 // AppendElems32 appends the elements of f as AppendElem32 does, separated
 // by commas, with a comma first when lead is set: the digits of a batch
 // first, then the text, as AppendElems does.
-func AppendElems32(b []byte, f []float64, lead bool) []byte {
-	const batch = 16
-	var ds [batch]uint64
-	var es [batch]int
-	for len(f) > 0 {
-		n := min(len(f), batch)
-		for i, v := range f[:n] {
-			ds[i] = 0 // not a normal non-integer: AppendElem32 writes it
-			x := float32(v)
-			if u := math.Float32bits(x); u&(0xff<<23) != 0 && u&(0xff<<23) != 0xff<<23 &&
-				!(x < 1<<28 && x > -1<<28 && x == float32(int32(x)) && intDigits32(u, int32(x))) {
-				ds[i], es[i] = shortest32(u &^ (1 << 31))
-			}
-		}
-		for i, v := range f[:n] {
-			if lead || i > 0 {
-				b = append(b, ',')
-			}
-			if ds[i] != 0 {
-				x := float32(v)
-				b = appendDigits(b, uint64(math.Float32bits(x)>>31), exp32(x), ds[i], es[i])
-			} else {
-				b = AppendElem32(b, v)
-			}
-		}
-		f, lead = f[n:], true
-	}
-	return b
-}
+func AppendElems32(b []byte, f []float64, lead bool) []byte { return appendElems(b, f, lead, true) }
 
 // intDigits32 reports whether the float32 with bits u, the integer i
 // (|i| < 2^28, not -0), is written as i's own digits, which appendInt
