@@ -126,24 +126,40 @@ func shortest(b uint64) (d uint64, e int) {
 	vbr := rop(g.hi, g.lo, cbr<<h)
 	// The cases are chosen without branches: which one applies is as
 	// good as random from one element to the next, and a mispredicted
-	// branch costs more than computing all of them. s ≥ 100 (v is normal),
-	// so the paper's test for a shorter candidate always applies.
-	out := c & 1
-	s := vb >> 2
-	t := s + 1
-	sp10 := s / 10 * 10 // one digit fewer: sp10 or sp10+10, if exactly one is in
-	upin := b2u(vbl+out <= sp10<<2)
-	wpin := b2u((sp10+10)<<2+out <= vbr)
-	short := sp10 + 10 - 10*upin
-	uin := b2u(vbl+out <= s<<2)
-	win := b2u(t<<2+out <= vbr)
-	// s when only s is in, or both are and s is closer (even on a tie).
-	cmp := int64(vb - (s+t)<<1)
-	d = t - uin&(win^1|b2u(cmp < 0)|b2u(cmp == 0)&(s&1^1))
-	if upin != wpin {
+	// branch costs more than computing all of them.
+	d = nearest(vb, vbl, vbr, c&1, 0)
+	if short, ok := shorter(vb>>2, vbl, vbr, c&1); ok {
 		d = short
 	}
 	return d, k
+}
+
+// shorter returns the candidate one digit shorter than s = floor(vb/4),
+// sp10 or sp10+10 for sp10 = s rounded down to tens, and whether exactly
+// one of the two is in the rounding interval: vbl and vbr are its bounds
+// scaled as vb is (by 4/10^k, rounded to odd), and out is 1 when the
+// bounds themselves are outside it (c odd). s ≥ 100 for a normal float64
+// and ≥ 2^23 for a normal float32, so the paper's test always applies.
+func shorter(s, vbl, vbr, out uint64) (uint64, bool) {
+	sp10 := s / 10 * 10
+	upin := b2u(vbl+out <= sp10<<2)
+	wpin := b2u((sp10+10)<<2+out <= vbr)
+	return sp10 + 10 - 10*upin, upin != wpin
+}
+
+// nearest returns s = floor(vb/4) or s+1, whichever is in the interval
+// (as in shorter), or when both are the closer to vb, s on a tie when it
+// is even and tieUp is 0 (tieUp 1 rounds a tie up, shortest32). The two
+// bits of vb below s say which is closer: under 2 s, 2 a tie, over 2
+// s+1. The bound tests are borrows (sOut is 1 when vbl+out > 4s, tOut is
+// 1 when 4(s+1)+out > vbr), which keeps nearest inlined with shorter
+// (one call holding both cost 7% a float64 element, BenchmarkAppendElem).
+func nearest(vb, vbl, vbr, out, tieUp uint64) uint64 {
+	s := vb >> 2
+	_, sOut := bits.Sub64(s<<2, vbl+out, 0)
+	_, tOut := bits.Sub64(vbr, (s+1)<<2+out, 0)
+	r := vb & 3 // s+1 when s is out, or t is in and closer or as close and s odd or tieUp
+	return s + 1 - (sOut^1)&(tOut|(r>>1^1)|r>>1&(r&1^1)&(s&1^1)&(tieUp^1))
 }
 
 // bounds returns, for v = c·2^q (cMin the hidden bit of c, bq the biased

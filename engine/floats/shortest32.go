@@ -128,26 +128,13 @@ func shortest32(b uint32) (d uint64, e int) {
 	vb := rop32(g1, cb<<h)
 	vbl := rop32(g1, cbl<<h)
 	vbr := rop32(g1, cbr<<h)
-	// Branchless, as in shortest; s ≥ 2^23 for a normal float32.
-	out := c & 1
-	s := vb >> 2
-	t := s + 1
-	sp10 := s / 10 * 10
-	upin := b2u(vbl+out <= sp10<<2)
-	wpin := b2u((sp10+10)<<2+out <= vbr)
-	short := sp10 + 10 - 10*upin
-	uin := b2u(vbl+out <= s<<2)
-	win := b2u(t<<2+out <= vbr)
-	cmp := int64(vb - (s+t)<<1)
-	d = t - uin&(win^1|b2u(cmp < 0)|b2u(cmp == 0)&(s&1^1))
-	if upin != wpin {
+	// A power of two exactly halfway between s and s+1: strconv's float32
+	// path (Go's Dragonbox) rounds such a tie up, not to even (its tie
+	// test checks the float64 exponent), and encoding/json's digits are
+	// strconv's (2^-12 is 0.00024414063).
+	d = nearest(vb, vbl, vbr, c&1, b2u(c == cMin))
+	if short, ok := shorter(vb>>2, vbl, vbr, c&1); ok {
 		d = short
-	} else if c == cMin && cmp == 0 && uin&win == 1 {
-		// A power of two exactly halfway between s and t: strconv's
-		// float32 path (Go's Dragonbox) rounds such a tie up, not to
-		// even (its tie test checks the float64 exponent), and
-		// encoding/json's digits are strconv's (2^-12 is 0.00024414063).
-		d = t
 	}
 	return d, k
 }
