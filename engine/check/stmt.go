@@ -64,6 +64,8 @@ func (fc *funcChecker) stmt(s syntax.Stmt) {
 	}
 }
 
+// stmtKind names a statement for messages: those outside the DSL, and the
+// ones a sub-worker body may not hold.
 func stmtKind(s syntax.Stmt) string {
 	switch s.(type) {
 	case *syntax.WhileStmt:
@@ -88,6 +90,12 @@ func stmtKind(s syntax.Stmt) string {
 		return "del"
 	case *syntax.YieldStmt:
 		return "yield"
+	case *syntax.IfStmt: // the three below only a sub-worker body refuses
+		return "an if"
+	case *syntax.ForStmt:
+		return "a loop"
+	case *syntax.ExprStmt:
+		return "a bare expression"
 	}
 	return "this statement"
 }

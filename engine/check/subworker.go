@@ -88,7 +88,7 @@ func (fc *funcChecker) runSubWorker(f *meta.Func, e *syntax.CallExpr, args []*op
 			}
 			continue
 		}
-		return nil, fmt.Sprintf("%s at line %d", swWhat(st), st.Span().Start.Line)
+		return nil, fmt.Sprintf("%s at line %d", stmtKind(st), st.Span().Start.Line)
 	}
 	w := &syntax.WithStmt{Body: body, Pos: e.Pos}
 	caps, dirs := fc.captures(body)
@@ -209,20 +209,6 @@ func (t *swTranslator) rankOf(x syntax.Expr) int {
 		return r == 0
 	})
 	return r
-}
-
-// swWhat names a statement outside the subset.
-func swWhat(s syntax.Stmt) string {
-	switch s := s.(type) {
-	case *syntax.IfStmt:
-		return "an if"
-	case *syntax.ForStmt:
-		return "a loop"
-	case *syntax.ExprStmt:
-		return "a bare expression"
-	default:
-		return stmtKind(s)
-	}
 }
 
 // dispatchOut returns the host name of the tensor a host name stands for:

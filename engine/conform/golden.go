@@ -250,48 +250,30 @@ func gatherRows(_ conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error)
 }
 
 // scatterSums: rank r holds the sum over k of chunk r of rank k's input.
-func scatterSums(_ conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
-	chunk, n, err := chunkRows(in, P)
-	if err != nil {
-		return nil, err
-	}
-	var out []float64
-	for r := 0; r < P; r++ {
-		sum := make([]float64, n)
-		for k := 0; k < P; k++ {
-			for j, v := range chunk(k, r) {
-				sum[j] = float64(float32(sum[j] + v))
-			}
+var scatterSums = perRow(func(P, r int, _ []float64, in []*emu.Tensor) []float64 {
+	sum := make([]float64, len(in[0].Row(r))/P)
+	for k := 0; k < P; k++ {
+		for j, v := range chunk(in[0], P, k, r) {
+			sum[j] = float64(float32(sum[j] + v))
 		}
-		out = append(out, sum...)
 	}
-	return [][]float64{out}, nil
-}
+	return sum
+})
 
 // transposeRows: output[rank][src] = input[src][rank].
-func transposeRows(_ conformCaseSpec, in []*emu.Tensor, P int) ([][]float64, error) {
-	chunk, _, err := chunkRows(in, P)
-	if err != nil {
-		return nil, err
-	}
+var transposeRows = perRow(func(P, r int, _ []float64, in []*emu.Tensor) []float64 {
 	var out []float64
-	for r := 0; r < P; r++ {
-		for src := 0; src < P; src++ {
-			out = append(out, chunk(src, r)...)
-		}
+	for src := 0; src < P; src++ {
+		out = append(out, chunk(in[0], P, src, r)...)
 	}
-	return [][]float64{out}, nil
-}
+	return out
+})
 
-// chunkRows reads parameter 1 as P rows of P equal chunks of n elements;
-// chunk(k, r) is chunk r of rank k's row.
-func chunkRows(in []*emu.Tensor, P int) (chunk func(k, r int) []float64, n int, err error) {
-	x, err := rows(in, 0, P)
-	if err != nil {
-		return nil, 0, err
-	}
-	n = len(x.Floats()) / P / P
-	return func(k, r int) []float64 { return x.Row(k)[r*n : (r+1)*n] }, n, nil
+// chunk is chunk r of rank k's row of x, read as P equal chunks.
+func chunk(x *emu.Tensor, P, k, r int) []float64 {
+	row := x.Row(k)
+	n := len(row) / P
+	return row[r*n : (r+1)*n]
 }
 
 // sumDiff: out_sum = a + b, out_diff = a - b.

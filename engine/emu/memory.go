@@ -285,18 +285,25 @@ func copyBlock(dst []byte, dshape, doff []int, src []byte, sshape, soff []int, e
 		} else {
 			copy(dst[d:d+row], src[s:s+row])
 		}
-		k := n - 2
-		for ; k >= 0; k-- {
-			idx[k]++
-			if idx[k] < ext[k] {
-				break
-			}
-			idx[k] = 0
-		}
-		if k < 0 {
+		if !nextIndex(idx[:n-1], ext) {
 			return
 		}
 	}
+}
+
+// nextIndex steps idx, an index into a block of extent ext (at least as
+// long), to the next one in row-major order and reports whether there is
+// one: the walk of copyBlock's rows and the race detector's runs (it is
+// inlined, so the walks cost what the loops written out did).
+func nextIndex(idx, ext []int) bool {
+	for k := len(idx) - 1; k >= 0; k-- {
+		idx[k]++
+		if idx[k] < ext[k] {
+			return true
+		}
+		idx[k] = 0
+	}
+	return false
 }
 
 // strides returns the row-major element strides of shape.

@@ -67,65 +67,42 @@ func sharedOp(k opKind, op *ir.Op) bool {
 	return false
 }
 
+// opRun holds, by kind, the method that runs each operation done by one
+// call with nothing else to set: execOp calls it through the table (an
+// OpKind is a byte, so the index needs no bounds check) and switches only
+// over the rest, those that set a value themselves or may block.
+var opRun = [256]func(*machine, *node) *failure{
+	opLoad: (*machine).load, opStore: (*machine).store, opRead: (*machine).read, opWrite: (*machine).write,
+	opCast: (*machine).cast, opFull: (*machine).full, opMove: (*machine).move, opMatmul: (*machine).matmul,
+	opAdd: (*machine).elementwise, opSub: (*machine).elementwise, opMul: (*machine).elementwise,
+	opDiv: (*machine).elementwise, opMax: (*machine).elementwise, opMin: (*machine).elementwise,
+	opNotify: (*machine).notify, opAlloc: (*machine).alloc, opWindow: (*machine).window, opView: (*machine).view,
+	opRemoteLoad: (*machine).remoteLoad, opRemoteStore: (*machine).remoteStore,
+	opPut: (*machine).putGet, opGet: (*machine).putGet, opCreate: (*machine).createTensor,
+}
+
 // execOp executes one operation.
 func (m *machine) execOp(n *node) (bool, *failure) {
+	if run := opRun[n.op]; run != nil {
+		return false, run(m, n)
+	}
 	switch n.op {
-	case opLoad:
-		return false, m.load(n)
-	case opStore:
-		return false, m.store(n)
-	case opRead:
-		return false, m.read(n)
-	case opWrite:
-		return false, m.write(n)
-	case opCast:
-		return false, m.cast(n)
-	case opAdd, opSub, opMul, opDiv, opMax, opMin:
-		return false, m.elementwise(n)
 	case opWorldSize:
-		m.set(n, val{i: int64(m.s.P)})
-		m.s.emit(m, n, trace.Event{StartNs: m.clock / 1000, EndNs: m.clock / 1000})
-		return false, nil
+		return m.setInstant(n, val{i: int64(m.s.P)})
 	case opCommCtx:
-		m.set(n, val{o: m.commCtxOf(n)})
-		m.s.emit(m, n, trace.Event{StartNs: m.clock / 1000, EndNs: m.clock / 1000})
-		return false, nil
+		return m.setInstant(n, val{o: m.commCtxOf(n)})
 	case opRank, opNRanks:
 		ctx, _ := m.eval(n.args[0]).o.(commCtx)
 		v, f := m.rankIn(n, ctx)
 		if f != nil {
 			return false, f
 		}
-		m.set(n, val{i: v})
-		m.s.emit(m, n, trace.Event{StartNs: m.clock / 1000, EndNs: m.clock / 1000})
-		return false, nil
-	case opNotify:
-		return false, m.notify(n)
+		return m.setInstant(n, val{i: v})
 	case opWait:
 		return m.waitOp(n)
 	case ir.OpTaskDrain:
 		m.drain()
 		return false, nil
-	case opAlloc:
-		return false, m.alloc(n)
-	case opWindow:
-		return false, m.window(n)
-	case opRemoteLoad:
-		return false, m.remoteLoad(n)
-	case opRemoteStore:
-		return false, m.remoteStore(n)
-	case opPut, opGet:
-		return false, m.putGet(n)
-	case opView:
-		return false, m.view(n)
-	case opFull:
-		return false, m.full(n)
-	case opMove:
-		return false, m.move(n)
-	case opMatmul:
-		return false, m.matmul(n)
-	case opCreate:
-		return false, m.createTensor(n)
 	case opArrayCreate, opArrayGet, opArrayUpdate, opTileCreate, opRowSum, opReshape:
 		f, _ := m.execArrayOp(n)
 		return false, f
@@ -149,9 +126,7 @@ func (m *machine) execOp(n *node) (bool, *failure) {
 		m.set(n, v)
 		return false, nil
 	case opBlockIdx:
-		m.set(n, val{i: int64(m.block)})
-		m.s.emit(m, n, trace.Event{StartNs: m.clock / 1000, EndNs: m.clock / 1000})
-		return false, nil
+		return m.setInstant(n, val{i: int64(m.block)})
 	}
 	if n.op.Category() == ir.CatCollective {
 		return false, m.fail(n, codeCollective, "",
@@ -166,6 +141,14 @@ type tupleVal []val
 // commCtx is the value of pld.get_comm_ctx: the whole world (pld-spec
 // §5.3), or the ranks of its window's domain (domain.go).
 type commCtx struct{ domain []int }
+
+// setInstant sets n's result to v and emits its event, a point at the
+// machine's clock: the operations that only read where the run stands.
+func (m *machine) setInstant(n *node, v val) (bool, *failure) {
+	m.set(n, v)
+	m.s.emit(m, n, trace.Event{StartNs: m.clock / 1000, EndNs: m.clock / 1000})
+	return false, nil
+}
 
 func (m *machine) set(n *node, v val) {
 	if n.res >= 0 {

@@ -89,15 +89,7 @@ func (m *machine) touch(n *node, t *tref, rank int, offs, ext []int, k accessKin
 			lo += (offs[d] + idx[d]) * st[d]
 		}
 		m.touchBytes(n, t, rank, lo*esz, lo*esz+run, k)
-		d := k0 - 1
-		for ; d >= 0; d-- {
-			idx[d]++
-			if idx[d] < ext[d] {
-				break
-			}
-			idx[d] = 0
-		}
-		if d < 0 {
+		if !nextIndex(idx, ext) {
 			return
 		}
 	}

@@ -77,27 +77,11 @@ func f32Op(op opKind, x, y float32) float32 {
 	return 0
 }
 
-// intOp applies op to two integers; ok is false on division by zero.
-func intOp(op opKind, x, y int64) (int64, bool) {
-	switch op {
-	case opAdd:
-		return x + y, true
-	case opSub:
-		return x - y, true
-	case opMul:
-		return x * y, true
-	case opDiv:
-		if y == 0 {
-			return 0, false
-		}
-		return x / y, true
-	case opMax:
-		return max(x, y), true
-	case opMin:
-		return min(x, y), true
-	}
-	return 0, true
-}
+// elemBin is the scalar operator of each element-wise op, so integer
+// elements are computed by ir.IntArith, the rule the checker folds
+// constants with and the scalar path runs (// truncating, as pl.div on
+// integer tiles does).
+var elemBin = [...]ir.BinOp{opAdd: ir.Add, opSub: ir.Sub, opMul: ir.Mul, opDiv: ir.FloorDiv, opMax: ir.Max, opMin: ir.Min}
 
 // broadcastShape returns the element-wise result shape of a and b.
 func broadcastShape(a, b []int) ([]int, bool) {
@@ -196,7 +180,7 @@ func tileBinary(op opKind, dt ir.DType, a, b *tile, s val, sdt ir.DType, out *ti
 			putFloat(dst, dt, float64(f32Op(op, float32(av.num(a.dt)), float32(bv.num(bdt)))))
 			continue
 		}
-		r, fine := intOp(op, av.integer(a.dt), bv.integer(bdt))
+		r, fine := ir.IntArith(elemBin[op], av.integer(a.dt), bv.integer(bdt))
 		if !fine {
 			return nil, false
 		}

@@ -118,19 +118,7 @@ func shortest(b uint64) (d uint64, e int) {
 	bq := int(b >> 52 & 0x7ff)
 	c := cMin | b&(cMin-1)
 	q := bq - 1075
-	out := c & 1
-	cb := c << 2
-	cbr := cb + 2
-	var cbl uint64
-	var k int
-	if c != cMin || bq == 1 {
-		cbl = cb - 2
-		k = flog10pow2(q)
-	} else {
-		// v is a power of two: the gap below is half the gap above.
-		cbl = cb - 1
-		k = flog10threeQuartersPow2(q)
-	}
+	cb, cbl, cbr, k := bounds(c, cMin, bq, q)
 	g := &gTable[k-gKMin]
 	h := uint(q + g.f + 2)
 	vb := rop(g.hi, g.lo, cb<<h)
@@ -138,23 +126,53 @@ func shortest(b uint64) (d uint64, e int) {
 	vbr := rop(g.hi, g.lo, cbr<<h)
 	// The cases are chosen without branches: which one applies is as
 	// good as random from one element to the next, and a mispredicted
-	// branch costs more than computing all of them. s ≥ 100 (v is normal),
-	// so the paper's test for a shorter candidate always applies.
-	s := vb >> 2
-	t := s + 1
-	sp10 := s / 10 * 10 // one digit fewer: sp10 or sp10+10, if exactly one is in
-	upin := b2u(vbl+out <= sp10<<2)
-	wpin := b2u((sp10+10)<<2+out <= vbr)
-	short := sp10 + 10 - 10*upin
-	uin := b2u(vbl+out <= s<<2)
-	win := b2u(t<<2+out <= vbr)
-	// s when only s is in, or both are and s is closer (even on a tie).
-	cmp := int64(vb - (s+t)<<1)
-	d = t - uin&(win^1|b2u(cmp < 0)|b2u(cmp == 0)&(s&1^1))
-	if upin != wpin {
+	// branch costs more than computing all of them.
+	d = nearest(vb, vbl, vbr, c&1, 0)
+	if short, ok := shorter(vb>>2, vbl, vbr, c&1); ok {
 		d = short
 	}
 	return d, k
+}
+
+// shorter returns the candidate one digit shorter than s = floor(vb/4),
+// sp10 or sp10+10 for sp10 = s rounded down to tens, and whether exactly
+// one of the two is in the rounding interval: vbl and vbr are its bounds
+// scaled as vb is (by 4/10^k, rounded to odd), and out is 1 when the
+// bounds themselves are outside it (c odd). s ≥ 100 for a normal float64
+// and ≥ 2^23 for a normal float32, so the paper's test always applies.
+func shorter(s, vbl, vbr, out uint64) (uint64, bool) {
+	sp10 := s / 10 * 10
+	upin := b2u(vbl+out <= sp10<<2)
+	wpin := b2u((sp10+10)<<2+out <= vbr)
+	return sp10 + 10 - 10*upin, upin != wpin
+}
+
+// nearest returns s = floor(vb/4) or s+1, whichever is in the interval
+// (as in shorter), or when both are the closer to vb, s on a tie when it
+// is even and tieUp is 0 (tieUp 1 rounds a tie up, shortest32). The two
+// bits of vb below s say which is closer: under 2 s, 2 a tie, over 2
+// s+1. The bound tests are borrows (sOut is 1 when vbl+out > 4s, tOut is
+// 1 when 4(s+1)+out > vbr), which keeps nearest inlined with shorter
+// (one call holding both cost 7% a float64 element, BenchmarkAppendElem).
+func nearest(vb, vbl, vbr, out, tieUp uint64) uint64 {
+	s := vb >> 2
+	_, sOut := bits.Sub64(s<<2, vbl+out, 0)
+	_, tOut := bits.Sub64(vbr, (s+1)<<2+out, 0)
+	r := vb & 3 // s+1 when s is out, or t is in and closer or as close and s odd or tieUp
+	return s + 1 - (sOut^1)&(tOut|(r>>1^1)|r>>1&(r&1^1)&(s&1^1)&(tieUp^1))
+}
+
+// bounds returns, for v = c·2^q (cMin the hidden bit of c, bq the biased
+// exponent), 4c and the bounds of its rounding interval scaled alike, cbl
+// and cbr, with k = floor(log10) of the gap, the paper's figure 7 for a
+// float64 and a float32 alike.
+func bounds(c, cMin uint64, bq, q int) (cb, cbl, cbr uint64, k int) {
+	cb = c << 2
+	if c != cMin || bq == 1 {
+		return cb, cb - 2, cb + 2, flog10pow2(q)
+	}
+	// v is a power of two: the gap below is half the gap above.
+	return cb, cb - 1, cb + 2, flog10threeQuartersPow2(q)
 }
 
 func b2u(b bool) uint64 {

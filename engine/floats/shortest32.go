@@ -55,35 +55,7 @@ func AppendElem32(b []byte, v float64) []byte {
 // AppendElems32 appends the elements of f as AppendElem32 does, separated
 // by commas, with a comma first when lead is set: the digits of a batch
 // first, then the text, as AppendElems does.
-func AppendElems32(b []byte, f []float64, lead bool) []byte {
-	const batch = 16
-	var ds [batch]uint64
-	var es [batch]int
-	for len(f) > 0 {
-		n := min(len(f), batch)
-		for i, v := range f[:n] {
-			ds[i] = 0 // not a normal non-integer: AppendElem32 writes it
-			x := float32(v)
-			if u := math.Float32bits(x); u&(0xff<<23) != 0 && u&(0xff<<23) != 0xff<<23 &&
-				!(x < 1<<28 && x > -1<<28 && x == float32(int32(x)) && intDigits32(u, int32(x))) {
-				ds[i], es[i] = shortest32(u &^ (1 << 31))
-			}
-		}
-		for i, v := range f[:n] {
-			if lead || i > 0 {
-				b = append(b, ',')
-			}
-			if ds[i] != 0 {
-				x := float32(v)
-				b = appendDigits(b, uint64(math.Float32bits(x)>>31), exp32(x), ds[i], es[i])
-			} else {
-				b = AppendElem32(b, v)
-			}
-		}
-		f, lead = f[n:], true
-	}
-	return b
-}
+func AppendElems32(b []byte, f []float64, lead bool) []byte { return appendElems(b, f, lead, true) }
 
 // intDigits32 reports whether the float32 with bits u, the integer i
 // (|i| < 2^28, not -0), is written as i's own digits, which appendInt
@@ -149,44 +121,20 @@ func shortest32(b uint32) (d uint64, e int) {
 	bq := int(b >> 23 & 0xff)
 	c := uint64(cMin | b&(cMin-1))
 	q := bq - 150
-	out := c & 1
-	cb := c << 2
-	cbr := cb + 2
-	var cbl uint64
-	var k int
-	if c != cMin || bq == 1 {
-		cbl = cb - 2
-		k = flog10pow2(q)
-	} else {
-		// x is a power of two: the gap below is half the gap above.
-		cbl = cb - 1
-		k = flog10threeQuartersPow2(q)
-	}
+	cb, cbl, cbr, k := bounds(c, cMin, bq, q)
 	g := &gTable[k-gKMin]
 	h := uint(q + g.f + 33)
 	g1 := g.hi + 1
 	vb := rop32(g1, cb<<h)
 	vbl := rop32(g1, cbl<<h)
 	vbr := rop32(g1, cbr<<h)
-	// Branchless, as in shortest; s ≥ 2^23 for a normal float32.
-	s := vb >> 2
-	t := s + 1
-	sp10 := s / 10 * 10
-	upin := b2u(vbl+out <= sp10<<2)
-	wpin := b2u((sp10+10)<<2+out <= vbr)
-	short := sp10 + 10 - 10*upin
-	uin := b2u(vbl+out <= s<<2)
-	win := b2u(t<<2+out <= vbr)
-	cmp := int64(vb - (s+t)<<1)
-	d = t - uin&(win^1|b2u(cmp < 0)|b2u(cmp == 0)&(s&1^1))
-	if upin != wpin {
+	// A power of two exactly halfway between s and s+1: strconv's float32
+	// path (Go's Dragonbox) rounds such a tie up, not to even (its tie
+	// test checks the float64 exponent), and encoding/json's digits are
+	// strconv's (2^-12 is 0.00024414063).
+	d = nearest(vb, vbl, vbr, c&1, b2u(c == cMin))
+	if short, ok := shorter(vb>>2, vbl, vbr, c&1); ok {
 		d = short
-	} else if c == cMin && cmp == 0 && uin&win == 1 {
-		// A power of two exactly halfway between s and t: strconv's
-		// float32 path (Go's Dragonbox) rounds such a tie up, not to
-		// even (its tie test checks the float64 exponent), and
-		// encoding/json's digits are strconv's (2^-12 is 0.00024414063).
-		d = t
 	}
 	return d, k
 }

@@ -281,19 +281,29 @@ func (c *Const) String() string {
 }
 
 func formatFloat(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case math.IsNaN(f):
-		return "nan"
+	if s := NonFiniteText(f); s != "" {
+		return s
 	}
 	s := strconv.FormatFloat(f, 'g', -1, 64)
 	if !strings.ContainsAny(s, ".eE") {
 		s += ".0"
 	}
 	return s
+}
+
+// NonFiniteText is Python's spelling of a float that is no finite number,
+// "inf", "-inf" or "nan", or "" for a finite f: the IR text writes them
+// so, and the compile-time evaluator's repr(float) too.
+func NonFiniteText(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case f != f:
+		return "nan"
+	}
+	return ""
 }
 
 func (l *ListOp) String() string { return "[" + operands(l.Elems) + "]" }

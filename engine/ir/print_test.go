@@ -3,6 +3,7 @@ package ir
 import (
 	"flag"
 	"golang.org/x/tools/txtar"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,4 +215,24 @@ func archiveFile(a *txtar.Archive, name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// TestFormatFloat checks the IR text of float constants: Python's words
+// for the non-finite ones (NonFiniteText, which repr(float) shares), and a
+// ".0" on an integral value so it reads back as a float.
+func TestFormatFloat(t *testing.T) {
+	for _, c := range []struct {
+		f    float64
+		want string
+	}{
+		{math.Inf(1), "inf"}, {math.Inf(-1), "-inf"}, {math.NaN(), "nan"},
+		{2, "2.0"}, {0.5, "0.5"}, {-1e21, "-1e+21"},
+	} {
+		if got := formatFloat(c.f); got != c.want {
+			t.Errorf("formatFloat(%v) = %q, want %q", c.f, got, c.want)
+		}
+	}
+	if got := NonFiniteText(1.5); got != "" {
+		t.Errorf("NonFiniteText(1.5) = %q, want \"\"", got)
+	}
 }

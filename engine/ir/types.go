@@ -316,29 +316,12 @@ func Identical(a, b Type) bool {
 		return same
 	}
 	switch a := a.(type) {
-	case *Scalar:
-		b, ok := b.(*Scalar)
-		return ok && a.DType == b.DType
-	case *CommCtx:
-		_, ok := b.(*CommCtx)
-		return ok
-	case *TaskID:
-		_, ok := b.(*TaskID)
-		return ok
-	case *Ptr:
-		b, ok := b.(*Ptr)
-		return ok && a.Bytes == b.Bytes
-	case *List:
-		b, ok := b.(*List)
-		return ok && a.Len == b.Len
-	case *Invalid:
-		_, ok := b.(*Invalid)
-		return ok
-	case *Array:
-		b, ok := b.(*Array)
-		return ok && *a == *b
 	case *Tuple:
 		return elemsAll(a, b, Identical)
+	case *Scalar, *CommCtx, *TaskID, *Ptr, *List, *Invalid, *Array:
+		// Their fields say all there is to the type: the same kind with
+		// equal fields is the same type.
+		return reflect.DeepEqual(a, b)
 	}
 	return false
 }

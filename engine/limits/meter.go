@@ -80,13 +80,7 @@ func IsTimeout(err error) bool { return errors.Is(err, context.DeadlineExceeded)
 
 // Step charges n compile-time steps and reports whether the budget still
 // holds. Spent returns the total.
-func (m *Meter) Step(n int64) bool {
-	if m == nil {
-		return true
-	}
-	m.steps += n
-	return m.Budget.Steps <= 0 || m.steps <= m.Budget.Steps
-}
+func (m *Meter) Step(n int64) bool { return m == nil || charge(&m.steps, n, m.Budget.Steps) }
 
 // Spent returns the compile-time steps charged so far.
 func (m *Meter) Spent() int64 {
@@ -98,12 +92,13 @@ func (m *Meter) Spent() int64 {
 
 // Compile charges n bytes made by the compile-time evaluator and reports
 // whether the memory budget still holds; CompileBytes returns the total.
-func (m *Meter) Compile(n int64) bool {
-	if m == nil {
-		return true
-	}
-	m.compile += n
-	return m.Budget.Memory <= 0 || m.compile <= m.Budget.Memory
+func (m *Meter) Compile(n int64) bool { return m == nil || charge(&m.compile, n, m.Budget.Memory) }
+
+// charge adds n to *used and reports whether it is still within limit
+// (no limit when limit ≤ 0): the rule of the steps and compile counters.
+func charge(used *int64, n, limit int64) bool {
+	*used += n
+	return limit <= 0 || *used <= limit
 }
 
 // CompileBytes returns the bytes the compile-time evaluator made so far.

@@ -34,14 +34,16 @@ func (k *hostKernel) windows(names ...string) ([]*ir.Var, error) {
 	return vs, nil
 }
 
-// targetSignal looks up the target and signal windows most kernels take,
-// and the target's type.
-func (k *hostKernel) targetSignal() (target, signal *ir.Var, tt *ir.DistributedTensor, err error) {
-	w, err := k.windows("target", "signal")
-	if err != nil {
-		return nil, nil, nil, err
+// onTargetSignal is the body of a kernel on the target and signal windows,
+// as most are: it looks them up, with the target's type, before f runs.
+func onTargetSignal(f func(k *hostKernel, target, signal *ir.Var, tt *ir.DistributedTensor) error) func(*hostKernel) error {
+	return func(k *hostKernel) error {
+		w, err := k.windows("target", "signal")
+		if err != nil {
+			return err
+		}
+		return f(k, w[0], w[1], dist(w[0]))
 	}
-	return w[0], w[1], dist(w[0]), nil
 }
 
 // hostTiles returns the width of the tiles a kernel walks an n-element
@@ -104,11 +106,11 @@ func (b *builder) oneShot(c comm, signal ir.Operand, at cell) {
 }
 
 // hostAllreduce dispatches on mode.
-func hostAllreduce(k *hostKernel) error {
+func hostAllreduce(k *hostKernel, target, signal *ir.Var, tt *ir.DistributedTensor) error {
 	if attrStr(k.op, "mode", "mesh") == "ring" {
-		return hostAllreduceRing(k)
+		return hostAllreduceRing(k, target, signal, tt)
 	}
-	return hostAllreduceMesh(k)
+	return hostAllreduceMesh(k, target, signal, tt)
 }
 
 // hostAllreduceMesh is the kernel one block of the core_num-block grid
@@ -118,15 +120,11 @@ func hostAllreduce(k *hostKernel) error {
 // read-done barrier on the lane (>= 2, 3, ... per tile of this block), then
 // stored. A block with no tile still joins the ready barrier. The epilogue
 // takes back the lane's read_done_expected - 1 credits.
-func hostAllreduceMesh(k *hostKernel) error {
+func hostAllreduceMesh(k *hostKernel, target, signal *ir.Var, tt *ir.DistributedTensor) error {
 	b := k.b
 	reduce, ok := reduceOps[attrEnum(k.op, "op")]
 	if !ok {
 		return b.errorf("op=%s is not a pld.ReduceOp (the checker should have rejected it)", attrEnum(k.op, "op"))
-	}
-	target, signal, tt, err := k.targetSignal()
-	if err != nil {
-		return err
 	}
 	st := dist(signal)
 	cores := attrInt(k.op, "core_num", 1)
@@ -172,12 +170,8 @@ func hostAllreduceMesh(k *hostKernel) error {
 // a last barrier on row 2(P-1) keeps any rank from returning while a peer
 // still reads from it. Every row is used once: AtomicAdd 1, wait >= 1; the
 // epilogue takes 1 back from every peer cell of the 2(P-1)+1 rows.
-func hostAllreduceRing(k *hostKernel) error {
+func hostAllreduceRing(k *hostKernel, target, signal *ir.Var, tt *ir.DistributedTensor) error {
 	b := k.b
-	target, signal, tt, err := k.targetSignal()
-	if err != nil {
-		return err
-	}
 	st := dist(signal)
 	total, ok := tt.Shape.NumElems()
 	p := int64(k.prog.Ranks)
@@ -240,12 +234,8 @@ func hostAllreduceRing(k *hostKernel) error {
 // rank at the end of each dispatch loop (pld-spec §5.2), so no call or
 // kernel after this one can touch root's window while a peer still copies
 // the last tile.
-func hostBroadcast(k *hostKernel) error {
+func hostBroadcast(k *hostKernel, target, signal *ir.Var, tt *ir.DistributedTensor) error {
 	b := k.b
-	target, signal, tt, err := k.targetSignal()
-	if err != nil {
-		return err
-	}
 	root := idx(attrInt(k.op, "root", 0))
 	c := b.setup(target)
 	flat, n, err := b.flatten(target, tt)
@@ -278,12 +268,8 @@ func hostBroadcast(k *hostKernel) error {
 // 2 credits. Rank r writes only row r of its own window and reads only row
 // r of its peers', so the stores need no barrier of their own; rows other
 // than r keep what they held.
-func hostReduceScatter(k *hostKernel) error {
+func hostReduceScatter(k *hostKernel, target, signal *ir.Var, tt *ir.DistributedTensor) error {
 	b := k.b
-	target, signal, tt, err := k.targetSignal()
-	if err != nil {
-		return err
-	}
 	if len(tt.Shape) < 2 {
 		return b.errorf("target %s is not [NR, SIZE] (the checker should have rejected it)", tt)
 	}

@@ -27,6 +27,20 @@ func (m *machine) eval(fr *frame, e syntax.Expr) (Value, *Error) {
 	return v, nil
 }
 
+// evalApply evaluates x and applies f to its value, an attribute's or a
+// unary operator's step: an error of f is placed at pos, the node's, while
+// one of x keeps its own place.
+func (m *machine) evalApply(fr *frame, x syntax.Expr, pos syntax.Span, f func(Value) (Value, *Error)) (Value, *Error) {
+	v, err := m.eval(fr, x)
+	if err != nil {
+		return nil, err
+	}
+	if v, err = f(v); err != nil {
+		return nil, err.at(pos)
+	}
+	return v, nil
+}
+
 func (m *machine) evalNode(fr *frame, e syntax.Expr) (Value, *Error) {
 	if err := m.step(e.Span()); err != nil {
 		return nil, err
@@ -84,29 +98,13 @@ func (m *machine) evalNode(fr *frame, e syntax.Expr) (Value, *Error) {
 	case *syntax.CompExpr:
 		return m.evalComp(fr, e)
 	case *syntax.AttrExpr:
-		obj, err := m.eval(fr, e.X)
-		if err != nil {
-			return nil, err
-		}
-		v, err := m.getAttr(obj, e.Name)
-		if err != nil {
-			return nil, err.at(e.Pos)
-		}
-		return v, nil
+		return m.evalApply(fr, e.X, e.Pos, func(obj Value) (Value, *Error) { return m.getAttr(obj, e.Name) })
 	case *syntax.IndexExpr:
 		return m.evalSubscript(fr, e)
 	case *syntax.CallExpr:
 		return m.evalCall(fr, e)
 	case *syntax.UnaryExpr:
-		x, err := m.eval(fr, e.X)
-		if err != nil {
-			return nil, err
-		}
-		v, err := unary(e.Op, x)
-		if err != nil {
-			return nil, err.at(e.Pos)
-		}
-		return v, nil
+		return m.evalApply(fr, e.X, e.Pos, func(x Value) (Value, *Error) { return unary(e.Op, x) })
 	case *syntax.BinaryExpr:
 		x, err := m.eval(fr, e.X)
 		if err != nil {

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"pldworkbench/engine/ir"
 )
 
 // This file renders values as text the way Python does: float repr, the
@@ -14,13 +16,8 @@ import (
 // formatFloatRepr is repr(float): the shortest text that reads back as f,
 // in fixed notation for exponents -4..15 and scientific outside.
 func formatFloatRepr(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case math.IsNaN(f):
-		return "nan"
+	if s := ir.NonFiniteText(f); s != "" {
+		return s
 	}
 	e := strconv.FormatFloat(f, 'e', -1, 64)
 	exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
