@@ -80,10 +80,23 @@ var Mirrors = []Mirror{
 	// outside it: neither form renames it (E0249 has the rest of the rule).
 	{ErrTypeChange, "python/pypto/language/parser/ast_parser.py", "_assign_or_let (one Var per name, #642)",
 		"Cannot reassign 'x' with a different type: was pl.Tensor[[1, 8], pl.FP32], got pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec]"},
+	{ErrCondition, "python/pypto/language/parser/ast_parser.py", "parse_while_loop: _check_condition_is_bool",
+		"while condition must be a Bool-typed scalar expression, got pl.Scalar[pl.INDEX]"},
+	{ErrLoopControl, "python/pypto/language/parser/ast_parser.py", "_validate_loop_control (the innermost loop's kind)",
+		"'break' not supported in unrolled loops; 'continue' not supported in parallel loops"},
+	{ErrJitWhile, "python/pypto/jit/specializer.py; the SSA verifier after ConvertToSSA",
+		"the renamer has no visit_While, so _visit_simple_assign renames a rebinding in a while body at the loop's own depth",
+		"Variable 'k' used outside its defining scope"},
 	// A warning, not a refusal: PyPTO documents the form, and only its
 	// full compile fails, with an internal error rather than a rule.
 	{WarnSynthSignal, "src/codegen/distributed/distributed_codegen.cpp", "DistributedCodegen::ScopeForWindowBuffer (an INTERNAL_CHECK, not a rule)",
 		"WindowBuffer '__allreduce_signal_buf_0' is not a slot of any open CommDomainScopeStmt"},
+	// Warnings: PyPTO compiles the first loop nowhere, the second not as
+	// written.
+	{WarnLoopDefect, "src/ir/transforms/ctrl_flow_transform_pass.cpp and the InCore passes after it", "the break flag CtrlFlowTransform adds to a kernel's outermost loop (a defect, not a rule)",
+		"TypeError: Operator 'eq' does not accept bool dtype"},
+	{WarnJitWhile, "python/pypto/jit/specializer.py", "the renamer walks a while body as straight-line code (no visit_While)",
+		"(nothing: the condition reads k from before the loop, k_v1 = k + 1 inside it)"},
 }
 
 // RuntimeMirrors are the run-time refusals (emulator codes, E05xx) that

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"strings"
 
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/ir"
@@ -54,10 +55,11 @@ func (fc *funcChecker) stmt(s syntax.Stmt) {
 		fc.returnStmt(s)
 	case *syntax.WithStmt:
 		fc.withStmt(s)
+	case *syntax.WhileStmt:
+		fc.whileStmt(s)
 	case *syntax.BranchStmt:
 		if s.Tok != "pass" {
-			fc.errorf(s.Pos, ErrUnsupportedStmt, "loops run their whole pl.range; guard the body with an if instead",
-				"%s is not allowed in a DSL function", s.Tok)
+			fc.loopControl(s)
 		}
 	default:
 		fc.errorf(s.Span(), ErrUnsupportedStmt, "", "%s is not allowed in a DSL function", stmtKind(s))
@@ -428,6 +430,9 @@ func (fc *funcChecker) rangeBounds(iter syntax.Expr) (*loopInfo, []ir.Operand, b
 				}
 			}
 		}
+	}
+	if strings.HasPrefix(path, "pl.") {
+		li.kind = path[len("pl."):]
 	}
 	switch {
 	case path == "pl.range", path == "pl.unroll":
