@@ -59,7 +59,7 @@ class Spin:
         rank: pl.Scalar[pl.INT32],
     ) -> pl.Tensor[[1, 8], pl.FP32]:
         t = pl.load(x, [0, 0], [1, 8])
-BODY
+@BODY@
         return pl.store(t, [0, 0], y)
 
     @pl.function(type=pl.FunctionType.Orchestration)
@@ -77,10 +77,11 @@ BODY
         x: pl.Tensor[[2, 1, 8], pl.FP32],
         y: pl.Out[pl.Tensor[[2, 1, 8], pl.FP32]],
     ) -> pl.Tensor[[2, 1, 8], pl.FP32]:
-        for r in pl.range(2):
-            self.chip(x[r], y[r], r, device=r)
+@HOST@
         return y
 `
+
+const dispatchAll = "        for r in pl.range(2):\n            self.chip(x[r], y[r], r, device=r)"
 
 // TestWhileNeverEnds: a while loop whose condition never turns false, with
 // a body and without one, stops at the run's step budget with its error
@@ -90,7 +91,7 @@ func TestWhileNeverEnds(t *testing.T) {
 		"empty":   "        while True:\n            pass",
 		"counter": "        n = 0\n        while n >= 0:\n            n = n + 1\n            t = pl.add(t, 1.0)",
 	} {
-		src := strings.Replace(loopProgram, "BODY", body, 1)
+		src := strings.NewReplacer("@BODY@", body, "@HOST@", dispatchAll).Replace(loopProgram)
 		res := engine.Run(context.Background(), name+".py", []byte(src), engine.RunOptions{
 			Options: engine.Options{Ranks: 2, Entry: "Spin.host", Budget: limits.Budget{RunSteps: 20_000}}})
 		if res.Status != emu.StatusRuntimeError || res.Error == nil || res.Error.Code != "E0504" {
@@ -98,6 +99,39 @@ func TestWhileNeverEnds(t *testing.T) {
 		}
 		if res.Error.Rank < 0 || res.Error.Line < 14 || res.Error.Line > 17 {
 			t.Errorf("%s: error at rank %d line %d, want a rank inside the loop (lines 14-17): %+v", name, res.Error.Rank, res.Error.Line, res.Error)
+		}
+	}
+}
+
+// TestBreakDispatchLoop: a host dispatch loop that breaks after rank 0's
+// dispatch runs that one (what the loop dispatched runs when it ends,
+// however it ends) and leaves rank 1's output as it was; a continue that
+// skips rank 0 leaves rank 0's.
+func TestBreakDispatchLoop(t *testing.T) {
+	for name, c := range map[string]struct {
+		host string
+		ran  [2]bool
+	}{
+		"break":    {"        for r in pl.range(2):\n            self.chip(x[r], y[r], r, device=r)\n            if r == 0:\n                break", [2]bool{true, false}},
+		"continue": {"        for r in pl.range(2):\n            if r == 0:\n                continue\n            self.chip(x[r], y[r], r, device=r)", [2]bool{false, true}},
+	} {
+		src := strings.NewReplacer("@BODY@", "        t = pl.add(t, 1.0)", "@HOST@", c.host).Replace(loopProgram)
+		res := engine.Run(context.Background(), name+".py", []byte(src), engine.RunOptions{
+			Options: engine.Options{Ranks: 2, Entry: "Spin.host"}, Fill: engine.FillIndex})
+		if res.Status != emu.StatusOK {
+			t.Fatalf("%s: status %s, error %+v, diags %v", name, res.Status, res.Error, res.Diags)
+		}
+		x, y := res.In["x"], res.Out["y"]
+		for r := 0; r < 2; r++ {
+			for j := 0; j < 8; j++ {
+				want := 0.0 // an output no dispatch wrote starts zeroed
+				if c.ran[r] {
+					want = x.At(r, 0, j) + 1
+				}
+				if got := y.At(r, 0, j); got != want {
+					t.Fatalf("%s: y[%d, 0, %d] = %g, want %g", name, r, j, got, want)
+				}
+			}
 		}
 	}
 }

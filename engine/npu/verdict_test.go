@@ -78,6 +78,8 @@ var (
 	entryLine = regexp.MustCompile(`(?m)^#! entry: *(.+?) *$`)
 	ranksLine = regexp.MustCompile(`(?m)^#! ranks: *(\d+)`)
 	funcLine  = regexp.MustCompile(`(?m)^#! func:`)
+	// pyptoCompiles marks an ok testdata program the verdict test compiles.
+	pyptoCompiles = regexp.MustCompile(`(?m)^#! pypto: compiles$`)
 	// jitHost, programClass and programHost find a program's host
 	// orchestrator when no entry line names it.
 	jitHost      = regexp.MustCompile(`(?m)^@pl\.jit\.host\s*\ndef (\w+)\(`)
@@ -90,6 +92,9 @@ var (
 func verdictCases(t *testing.T) (cases []verdictCase, skipped []string) {
 	kfiles, _ := filepath.Glob("../../kernels/*.py")
 	efiles, _ := filepath.Glob("../check/testdata/errors/*.py")
+	// The checker's ok programs that say PyPTO compiles them (a
+	// "#! pypto: compiles" line) are compared too.
+	ofiles, _ := filepath.Glob("../check/testdata/ok/*.py")
 	add := func(name, file string, src []byte) {
 		if funcLine.Match(src) {
 			skipped = append(skipped, name+": a single function (#! func), no program to compile")
@@ -135,6 +140,15 @@ func verdictCases(t *testing.T) (cases []verdictCase, skipped []string) {
 		}
 		add(filepath.Base(f), f, src)
 	}
+	for _, f := range ofiles {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pyptoCompiles.Match(src) {
+			add("check/ok/"+filepath.Base(f), f, src)
+		}
+	}
 	for _, f := range efiles {
 		src, err := os.ReadFile(f)
 		if err != nil {
@@ -178,6 +192,9 @@ var predictedByWarning = map[rules.Code]string{
 	// test_implicit_host_allreduce_builtin_codegen_materializes_signal
 	// (which checks the lowered text only) fails the same way.
 	rules.WarnSynthSignal: "is not a slot of any open CommDomainScopeStmt",
+	// A break out of a kernel's outermost loop: the break flag PyPTO's
+	// CtrlFlowTransform adds trips a later InCore pass.
+	rules.WarnLoopDefect: "does not accept bool dtype",
 }
 
 // TestPyPTOVerdicts compiles every kernel, starter and bug kernel and every

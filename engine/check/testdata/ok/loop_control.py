@@ -6,6 +6,7 @@
 # with break.
 #! entry: build(2).host
 #! ranks: 2
+#! pypto: compiles
 import pypto.language as pl
 import pypto.language.distributed as pld
 
