@@ -86,6 +86,7 @@ const (
 	ErrInOutUse        Code = "E0233"
 	ErrHostView        Code = "E0234"
 	ErrHostDim         Code = "E0235"
+	ErrHostArrayArg    Code = "E0236"
 	ErrDimArith        Code = "E0240"
 	ErrArrayOp         Code = "E0241"
 	ErrRowReduce       Code = "E0242"
@@ -262,6 +263,8 @@ var Codes = []CodeInfo{
 		"give one host tensor parameter the dimension as M, M + c, M - c, M * c or M // c: PyPTO's host code reads M back from that tensor's shape"},
 	{ErrDimArith, diag.Error, "float in pl.dynamic dimension arithmetic",
 		"a dimension is an integer: write M * 2, M // 2 or M + N, with int constants"},
+	{ErrHostArrayArg, diag.Error, "pl.Array passed by a host dispatch",
+		"the host may build a pl.array and read its elements, but a dispatch carries tensors and scalars only: pass the element you need (a[r]) as a pl.Scalar parameter, or create the array in the orchestration function"},
 	{ErrArrayOp, diag.Error, "pl.array rule",
 		"an array holds a compile-time number of integer (or BOOL) elements: pl.array.create(16, pl.INT32); write it with values of its dtype"},
 	{ErrRowReduce, diag.Error, "row reduction operands do not fit",

@@ -40,6 +40,8 @@ var Mirrors = []Mirror{
 		"MaterializeCommDomainScopes: pld.tensor.barrier signal must be produced by pld.tensor.window"},
 	{ErrHostDim, "src/codegen/distributed/distributed_codegen.cpp", "EmitHostOrchDynamicDimBindings, InvertShapeDimForVar",
 		"Cannot recover dynamic dimension 'M' for host-orchestration codegen: it only appears inside non-invertible tensor-shape expressions"},
+	{ErrHostArrayArg, "src/codegen/distributed/distributed_codegen.cpp", "EmitCallToWorker (an argument of ArrayType)",
+		"EmitCallToWorker: unsupported call arg type at index 2: ArrayType"},
 	{ErrDimArith, "include/pypto/ir/scalar_expr.h", "the binary scalar operators' dtype-category check (a composite shape dimension is a scalar expression)",
 		"Operator 'mul' requires same numeric dtype category, got index and fp32"},
 	{ErrArrayOp, "src/ir/op/array_ops/memory.cpp", "DeduceArrayCreateType, DeduceArrayUpdateElementType",
