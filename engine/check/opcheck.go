@@ -360,7 +360,13 @@ func checkSignalOffsets(tensor string) func(*opCall) {
 }
 
 func checkRemoteLoad(a *opCall) {
-	a.checkRegion("target", "offsets", a.shapeOf("shape"), "reads")
+	// As pl.load's: the valid_shape, where given, is what is read, and a
+	// window dimension of pl.dynamic symbols is bounded where PyPTO's
+	// analyzer bounds it (NR % 4 is at most 3); an offset known only at
+	// run time is checked there, by the emulator, as PyPTO's runtime does.
+	ext := a.readExtent("shape", "valid_shape")
+	a.checkRegion("target", "offsets", ext, "reads")
+	a.checkReadBound("target", "offsets", ext, "read no more rows than the window can hold, or pass a smaller valid_shape to describe a ragged remote-load tail")
 	checkValidShape(a, "valid_shape")
 	_, d, _ := ir.ShapeOf(a.typeOf("target"))
 	a.tileAlign(a.shapeOf("shape"), d)
