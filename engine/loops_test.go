@@ -13,9 +13,10 @@ import (
 
 // TestLoopControl runs check/testdata/ok/loop_control.py: the kernel adds
 // 1 per rank in a while loop, 10 in three of four pl.range iterations
-// (continue skips one) and 100 in min(rank+1, 4) iterations of an inner
-// loop that break ends, twice; so y[r] = x[r] + r + 30 + 200*(r+1), at
-// every element, computed here from the run's own inputs.
+// (continue skips one), 1000 in each of two pl.while_ iterations and 100
+// in min(rank+1, 4) iterations of an inner loop that break ends, twice; so
+// y[r] = x[r] + r + 30 + 2000 + 200*min(r+1, 4), at every element,
+// computed here from the run's own inputs.
 func TestLoopControl(t *testing.T) {
 	const file = "check/testdata/ok/loop_control.py"
 	src, err := os.ReadFile(file)
@@ -34,7 +35,7 @@ func TestLoopControl(t *testing.T) {
 			inner := min(r+1, 4)
 			for i := 0; i < 4; i++ {
 				for j := 0; j < 16; j++ {
-					want := x.At(r, i, j) + float64(r) + 30 + float64(200*inner)
+					want := x.At(r, i, j) + float64(r) + 30 + 2000 + float64(200*inner)
 					if got := y.At(r, i, j); got != want {
 						t.Fatalf("P=%d: y[%d, %d, %d] = %g, want %g", p, r, i, j, got, want)
 					}

@@ -128,6 +128,7 @@ const (
 	WarnArrayArg     Code = "W0310"
 	WarnLoopDefect   Code = "W0311"
 	WarnJitWhile     Code = "W0312"
+	WarnLoopElse     Code = "W0313"
 )
 
 // CodeInfo describes one code: its title (what the lesson index shows) and
@@ -332,6 +333,8 @@ var Codes = []CodeInfo{
 		"carry the value with pl.while_(init_values=...) and pl.yield_, or write the function as a @pl.program method"},
 	{WarnJitWhile, diag.Warning, "a @pl.jit while loop's rebinding is renamed by PyPTO",
 		"PyPTO's @pl.jit renamer walks a while body as straight-line code, so the loop never sees its own updates there (a counter the condition reads never changes, and the loop does not end); the emulator runs it as Python would. Carry the value with pl.while_(init_values=...), or write the function as a @pl.program method"},
+	{WarnLoopElse, diag.Warning, "a loop's else suite is dropped",
+		"PyPTO's parser reads a loop's body and ignores its else suite, so its statements never run; put them after the loop (guarded by a flag the loop sets, if they must run only when the loop was not broken)"},
 	{WarnLoopDefect, diag.Warning, "PyPTO cannot yet compile this loop in a kernel",
 		"PyPTO's parser accepts the loop but its InCore passes fail on it at this commit; the emulator runs it as Python would. To take the program to PyPTO, write the loop without the construct the message names"},
 	{WarnTileAlign, diag.Warning, "tile row not 32-byte aligned",

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"pldworkbench/engine/diag"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/syntax"
 )
@@ -15,8 +16,7 @@ import (
 // a BOOL name, True or False; `while 1:` is refused), and break and
 // continue in the innermost pl.range or while loop, never in a pl.unroll
 // or pl.parallel one, whose iterations all run. The else suite of a loop
-// is refused as the for loop's is: PyPTO's parser drops it without a
-// word, so it would never run there.
+// is dropped, as PyPTO's parser drops it, with a warning (loopElse).
 //
 // A while loop's condition is an expression the checker turns into
 // statements; they must run before every iteration, so unless the
@@ -34,10 +34,13 @@ import (
 // pl.read of a signal cell) like any other statement.
 
 // whileStmt checks `while cond: body`.
-func (fc *funcChecker) whileStmt(s *syntax.WhileStmt) {
+func (fc *funcChecker) whileStmt(s *syntax.WhileStmt) { fc.whileLoop(s, false) }
+
+// whileLoop checks a while loop; carried is set for the pl.while_ form,
+// whose names the @pl.jit renamer does not touch.
+func (fc *funcChecker) whileLoop(s *syntax.WhileStmt, carried bool) {
 	if s.Else != nil {
-		fc.errorf(s.Pos, ErrUnsupportedStmt, "PyPTO's parser drops a loop's else suite, so it would never run there: put its statements after the loop",
-			"while ... else is not allowed in a DSL function")
+		fc.loopElse("while", s.Pos, s.Else)
 	}
 	assigned := map[string]bool{}
 	assignedNames(s.Body, assigned)
@@ -58,7 +61,7 @@ func (fc *funcChecker) whileStmt(s *syntax.WhileStmt) {
 	})
 	fc.loops = fc.loops[:len(fc.loops)-1]
 	fc.scope = fc.loopJoin(pre, body, "", s.Pos)
-	if fc.jitForm() {
+	if fc.jitForm() && !carried {
 		fc.jitWhileRenames(s, pre)
 	}
 	if ok {
@@ -163,4 +166,119 @@ func (fc *funcChecker) jitWhileRenames(s *syntax.WhileStmt, pre *scope) {
 		b.rebound = &rebinding{jitWhile: true, at: at}
 		fc.scope.vars[n] = b
 	}
+}
+
+// whileCarried checks PyPTO's SSA while form,
+//
+//	for (i, acc) in pl.while_(init_values=(0, a0)):
+//	    pl.cond(i < n)
+//	    ...
+//	    i_out, acc_out = pl.yield_(i2, acc2)
+//
+// as the carried pl.range form is checked (carried.go): the names start as
+// the init values, pl.cond is the loop's condition, read before every
+// iteration, and the yield hands the next iteration its values. It is the
+// form PyPTO's @pl.jit renamer leaves alone, so jitWhileRenames does not
+// apply. It reports whether s was this form. The rules are
+// _parse_while_as_for's in PyPTO's parser: no positional arguments,
+// init_values given, a tuple of names as the target, pl.cond first and
+// only there.
+func (fc *funcChecker) whileCarried(s *syntax.ForStmt) bool {
+	call, ok := s.Iter.(*syntax.CallExpr)
+	if !ok {
+		return false
+	}
+	if p, _ := fc.libPath(call.Fn); p != "pl.while_" {
+		return false
+	}
+	hint := "write for (i, x) in pl.while_(init_values=(i0, x0)): with pl.cond(condition) as the body's first statement"
+	var inits []syntax.Expr
+	for _, a := range call.Args {
+		if a.Name != "init_values" {
+			fc.errorf(a.Value.Span(), ErrForIter, hint, "pl.while_() takes init_values= only, got %s", fc.c.text(a.Value))
+			return true
+		}
+		switch v := unparenExpr(a.Value).(type) {
+		case *syntax.TupleLit:
+			inits = v.Elts
+		case *syntax.ListLit:
+			inits = v.Elts
+		default:
+			fc.errorf(a.Value.Span(), ErrForIter, hint, "init_values must be a list or tuple")
+			return true
+		}
+	}
+	if len(inits) == 0 {
+		fc.errorf(call.Pos, ErrForIter, hint, "pl.while_() requires init_values")
+		return true
+	}
+	var carried []*syntax.Ident
+	tl, ok := unparenExpr(s.Target).(*syntax.TupleLit)
+	if !ok {
+		fc.errorf(s.Target.Span(), ErrForIter, hint, "the target of a pl.while_() loop must be a tuple of names")
+		return true
+	}
+	for _, e := range tl.Elts {
+		id, ok := e.(*syntax.Ident)
+		if !ok {
+			fc.errorf(e.Span(), ErrForIter, hint, "a loop-carried value must be one name")
+			return true
+		}
+		carried = append(carried, id)
+	}
+	if len(inits) != len(carried) {
+		fc.errorf(s.Target.Span(), ErrForIter, hint, "pl.while_ has %d init_values for %d loop-carried names", len(inits), len(carried))
+		return true
+	}
+	var cond syntax.Expr
+	if len(s.Body) > 0 {
+		if es, ok := s.Body[0].(*syntax.ExprStmt); ok {
+			if c, ok := es.X.(*syntax.CallExpr); ok && len(c.Args) == 1 && c.Args[0].Name == "" {
+				if p, _ := fc.libPath(c.Fn); p == "pl.cond" {
+					cond = c.Args[0].Value
+				}
+			}
+		}
+	}
+	if cond == nil {
+		at := s.Pos
+		if len(s.Body) > 0 {
+			at = s.Body[0].Span()
+		}
+		fc.errorf(at, ErrForIter, "add pl.cond(condition) as the first statement", "the first statement of a pl.while_() body must be pl.cond(condition)")
+		return true
+	}
+	body, results, ok := fc.yieldBody(s.Body[1:], carried)
+	if !ok {
+		return true
+	}
+	for _, st := range body {
+		if es, ok := st.(*syntax.ExprStmt); ok {
+			if c, ok := es.X.(*syntax.CallExpr); ok {
+				if p, _ := fc.libPath(c.Fn); p == "pl.cond" {
+					fc.errorf(st.Span(), ErrForIter, "", "pl.cond() can only be the first statement in a pl.while_() loop body")
+					return true
+				}
+			}
+		}
+	}
+	for i, id := range carried {
+		fc.stmt(&syntax.AssignStmt{Targets: []syntax.Expr{id}, Value: inits[i], Pos: joinSpan(id.Pos, inits[i].Span())})
+	}
+	fc.whileLoop(&syntax.WhileStmt{Cond: cond, Body: body, Else: s.Else, Pos: s.Pos}, true)
+	for i, r := range results {
+		if r != nil {
+			fc.stmt(&syntax.AssignStmt{Targets: []syntax.Expr{r}, Value: carried[i], Pos: r.Span()})
+		}
+	}
+	return true
+}
+
+// loopElse warns of a loop's else suite: PyPTO's parser reads a for or
+// while statement's body only, so the suite is neither checked nor run
+// there, and the checker drops it the same way (running it as Python
+// would be a silent difference from what PyPTO compiles).
+func (fc *funcChecker) loopElse(kw string, at diag.Span, els []syntax.Stmt) {
+	fc.errorf(joinSpan(at, els[len(els)-1].Span()), WarnLoopElse, "",
+		"PyPTO drops the else suite of a %s loop: it is never run, here or there", kw)
 }

@@ -99,6 +99,8 @@ var Mirrors = []Mirror{
 		"TypeError: Operator 'eq' does not accept bool dtype"},
 	{WarnJitWhile, "python/pypto/jit/specializer.py", "the renamer walks a while body as straight-line code (no visit_While)",
 		"(nothing: the condition reads k from before the loop, k_v1 = k + 1 inside it)"},
+	{WarnLoopElse, "python/pypto/language/parser/ast_parser.py", "parse_for_loop, parse_while_loop (neither reads stmt.orelse)",
+		"(nothing: the else suite is not parsed)"},
 }
 
 // RuntimeMirrors are the run-time refusals (emulator codes, E05xx) that

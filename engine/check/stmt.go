@@ -320,7 +320,7 @@ func (fc *funcChecker) nested(sc *scope, blk *ir.Block, kind string, check func(
 }
 
 func (fc *funcChecker) forStmt(s *syntax.ForStmt) {
-	if fc.carriedLoop(s) {
+	if fc.whileCarried(s) || fc.carriedLoop(s) {
 		return
 	}
 	id, ok := s.Target.(*syntax.Ident)
@@ -329,7 +329,7 @@ func (fc *funcChecker) forStmt(s *syntax.ForStmt) {
 		return
 	}
 	if s.Else != nil {
-		fc.errorf(s.Pos, ErrUnsupportedStmt, "", "for ... else is not allowed in a DSL function")
+		fc.loopElse("for", s.Pos, s.Else)
 	}
 	li, bounds, ok := fc.rangeBounds(s.Iter)
 	if !ok {

@@ -321,10 +321,96 @@ def forward(
     rank: pl.Scalar[pl.INT32],
 ):
     k = 0
-    while k < 3:  ### "^E0401 while ... else is not allowed in a DSL function$" "^W0312"
+    while k < 3:  ### "^W0313 PyPTO drops the else suite of a while loop: it is never run, here or there$" "^W0312"
         k = k + 1
     else:
         k = 5
+    return scale_add(src, dst, rank)
+
+
+@pl.jit.host
+def launch(
+    src: pl.Tensor[[RANKS, H, W], pl.FP32],
+    dst: pl.Out[pl.Tensor[[RANKS, H, W], pl.FP32]],
+):
+    pass
+    for r in pl.range(pld.world_size()):
+        forward(src[r], dst[r], r, device=r)
+---
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+RANKS = 2
+H = 4
+W = 16
+
+
+@pl.jit.incore
+def scale_add(
+    src: pl.Tensor[[H, W], pl.FP32],
+    dst: pl.Out[pl.Tensor[[H, W], pl.FP32]],
+    rank: pl.Scalar[pl.INT32],
+):
+    tile = pl.load(src, [0, 0], [H, W])
+    # PyPTO's SSA while form carries its names, in @pl.jit too: no W0312.
+    for (i, t) in pl.while_(init_values=(0, tile)):
+        pl.cond(i < rank)
+        t2 = pl.add(t, 1.0)
+        i2 = i + 1
+        i_out, tile = pl.yield_(i2, t2)
+    dst = pl.store(tile, [0, 0], dst)
+    return dst
+
+
+@pl.jit
+def forward(
+    src: pl.Tensor[[H, W], pl.FP32],
+    dst: pl.Out[pl.Tensor[[H, W], pl.FP32]],
+    rank: pl.Scalar[pl.INT32],
+):
+    pass
+    return scale_add(src, dst, rank)
+
+
+@pl.jit.host
+def launch(
+    src: pl.Tensor[[RANKS, H, W], pl.FP32],
+    dst: pl.Out[pl.Tensor[[RANKS, H, W], pl.FP32]],
+):
+    pass
+    for r in pl.range(pld.world_size()):
+        forward(src[r], dst[r], r, device=r)
+---
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+RANKS = 2
+H = 4
+W = 16
+
+
+@pl.jit.incore
+def scale_add(
+    src: pl.Tensor[[H, W], pl.FP32],
+    dst: pl.Out[pl.Tensor[[H, W], pl.FP32]],
+    rank: pl.Scalar[pl.INT32],
+):
+    tile = pl.load(src, [0, 0], [H, W])
+    for (i, t) in pl.while_(init_values=(0, tile)):
+        t2 = pl.add(t, 1.0)  ### "^E0411 the first statement of a pl.while_\(\) body must be pl.cond\(condition\)$"
+        pl.cond(i < 3)
+        i_out, tile = pl.yield_(i + 1, t2)
+    dst = pl.store(tile, [0, 0], dst)
+    return dst
+
+
+@pl.jit
+def forward(
+    src: pl.Tensor[[H, W], pl.FP32],
+    dst: pl.Out[pl.Tensor[[H, W], pl.FP32]],
+    rank: pl.Scalar[pl.INT32],
+):
+    pass
     return scale_add(src, dst, rank)
 
 

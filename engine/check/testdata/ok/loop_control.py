@@ -1,9 +1,10 @@
 # while, break and continue where PyPTO compiles them. A @pl.program
 # method's while loop carries its names (the parser leaves the loop to
 # ConvertToSSA): the kernel adds 1 per rank with one, skips one of four
-# iterations with continue, and leaves a nested loop early with break (a
-# break out of a kernel's outermost loop is W0311). The host ends a loop
-# with break.
+# iterations with continue, adds 1000 twice in PyPTO's SSA form of a while
+# loop (pl.while_ with pl.cond and pl.yield_), and leaves a nested loop
+# early with break (a break out of a kernel's outermost loop is W0311). The
+# host ends a loop with break.
 #! entry: build(2).host
 #! ranks: 2
 #! pypto: compiles
@@ -33,6 +34,11 @@ def build(nr: int):
                 if i == 1:
                     continue
                 t = pl.add(t, 10.0)
+            for (k, u) in pl.while_(init_values=(0, t)):
+                pl.cond(k < 2)
+                u2 = pl.add(u, 1000.0)
+                k2 = k + 1
+                k_out, t = pl.yield_(k2, u2)
             for i in pl.range(2):
                 for j in pl.range(4):
                     if j > rank:
