@@ -250,7 +250,11 @@ func (fc *funcChecker) dispatch(d *meta.DSLFunc, e *syntax.CallExpr) *operand {
 			continue
 		}
 		call.Args = append(call.Args, x)
-		if _, arr := p.Var.Type.(*ir.Array); arr {
+		if _, arr := p.Var.Type.(*ir.Array); arr && fc.level == ir.Host {
+			// PyPTO's host codegen has no worker argument for an array.
+			fc.errorf(o.sp, ErrHostArrayArg, "", "%s passes pl.Array %s to %s: a host dispatch carries tensors and scalars, not arrays",
+				describeFunc(fc.dsl), p.Var.Name, describeFunc(d))
+		} else if arr {
 			fc.errorf(o.sp, WarnArrayArg, "", "%s passes pl.Array %s to %s, which PyPTO compiles but cannot yet hand to the kernel",
 				describeFunc(fc.dsl), p.Var.Name, describeFunc(d))
 		}

@@ -27,6 +27,8 @@ var update = flag.Bool("update", false, "rewrite the golden IR in testdata")
 //	#! func: kernel                   or a single DSL function (CheckFunc)
 //	#! ranks: 4                       P (default 4)
 //	#! platform: 950                  (default 910B)
+//	#! pypto: compiles                (ok/ only: engine/npu's TestPyPTOVerdicts
+//	                                  compiles it with real PyPTO too)
 //
 // The first chunk's headers are the defaults of the others. A comment
 // ### "regexp" "regexp"... on a line expects, for each regexp, one

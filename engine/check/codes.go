@@ -27,6 +27,8 @@ const (
 	ErrEntry           Code = "E0412"
 	ErrCondition       Code = "E0413"
 	ErrNoValue         Code = "E0414"
+	ErrLoopControl     Code = "E0415"
+	ErrJitWhile        Code = "E0416"
 
 	// Levels, operation names, dispatch.
 	ErrLevel         Code = "E0101"
@@ -84,6 +86,7 @@ const (
 	ErrInOutUse        Code = "E0233"
 	ErrHostView        Code = "E0234"
 	ErrHostDim         Code = "E0235"
+	ErrHostArrayArg    Code = "E0236"
 	ErrDimArith        Code = "E0240"
 	ErrArrayOp         Code = "E0241"
 	ErrRowReduce       Code = "E0242"
@@ -124,6 +127,9 @@ const (
 	WarnTaskOrder    Code = "W0308"
 	WarnSubWorkerRun Code = "W0309"
 	WarnArrayArg     Code = "W0310"
+	WarnLoopDefect   Code = "W0311"
+	WarnJitWhile     Code = "W0312"
+	WarnLoopElse     Code = "W0313"
 )
 
 // CodeInfo describes one code: its title (what the lesson index shows) and
@@ -139,7 +145,7 @@ type CodeInfo struct {
 // Codes lists every code the checker reports, in code order.
 var Codes = []CodeInfo{
 	{ErrUnsupportedStmt, diag.Error, "statement not allowed in a DSL function",
-		"DSL bodies use assignments, calls, if, for over pl.range and return; move other Python to the module or a factory"},
+		"DSL bodies use assignments, calls, if, for over pl.range, while, break, continue and return; move other Python to the module or a factory"},
 	{ErrUnsupportedExpr, diag.Error, "expression not allowed in a DSL function",
 		"compute it at module level or in the factory, then use the name in the DSL body"},
 	{ErrUndefined, diag.Error, "undefined name",
@@ -166,6 +172,8 @@ var Codes = []CodeInfo{
 		"compare explicitly: if x != 0:"},
 	{ErrNoValue, diag.Error, "operation returns no value",
 		"call it as a statement on its own line"},
+	{ErrLoopControl, diag.Error, "break or continue with no loop to leave",
+		"break and continue leave a pl.range or while loop; a pl.unroll or pl.parallel loop runs every iteration, so guard the rest of its body with an if"},
 
 	{ErrLevel, diag.Error, "operation not allowed at this level",
 		"host: windows and dispatch; orchestration: forward to the kernel; InCore: compute, signals and RMA"},
@@ -257,6 +265,8 @@ var Codes = []CodeInfo{
 		"give one host tensor parameter the dimension as M, M + c, M - c, M * c or M // c: PyPTO's host code reads M back from that tensor's shape"},
 	{ErrDimArith, diag.Error, "float in pl.dynamic dimension arithmetic",
 		"a dimension is an integer: write M * 2, M // 2 or M + N, with int constants"},
+	{ErrHostArrayArg, diag.Error, "pl.Array passed by a host dispatch",
+		"the host may build a pl.array and read its elements, but a dispatch carries tensors and scalars only: pass the element you need (a[r]) as a pl.Scalar parameter, or create the array in the orchestration function"},
 	{ErrArrayOp, diag.Error, "pl.array rule",
 		"an array holds a compile-time number of integer (or BOOL) elements: pl.array.create(16, pl.INT32); write it with values of its dtype"},
 	{ErrRowReduce, diag.Error, "row reduction operands do not fit",
@@ -318,6 +328,14 @@ var Codes = []CodeInfo{
 		"PyPTO compiles this, and the run reads or writes past the tensor; size the leading dimension to the rank count (or use pl.dynamic)"},
 	{WarnArrayArg, diag.Warning, "a pl.Array passed to a kernel",
 		"PyPTO compiles the call, but its orchestration code hands the task the array's C-stack address as a scalar (add_scalar(rows)) and the kernel's PTO declares the parameter a pointer of the tensors' dtype: the generated code does not carry the values to the core; the emulator passes them. To take the program to PyPTO, create and fill the array in the kernel itself, or pass its elements as pl.Scalar parameters"},
+	{ErrJitWhile, diag.Error, "name read after a @pl.jit while loop that rebinds it",
+		"carry the value with pl.while_(init_values=...) and pl.yield_, or write the function as a @pl.program method"},
+	{WarnJitWhile, diag.Warning, "a @pl.jit while loop's rebinding is renamed by PyPTO",
+		"PyPTO's @pl.jit renamer walks a while body as straight-line code, so the loop never sees its own updates there (a counter the condition reads never changes, and the loop does not end); the emulator runs it as Python would. Carry the value with pl.while_(init_values=...), or write the function as a @pl.program method"},
+	{WarnLoopElse, diag.Warning, "a loop's else suite is dropped",
+		"PyPTO's parser reads a loop's body and ignores its else suite, so its statements never run; put them after the loop (guarded by a flag the loop sets, if they must run only when the loop was not broken)"},
+	{WarnLoopDefect, diag.Warning, "PyPTO cannot yet compile this loop in a kernel",
+		"PyPTO's parser accepts the loop but its InCore passes fail on it at this commit; the emulator runs it as Python would. To take the program to PyPTO, write the loop without the construct the message names"},
 	{WarnTileAlign, diag.Warning, "tile row not 32-byte aligned",
 		"make the tile's contiguous extent a multiple of 32 bytes (e.g. 8 FP32 values); the emulator runs it, hardware rejects it"},
 }

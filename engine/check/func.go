@@ -86,7 +86,11 @@ type binding struct {
 // rebinding says how a loop changed what a name holds.
 type rebinding struct {
 	was, now ir.Type
-	loopVar  bool      // the name is the loop's own variable
+	loopVar  bool // the name is the loop's own variable
+	// jitWhile marks a name a @pl.jit while loop rebound, which PyPTO's
+	// renamer turned into a name defined only inside the loop (loops.go);
+	// was and now are not set.
+	jitWhile bool
 	at       diag.Span // the loop variable, or the loop's for
 }
 
@@ -100,6 +104,9 @@ func (s *scope) clone() *scope {
 
 // loopInfo describes an enclosing pl.range loop.
 type loopInfo struct {
+	// kind is the loop's form: "range", "unroll", "parallel" (the pl.*
+	// iterator's name) or "while"; break and continue depend on it.
+	kind              string
 	v                 *ir.Var
 	known             bool // start, stop, step are known
 	broken            bool // the pl.range call had an error
@@ -206,6 +213,8 @@ func (fc *funcChecker) finish() {
 				name(s.Dst)
 			case *ir.For:
 				walk(s.Body)
+			case *ir.While:
+				walk(s.Body)
 			case *ir.If:
 				walk(s.Then)
 				if s.Else != nil {
@@ -243,6 +252,12 @@ func (fc *funcChecker) lookupLocal(name string, sp diag.Span) (binding, bool) {
 // reportRebound reports the use of a name a loop rebound to another type.
 func (fc *funcChecker) reportRebound(name string, sp diag.Span, r *rebinding) {
 	line := r.at.Start.Line
+	if r.jitWhile {
+		fc.errorf(sp, ErrJitWhile,
+			"carry the value with for (i, x) in pl.while_(init_values=(...)) and pl.yield_, or write the function as a @pl.program method, whose parser carries a while loop's names",
+			"%s is read after the while loop of line %d that rebinds it: PyPTO's @pl.jit renamer made that rebinding a new name defined only inside the loop", name, line)
+		return
+	}
 	if r.loopVar {
 		fc.errorf(sp, ErrTypeChange,
 			fmt.Sprintf("a for loop rebinds its variable, as in Python: rename the loop variable of line %d (for i in pl.range(...))", line),
@@ -371,6 +386,8 @@ func assignedNames(body []syntax.Stmt, out map[string]bool) {
 			if id, ok := s.Target.(*syntax.Ident); ok {
 				out[id.Name] = true
 			}
+			assignedNames(s.Body, out)
+		case *syntax.WhileStmt:
 			assignedNames(s.Body, out)
 		case *syntax.IfStmt:
 			assignedNames(s.Body, out)

@@ -236,6 +236,11 @@ func walkFlow(w flowWalk, list []syntax.Stmt) {
 		case *syntax.ForStmt:
 			w.expr(s.Iter)
 			w.loop(s)
+		case *syntax.WhileStmt:
+			// A while loop is a loop without a variable; its condition is
+			// read before every iteration, the first included.
+			w.expr(s.Cond)
+			w.loop(&syntax.ForStmt{Body: s.Body, Pos: s.Pos})
 		case *syntax.WithStmt:
 			walkFlow(w, s.Body)
 		}

@@ -22,7 +22,7 @@ const MirrorCommit = "e2d0f78ae"
 var Mirrors = []Mirror{
 	{ErrHostCallsKern, "python/pypto/language/parser/ast_parser.py", "_validate_kernel_call_kwargs",
 		"Function 'scale_kernel' does not accept keyword argument 'device'"},
-	{ErrBounds, "src/ir/op/type_inference.cpp (from tile.load in src/ir/op/tile_ops/memory.cpp)", "CheckWindowReadDimBounds (offset + extent <= source, refused where its analyzer disproves it)",
+	{ErrBounds, "src/ir/op/type_inference.cpp (from tile.load in src/ir/op/tile_ops/memory.cpp and pld.tile.remote_load in src/ir/op/distributed/remote_load.cpp)", "CheckWindowReadDimBounds, InferWindowReadValidShape (offset + extent <= source, refused where its analyzer disproves it; an offset known only at run time is bounded then)",
 		"tile.load reads past the end of dimension 0: offset 0 + extent 4 exceeds the source extent M % 4"},
 	{ErrAllocName, "python/pypto/language/parser/ast_parser.py", "_parse_alloc_window_buffer_assignment",
 		"pld.tensor.alloc_window_buffer name 'data_buf' is already declared in this program"},
@@ -40,6 +40,8 @@ var Mirrors = []Mirror{
 		"MaterializeCommDomainScopes: pld.tensor.barrier signal must be produced by pld.tensor.window"},
 	{ErrHostDim, "src/codegen/distributed/distributed_codegen.cpp", "EmitHostOrchDynamicDimBindings, InvertShapeDimForVar",
 		"Cannot recover dynamic dimension 'M' for host-orchestration codegen: it only appears inside non-invertible tensor-shape expressions"},
+	{ErrHostArrayArg, "src/codegen/distributed/distributed_codegen.cpp", "EmitCallToWorker (an argument of ArrayType)",
+		"EmitCallToWorker: unsupported call arg type at index 2: ArrayType"},
 	{ErrDimArith, "include/pypto/ir/scalar_expr.h", "the binary scalar operators' dtype-category check (a composite shape dimension is a scalar expression)",
 		"Operator 'mul' requires same numeric dtype category, got index and fp32"},
 	{ErrArrayOp, "src/ir/op/array_ops/memory.cpp", "DeduceArrayCreateType, DeduceArrayUpdateElementType",
@@ -84,6 +86,21 @@ var Mirrors = []Mirror{
 	// outside it: neither form renames it (E0249 has the rest of the rule).
 	{ErrTypeChange, "python/pypto/language/parser/ast_parser.py", "_assign_or_let (one Var per name, #642)",
 		"Cannot reassign 'x' with a different type: was pl.Tensor[[1, 8], pl.FP32], got pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec]"},
+	{ErrCondition, "python/pypto/language/parser/ast_parser.py", "parse_while_loop: _check_condition_is_bool",
+		"while condition must be a Bool-typed scalar expression, got pl.Scalar[pl.INDEX]"},
+	{ErrLoopControl, "python/pypto/language/parser/ast_parser.py", "_validate_loop_control (the innermost loop's kind)",
+		"'break' not supported in unrolled loops; 'continue' not supported in parallel loops"},
+	{ErrJitWhile, "python/pypto/jit/specializer.py; the SSA verifier after ConvertToSSA",
+		"the renamer has no visit_While, so _visit_simple_assign renames a rebinding in a while body at the loop's own depth",
+		"Variable 'k' used outside its defining scope"},
+	// Warnings: PyPTO compiles the first loop nowhere, the second not as
+	// written.
+	{WarnLoopDefect, "src/ir/transforms/ctrl_flow_transform_pass.cpp and the InCore passes after it", "the break flag CtrlFlowTransform adds to a kernel's outermost loop (a defect, not a rule)",
+		"TypeError: Operator 'eq' does not accept bool dtype"},
+	{WarnJitWhile, "python/pypto/jit/specializer.py", "the renamer walks a while body as straight-line code (no visit_While)",
+		"(nothing: the condition reads k from before the loop, k_v1 = k + 1 inside it)"},
+	{WarnLoopElse, "python/pypto/language/parser/ast_parser.py", "parse_for_loop, parse_while_loop (neither reads stmt.orelse)",
+		"(nothing: the else suite is not parsed)"},
 }
 
 // RuntimeMirrors are the run-time refusals (emulator codes, E05xx) that

@@ -66,7 +66,31 @@ func (a *opCall) tileAlign(shape ir.Shape, dt ir.DType) {
 
 func loadResult(a *opCall) ir.Type {
 	_, d, _ := ir.ShapeOf(a.typeOf("tensor"))
-	return &ir.Tile{Shape: a.shapeOf("shapes"), DType: d}
+	t := &ir.Tile{Shape: a.shapeOf("shapes"), DType: d, Mem: memSpace(a.staticArg("target_memory"))}
+	// A valid_shape narrower than the tile is part of its type (PyPTO's
+	// TileView); one equal to the tile's shape is no view at all.
+	if a.given("valid_shape") {
+		if v := a.readExtent("shapes", "valid_shape"); !v.Equal(t.Shape) {
+			t.Valid = v
+		}
+	}
+	return t
+}
+
+// memSpace is the member name of a pl.MemorySpace (pl.Mem) value, "" for
+// the default Vec or no value.
+func memSpace(v meta.Value) string {
+	name := ""
+	switch v := v.(type) {
+	case meta.Enum:
+		name = v.Member
+	case *meta.Builtin:
+		name = v.Path[strings.LastIndexByte(v.Path, '.')+1:]
+	}
+	if name == "Vec" {
+		return ""
+	}
+	return name
 }
 
 func checkLoad(a *opCall) {
@@ -277,7 +301,7 @@ func elementwiseResult(a *opCall) ir.Type {
 		if rt.DType != d {
 			d = promoteTileDType(lt.DType, rt.DType)
 		}
-		return &ir.Tile{Shape: shape, DType: d}
+		return (&ir.Tile{Shape: shape, DType: d}).View(lt)
 	}
 	if lt != nil {
 		return lt
@@ -336,7 +360,13 @@ func checkSignalOffsets(tensor string) func(*opCall) {
 }
 
 func checkRemoteLoad(a *opCall) {
-	a.checkRegion("target", "offsets", a.shapeOf("shape"), "reads")
+	// As pl.load's: the valid_shape, where given, is what is read, and a
+	// window dimension of pl.dynamic symbols is bounded where PyPTO's
+	// analyzer bounds it (NR % 4 is at most 3); an offset known only at
+	// run time is checked there, by the emulator, as PyPTO's runtime does.
+	ext := a.readExtent("shape", "valid_shape")
+	a.checkRegion("target", "offsets", ext, "reads")
+	a.checkReadBound("target", "offsets", ext, "read no more rows than the window can hold, or pass a smaller valid_shape to describe a ragged remote-load tail")
 	checkValidShape(a, "valid_shape")
 	_, d, _ := ir.ShapeOf(a.typeOf("target"))
 	a.tileAlign(a.shapeOf("shape"), d)
@@ -421,4 +451,14 @@ func checkPutGet(a *opCall) {
 			}
 		}
 	}
+}
+
+// moveResult is pl.move's tile in its target memory space, its valid
+// shape kept.
+func moveResult(a *opCall) ir.Type {
+	t, ok := a.typeOf("tile").(*ir.Tile)
+	if !ok {
+		return a.typeOf("tile")
+	}
+	return &ir.Tile{Shape: t.Shape, DType: t.DType, Mem: memSpace(a.staticArg("target_memory")), Valid: t.Valid}
 }

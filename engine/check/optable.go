@@ -236,7 +236,7 @@ var opTable = []*opSpec{
 			{name: "blayout", kind: kAnyStatic, attr: true, noneOK: true},
 			{name: "slayout", kind: kAnyStatic, attr: true, noneOK: true},
 		},
-		result: func(a *opCall) ir.Type { return a.typeOf("tile") }},
+		result: moveResult},
 	{kind: ir.OpCreateTensor,
 		params: []param{
 			{name: "shape", kind: kShapeList, required: true},

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"strings"
 
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/ir"
@@ -54,10 +55,11 @@ func (fc *funcChecker) stmt(s syntax.Stmt) {
 		fc.returnStmt(s)
 	case *syntax.WithStmt:
 		fc.withStmt(s)
+	case *syntax.WhileStmt:
+		fc.whileStmt(s)
 	case *syntax.BranchStmt:
 		if s.Tok != "pass" {
-			fc.errorf(s.Pos, ErrUnsupportedStmt, "loops run their whole pl.range; guard the body with an if instead",
-				"%s is not allowed in a DSL function", s.Tok)
+			fc.loopControl(s)
 		}
 	default:
 		fc.errorf(s.Span(), ErrUnsupportedStmt, "", "%s is not allowed in a DSL function", stmtKind(s))
@@ -326,7 +328,7 @@ func (fc *funcChecker) nested(sc *scope, blk *ir.Block, kind string, check func(
 }
 
 func (fc *funcChecker) forStmt(s *syntax.ForStmt) {
-	if fc.carriedLoop(s) {
+	if fc.whileCarried(s) || fc.carriedLoop(s) {
 		return
 	}
 	id, ok := s.Target.(*syntax.Ident)
@@ -335,7 +337,7 @@ func (fc *funcChecker) forStmt(s *syntax.ForStmt) {
 		return
 	}
 	if s.Else != nil {
-		fc.errorf(s.Pos, ErrUnsupportedStmt, "", "for ... else is not allowed in a DSL function")
+		fc.loopElse("for", s.Pos, s.Else)
 	}
 	li, bounds, ok := fc.rangeBounds(s.Iter)
 	if !ok {
@@ -436,6 +438,9 @@ func (fc *funcChecker) rangeBounds(iter syntax.Expr) (*loopInfo, []ir.Operand, b
 				}
 			}
 		}
+	}
+	if strings.HasPrefix(path, "pl.") {
+		li.kind = path[len("pl."):]
 	}
 	switch {
 	case path == "pl.range", path == "pl.unroll":

@@ -248,7 +248,14 @@ func describeType(t ir.Type) string {
 	case *ir.DistributedTensor:
 		return "pld.DistributedTensor " + t.Shape.String() + " " + t.DType.String()
 	case *ir.Tile:
-		return "tile " + t.Shape.String() + " " + t.DType.String()
+		s := "tile " + t.Shape.String() + " " + t.DType.String()
+		if t.Mem != "" {
+			s += " in " + t.Mem
+		}
+		if t.Valid != nil {
+			s += " (valid " + t.Valid.String() + ")"
+		}
+		return s
 	case *ir.Scalar:
 		return t.DType.String() + " scalar"
 	case *ir.Ptr:

@@ -82,6 +82,9 @@ const (
 	nFor
 	nIf
 	nReturn
+	nWhile
+	nBreak
+	nContinue
 )
 
 // node is a compiled statement.
@@ -108,7 +111,7 @@ type node struct {
 
 	bin  ir.BinOp // nBin
 	un   ir.UnOp  // nUnary
-	x, y opnd     // nBin, nUnary, nAssign (x), nIndex (x[y]), nReturn (x), nIf (x)
+	x, y opnd     // nBin, nUnary, nAssign (x), nIndex (x[y]), nReturn (x), nIf and nWhile (x)
 
 	callee *cfunc    // nCall
 	dev    opnd      // nCall: device= of a host dispatch
@@ -344,6 +347,13 @@ func (c *compiler) stmt(s ir.Stmt) (*node, error) {
 		}
 	case *ir.Return:
 		n.kind, n.x = nReturn, c.operand(s.Value)
+	case *ir.While:
+		n.kind, n.x = nWhile, c.operand(s.Cond)
+		n.body, err = c.block(s.Body)
+	case *ir.Break:
+		n.kind = nBreak
+	case *ir.Continue:
+		n.kind = nContinue
 	default:
 		return nil, fmt.Errorf("line %d: unknown statement %T", s.Pos().Line, s)
 	}

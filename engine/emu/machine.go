@@ -115,32 +115,77 @@ func (m *machine) next() (*node, *failure) {
 			}
 			return n, nil
 		}
-		if c.loop != nil {
-			c.i += c.step
-			if c.step > 0 && c.i < c.stop || c.step < 0 && c.i > c.stop {
-				fr.env[c.loop.loopVar] = val{i: c.i}
-				c.pc = 0
-				if f := m.s.tick(m, c.loop); f != nil {
-					return nil, f
-				}
-				continue
-			}
-		}
-		loop := c.loop
-		depth := 0
-		if m.rank < 0 && loop != nil && len(m.frames) == 1 {
-			depth = m.loopDepth()
-		}
-		fr.cursors = fr.cursors[:len(fr.cursors)-1]
-		// A host dispatch loop has ended: run what it dispatched before the
-		// host goes on (pld-spec §5.2).
-		if loop != nil && m.rank < 0 && m.s.pending && depth <= m.s.pendingLoopDepth {
-			if f := m.s.flush(); f != nil {
+		if c.loop != nil && m.again(fr, c) {
+			c.pc = 0
+			// Every iteration is a step, so a while loop that never ends
+			// (even with an empty body) stops at the step budget.
+			if f := m.s.tick(m, c.loop); f != nil {
 				return nil, f
 			}
+			continue
+		}
+		if f := m.popCursor(fr); f != nil {
+			return nil, f
 		}
 	}
 	return nil, nil
+}
+
+// again advances loop cursor c to its next iteration and reports whether
+// there is one: a For moves its variable, a While reads its condition.
+func (m *machine) again(fr *frame, c *cursor) bool {
+	if c.loop.kind == nWhile {
+		return m.evalp(&c.loop.x).integer(c.loop.x.dt) != 0
+	}
+	c.i += c.step
+	if c.step > 0 && c.i < c.stop || c.step < 0 && c.i > c.stop {
+		fr.env[c.loop.loopVar] = val{i: c.i}
+		return true
+	}
+	return false
+}
+
+// popCursor ends the innermost block of fr. When it is a host dispatch
+// loop, what the loop dispatched runs before the host goes on (pld-spec
+// §5.2), however the loop ended.
+func (m *machine) popCursor(fr *frame) *failure {
+	loop := fr.cursors[len(fr.cursors)-1].loop
+	depth := 0
+	if m.rank < 0 && loop != nil && len(m.frames) == 1 {
+		depth = m.loopDepth()
+	}
+	fr.cursors = fr.cursors[:len(fr.cursors)-1]
+	if loop != nil && m.rank < 0 && m.s.pending && depth <= m.s.pendingLoopDepth {
+		return m.s.flush()
+	}
+	return nil
+}
+
+// breakLoop leaves the innermost loop of the current call: the blocks of
+// the ifs inside it end with it.
+func (m *machine) breakLoop() *failure {
+	fr := m.top()
+	for len(fr.cursors) > 0 {
+		isLoop := fr.cursors[len(fr.cursors)-1].loop != nil
+		if f := m.popCursor(fr); f != nil || isLoop {
+			return f
+		}
+	}
+	return nil
+}
+
+// continueLoop ends the current iteration of the innermost loop: the
+// blocks inside it end, and the loop's cursor stands at the end of its
+// body, where next() starts the next iteration or ends the loop.
+func (m *machine) continueLoop() {
+	fr := m.top()
+	for n := len(fr.cursors); n > 0; n = len(fr.cursors) {
+		if c := &fr.cursors[n-1]; c.loop != nil {
+			c.pc = len(c.nodes)
+			return
+		}
+		fr.cursors = fr.cursors[:n-1]
+	}
 }
 
 // pushFrame starts a call of fn with args.
@@ -238,6 +283,16 @@ func (m *machine) exec(n *node) (blocked bool, f *failure) {
 		if len(body) > 0 {
 			fr.cursors = append(fr.cursors, cursor{nodes: body})
 		}
+	case nWhile:
+		// The body is entered even when empty: an iteration that does
+		// nothing is still a step of the budget.
+		if m.evalp(&n.x).integer(n.x.dt) != 0 {
+			fr.cursors = append(fr.cursors, cursor{nodes: n.body, loop: n})
+		}
+	case nBreak:
+		return false, m.breakLoop()
+	case nContinue:
+		m.continueLoop()
 	case nReturn:
 		var v val
 		if n.x.k != oNone {

@@ -416,6 +416,32 @@ type If struct {
 	From       *Origin // set on statements a lowering pass emitted
 }
 
+// While is while Cond: Body. Cond is read before every iteration; it is a
+// constant (while True:) or a variable the body rebinds. A condition the
+// checker computes from an expression (while i < n:) is not a Cond: the
+// loop is while True: whose body starts by computing it and breaking out
+// when it is false, so the statements that compute it run, and are
+// scheduled, on every iteration as any others do.
+type While struct {
+	Cond Operand
+	Body *Block
+	Span Span
+	From *Origin // set on statements a lowering pass emitted
+}
+
+// Break leaves the innermost enclosing For or While.
+type Break struct {
+	Span Span
+	From *Origin // set on statements a lowering pass emitted
+}
+
+// Continue ends the current iteration of the innermost enclosing For or
+// While: a For advances its variable, a While reads its condition again.
+type Continue struct {
+	Span Span
+	From *Origin // set on statements a lowering pass emitted
+}
+
 // Return returns Value (nil for a bare return).
 type Return struct {
 	Value Operand
@@ -423,25 +449,31 @@ type Return struct {
 	From  *Origin // set on statements a lowering pass emitted
 }
 
-func (s *Op) Pos() Span     { return s.Span }
-func (s *Bin) Pos() Span    { return s.Span }
-func (s *Unary) Pos() Span  { return s.Span }
-func (s *Assign) Pos() Span { return s.Span }
-func (s *Index) Pos() Span  { return s.Span }
-func (s *Call) Pos() Span   { return s.Span }
-func (s *For) Pos() Span    { return s.Span }
-func (s *If) Pos() Span     { return s.Span }
-func (s *Return) Pos() Span { return s.Span }
+func (s *Op) Pos() Span       { return s.Span }
+func (s *Bin) Pos() Span      { return s.Span }
+func (s *Unary) Pos() Span    { return s.Span }
+func (s *Assign) Pos() Span   { return s.Span }
+func (s *Index) Pos() Span    { return s.Span }
+func (s *Call) Pos() Span     { return s.Span }
+func (s *For) Pos() Span      { return s.Span }
+func (s *If) Pos() Span       { return s.Span }
+func (s *Return) Pos() Span   { return s.Span }
+func (s *While) Pos() Span    { return s.Span }
+func (s *Break) Pos() Span    { return s.Span }
+func (s *Continue) Pos() Span { return s.Span }
 
-func (*Op) isStmt()     {}
-func (*Bin) isStmt()    {}
-func (*Unary) isStmt()  {}
-func (*Assign) isStmt() {}
-func (*Index) isStmt()  {}
-func (*Call) isStmt()   {}
-func (*For) isStmt()    {}
-func (*If) isStmt()     {}
-func (*Return) isStmt() {}
+func (*Op) isStmt()       {}
+func (*Bin) isStmt()      {}
+func (*Unary) isStmt()    {}
+func (*Assign) isStmt()   {}
+func (*Index) isStmt()    {}
+func (*Call) isStmt()     {}
+func (*For) isStmt()      {}
+func (*If) isStmt()       {}
+func (*Return) isStmt()   {}
+func (*While) isStmt()    {}
+func (*Break) isStmt()    {}
+func (*Continue) isStmt() {}
 
 // Func returns the function called name, or nil.
 func (p *Program) Func(name string) *Func {

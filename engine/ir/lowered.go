@@ -55,6 +55,12 @@ func OriginOf(s Stmt) *Origin {
 		return s.From
 	case *Return:
 		return s.From
+	case *While:
+		return s.From
+	case *Break:
+		return s.From
+	case *Continue:
+		return s.From
 	}
 	return nil
 }

@@ -130,9 +130,9 @@ var opTable = [numOpKinds]OpInfo{
 	OpCreateTensor: {Name: "pl.create_tensor", Aliases: []string{"pl.tensor.create"}, Category: CatSetup, Levels: anyLevel},
 	// pl.array's on-core scalar arrays and the tile ops of upstream's
 	// ep_dispatch_combine: a fresh tile, a row sum and a reshape.
-	OpArrayCreate: {Name: "pl.array.create", Category: CatCompute, Levels: orchOrCore},
-	OpArrayGet:    {Name: "pl.array.get_element", Category: CatCompute, Levels: orchOrCore},
-	OpArrayUpdate: {Name: "pl.array.update_element", Category: CatCompute, Levels: orchOrCore},
+	OpArrayCreate: {Name: "pl.array.create", Category: CatCompute, Levels: anyLevel},
+	OpArrayGet:    {Name: "pl.array.get_element", Category: CatCompute, Levels: anyLevel},
+	OpArrayUpdate: {Name: "pl.array.update_element", Category: CatCompute, Levels: anyLevel},
 	OpTileCreate:  {Name: "pl.tile.create", Aliases: []string{"pl.create_tile", "pl.tile.create_tile"}, Category: CatCompute, Levels: inCore},
 	OpRowSum:      {Name: "pl.tile.row_sum", Category: CatCompute, Levels: inCore},
 	OpReshape:     {Name: "pl.tile.reshape", Category: CatCompute, Levels: inCore},

@@ -205,6 +205,13 @@ func (pr *printer) stmt(depth int, s Stmt) {
 			pr.line(depth, "else:", Span{}, s.From)
 			pr.block(depth+1, s.Else)
 		}
+	case *While:
+		pr.line(depth, "while "+operand(s.Cond)+":", s.Span, s.From)
+		pr.block(depth+1, s.Body)
+	case *Break:
+		pr.line(depth, "break", s.Span, s.From)
+	case *Continue:
+		pr.line(depth, "continue", s.Span, s.From)
 	case *Return:
 		if s.Value == nil {
 			pr.line(depth, "return", s.Span, s.From)

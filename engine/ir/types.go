@@ -239,9 +239,26 @@ type DistributedTensor struct {
 }
 
 // Tile is an on-chip buffer produced by pl.load or pld.tile.remote_load.
+//
+// Mem and Valid are the rest of PyPTO's tile type, which two bindings of
+// one name must share ("Cannot reassign 't' with a different type: was
+// pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec], got pl.Tile[[16, 16], pl.FP32,
+// pl.Mem.Mat]"): Mem is the memory space a pl.load or pl.move gave it
+// ("" is the default, Vec; "Mat", "Left", ...), Valid the valid_shape of a
+// load that reads less than the tile (nil: all of it; a dimension known
+// only at run time is the symbol "?"). Elementwise results keep their
+// left operand's. Only Identical looks at them: the emulator runs a tile
+// of any view the same way.
 type Tile struct {
 	Shape Shape
 	DType DType
+	Mem   string
+	Valid Shape
+}
+
+// View returns t with t2's memory space and valid shape.
+func (t *Tile) View(t2 *Tile) *Tile {
+	return &Tile{Shape: t.Shape, DType: t.DType, Mem: t2.Mem, Valid: t2.Valid}
 }
 
 // CommCtx is the communication context of a window's domain
@@ -282,7 +299,16 @@ func (t *Tensor) String() string { return "Tensor[" + t.Shape.String() + ", " + 
 func (t *DistributedTensor) String() string {
 	return "DistributedTensor[" + t.Shape.String() + ", " + t.DType.String() + "]"
 }
-func (t *Tile) String() string    { return "Tile[" + t.Shape.String() + ", " + t.DType.String() + "]" }
+func (t *Tile) String() string {
+	s := "Tile[" + t.Shape.String() + ", " + t.DType.String()
+	if t.Mem != "" {
+		s += ", " + t.Mem
+	}
+	if t.Valid != nil {
+		s += ", valid=" + t.Valid.String()
+	}
+	return s + "]"
+}
 func (t *CommCtx) String() string { return "CommCtx" }
 func (t *Ptr) String() string     { return "Ptr[" + t.Bytes.String() + " B]" }
 func (t *List) String() string    { return "List[" + strconv.Itoa(t.Len) + "]" }
@@ -313,6 +339,10 @@ func ShapeOf(t Type) (s Shape, d DType, ok bool) {
 // dimensions compare by name).
 func Identical(a, b Type) bool {
 	if same, shaped := sameShaped(a, b, Shape.Equal); shaped {
+		if at, ok := a.(*Tile); ok && same {
+			bt := b.(*Tile)
+			return at.Mem == bt.Mem && (at.Valid == nil) == (bt.Valid == nil) && at.Valid.Equal(bt.Valid)
+		}
 		return same
 	}
 	switch a := a.(type) {

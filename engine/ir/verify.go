@@ -12,7 +12,8 @@ import (
 //     of p.Funcs;
 //   - every Var is defined before it is used along every path (parameters
 //     at entry; a name bound in only one branch of an If, or only inside a
-//     For body, is not defined after it);
+//     For or While body, is not defined after it), and break and continue
+//     are inside a loop;
 //   - types are consistent: operands of scalar arithmetic are scalars,
 //     conditions are BOOL, assignments and call arguments match the
 //     declared types, returns match the function's result, and no value
@@ -47,6 +48,7 @@ type verifier struct {
 	funcs map[*Func]bool
 	fn    *Func
 	errs  []string
+	loops int // enclosing For and While statements (break, continue)
 }
 
 // maxVerifyErrors bounds the report: a broken pass tends to break every
@@ -267,7 +269,28 @@ func (v *verifier) stmt(s Stmt, d defs) {
 			v.errorf(sp, "for without a body")
 			return
 		}
+		v.loops++
 		v.block(s.Body, inner)
+		v.loops--
+	case *While:
+		if s.Cond == nil {
+			v.errorf(sp, "while without a condition")
+		} else if t, ok := v.use(sp, s.Cond, d).(*Scalar); !ok || t.DType != BOOL {
+			v.errorf(sp, "while condition of type %s, want BOOL", TypeOf(s.Cond))
+		}
+		if s.Body == nil {
+			v.errorf(sp, "while without a body")
+			return
+		}
+		// What the body defines is not defined after it (it may run no
+		// iteration), as for a For.
+		v.loops++
+		v.block(s.Body, d.clone())
+		v.loops--
+	case *Break, *Continue:
+		if v.loops == 0 {
+			v.errorf(sp, "break or continue outside a loop")
+		}
 	case *If:
 		if t, ok := v.use(sp, s.Cond, d).(*Scalar); !ok || t.DType != BOOL {
 			v.errorf(sp, "if condition of type %s, want BOOL", TypeOf(s.Cond))

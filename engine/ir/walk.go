@@ -1,8 +1,8 @@
 package ir
 
 // Walk calls fn for every statement of b in source order, descending into
-// the bodies of For and If (pre-order). When fn returns false for a For or
-// an If, its bodies are skipped.
+// the bodies of For, While and If (pre-order). When fn returns false for
+// one of those, its bodies are skipped.
 func Walk(b *Block, fn func(Stmt) bool) {
 	if b == nil {
 		return
@@ -13,6 +13,8 @@ func Walk(b *Block, fn func(Stmt) bool) {
 		}
 		switch s := s.(type) {
 		case *For:
+			Walk(s.Body, fn)
+		case *While:
 			Walk(s.Body, fn)
 		case *If:
 			Walk(s.Then, fn)
@@ -121,6 +123,12 @@ func (c *cloner) stmt(s Stmt) Stmt {
 		return &If{Cond: c.op(s.Cond), Then: c.block(s.Then), Else: c.block(s.Else), Span: s.Span, From: s.From}
 	case *Return:
 		return &Return{Value: c.op(s.Value), Span: s.Span, From: s.From}
+	case *While:
+		return &While{Cond: c.op(s.Cond), Body: c.block(s.Body), Span: s.Span, From: s.From}
+	case *Break:
+		return &Break{Span: s.Span, From: s.From}
+	case *Continue:
+		return &Continue{Span: s.Span, From: s.From}
 	}
 	return s
 }

@@ -77,6 +77,10 @@ func expandOps(b *ir.Block, expand func(op *ir.Op, out *ir.Block) (bool, error))
 			if err := expandOps(s.Body, expand); err != nil {
 				return err
 			}
+		case *ir.While:
+			if err := expandOps(s.Body, expand); err != nil {
+				return err
+			}
 		case *ir.If:
 			if err := expandOps(s.Then, expand); err != nil {
 				return err

@@ -74,3 +74,33 @@ class Prog:
         for r in pl.range(pld.world_size()):
             o = self.dev(x[r], out[r], device=r)
         return out
+---
+# pld.tile.remote_load bounds its read the same way (InferWindowReadValidShape):
+# offset 3 + 1 row is past a window of NR % 4 rows; offset 2 is not, nor
+# is a read whose valid_shape keeps it inside; an offset known only at run
+# time is the emulator's to check.
+#! func: Pull.pull
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+NR = pl.dynamic("NR")
+SIZE = 16
+
+
+@pl.program
+class Pull:
+    @pl.function(type=pl.FunctionType.InCore)
+    def pull(
+        self,
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        data: pl.InOut[pld.DistributedTensor[[NR % 4, SIZE], pl.FP32]],
+    ) -> pl.Tensor[[1, SIZE], pl.FP32]:
+        ctx = pld.get_comm_ctx(data)
+        me = pld.rank(ctx)
+        peer = (me + 1) % pld.nranks(ctx)
+        t = pld.tile.remote_load(data, peer, [3, 0], [1, SIZE])  ### "^E0211 pld.tile.remote_load reads past the end of dimension 0 of target \[\(NR % 4\), 16\]: offset 3 \+ extent 1, but \(NR % 4\) is at most 3$"
+        u = pld.tile.remote_load(data, peer, [2, 0], [1, SIZE])
+        v = pld.tile.remote_load(data, peer, [2, 0], [2, SIZE], valid_shape=[1, SIZE])
+        w = pld.tile.remote_load(data, peer, [me, 0], [1, SIZE])
+        y = pl.store(u, [0, 0], y)
+        return y

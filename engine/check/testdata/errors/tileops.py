@@ -22,7 +22,7 @@ class Gemm:
         tb = pl.load(b, [0, 0], [16, 16], target_memory=pl.MemorySpace.Mat)
         la = pl.move(ta, target_memory=pl.MemorySpace.Left)
         rb = pl.move(tb, target_memory=pl.MemorySpace.Right)
-        tc = pl.matmul(la, rb)  ### "^E0210 pl.matmul of tile \[16, 32\] FP32 and tile \[16, 16\] FP32: the inner dimensions 32 and 16 differ$"
+        tc = pl.matmul(la, rb)  ### "^E0210 pl.matmul of tile \[16, 32\] FP32 in Left and tile \[16, 16\] FP32 in Right: the inner dimensions 32 and 16 differ$"
         return pl.store(tc, [0, 0], c)
 
     @pl.function(type=pl.FunctionType.Orchestration)

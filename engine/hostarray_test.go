@@ -1,0 +1,68 @@
+package engine_test
+
+import (
+	"context"
+	"testing"
+
+	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
+)
+
+// hostArray builds a pl.array at the host of a @pl.jit program and hands
+// each rank one element as a scalar (what PyPTO's host codegen compiles;
+// handing over the array itself is E0236).
+const hostArray = `import pypto.language as pl
+import pypto.language.distributed as pld
+
+RANKS = 2
+
+
+@pl.jit.incore
+def bias_add(
+    src: pl.Tensor[[1, 8], pl.FP32],
+    dst: pl.Out[pl.Tensor[[1, 8], pl.FP32]],
+    bias: pl.Scalar[pl.INT32],
+):
+    t = pl.load(src, [0, 0], [1, 8])
+    t = pl.add(t, pl.cast(bias, target_type=pl.FP32))
+    dst = pl.store(t, [0, 0], dst)
+    return dst
+
+
+@pl.jit
+def forward(
+    src: pl.Tensor[[1, 8], pl.FP32],
+    dst: pl.Out[pl.Tensor[[1, 8], pl.FP32]],
+    bias: pl.Scalar[pl.INT32],
+):
+    return bias_add(src, dst, bias)
+
+
+@pl.jit.host
+def launch(
+    src: pl.Tensor[[RANKS, 1, 8], pl.FP32],
+    dst: pl.Out[pl.Tensor[[RANKS, 1, 8], pl.FP32]],
+):
+    biases = pl.array.create(2, pl.INT32)
+    biases[0] = 5
+    biases[1] = 7
+    for r in pl.range(pld.world_size()):
+        forward(src[r], dst[r], biases[r], device=r)
+`
+
+// TestHostArray: dst[r] = src[r] + biases[r], with biases = [5, 7] built
+// at the host.
+func TestHostArray(t *testing.T) {
+	res := engine.Run(context.Background(), "bias.py", []byte(hostArray), engine.RunOptions{Options: engine.Options{Ranks: 2}, Fill: engine.FillIndex})
+	if res.Status != emu.StatusOK {
+		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
+	}
+	src, dst := res.In["src"], res.Out["dst"]
+	for r, bias := range []float64{5, 7} {
+		for j := 0; j < 8; j++ {
+			if got, want := dst.At(r, 0, j), src.At(r, 0, j)+bias; got != want {
+				t.Fatalf("dst[%d, 0, %d] = %g, want %g", r, j, got, want)
+			}
+		}
+	}
+}

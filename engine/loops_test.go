@@ -1,0 +1,138 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
+	"pldworkbench/engine/limits"
+)
+
+// TestLoopControl runs check/testdata/ok/loop_control.py: the kernel adds
+// 1 per rank in a while loop, 10 in three of four pl.range iterations
+// (continue skips one), 1000 in each of two pl.while_ iterations and 100
+// in min(rank+1, 4) iterations of an inner loop that break ends, twice; so
+// y[r] = x[r] + r + 30 + 2000 + 200*min(r+1, 4), at every element,
+// computed here from the run's own inputs.
+func TestLoopControl(t *testing.T) {
+	const file = "check/testdata/ok/loop_control.py"
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []int{2, 4} {
+		opts := engine.RunOptions{Options: engine.Options{Ranks: p}, Fill: engine.FillIndex}
+		opts.Entry = "build(" + string(rune('0'+p)) + ").host"
+		res := engine.Run(context.Background(), file, src, opts)
+		if res.Status != emu.StatusOK {
+			t.Fatalf("P=%d: status %s, error %+v, diags %v", p, res.Status, res.Error, res.Diags)
+		}
+		x, y := res.In["x"], res.Out["y"]
+		for r := 0; r < p; r++ {
+			inner := min(r+1, 4)
+			for i := 0; i < 4; i++ {
+				for j := 0; j < 16; j++ {
+					want := x.At(r, i, j) + float64(r) + 30 + 2000 + float64(200*inner)
+					if got := y.At(r, i, j); got != want {
+						t.Fatalf("P=%d: y[%d, %d, %d] = %g, want %g", p, r, i, j, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// loopProgram is a one-rank program whose kernel runs body; the host loop
+// dispatches every rank.
+const loopProgram = `import pypto.language as pl
+
+
+@pl.program
+class Spin:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[1, 8], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, 8], pl.FP32]],
+        rank: pl.Scalar[pl.INT32],
+    ) -> pl.Tensor[[1, 8], pl.FP32]:
+        t = pl.load(x, [0, 0], [1, 8])
+@BODY@
+        return pl.store(t, [0, 0], y)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(
+        self,
+        x: pl.Tensor[[1, 8], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, 8], pl.FP32]],
+        rank: pl.Scalar[pl.INT32],
+    ) -> pl.Tensor[[1, 8], pl.FP32]:
+        return self.kernel(x, y, rank)
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host(
+        self,
+        x: pl.Tensor[[2, 1, 8], pl.FP32],
+        y: pl.Out[pl.Tensor[[2, 1, 8], pl.FP32]],
+    ) -> pl.Tensor[[2, 1, 8], pl.FP32]:
+@HOST@
+        return y
+`
+
+const dispatchAll = "        for r in pl.range(2):\n            self.chip(x[r], y[r], r, device=r)"
+
+// TestWhileNeverEnds: a while loop whose condition never turns false, with
+// a body and without one, stops at the run's step budget with its error
+// (E0504), the rank and the line of the loop, rather than hang.
+func TestWhileNeverEnds(t *testing.T) {
+	for name, body := range map[string]string{
+		"empty":   "        while True:\n            pass",
+		"counter": "        n = 0\n        while n >= 0:\n            n = n + 1\n            t = pl.add(t, 1.0)",
+	} {
+		src := strings.NewReplacer("@BODY@", body, "@HOST@", dispatchAll).Replace(loopProgram)
+		res := engine.Run(context.Background(), name+".py", []byte(src), engine.RunOptions{
+			Options: engine.Options{Ranks: 2, Entry: "Spin.host", Budget: limits.Budget{RunSteps: 20_000}}})
+		if res.Status != emu.StatusRuntimeError || res.Error == nil || res.Error.Code != "E0504" {
+			t.Fatalf("%s: status %s, error %+v, diags %v; want the step budget's E0504", name, res.Status, res.Error, res.Diags)
+		}
+		if res.Error.Rank < 0 || res.Error.Line < 14 || res.Error.Line > 17 {
+			t.Errorf("%s: error at rank %d line %d, want a rank inside the loop (lines 14-17): %+v", name, res.Error.Rank, res.Error.Line, res.Error)
+		}
+	}
+}
+
+// TestBreakDispatchLoop: a host dispatch loop that breaks after rank 0's
+// dispatch runs that one (what the loop dispatched runs when it ends,
+// however it ends) and leaves rank 1's output as it was; a continue that
+// skips rank 0 leaves rank 0's.
+func TestBreakDispatchLoop(t *testing.T) {
+	for name, c := range map[string]struct {
+		host string
+		ran  [2]bool
+	}{
+		"break":    {"        for r in pl.range(2):\n            self.chip(x[r], y[r], r, device=r)\n            if r == 0:\n                break", [2]bool{true, false}},
+		"continue": {"        for r in pl.range(2):\n            if r == 0:\n                continue\n            self.chip(x[r], y[r], r, device=r)", [2]bool{false, true}},
+	} {
+		src := strings.NewReplacer("@BODY@", "        t = pl.add(t, 1.0)", "@HOST@", c.host).Replace(loopProgram)
+		res := engine.Run(context.Background(), name+".py", []byte(src), engine.RunOptions{
+			Options: engine.Options{Ranks: 2, Entry: "Spin.host"}, Fill: engine.FillIndex})
+		if res.Status != emu.StatusOK {
+			t.Fatalf("%s: status %s, error %+v, diags %v", name, res.Status, res.Error, res.Diags)
+		}
+		x, y := res.In["x"], res.Out["y"]
+		for r := 0; r < 2; r++ {
+			for j := 0; j < 8; j++ {
+				want := 0.0 // an output no dispatch wrote starts zeroed
+				if c.ran[r] {
+					want = x.At(r, 0, j) + 1
+				}
+				if got := y.At(r, 0, j); got != want {
+					t.Fatalf("%s: y[%d, 0, %d] = %g, want %g", name, r, j, got, want)
+				}
+			}
+		}
+	}
+}
