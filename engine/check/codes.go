@@ -29,6 +29,7 @@ const (
 	ErrNoValue         Code = "E0414"
 	ErrLoopControl     Code = "E0415"
 	ErrJitWhile        Code = "E0416"
+	ErrBreakOuter      Code = "E0417"
 
 	// Levels, operation names, dispatch.
 	ErrLevel         Code = "E0101"
@@ -127,7 +128,6 @@ const (
 	WarnTaskOrder    Code = "W0308"
 	WarnSubWorkerRun Code = "W0309"
 	WarnArrayArg     Code = "W0310"
-	WarnLoopDefect   Code = "W0311"
 	WarnJitWhile     Code = "W0312"
 	WarnLoopElse     Code = "W0313"
 )
@@ -330,12 +330,12 @@ var Codes = []CodeInfo{
 		"PyPTO compiles the call, but its orchestration code hands the task the array's C-stack address as a scalar (add_scalar(rows)) and the kernel's PTO declares the parameter a pointer of the tensors' dtype: the generated code does not carry the values to the core; the emulator passes them. To take the program to PyPTO, create and fill the array in the kernel itself, or pass its elements as pl.Scalar parameters"},
 	{ErrJitWhile, diag.Error, "name read after a @pl.jit while loop that rebinds it",
 		"carry the value with pl.while_(init_values=...) and pl.yield_, or write the function as a @pl.program method"},
+	{ErrBreakOuter, diag.Error, "PyPTO cannot yet compile a break out of a kernel's outermost loop",
+		"PyPTO's parser accepts the break, but at this commit its InCore passes stop on the flag it adds for it; a break from a nested loop compiles. Guard the rest of the loop's body with an if instead of breaking, or move the loop inside another"},
 	{WarnJitWhile, diag.Warning, "a @pl.jit while loop's rebinding is renamed by PyPTO",
 		"PyPTO's @pl.jit renamer walks a while body as straight-line code, so the loop never sees its own updates there (a counter the condition reads never changes, and the loop does not end); the emulator runs it as Python would. Carry the value with pl.while_(init_values=...), or write the function as a @pl.program method"},
 	{WarnLoopElse, diag.Warning, "a loop's else suite is dropped",
 		"PyPTO's parser reads a loop's body and ignores its else suite, so its statements never run; put them after the loop (guarded by a flag the loop sets, if they must run only when the loop was not broken)"},
-	{WarnLoopDefect, diag.Warning, "PyPTO cannot yet compile this loop in a kernel",
-		"PyPTO's parser accepts the loop but its InCore passes fail on it at this commit; the emulator runs it as Python would. To take the program to PyPTO, write the loop without the construct the message names"},
 	{WarnTileAlign, diag.Warning, "tile row not 32-byte aligned",
 		"make the tile's contiguous extent a multiple of 32 bytes (e.g. 8 FP32 values); the emulator runs it, hardware rejects it"},
 }

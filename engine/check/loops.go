@@ -114,7 +114,9 @@ func (fc *funcChecker) loopControl(s *syntax.BranchStmt) {
 		return
 	}
 	if fc.level == ir.InCore && len(fc.loops) == 1 {
-		fc.errorf(s.Pos, WarnLoopDefect, "to take the kernel to PyPTO, guard the rest of the loop's body with an if instead of breaking, or break from a nested loop",
+		// PyPTO accepts the statement and then cannot compile it: a
+		// program PyPTO cannot compile is not one to run here.
+		fc.errorf(s.Pos, ErrBreakOuter, "guard the rest of the loop's body with an if instead of breaking, or break from a nested loop",
 			"PyPTO cannot yet compile a break out of a kernel's outermost loop: its InCore passes stop with \"Operator 'eq' does not accept bool dtype\" (a break from a nested loop compiles)")
 	}
 	fc.emit(&ir.Break{Span: sp})

@@ -93,10 +93,10 @@ var Mirrors = []Mirror{
 	{ErrJitWhile, "python/pypto/jit/specializer.py; the SSA verifier after ConvertToSSA",
 		"the renamer has no visit_While, so _visit_simple_assign renames a rebinding in a while body at the loop's own depth",
 		"Variable 'k' used outside its defining scope"},
-	// Warnings: PyPTO compiles the first loop nowhere, the second not as
-	// written.
-	{WarnLoopDefect, "src/ir/transforms/ctrl_flow_transform_pass.cpp and the InCore passes after it", "the break flag CtrlFlowTransform adds to a kernel's outermost loop (a defect, not a rule)",
+	// Not a rule upstream: PyPTO accepts the break and then fails on it.
+	{ErrBreakOuter, "src/ir/transforms/ctrl_flow_transform_pass.cpp and the InCore passes after it", "the break flag CtrlFlowTransform adds to a kernel's outermost loop (a defect, not a rule)",
 		"TypeError: Operator 'eq' does not accept bool dtype"},
+	// A warning: PyPTO compiles the loop, but not as written.
 	{WarnJitWhile, "python/pypto/jit/specializer.py", "the renamer walks a while body as straight-line code (no visit_While)",
 		"(nothing: the condition reads k from before the loop, k_v1 = k + 1 inside it)"},
 	{WarnLoopElse, "python/pypto/language/parser/ast_parser.py", "parse_for_loop, parse_while_loop (neither reads stmt.orelse)",

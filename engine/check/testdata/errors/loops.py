@@ -269,7 +269,7 @@ def scale_add(
     tile = pl.load(src, [0, 0], [H, W])
     for i in pl.range(4):
         if i == rank:
-            break  ### "^W0311 PyPTO cannot yet compile a break out of a kernel's outermost loop"
+            break  ### "^E0417 PyPTO cannot yet compile a break out of a kernel's outermost loop"
         tile = pl.add(tile, 1.0)
     dst = pl.store(tile, [0, 0], dst)
     return dst

@@ -3,7 +3,7 @@
 # ConvertToSSA): the kernel adds 1 per rank with one, skips one of four
 # iterations with continue, adds 1000 twice in PyPTO's SSA form of a while
 # loop (pl.while_ with pl.cond and pl.yield_), and leaves a nested loop
-# early with break (a break out of a kernel's outermost loop is W0311). The
+# early with break (a break out of a kernel's outermost loop is E0417). The
 # host ends a loop with break.
 #! entry: build(2).host
 #! ranks: 2
