@@ -324,8 +324,7 @@ func (w *storeWriter) applyPins(ids []string) {
 	if len(ids) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	ctx := context.Background() // as commit's
 	err := w.inTx(ctx, func(tx *sql.Tx) error {
 		for _, id := range ids {
 			if _, err := txExec(ctx, w.s.db, tx, `UPDATE runs SET pinned = 1 WHERE id = ? AND pinned = 0`, id); err != nil {
@@ -344,9 +343,12 @@ func (w *storeWriter) applyPins(ids []string) {
 func (w *storeWriter) commit(batch []*writeJob) {
 	s := w.s
 	// The write must land even when Shutdown cancelled the base context
-	// after the run ended: it has its own deadline.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	// after the run ended, so it is not the run's context; and it is one
+	// that is never done: for a context that can be, the SQLite driver
+	// starts a goroutine per statement (BEGIN, each INSERT, COMMIT) to
+	// interrupt it, four a run. A write waits at most the store's
+	// busy_timeout for another process's lock (openStore).
+	ctx := context.Background()
 	sizes := make([]int64, len(batch))
 	err := w.inTx(ctx, func(tx *sql.Tx) (err error) {
 		for i, j := range batch {
