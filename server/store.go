@@ -257,10 +257,11 @@ type page struct {
 // the live map did not catch) is kept: same id, same content. The pages
 // are made before the row is written, so the row carries its size and
 // page count in one statement. The code goes into codes unless its text
-// is there already; the size returned counts it only then.
-func putRunTx(ctx context.Context, db *sql.DB, tx *sql.Tx, r *storedRun, next func() (page, error)) (size int64, err error) {
+// is there already; the size returned counts it only then. The record
+// is result, its JSON (r.Result is not read).
+func putRunTx(ctx context.Context, db *sql.DB, tx *sql.Tx, r *storedRun, result []byte, next func() (page, error)) (size int64, err error) {
 	var pages []page
-	result := compressResult(r.Result)
+	result = compressResult(result)
 	size = int64(len(r.Settings) + len(result))
 	for {
 		p, err := next()
@@ -477,9 +478,28 @@ func compressLines(lines [][]byte) []byte {
 		raw.Write(l)
 		raw.WriteByte('\n')
 	}
-	out := make([]byte, len(s2Page)+s2.MaxEncodedLen(raw.Len()))
+	return s2Blob(raw.Bytes())
+}
+
+// s2Scratch holds the buffers S2 encodes into (s2Blob).
+var s2Scratch = sync.Pool{New: func() any { return new([]byte) }}
+
+// s2Blob is src compressed behind s2Page. It is encoded into a pooled
+// buffer of S2's bound and copied out at its size: the bound (a sixth
+// more than src) allocated per page and per record was most of what a
+// run's store write allocated, for blobs a sixth to a third of src.
+func s2Blob(src []byte) []byte {
+	sp := s2Scratch.Get().(*[]byte)
+	defer s2Scratch.Put(sp)
+	n := s2.MaxEncodedLen(len(src))
+	if cap(*sp) < n {
+		*sp = make([]byte, n)
+	}
+	enc := s2.Encode((*sp)[:n], src)
+	out := make([]byte, len(s2Page)+len(enc))
 	copy(out, s2Page)
-	return out[:len(s2Page)+len(s2.Encode(out[len(s2Page):], raw.Bytes()))]
+	copy(out[len(s2Page):], enc)
+	return out
 }
 
 // compressResult is a record's JSON as stored since version 4: S2 behind
@@ -488,11 +508,7 @@ func compressLines(lines [][]byte) []byte {
 // beside its row; compressed (2.4 KB, in 6 µs) it takes one, and each
 // page was two writes to the WAL at the commit and one more at the
 // checkpoint.
-func compressResult(js string) []byte {
-	out := make([]byte, len(s2Page)+s2.MaxEncodedLen(len(js)))
-	copy(out, s2Page)
-	return out[:len(s2Page)+len(s2.Encode(out[len(s2Page):], []byte(js)))]
-}
+func compressResult(js []byte) []byte { return s2Blob(js) }
 
 // decompressResult reads a stored result: compressed since version 4,
 // JSON text before (it begins with '{', never s2Page's first byte).

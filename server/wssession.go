@@ -7,6 +7,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf16"
@@ -140,7 +141,8 @@ func skipSpace(b []byte, i int) int {
 // quote; ok false where json's reading could differ or fail (see
 // decodeSessionCode).
 func unquoteCode(b []byte) (s string, end int, ok bool) {
-	out := make([]byte, 0, len(b))
+	var out strings.Builder // its String is the bytes written: no copy
+	out.Grow(len(b))
 	from := 0 // the start of the run of plain bytes not yet copied
 	for i := 0; i < len(b); {
 		c := b[i]
@@ -151,29 +153,29 @@ func unquoteCode(b []byte) (s string, end int, ok bool) {
 		case c < 0x20:
 			return "", 0, false
 		}
-		out = append(out, b[from:i]...)
+		out.Write(b[from:i])
 		if c == '"' {
-			if !utf8.Valid(out) {
+			if !utf8.ValidString(out.String()) {
 				return "", 0, false
 			}
-			return string(out), i, true
+			return out.String(), i, true
 		}
 		if i+1 >= len(b) {
 			return "", 0, false
 		}
 		switch e := b[i+1]; e {
 		case '"', '\\', '/':
-			out = append(out, e)
+			out.WriteByte(e)
 		case 'b':
-			out = append(out, '\b')
+			out.WriteByte('\b')
 		case 'f':
-			out = append(out, '\f')
+			out.WriteByte('\f')
 		case 'n':
-			out = append(out, '\n')
+			out.WriteByte('\n')
 		case 'r':
-			out = append(out, '\r')
+			out.WriteByte('\r')
 		case 't':
-			out = append(out, '\t')
+			out.WriteByte('\t')
 		case 'u':
 			if i+6 > len(b) {
 				return "", 0, false
@@ -182,7 +184,7 @@ func unquoteCode(b []byte) (s string, end int, ok bool) {
 			if err != nil || utf16.IsSurrogate(rune(r)) {
 				return "", 0, false
 			}
-			out = utf8.AppendRune(out, rune(r))
+			out.WriteRune(rune(r))
 			i += 4
 		default:
 			return "", 0, false
@@ -392,9 +394,18 @@ func (ss *session) stream(r *run) {
 		ss.mu.Unlock()
 	}()
 	head := append(appendJSONString([]byte(`{"type":"messages","id":`), r.id), `,"messages":[`...)
-	// One frame buffer for the whole stream: WriteMessage has copied a
-	// frame out by the time send returns.
-	var frame []byte
+	// One frame buffer for the whole stream, from a pool the streams
+	// share (it grew to a run's largest frame, a tenth of what a run
+	// allocated): WriteMessage has copied a frame out by the time send
+	// returns.
+	fp := frameBufs.Get().(*[]byte)
+	defer func() {
+		if cap(*fp) <= frameKeep {
+			frameBufs.Put(fp)
+		}
+	}()
+	frame := (*fp)[:0]
+	defer func() { *fp = frame[:0] }()
 	ss.s.streamRun(r, func(msgs [][]byte) error {
 		n := len(head) + 2 + len(msgs)
 		for _, m := range msgs {
@@ -416,6 +427,12 @@ func (ss *session) stream(r *run) {
 		return nil
 	}, nil, nil, ss.gone)
 }
+
+// frameBufs holds the streams' frame buffers; one grown past frameKeep
+// (a run's frames are at most batchMax messages) is left to the collector.
+var frameBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+const frameKeep = 256 << 10
 
 // quotedCount counts the quoted strings in b that may be word as a key:
 // equal under Unicode case folding (json matches a key to a field so), or
