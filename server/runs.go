@@ -30,7 +30,7 @@ const statusCancelled = "cancelled"
 // finds it stored.
 func (s *Server) postRun(c *fiber.Ctx) error {
 	var req runRequest
-	if err := decode(c, &req); err != nil {
+	if err := decodeRunRequest(c.Body(), &req); err != nil {
 		return err
 	}
 	pr, err := s.startRun(c.UserContext(), &req)

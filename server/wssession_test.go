@@ -469,3 +469,30 @@ func FuzzDecodeSession(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeRunRequest: POST /api/runs's decoding (the code cut out of
+// json's hands) answers every body as decodeJSON does, errors included.
+func FuzzDecodeRunRequest(f *testing.F) {
+	for _, s := range []string{
+		`{"code":"x = 1\n\"y\"","step":8,"ranks":4,"seed":3,"args":{"N":2}}`,
+		`{"code":"a","Code":"b"}`,
+		`{"args":{"code":"b"}}`,
+		`{"foo":{"code":"a"},"ranks":2}`,
+		`[{"code":"a"}]`,
+		`{"code":"a","ranks":"four"}`,
+		`{"code":1}`,
+		``,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var got, want runRequest
+		gerr, werr := decodeRunRequest(b, &got), decodeJSON(b, &want)
+		if (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) {
+			t.Fatalf("error %v, decodeJSON's %v", gerr, werr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%+v, decodeJSON's %+v", got, want)
+		}
+	})
+}
