@@ -310,7 +310,7 @@ type outTensor struct {
 // it), and one run's goroutine encodes its own.
 func (t *outTensor) MarshalJSON() ([]byte, error) {
 	if t.raw == nil {
-		t.raw = appendTensor(nil, t)
+		t.raw = appendTensor(make([]byte, 0, jsonRoom(len(t.Data))), t)
 	}
 	return t.raw, nil
 }

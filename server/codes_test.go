@@ -111,7 +111,7 @@ func TestCodeStoredOnce(t *testing.T) {
 }
 
 // TestMigrateV2: a version 2 store (each run's code in its row) opens,
-// is upgraded to version 3, and answers every request on its runs with
+// is upgraded to the current version, and answers every request on its runs with
 // the bytes it answered before; a new run of the same program stores
 // the code in codes beside it.
 func TestMigrateV2(t *testing.T) {

@@ -30,7 +30,7 @@ const statusCancelled = "cancelled"
 // finds it stored.
 func (s *Server) postRun(c *fiber.Ctx) error {
 	var req runRequest
-	if err := decode(c, &req); err != nil {
+	if err := decodeRunRequest(c.Body(), &req); err != nil {
 		return err
 	}
 	pr, err := s.startRun(c.UserContext(), &req)
@@ -489,7 +489,7 @@ func (s *Server) putRecord(ctx context.Context, tx *sql.Tx, id, code string, rec
 		return page{count: len(lines), data: compressLines(lines)}, nil
 	}
 	return putRunTx(ctx, s.db, tx, &storedRun{ID: id, Code: code, Settings: string(settings), Status: rec.Status,
-		Result: string(result), EventCount: rec.Events, Created: rec.Created, Pinned: pinned}, next)
+		EventCount: rec.Events, Created: rec.Created, Pinned: pinned}, result, next)
 }
 
 // loadRecord reads a stored run's record. Rows written before outputs were

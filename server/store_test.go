@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -148,12 +149,21 @@ func rawAll(ms []msg) [][]byte {
 }
 
 // TestRestart: a stored run answers byte for byte the same after a
-// restart, and replays the same.
+// restart, and replays the same. Its record is stored compressed
+// (schema version 4) and read back whole.
 func TestRestart(t *testing.T) {
 	dir := t.TempDir()
 	ts := start(t, dir)
 	pr, _ := ts.watch(t, map[string]any{"code": kernelSource(t, "08_allreduce_mesh_bug"), "step": 8, "variant": "bug", "ranks": 4})
 	_, get1 := ts.do(t, "GET", "/api/runs/"+pr.ID, nil)
+	var stored []byte
+	if err := ts.db.QueryRow(`SELECT result FROM runs WHERE id = ?`, pr.ID).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	sr, ok, err := getRun(context.Background(), ts.db, pr.ID)
+	if err != nil || !ok || !bytes.HasPrefix(stored, []byte(s2Page)) || len(stored) >= len(sr.Result) || !json.Valid([]byte(sr.Result)) {
+		t.Errorf("stored result: %d bytes, %q…; read back %d bytes (%v %v)", len(stored), stored[:min(len(stored), 8)], len(sr.Result), ok, err)
+	}
 	_, events1 := ts.do(t, "GET", "/api/runs/"+pr.ID+"/events", nil)
 	replay1 := rawAll(readAll(t, ts.dial(t, pr.ID)))
 	ts.stop(t)
@@ -195,6 +205,16 @@ func TestRestart(t *testing.T) {
 	}
 	if ts2.Executions() != 0 {
 		t.Errorf("the restarted server executed %d runs", ts2.Executions())
+	}
+	// A post of the same content finds it stored (the ids the store
+	// holds are read at start), and one of new content runs.
+	body := map[string]any{"code": kernelSource(t, "08_allreduce_mesh_bug"), "step": 8, "variant": "bug", "ranks": 4}
+	if again := ts2.post(t, body); again.ID != pr.ID || !again.Cached {
+		t.Errorf("re-post after restart: %+v, want %s cached", again, pr.ID)
+	}
+	body["seed"] = 77
+	if _, ms := ts2.watch(t, body); doneOf(t, ms).Share == "" || ts2.Executions() != 1 {
+		t.Errorf("a new run after restart: %s, %d executions", ms[len(ms)-1].raw, ts2.Executions())
 	}
 }
 

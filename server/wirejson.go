@@ -50,6 +50,12 @@ func appendTensor(b []byte, t *outTensor) []byte {
 	return append(b, `}}`...)
 }
 
+// jsonRoom is the room n floats' JSON takes at most, and a little
+// besides: the float writers grow a buffer 64 bytes short by doubling it,
+// and a tensor's or a check's encoding grew so five times, copying what
+// it had each time.
+func jsonRoom(n int) int { return 256 + 25*n }
+
 func appendInts(b []byte, xs []int) []byte {
 	if xs == nil {
 		return append(b, "null"...)
@@ -88,7 +94,7 @@ func (rec *record) checkJSON(name string) ([]byte, bool) {
 	if j, ok := rec.checkRaw[name]; ok {
 		return j, true
 	}
-	j := appendCheck(nil, &c)
+	j := appendCheck(make([]byte, 0, jsonRoom(len(c.Want))+64*len(c.Ranks)), &c)
 	if rec.checkRaw == nil {
 		rec.checkRaw = map[string][]byte{}
 	}
@@ -129,9 +135,10 @@ func appendCheck(b []byte, c *check.OutputCheck) []byte {
 		b = appendJSONString(b, c.Reason)
 	}
 	if len(c.Want) > 0 {
-		b = append(b, `,"want":`...)
-		want, _ := c.Want.MarshalJSON() // cannot fail
-		b = append(b, want...)
+		// Floats.MarshalJSON's bytes, written in place
+		b = append(b, `,"want":[`...)
+		b = floats.AppendElems(b, c.Want, false)
+		b = append(b, ']')
 	}
 	return append(b, '}')
 }

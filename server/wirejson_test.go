@@ -35,7 +35,7 @@ func wireRecord() *record {
 		Outputs:     capOutputs(order, outs, 700, 16),
 		OutputOrder: order,
 		OutputChecks: map[string]check.OutputCheck{
-			"y":     {Pass: false, Ranks: []check.RankCheck{{Rank: 1, FirstBad: 2}, {Rank: 0, Pass: true, MaxAbsDiff: floats.Float(inf), FirstBad: -1}, {Rank: 2, MaxAbsDiff: 3.5e-7}}, Want: floats.Floats{1, nan, 2}},
+			"y":     {Pass: false, Ranks: []check.RankCheck{{Rank: 1, FirstBad: 2}, {Rank: 0, Pass: true, MaxAbsDiff: floats.Float(inf), FirstBad: -1}, {Rank: 2, MaxAbsDiff: 3.5e-7}}, Want: floats.Floats{1, nan, 2, 0.1, -1.2345678901234567e-300, 1e21, 5e-324, 123456.789, -0.5, 3.4e38, 1e-7, 2.5, 17, 1e16, 99.99, -7.25, 1.0 / 3, inf, -inf, 4.165827}},
 			"big":   {Pass: true, Reason: "reshaped <x>"},
 			"empty": {Pass: true, Ranks: []check.RankCheck{}, Want: floats.Floats{}},
 		},

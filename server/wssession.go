@@ -6,8 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/gofiber/contrib/websocket"
 	"github.com/gofiber/fiber/v2"
@@ -64,6 +68,9 @@ func decodeSession(b []byte) (m sessionIn, req *runRequest, ok bool) {
 	// keeps the last), or the request fails to decode (its error is
 	// start's to word).
 	if quotedCount(b, "request") == 1 {
+		if m, req, ok := decodeSessionCode(b); ok {
+			return m, req, true
+		}
 		var f sessionRunMsg
 		if json.Unmarshal(b, &f) == nil && f.Request != nil {
 			return sessionIn{Type: f.Type, Tag: f.Tag, ID: f.ID}, f.Request, true
@@ -73,6 +80,151 @@ func decodeSession(b []byte) (m sessionIn, req *runRequest, ok bool) {
 		return m, nil, false
 	}
 	return m, nil, true
+}
+
+// decodeSessionCode is decodeSession's pass without the program's text
+// (cutCode): the rest json decodes, and the placeholder must come back as
+// the request's code. ok false: not that shape; decodeSession then
+// decodes it all with json.
+func decodeSessionCode(b []byte) (m sessionIn, req *runRequest, ok bool) {
+	code, rest, ok := cutCode(b)
+	if !ok {
+		return m, nil, false
+	}
+	var f sessionRunMsg
+	if json.Unmarshal(rest, &f) != nil || f.Request == nil || f.Request.Code != codePlaceholder {
+		return m, nil, false
+	}
+	f.Request.Code = code
+	return sessionIn{Type: f.Type, Tag: f.Tag, ID: f.ID}, f.Request, true
+}
+
+// decodeRunRequest is POST /api/runs's decoding of its body, the program's
+// text left out of json's hands as in a session (cutCode); a body not of
+// that shape is decoded whole by decodeJSON, which words its errors.
+func decodeRunRequest(body []byte, req *runRequest) error {
+	if code, rest, ok := cutCode(body); ok {
+		var r runRequest
+		if json.Unmarshal(rest, &r) == nil && r.Code == codePlaceholder {
+			r.Code = code
+			*req = r
+			return nil
+		}
+	}
+	return decodeJSON(body, req)
+}
+
+// codePlaceholder is the value cutCode puts in the code's place.
+const codePlaceholder = "x"
+
+// cutCode finds the one "code" key of JSON message b, unquotes its string
+// value, and returns it with b, the value replaced by the JSON string
+// codePlaceholder. json scanned a program's text (most of a run message)
+// twice, once to validate the message and once to decode it, and
+// unquoted it a byte at a time: 40 µs a step-8 run, a twentieth of the
+// server's CPU per run; here it is one pass, copying the runs between
+// escapes. The caller decodes the rest with json and takes code only
+// when its own field comes back holding the placeholder (so the key was
+// where it reads the code). ok false: not that shape (the key absent,
+// repeated, differently cased or escaped, or its value one json might
+// read otherwise: not a string, a control character, an unknown escape,
+// a surrogate, bytes not UTF-8).
+func cutCode(b []byte) (code string, rest []byte, ok bool) {
+	const key = `"code"`
+	if quotedCount(b, "code") != 1 {
+		return "", nil, false
+	}
+	at := bytes.Index(b, []byte(key))
+	if at < 0 {
+		return "", nil, false
+	}
+	i := skipSpace(b, at+len(key))
+	if i >= len(b) || b[i] != ':' {
+		return "", nil, false
+	}
+	start := skipSpace(b, i+1)
+	if start >= len(b) || b[start] != '"' {
+		return "", nil, false
+	}
+	code, end, ok := unquoteCode(b[start+1:])
+	if !ok {
+		return "", nil, false
+	}
+	end += start + 1 // b[end] is the closing quote
+	rest = make([]byte, 0, start+len(codePlaceholder)+2+len(b)-end-1)
+	rest = append(rest, b[:start]...)
+	rest = append(rest, '"')
+	rest = append(rest, codePlaceholder...)
+	rest = append(rest, '"')
+	return code, append(rest, b[end+1:]...), true
+}
+
+// skipSpace returns the index of the first byte of b from i on that is
+// not JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// unquoteCode decodes the JSON string whose text (after its opening
+// quote) begins b, and returns its value and the index of its closing
+// quote; ok false where json's reading could differ or fail (see
+// decodeSessionCode).
+func unquoteCode(b []byte) (s string, end int, ok bool) {
+	var out strings.Builder // its String is the bytes written: no copy
+	out.Grow(len(b))
+	from := 0 // the start of the run of plain bytes not yet copied
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch {
+		case c >= 0x20 && c != '"' && c != '\\':
+			i++
+			continue
+		case c < 0x20:
+			return "", 0, false
+		}
+		out.Write(b[from:i])
+		if c == '"' {
+			if !utf8.ValidString(out.String()) {
+				return "", 0, false
+			}
+			return out.String(), i, true
+		}
+		if i+1 >= len(b) {
+			return "", 0, false
+		}
+		switch e := b[i+1]; e {
+		case '"', '\\', '/':
+			out.WriteByte(e)
+		case 'b':
+			out.WriteByte('\b')
+		case 'f':
+			out.WriteByte('\f')
+		case 'n':
+			out.WriteByte('\n')
+		case 'r':
+			out.WriteByte('\r')
+		case 't':
+			out.WriteByte('\t')
+		case 'u':
+			if i+6 > len(b) {
+				return "", 0, false
+			}
+			r, err := strconv.ParseUint(string(b[i+2:i+6]), 16, 16)
+			if err != nil || utf16.IsSurrogate(rune(r)) {
+				return "", 0, false
+			}
+			out.WriteRune(rune(r))
+			i += 4
+		default:
+			return "", 0, false
+		}
+		i += 2
+		from = i
+	}
+	return "", 0, false // no closing quote
 }
 
 type sessionStarted struct {
@@ -274,9 +426,18 @@ func (ss *session) stream(r *run) {
 		ss.mu.Unlock()
 	}()
 	head := append(appendJSONString([]byte(`{"type":"messages","id":`), r.id), `,"messages":[`...)
-	// One frame buffer for the whole stream: WriteMessage has copied a
-	// frame out by the time send returns.
-	var frame []byte
+	// One frame buffer for the whole stream, from a pool the streams
+	// share (it grew to a run's largest frame, a tenth of what a run
+	// allocated): WriteMessage has copied a frame out by the time send
+	// returns.
+	fp := frameBufs.Get().(*[]byte)
+	defer func() {
+		if cap(*fp) <= frameKeep {
+			frameBufs.Put(fp)
+		}
+	}()
+	frame := (*fp)[:0]
+	defer func() { *fp = frame[:0] }()
 	ss.s.streamRun(r, func(msgs [][]byte) error {
 		n := len(head) + 2 + len(msgs)
 		for _, m := range msgs {
@@ -298,6 +459,12 @@ func (ss *session) stream(r *run) {
 		return nil
 	}, nil, nil, ss.gone)
 }
+
+// frameBufs holds the streams' frame buffers; one grown past frameKeep
+// (a run's frames are at most batchMax messages) is left to the collector.
+var frameBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+const frameKeep = 256 << 10
 
 // quotedCount counts the quoted strings in b that may be word as a key:
 // equal under Unicode case folding (json matches a key to a field so), or

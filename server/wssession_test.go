@@ -357,6 +357,19 @@ func TestDecodeSession(t *testing.T) {
 		{`{"type":"run","request":null}`, false},
 		{`{"type":"run"}`, false},
 		{`{"type":"stop","id":"abc"}`, false},
+		// The code's text, unquoted by hand (decodeSessionCode) or by json.
+		{`{"type":"run","request":{"code":"a\n\t\"b\"\\ \/ \b\f\r é","ranks":2}}`, true},
+		{`{"type":"run","request":{"code":"\ud83d\ude00 \u00e9"}}`, false}, // a \u might spell "request"
+		{"{\"type\":\"run\",\"request\":{\"code\":\"a\xffb\"}}", true},
+		{"{\"type\":\"run\",\"request\":{\"code\":\"a\tb\"}}", false},
+		{`{"type":"run","request":{"code":"a\x"}}`, false},
+		{`{"type":"run","request":{"code":"a\u12"}}`, false},
+		{`{"type":"run","request":{"code" : "a" , "Code":"b"}}`, true},
+		{`{"type":"run","request":{"code" :  "a"}, "code":"b"}`, true},
+		{`{"type":"run","code":"b","request":{"ranks":2}}`, true},
+		{`{"type":"run","request":{"args":{"code":"b"}}}`, false},
+		{`{"type":"run","request":{"code":1}}`, false},
+		{`{"type":"run","request":{"entry":"code","code":"a"}}`, true},
 	} {
 		m, req, ok := decodeSession([]byte(tc.msg))
 		var want sessionIn
@@ -384,6 +397,40 @@ func TestDecodeSession(t *testing.T) {
 	}
 }
 
+// TestDecodeSessionCode: a run message as the page sends it takes the
+// pass that leaves the program's text out of json's hands, and decodes as
+// json does.
+func TestDecodeSessionCode(t *testing.T) {
+	for _, k := range []string{"08_allreduce_mesh", "12_broadcast_builtin"} {
+		b, _ := json.Marshal(map[string]any{"type": "run", "tag": 1, "request": map[string]any{"code": kernelSourceTB(t, k), "step": 8, "ranks": 4, "seed": 3}})
+		m, req, ok := decodeSessionCode(b)
+		var want sessionRunMsg
+		if err := json.Unmarshal(b, &want); err != nil || !ok {
+			t.Fatalf("%s: decodeSessionCode ok %v, json %v", k, ok, err)
+		}
+		if m.Type != want.Type || string(m.Tag) != string(want.Tag) || !reflect.DeepEqual(req, want.Request) {
+			t.Errorf("%s: %+v %+v, want %+v", k, m, req, want)
+		}
+	}
+}
+
+// TestUnquoteCode: the hand unquoting of a code string gives json's value
+// or declines.
+func TestUnquoteCode(t *testing.T) {
+	for _, q := range []string{`"a"`, `""`, `"\u00e9\u0000\u2028x"`, `"\ud83d\ude00"`, `"\uD800"`, `"\u12"`, `"\u00G0"`, `"a` + "\x01" + `"`,
+		`"\q"`, `"é\n"`, "\"\xff\"", `"unterminated`, `"a\`} {
+		got, end, ok := unquoteCode([]byte(q[1:] + ",1]"))
+		var want string
+		err := json.Unmarshal([]byte(q), &want)
+		if ok && (err != nil || got != want || end != len(q)-2) {
+			t.Errorf("%s: %q at %d, json %q %v", q, got, end, want, err)
+		}
+		if !ok && err == nil && !strings.Contains(q, `\ud`) && !strings.Contains(q, `\uD`) && !strings.Contains(q, "\xff") {
+			t.Errorf("%s: declined a string json reads as %q", q, want)
+		}
+	}
+}
+
 // FuzzDecodeSession: whatever the client sends, decodeSession answers as
 // the two passes do (TestDecodeSession's cases are the seeds).
 func FuzzDecodeSession(f *testing.F) {
@@ -393,6 +440,8 @@ func FuzzDecodeSession(f *testing.F) {
 		`{"type":"run","request":{"code":"a"},"re\u0071uest":{"ranks":2}}`,
 		`{"type":"run","request":{"code":"a","ranks":"four"}}`,
 		`{"type":"stop","id":"abc"}`,
+		`{"type":"run","request":{"code":"a\n\"b\" \u00e9 \ud83d\ude00"}}`,
+		`{"type":"run","request":{"code" :  "a"}, "code":"b"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -417,6 +466,33 @@ func FuzzDecodeSession(f *testing.F) {
 		}
 		if !reflect.DeepEqual(*req, two) {
 			t.Fatalf("one pass %+v, two passes %+v", *req, two)
+		}
+	})
+}
+
+// FuzzDecodeRunRequest: POST /api/runs's decoding (the code cut out of
+// json's hands) answers every body as decodeJSON does, errors included.
+func FuzzDecodeRunRequest(f *testing.F) {
+	for _, s := range []string{
+		`{"code":"x = 1\n\"y\"","step":8,"ranks":4,"seed":3,"args":{"N":2}}`,
+		`{"code":"a","Code":"b"}`,
+		`{"args":{"code":"b"}}`,
+		`{"foo":{"code":"a"},"ranks":2}`,
+		`[{"code":"a"}]`,
+		`{"code":"a","ranks":"four"}`,
+		`{"code":1}`,
+		``,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var got, want runRequest
+		gerr, werr := decodeRunRequest(b, &got), decodeJSON(b, &want)
+		if (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) {
+			t.Fatalf("error %v, decodeJSON's %v", gerr, werr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%+v, decodeJSON's %+v", got, want)
 		}
 	})
 }
