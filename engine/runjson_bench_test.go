@@ -21,17 +21,15 @@ import (
 // at P = 8 (16 Mi elements written: the inputs and the outputs), with
 // the index and the randn fill. Every iteration runs the program, then
 // streams its JSON to io.Discard, and the metrics are medians over the
-// iterations, so the ratio comes from one process under one load:
-//
-//   - x-run: (run + WriteJSON) / run, the --json run's time against the
-//     plain one's (the acceptance: ≤ 2);
-//   - json-ns/elem: WriteJSON's wall time an element, its chunks
-//     formatted on every core (GOMAXPROCS);
-//   - json1-ns/elem: the same with GOMAXPROCS=1, which is its CPU time;
-//   - strconv-ns/elem, encjson-ns/elem: the native baselines on the same
-//     elements, one core: strconv.AppendFloat(…, 32) in encoding/json's
-//     form into one reused buffer, and json.Marshal of each tensor's data
-//     as a []float32.
+// iterations, so the ratio comes from one process under one load.
+// x-run is (run + WriteJSON) / run, the --json run's time against the
+// plain one's (the acceptance: at most 2); json-ns/elem is WriteJSON's
+// wall time an element, its chunks formatted on every core (GOMAXPROCS),
+// json1-ns/elem the same with GOMAXPROCS=1, which is its CPU time; and
+// strconv-ns/elem and encjson-ns/elem are the native baselines on the
+// same elements, one core: strconv.AppendFloat(…, 32) in encoding/json's
+// form into one reused buffer, and json.Marshal of each tensor's data as
+// a []float32.
 //
 //	go test ./engine -run '^$' -bench RunJSON -benchtime 5x
 func BenchmarkRunJSON(b *testing.B) {
