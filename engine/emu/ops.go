@@ -219,7 +219,7 @@ func enumMember(op *ir.Op, key string) string {
 // validShape returns the valid extents of a tile of shape ext: argument i
 // when given (each within [0, ext]), else ext itself.
 func (m *machine) validShape(n *node, i int, ext []int) ([]int, *failure) {
-	valid := append([]int(nil), ext...)
+	valid := append(m.s.newInts(len(ext))[:0], ext...)
 	if !given(n, i) {
 		return valid, nil
 	}
