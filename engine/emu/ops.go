@@ -477,7 +477,7 @@ func (m *machine) elementwise(n *node) *failure {
 		if b != nil {
 			shape, _ = broadcastShape(a.shape, b.shape)
 		}
-		into = m.makeTile(n, dt, shape, nil, false)
+		into = m.makeTile(n, dt, shape, m.s.newInts(len(shape)), false)
 	}
 	out, ok := tileBinary(n.op, dt, a, b, rv, a.dt, into)
 	if !ok {
