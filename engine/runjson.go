@@ -110,20 +110,37 @@ func writeValue(w *bufio.Writer, v any) error {
 
 // writeFloats writes t's elements as TensorJSON.MarshalJSON does. Formatting
 // the shortest digits is nearly the whole cost of a large output (about
-// 30 ns an element, floats.BenchmarkAppendElem), so a long tensor is
+// 25 ns an element of a randn fill, floats.BenchmarkAppendElem; the CPU
+// time of a --json run is several times the plain run's, BenchmarkRunJSON's
+// json1-ns/elem), so a long tensor is
 // formatted in chunks by one goroutine per core while this one writes
 // the finished chunks in order: the same bytes, sooner. The chunks pass
 // through a ring of two buffers per worker, reused, so memory stays a
 // few megabytes whatever the length; a worker waits for its chunk's
 // buffer to be written out before refilling it. Each chunk is decoded
-// from the tensor's own dtype bytes into its worker's buffer (FloatsAt):
-// a float64 copy of a 16 Mi-element output would be 128 MiB kept for
-// nothing.
+// from the tensor's own dtype bytes into its worker's buffer (Float32sAt
+// for FP32, FP16 and BF16, FloatsAt for the rest): a float64 copy of a
+// 16 Mi-element output would be 128 MiB kept for nothing.
 func writeFloats(w *bufio.Writer, t *emu.Tensor) {
 	const chunk = 1 << 15
-	format := floats.AppendElems
-	if floats.Digits32(t.DType) {
-		format = floats.AppendElems32
+	// format writes the chunk from element lo into b, decoding it into
+	// the worker's scratch space: float32s for the dtypes written with
+	// float32 digits, float64s for the rest.
+	type scratch struct {
+		f64 []float64
+		f32 []float32
+	}
+	format := func(b []byte, s *scratch, lo int) []byte {
+		if s.f64 != nil {
+			return floats.AppendElems(b, s.f64[:t.FloatsAt(s.f64, lo)], lo > 0)
+		}
+		return floats.AppendFloat32s(b, s.f32[:t.Float32sAt(s.f32, lo)], lo > 0)
+	}
+	newScratch := func(n int) *scratch {
+		if floats.Digits32(t.DType) {
+			return &scratch{f32: make([]float32, n)}
+		}
+		return &scratch{f64: make([]float64, n)}
 	}
 	n := t.Len()
 	w.WriteByte('[')
@@ -131,10 +148,10 @@ func writeFloats(w *bufio.Writer, t *emu.Tensor) {
 	chunks := (n + chunk - 1) / chunk
 	workers := min(runtime.GOMAXPROCS(0), chunks)
 	if workers < 2 {
-		f := make([]float64, min(n, chunk))
+		s := newScratch(min(n, chunk))
 		var b []byte
 		for lo := 0; lo < n; lo += chunk {
-			b = format(b[:0], f[:t.FloatsAt(f, lo)], lo > 0)
+			b = format(b[:0], s, lo)
 			w.Write(b)
 		}
 		return
@@ -155,7 +172,7 @@ func writeFloats(w *bufio.Writer, t *emu.Tensor) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f := make([]float64, chunk)
+			s := newScratch(chunk)
 			for {
 				c := int(next.Add(1) - 1)
 				if c >= chunks {
@@ -163,11 +180,10 @@ func writeFloats(w *bufio.Writer, t *emu.Tensor) {
 				}
 				// The earliest chunk not yet written is always being
 				// formatted or done, so this wait ends.
-				s := &ring[c%len(ring)]
-				<-s.free
-				lo := c * chunk
-				s.b = format(s.b[:0], f[:t.FloatsAt(f, lo)], lo > 0)
-				s.done <- struct{}{}
+				sl := &ring[c%len(ring)]
+				<-sl.free
+				sl.b = format(sl.b[:0], s, c*chunk)
+				sl.done <- struct{}{}
 			}
 		}()
 	}

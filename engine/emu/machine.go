@@ -517,9 +517,11 @@ func (m *machine) intArg(o *opnd) int64 {
 // ints returns the integer elements of a list operand.
 func (m *machine) ints(o opnd) []int {
 	if o.k != oList {
-		return []int{int(m.intOf(o))}
+		out := m.s.newInts(1)
+		out[0] = int(m.intOf(o))
+		return out
 	}
-	out := make([]int, len(o.list))
+	out := m.s.newInts(len(o.list))
 	for i, e := range o.list {
 		out[i] = int(m.intOf(e))
 	}

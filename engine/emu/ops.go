@@ -202,7 +202,7 @@ func enumMember(op *ir.Op, key string) string {
 // validShape returns the valid extents of a tile of shape ext: argument i
 // when given (each within [0, ext]), else ext itself.
 func (m *machine) validShape(n *node, i int, ext []int) ([]int, *failure) {
-	valid := append([]int(nil), ext...)
+	valid := append(m.s.newInts(len(ext))[:0], ext...)
 	if !given(n, i) {
 		return valid, nil
 	}
@@ -460,7 +460,7 @@ func (m *machine) elementwise(n *node) *failure {
 		if b != nil {
 			shape, _ = broadcastShape(a.shape, b.shape)
 		}
-		into = m.makeTile(n, dt, shape, nil, false)
+		into = m.makeTile(n, dt, shape, m.s.newInts(len(shape)), false)
 	}
 	out, ok := tileBinary(n.op, dt, a, b, rv, a.dt, into)
 	if !ok {

@@ -33,7 +33,9 @@ import (
 // leaves out the points above P ranks. Each point runs once per iteration
 // with the race detector on and once with it off, under the run's default
 // 10 s wall clock and the command line's run steps; "run-s" is the median run time in the child (compiling
-// not included), "peak-MiB" the child's peak.
+// not included), "peak-MiB" the child's peak, and "B/elem-over-data" the
+// peak beyond the data itself (x, y and the window, 12 bytes an element)
+// per element of P × size.
 var (
 	scaleReadme = flag.Bool("scale.readme", false, "rewrite the README's scaling table from BenchmarkScale's results")
 	scaleMax    = flag.Int("scale.max", 1<<20, "leave out the BenchmarkScale points above this many ranks")
@@ -149,6 +151,13 @@ func BenchmarkScale(b *testing.B) {
 				results[key] = r
 				b.ReportMetric(r.runS, "run-s")
 				b.ReportMetric(float64(r.peak)/(1<<20), "peak-MiB")
+				if sp.size > 0 {
+					// The acceptance's memory per element of run data: the
+					// peak beyond the data itself (x, y and the window, 12
+					// bytes an element), per element (P × size).
+					elems := float64(sp.p) * float64(sp.size)
+					b.ReportMetric((float64(r.peak)-12*elems)/elems, "B/elem-over-data")
+				}
 				if r.status != string(emu.StatusOK) {
 					b.Logf("%s: %s", key, r.status)
 				}

@@ -46,6 +46,8 @@ type sim struct {
 
 	bigCells map[cellKey]*cell // cells at offsets the cell tables do not index
 	cellSlab []cell
+	intSlab  []int   // the offset and shape lists ops read (newInts)
+	tileSlab []tile  // the tiles ops make (newTile)
 	evAlloc  evAlloc // the values traced events point to
 	// notifiers lists the ranks that notified a cell, ascending, for the
 	// cells more than one rank notified (the others name their one notifier

@@ -146,6 +146,38 @@ func (t *Tensor) FloatsAt(dst []float64, i int) int {
 	return n
 }
 
+// Float32sAt is FloatsAt into float32s: the elements from flat index i on
+// as float32(v), as many as fit in dst. An FP32 tensor in the byte form
+// is copied straight from its bytes, the way run --json reads FP32, FP16
+// and BF16 outputs (they are written with float32 digits).
+func (t *Tensor) Float32sAt(dst []float32, i int) int {
+	if t.f64 != nil {
+		n := min(len(dst), len(t.f64)-i)
+		if n <= 0 {
+			return 0
+		}
+		for k, v := range t.f64[i : i+n] {
+			dst[k] = float32(v)
+		}
+		return n
+	}
+	n := min(len(dst), t.Len()-i)
+	if n <= 0 {
+		return 0
+	}
+	esz := t.DType.Bytes()
+	raw := t.raw[i*esz : (i+n)*esz]
+	if t.DType == ir.FP32 {
+		if v := asF32(raw); v != nil {
+			return copy(dst, v)
+		}
+	}
+	for k := range n {
+		dst[k] = float32(getFloat(raw[k*esz:], t.DType))
+	}
+	return n
+}
+
 // storedElems is how many elements t's storage holds (a Tensor built as
 // a literal has none).
 func (t *Tensor) storedElems() int {

@@ -118,17 +118,24 @@ func equalInts(a, b []int) bool {
 
 // tileBinary computes op over tile a and either tile b or the scalar s of
 // dtype sdt into out (a tile of dtype dt and the result's shape, possibly
-// a itself). ok is false on an integer division by zero.
+// a itself, when a's valid shape is the result's already). out.valid,
+// when it has an extent per dimension, is the result's own and is filled
+// in place. ok is false on an integer division by zero.
 func tileBinary(op opKind, dt ir.DType, a, b *tile, s val, sdt ir.DType, out *tile) (*tile, bool) {
 	shape := out.shape
-	valid := make([]int, len(shape))
-	for i := range shape {
-		valid[i] = shape[i]
-		if a.shape[i] == shape[i] {
-			valid[i] = a.valid[i]
+	if out != a {
+		valid := out.valid
+		if len(valid) != len(shape) {
+			valid = make([]int, len(shape))
 		}
+		for i := range shape {
+			valid[i] = shape[i]
+			if a.shape[i] == shape[i] {
+				valid[i] = a.valid[i]
+			}
+		}
+		out.valid = valid
 	}
-	out.valid = valid
 	if dt == ir.FP32 && a.dt == ir.FP32 {
 		switch {
 		case b != nil && b.dt == ir.FP32 && equalInts(a.shape, b.shape):

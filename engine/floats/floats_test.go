@@ -119,6 +119,17 @@ func BenchmarkAppendElem(b *testing.B) {
 					buf = AppendElems32(buf[:0], c.vals, false)
 				}
 			})
+			// The float32 writer run --json uses, fed float32s.
+			b.Run(strings.Replace(c.name, "strconv32", "AppendFloat32s", 1), func(b *testing.B) {
+				f32 := make([]float32, len(c.vals))
+				for i, v := range c.vals {
+					f32[i] = float32(v)
+				}
+				buf := make([]byte, 0, 4096*24)
+				for i := 0; i < b.N; i += len(f32) {
+					buf = AppendFloat32s(buf[:0], f32, false)
+				}
+			})
 		}
 		if c.name == "randn/strconv" || c.name == "randn64/strconv" {
 			// The batch form, per element: the same calls as run --json

@@ -28,7 +28,8 @@ func wantElem32(b []byte, x float32) []byte {
 }
 
 // checker32 compares AppendElem32, and the shortest32 path without its
-// integer shortcut, with strconv on one float32.
+// integer shortcut through both digit writers (appendDigits and
+// AppendFloat32s' put32), with strconv on one float32.
 type checker32 struct{ got, num, want []byte }
 
 func (c *checker32) ok(x float32) bool {
@@ -40,6 +41,10 @@ func (c *checker32) ok(x float32) bool {
 	if u := math.Float32bits(x); u&(0xff<<23) != 0 && u&(0xff<<23) != 0xff<<23 {
 		d, e := shortest32(u &^ (1 << 31))
 		c.num = appendDigits(c.num[:0], uint64(u>>31), exp32(x), d, e)
+		if !bytes.Equal(c.num, c.want) {
+			return false
+		}
+		c.num = appendDigits32(c.num[:0], x, uint32(d), e) // AppendFloat32s' writer
 		return bytes.Equal(c.num, c.want)
 	}
 	return true
@@ -52,6 +57,7 @@ func (c *checker32) check(t *testing.T, x float32) {
 		if u := math.Float32bits(x); u&(0xff<<23) != 0 && u&(0xff<<23) != 0xff<<23 {
 			d, e := shortest32(u &^ (1 << 31))
 			n = appendDigits(nil, uint64(u>>31), exp32(x), d, e)
+			n = append(append(n, " / "...), appendDigits32(nil, x, uint32(d), e)...)
 		}
 		t.Fatalf("%v (bits %#08x): AppendElem32 %s, shortest32 %s, strconv %s",
 			x, math.Float32bits(x), AppendElem32(nil, float64(x)), n, wantElem32(nil, x))

@@ -1,0 +1,53 @@
+package floats
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestAppendFloat32s: float32s are written as AppendElem32 writes their
+// float64 values, comma-separated, at lengths around the batch size,
+// every kind mixed in (normals, any bit pattern, integers on both sides of
+// the fast path, zeros, NaN, the infinities, the exponent form's edges).
+func TestAppendFloat32s(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	kinds := []func() float32{
+		func() float32 { return float32(rng.NormFloat64()) },
+		func() float32 { return math.Float32frombits(rng.Uint32()) },
+		func() float32 { return float32(rng.IntN(1e9) - 5e8) },
+		func() float32 { return float32(rng.NormFloat64() * 1e-5) },
+		func() float32 {
+			return []float32{0, float32(math.Copysign(0, -1)), float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)),
+				1e-45, 1e20, 3e20, 1e-7, 9.9999997e-7, 1e-6, 1 << 24, 123456789, 0.1, 1e21}[rng.IntN(15)]
+		},
+	}
+	for _, n := range []int{0, 1, 15, 16, 17, 33, 5000} {
+		for _, lead := range []bool{false, true} {
+			f := make([]float32, n)
+			for i := range f {
+				f[i] = kinds[rng.IntN(len(kinds))]()
+			}
+			var want []byte
+			for i, v := range f {
+				if lead || i > 0 {
+					want = append(want, ',')
+				}
+				want = AppendElem32(want, float64(v))
+			}
+			if got := AppendFloat32s([]byte("x"), f, lead); string(got[1:]) != string(want) || got[0] != 'x' {
+				t.Fatalf("n=%d lead=%v: AppendFloat32s %.120s, AppendElem32 %.120s", n, lead, got, want)
+			}
+		}
+	}
+}
+
+// appendDigits32 is AppendFloat32s' writing of one normal float32 with
+// the digits d·10^e: put32's form, or appendDigits' in the exponent form.
+func appendDigits32(b []byte, x float32, d uint32, e int) []byte {
+	if exp32(x) {
+		return appendDigits(b, uint64(math.Float32bits(x)>>31), true, uint64(d), e)
+	}
+	var o [48]byte
+	return append(b, o[:put32(o[:], x, d, e)]...)
+}
