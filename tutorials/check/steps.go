@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/limits"
@@ -62,36 +63,37 @@ var steps = []Step{
 }
 
 // Steps returns every step's check, in order, each with its starters.
-func Steps() []Step {
-	out := make([]Step, len(steps))
-	for i, s := range steps {
-		out[i] = withStarters(s)
-	}
-	return out
-}
+func Steps() []Step { return slices.Clone(withStarters()) }
 
 // StepOf returns step n's check, with its starters.
 func StepOf(n int) (Step, bool) {
-	for _, s := range steps {
+	for _, s := range withStarters() {
 		if s.Number == n {
-			return withStarters(s), true
+			return s, true
 		}
 	}
 	return Step{}, false
 }
 
-// withStarters fills in s.Starter by the file-name convention: the
-// embedded kernels named NN_..._starter.py whose NN is the step's number.
-// A new starter needs no entry in the table above.
-func withStarters(s Step) Step {
-	s.Starter = nil
-	for _, k := range kernels.Starters() {
-		if k.Step() == s.Number {
-			s.Starter = append(s.Starter, k.Name)
+// withStarters is the table with each step's Starter filled in by the
+// file-name convention: the embedded kernels named NN_..._starter.py whose
+// NN is the step's number. A new starter needs no entry in the table above.
+// It is built once (the kernels are embedded); the Step values it hands out
+// share their slices, which are clipped, so a caller's append copies.
+var withStarters = sync.OnceValue(func() []Step {
+	out := slices.Clone(steps)
+	starters := kernels.Starters()
+	for i := range out {
+		out[i].Starter = nil
+		for _, k := range starters {
+			if k.Step() == out[i].Number {
+				out[i].Starter = append(out[i].Starter, k.Name)
+			}
 		}
+		out[i].Starter = slices.Clip(out[i].Starter)
 	}
-	return s
-}
+	return out
+})
 
 // Reference returns the kernel a learner's file and the step's starters
 // are judged against: the step's first solution, or its first builtin
