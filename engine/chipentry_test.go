@@ -191,3 +191,26 @@ class Ranked:
 		t.Errorf("per_rank as the entry: %v, failure %+v; want E0412 naming Ranked.host_orch", diags, f)
 	}
 }
+
+// TestChipEntryExport: the exported script calls the entry PyPTO's
+// compiled program offers by name when there are several (a plain call of
+// a program of several L2 orchestrations raises), and plainly when there
+// is one.
+func TestChipEntryExport(t *testing.T) {
+	for _, c := range []struct{ file, entry, call string }{
+		{"check/testdata/ok/l2_only.py", "Blend.distance", `getattr(compiled, "distance")(*args, config=run_config)`},
+		{"testdata/heads/l2_single.py", "", "    compiled(*args, config=run_config)"},
+	} {
+		src, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := engine.Export(context.Background(), c.file, src, engine.ExportOptions{Options: engine.Options{Entry: c.entry}})
+		if err != nil || res.Diags.HasErrors() || res.Ranks != 1 {
+			t.Fatalf("%s: %v %v at %d ranks", c.file, err, res.Diags, res.Ranks)
+		}
+		if !strings.Contains(string(res.Script), c.call) {
+			t.Errorf("%s: the script does not call %s", c.file, c.call)
+		}
+	}
+}

@@ -117,7 +117,7 @@ func conformFile(ctx context.Context, name string, src []byte, opts engine.Optio
 	for _, p := range progs {
 		if !covered[p] && len(p.Hosts) == 0 && len(p.Chips) == 0 {
 			out = append(out, ConformCase{Origin: "upstream", File: name, Program: p.Name, Case: "(none)", Status: ConformUnsupported,
-				Reason: "the program has no HOST orchestrator: its test drives the chip build from hand-written runtime code, which the workbench does not run"})
+				Reason: "the program has no HOST orchestrator and no chip orchestration to run"})
 			continue
 		}
 		if !covered[p] {
