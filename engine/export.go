@@ -60,6 +60,9 @@ func Export(ctx context.Context, name string, src []byte, opts ExportOptions) (*
 	m, _ := Load(ctx, name, src, opts.Options)
 	if opts.Entry == "" {
 		e, err := m.pickEntry(ctx, opts.Options)
+		if ne, ok := err.(*NoEntryError); ok {
+			return &ExportResult{Diags: diag.List{ne.Diag}}, nil // no default: E0412, the entries named
+		}
 		if err != nil {
 			return nil, err
 		}

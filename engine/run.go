@@ -186,39 +186,37 @@ func (m *Module) defaultEntry(meter *limits.Meter, ranks int) (string, error) {
 	for i, e := range list {
 		quoted[i] = "'" + e + "'"
 	}
-	e := &NoEntryError{Entries: list}
-	hint := "name one with --entry on the command line (workbench check, ir, run) or in a run request's entry field"
+	var msg string
+	hint := "name one with --entry on the command line, or in a request's entry field"
 	switch {
 	case len(list) == 0:
-		e.Msg = "no entry named, and the file defines no host orchestrator and no chip orchestration of a program without a HOST level"
+		msg = "no entry named, and the file defines no host orchestrator and no chip orchestration of a program without a HOST level"
 		hint = "write a host orchestrator (@pl.jit.host, or level=pl.Level.HOST, role=pl.Role.Orchestrator), or name a function with --entry"
 	case len(list) == 1:
 		// One orchestrator, from a factory whose other arguments are not
 		// the rank count.
-		e.Msg = "no entry named, and the file's host orchestrator comes from a factory that needs more than the rank count: " + quoted[0]
+		msg = "no entry named, and the file's host orchestrator comes from a factory that needs more than the rank count: " + quoted[0]
 		hint = "name it with --entry (or a run request's entry field), its arguments filled in"
 	case chip:
-		e.Msg = fmt.Sprintf("no entry named, and the file has %d chip orchestrations and no host orchestrator, so none is the default; pick one: %s", len(list), strings.Join(quoted, ", "))
+		msg = fmt.Sprintf("no entry named, and the file has %d chip orchestrations and no host orchestrator, so none is the default; pick one: %s", len(list), strings.Join(quoted, ", "))
 	default:
-		e.Msg = fmt.Sprintf("no entry named, and the file has %d host orchestrators, so none is the default; pick one: %s", len(list), strings.Join(quoted, ", "))
+		msg = fmt.Sprintf("no entry named, and the file has %d host orchestrators, so none is the default; pick one: %s", len(list), strings.Join(quoted, ", "))
 	}
 	if len(list) > 1 {
 		hint += fmt.Sprintf(", e.g. --entry %s", quoted[0])
 	}
-	e.Diag = diag.Diagnostic{Span: at, Code: string(check.ErrEntry), Severity: diag.Error, Msg: e.Msg, Hint: hint}
-	return "", e
+	return "", &NoEntryError{Entries: list, Diag: diag.Diagnostic{Span: at, Code: string(check.ErrEntry), Severity: diag.Error, Msg: msg, Hint: hint}}
 }
 
 // NoEntryError is why a module has no default entry: no entry was named,
 // and the module offers none or several (Entries). Diag is its coded
-// diagnostic (E0412), Msg its message.
+// diagnostic (E0412).
 type NoEntryError struct {
-	Msg     string
 	Entries []string
 	Diag    diag.Diagnostic
 }
 
-func (e *NoEntryError) Error() string { return e.Msg }
+func (e *NoEntryError) Error() string { return e.Diag.Msg }
 
 // Run loads, compiles (at opts.Entry) and runs a program in one piece of
 // work under opts.Budget, for a caller that runs the text once: a front
