@@ -2,7 +2,9 @@
 // go.starlark.net and go/types hand out values, it parses once and
 // compiles once: Load runs the front end's first stages (syntax.ParseFile,
 // meta.Load) and returns a *Module; Module.Compile resolves an entry (the
-// module's only host orchestrator when none is named, {P} expanded),
+// default entry when none is named: the module's only host orchestrator,
+// or the only chip orchestration of a program with no HOST level, run on
+// one chip; {P} expanded),
 // applies every default once (the rank count the entry's tensors pin,
 // else limits.DefaultRanks; the platform), checks and lowers it, and returns a
 // *Program that runs as often as needed (Program.Run, Program.Schedules,
@@ -15,8 +17,9 @@
 // instantiate without arguments: module-level host orchestrators (and,
 // transitively, what they dispatch), module-level kernels and wrappers that
 // no host reaches (on their own), the host orchestrators of module-level
-// @pl.program classes, and every factory that takes only a rank count,
-// called at Options.Ranks.
+// @pl.program classes, the chip orchestrations of programs with no HOST
+// level (as programs, at one rank), and every factory that takes only a
+// rank count, called at Options.Ranks.
 package engine
 
 import (
@@ -135,7 +138,7 @@ func (m *Module) check(meter *limits.Meter, opts Options) *Result {
 	// only the ones no host reaches are checked on their own.
 	reached := map[string]bool{}
 	for _, c := range cands {
-		if c.Func.Kind != meta.Host {
+		if !isProgramEntry(res.Module, c.Func) {
 			continue
 		}
 		res.checkFunc(meter, c.Label, c.Func, copts)
@@ -148,7 +151,7 @@ func (m *Module) check(meter *limits.Meter, opts Options) *Result {
 		}
 	}
 	for _, c := range cands {
-		if c.Func.Kind != meta.Host && !reached[funcKey(c.Func.Def.Name, c.Func.Def.NamePos.Start.Line)] {
+		if !isProgramEntry(res.Module, c.Func) && !reached[funcKey(c.Func.Def.Name, c.Func.Def.NamePos.Start.Line)] {
 			res.checkFunc(meter, c.Label, c.Func, copts)
 		}
 	}
@@ -197,10 +200,10 @@ func (res *Result) checkFunc(meter *limits.Meter, label string, fn *meta.DSLFunc
 			copts.Ranks = n
 		}
 	}
-	if !res.ranksFit(meter, copts.Ranks, fn.Def.NamePos) {
+	if !res.ranksFit(meter, copts.Ranks, fn.Def.NamePos) || !res.chipFits(res.Module, label, fn, copts.Ranks) {
 		return
 	}
-	if fn.Kind == meta.Host {
+	if isProgramEntry(res.Module, fn) {
 		prog, diags := check.Check(res.Module, fn, copts)
 		res.Diags = append(res.Diags, diags...)
 		if prog != nil {
@@ -213,6 +216,26 @@ func (res *Result) checkFunc(meter *limits.Meter, label string, fn *meta.DSLFunc
 	if f != nil {
 		res.Units = append(res.Units, Unit{Label: label, Func: f})
 	}
+}
+
+// chipFits reports whether fn may run at p ranks: anything but the chip
+// orchestration of a program with no HOST level (check.ChipEntry), which
+// runs on one chip (pinnedRanks gives it 1), as PyPTO's single-chip
+// CompiledProgram runs on one device. It reports why not at fn.
+func (res *Result) chipFits(mod *meta.Module, label string, fn *meta.DSLFunc, p int) bool {
+	if p == 1 || !check.ChipEntry(mod, fn) {
+		return true
+	}
+	res.Diags = append(res.Diags, diag.Diagnostic{Span: fn.Def.NamePos, Code: emu.CodeChipRanks, Severity: diag.Error,
+		Msg:  fmt.Sprintf("%s is the chip orchestration of a program with no HOST level, which runs on one chip; got %d ranks", label, p),
+		Hint: "run it at one rank (leave the rank count out), or write a HOST orchestrator that dispatches it with device=r on each rank"})
+	return false
+}
+
+// isProgramEntry reports whether fn starts a program of its own: a host
+// orchestrator, or the chip orchestration of a program with no HOST level.
+func isProgramEntry(mod *meta.Module, fn *meta.DSLFunc) bool {
+	return fn.Kind == meta.Host || check.ChipEntry(mod, fn)
 }
 
 func funcKey(name string, line int) string { return fmt.Sprintf("%s:%d", name, line) }
@@ -297,17 +320,31 @@ func candidates(mod *meta.Module, ranks int) ([]candidate, diag.List) {
 	return out, diags
 }
 
-// hostEntries lists the entry expressions of every host orchestrator the
-// module offers at ranks (factories that need more arguments shown with
-// their parameter names, e.g. "build_broadcast(4, use_builtin)"), with the diagnostics of the factory calls it
-// made (a factory that refuses the rank count raises).
-func hostEntries(mod *meta.Module, ranks int) ([]string, diag.List) {
+// entries lists the entry expressions the module offers at ranks, with
+// the diagnostics of the factory calls it made (a factory that refuses the
+// rank count raises): every host orchestrator (factories that need more
+// arguments shown with their parameter names, e.g.
+// "build_broadcast(4, use_builtin)"), or, when there is none, the chip
+// orchestrations of its programs with no HOST level (check.ChipEntry),
+// which chip reports. It is the one list the default entry is picked from;
+// at is where a diagnostic about them points: the first one's program
+// class, else its function, else the file's start.
+func entries(mod *meta.Module, ranks int) (out []string, chip bool, at diag.Span, diags diag.List) {
 	ranks = factoryRanks(ranks)
-	var out []string
 	cands, diags := candidates(mod, ranks)
+	at = diag.Span{File: fileOf(mod), Start: diag.Pos{Line: 1, Col: 1}, End: diag.Pos{Line: 1, Col: 1}}
+	first := func(fn *meta.DSLFunc) {
+		if len(out) == 1 {
+			at = fn.Def.NamePos
+			if fn.Program != nil && fn.Program.Def != nil {
+				at = fn.Program.Def.NamePos
+			}
+		}
+	}
 	for _, c := range cands {
 		if c.Func.Kind == meta.Host {
 			out = append(out, c.Label)
+			first(c.Func)
 		}
 	}
 	for _, f := range mod.Factories() {
@@ -316,7 +353,23 @@ func hostEntries(mod *meta.Module, ranks int) ([]string, diag.List) {
 			out = append(out, fmt.Sprintf("%s(%s).<host orchestrator>", f.Name, strings.Join(args, ", ")))
 		}
 	}
-	return out, diags
+	if len(out) > 0 {
+		return out, false, at, diags
+	}
+	for _, c := range cands {
+		if check.ChipEntry(mod, c.Func) {
+			out = append(out, c.Label)
+			first(c.Func)
+		}
+	}
+	return out, len(out) > 0, at, diags
+}
+
+func fileOf(mod *meta.Module) string {
+	if mod.File() != nil {
+		return mod.File().Name
+	}
+	return ""
 }
 
 // dedupe drops diagnostics reported twice at the same place with the same

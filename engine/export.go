@@ -60,6 +60,9 @@ func Export(ctx context.Context, name string, src []byte, opts ExportOptions) (*
 	m, _ := Load(ctx, name, src, opts.Options)
 	if opts.Entry == "" {
 		e, err := m.pickEntry(ctx, opts.Options)
+		if ne, ok := err.(*NoEntryError); ok {
+			return &ExportResult{Diags: diag.List{ne.Diag}}, nil // no default: E0412, the entries named
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -86,7 +89,7 @@ func Export(ctx context.Context, name string, src []byte, opts ExportOptions) (*
 		Fill: string(opts.Fill), Seed: opts.Seed, Params: params, DataFile: opts.DataFile, Golden: opts.Golden, NoGolden: opts.NoGolden}
 	if fn, _ := evalEntry(res.Module, opts.Entry); fn != nil && fn.Program != nil {
 		spec.Program = strings.TrimSuffix(opts.Entry, "."+fn.Def.Name)
-		if hosts(fn.Program) > 1 {
+		if entryMethods(res.Module, fn) > 1 {
 			spec.Method = fn.Def.Name
 		}
 	}
@@ -104,10 +107,19 @@ func Export(ctx context.Context, name string, src []byte, opts ExportOptions) (*
 	return out, err
 }
 
-func hosts(p *meta.Program) int {
+// entryMethods counts the methods of fn's program that are entries as fn
+// is: host orchestrators, or the chip orchestrations of a program with no
+// HOST level. With several, PyPTO's compiled program is called through one
+// by name (compiled.name(...)); a plain call of a program of several L2
+// orchestrations raises.
+func entryMethods(mod *meta.Module, fn *meta.DSLFunc) int {
+	kind := meta.Host
+	if check.ChipEntry(mod, fn) {
+		kind = meta.Orchestration
+	}
 	n := 0
-	for _, m := range p.Methods {
-		if m.Kind == meta.Host {
+	for _, m := range fn.Program.Methods {
+		if m.Kind == kind {
 			n++
 		}
 	}

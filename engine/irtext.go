@@ -34,7 +34,7 @@ func (p *Program) irText(meter *limits.Meter, after string, po ir.PrintOptions) 
 	case p.Internal != nil:
 		return "", nil, p.Internal
 	case p.NoEntry != "":
-		return "", nil, errors.New(p.NoEntry)
+		return "", p.Diags, errors.New(p.NoEntry) // Diags holds it, coded
 	case p.Diags.HasErrors():
 		return "", p.Diags, nil
 	case p.checked == nil:

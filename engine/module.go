@@ -2,10 +2,12 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"pldworkbench/engine/check"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
@@ -73,15 +75,17 @@ func (m *Module) Name() string { return m.name }
 // Source returns the module's text.
 func (m *Module) Source() []byte { return m.src }
 
-// Entries lists the entry expressions of every host orchestrator the
-// module offers at ranks (0 = limits.DefaultRanks), factories that need more
-// arguments shown with their parameter names.
+// Entries lists the entry expressions the module offers at ranks (0 =
+// limits.DefaultRanks): every host orchestrator, factories that need more
+// arguments shown with their parameter names, or, in a module with no host
+// orchestrator, the chip orchestrations of its programs with no HOST level
+// (L2-only programs, run on one chip).
 func (m *Module) Entries(ranks int) []string {
 	if m.mod == nil {
 		return nil
 	}
-	hosts, _ := hostEntries(m.mod, ranks)
-	return hosts
+	out, _, _, _ := entries(m.mod, ranks)
+	return out
 }
 
 // start opens the account of one piece of work on the module: opts's
@@ -131,7 +135,7 @@ func expandP(entry string, ranks int) string {
 }
 
 // Program is a module compiled at one entry: the entry resolved (the
-// module's only host orchestrator when none was named, {P} expanded), the
+// default entry when none was named, {P} expanded), the
 // rank count and the platform fixed, checked and lowered. It is never
 // changed after Compile, so one Program runs as often as needed, from
 // several goroutines at once. A program that did not compile is still a
@@ -144,8 +148,9 @@ type Program struct {
 	// Diags holds what loading, picking the entry and checking reported
 	// (warnings too).
 	Diags diag.List
-	// NoEntry is set when no entry was named and the module has no single
-	// host orchestrator: it says which ones there are.
+	// NoEntry is set when no entry was named and the module has no default
+	// one (defaultEntry): it says which entries there are, and Diags holds
+	// it as a coded diagnostic.
 	NoEntry string
 	// Internal is set when the engine panicked compiling it.
 	Internal *InternalError
@@ -157,7 +162,7 @@ type Program struct {
 	status  emu.Status
 }
 
-// Compile resolves entry ("" = the module's only host orchestrator; {P}
+// Compile resolves entry ("" = the default entry, defaultEntry; {P}
 // stands for the rank count), applies every default once — the rank count
 // (opts.Ranks, else what the entry's tensors pin, else DefaultRanks) and
 // the platform — then checks and lowers the program, under opts.Budget
@@ -194,7 +199,11 @@ func (m *Module) compile(meter *limits.Meter, entry string, opts Options) *Progr
 				return prog
 			}
 			prog.NoEntry = err.Error()
-			prog.failure = &emu.RunError{Rank: -1, Message: prog.NoEntry, Hint: "name the host orchestrator to run in entry"}
+			prog.failure = &emu.RunError{Rank: -1, Message: prog.NoEntry, Hint: "name the entry to run"}
+			if ne, ok := err.(*NoEntryError); ok {
+				prog.Diags = diag.List{ne.Diag}
+				prog.failure.Code, prog.failure.Hint = ne.Diag.Code, ne.Diag.Hint
+			}
 			return prog
 		}
 		entry = picked
@@ -211,7 +220,14 @@ func (m *Module) compile(meter *limits.Meter, entry string, opts Options) *Progr
 	if checked.Diags.HasErrors() || len(checked.Units) != 1 || checked.Units[0].Program == nil {
 		prog.failWith(checked.Diags)
 		if !checked.Diags.HasErrors() {
-			prog.failure = &emu.RunError{Rank: -1, Message: "the entry names no host orchestrator to run"}
+			// A kernel, or an orchestration under a HOST level: checked on
+			// its own, but not a program.
+			prog.failure = &emu.RunError{Rank: -1, Code: string(check.ErrEntry),
+				Message: fmt.Sprintf("entry %s is not a program to run: want a host orchestrator, or the chip orchestration of a program with no HOST level", prog.Entry),
+				Hint:    "name a host orchestrator with --entry"}
+			if list, _, _, _ := entries(m.mod, opts.Ranks); len(list) > 0 {
+				prog.failure.Hint = "run " + strings.Join(list, " or ")
+			}
 		}
 		return prog
 	}
@@ -248,6 +264,10 @@ func (p *Program) failWith(diags diag.List) {
 func (p *Program) Stopped() bool {
 	return p.status == emu.StatusTimeout || p.status == emu.StatusCanceled
 }
+
+// Failure returns why Run cannot start (the error a run of p ends with),
+// or nil when it can.
+func (p *Program) Failure() *emu.RunError { return p.failure }
 
 // OK reports whether the program compiled and can run.
 func (p *Program) OK() bool { return p.lowered != nil }

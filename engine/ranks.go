@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"pldworkbench/engine/check"
 	"pldworkbench/engine/meta"
 	"pldworkbench/engine/syntax"
 )
@@ -20,7 +21,13 @@ import (
 // rank count (the largest stop of the dispatch loops), where a leading dimension
 // may count something else, as the rounds of x: [ROUNDS, 2, 1, SIZE]
 // indexed x[rd, r].
+//
+// The chip orchestration of a program with no HOST level (check.ChipEntry)
+// is pinned to one rank: it runs on one chip.
 func pinnedRanks(mod *meta.Module, fn *meta.DSLFunc) (int, bool) {
+	if check.ChipEntry(mod, fn) {
+		return 1, true // a program with no HOST level runs on one chip
+	}
 	if fn == nil || fn.Kind != meta.Host {
 		return 0, false
 	}

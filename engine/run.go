@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"pldworkbench/engine/check"
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/floats"
@@ -152,8 +153,13 @@ func (m *Module) pickEntry(ctx context.Context, opts Options) (entry string, err
 }
 
 // defaultEntry is the one rule for an empty entry: the module's only host
-// orchestrator at ranks, else an error listing them (a diag.List when the
-// module does not load or a factory refuses the rank count).
+// orchestrator at ranks, else, in a module with none, the only chip
+// orchestration of a program with no HOST level (an L2-only program, run on
+// one chip). Anything else has no default: a *NoEntryError naming the
+// entries to pick from, as PyPTO's CompiledProgram of several L2
+// orchestrations refuses a plain call ("select one explicitly"). A module
+// that does not load, or a factory that refuses the rank count, gives a
+// diag.List.
 func (m *Module) defaultEntry(meter *limits.Meter, ranks int) (string, error) {
 	name := m.name
 	if m.diags.HasErrors() || m.mod == nil {
@@ -165,33 +171,52 @@ func (m *Module) defaultEntry(meter *limits.Meter, ranks int) (string, error) {
 			return "", r.Diags
 		}
 	}
-	hosts, cdiags := hostEntries(m.mod, ranks)
+	list, chip, at, cdiags := entries(m.mod, ranks)
 	if d := stopDiag(meter, name, "picking the entry"); d != nil {
 		return "", append(cdiags, *d)
 	}
-	if len(hosts) == 0 && cdiags.HasErrors() {
+	if len(list) == 0 && cdiags.HasErrors() {
 		// A factory refused this rank count: its own message says why.
 		return "", cdiags
 	}
-	switch {
-	case len(hosts) == 1 && !strings.Contains(hosts[0], "<"):
-		return hosts[0], nil
-	case len(hosts) == 0:
-		return "", fmt.Errorf("%s defines no host orchestrator; name a function with --entry", name)
+	if len(list) == 1 && !strings.Contains(list[0], "<") {
+		return list[0], nil
 	}
-	var b strings.Builder
-	if len(hosts) == 1 {
+	quoted := make([]string, len(list))
+	for i, e := range list {
+		quoted[i] = "'" + e + "'"
+	}
+	var msg string
+	hint := "name one with --entry on the command line, or in a request's entry field"
+	switch {
+	case len(list) == 0:
+		msg = "no entry named, and the file defines no host orchestrator and no chip orchestration of a program without a HOST level"
+		hint = "write a host orchestrator (@pl.jit.host, or level=pl.Level.HOST, role=pl.Role.Orchestrator), or name a function with --entry"
+	case len(list) == 1:
 		// One orchestrator, from a factory whose other arguments are not
 		// the rank count.
-		fmt.Fprintf(&b, "%s's host orchestrator comes from a factory that needs more than the rank count; name it with --entry, its arguments filled in:", name)
-	} else {
-		fmt.Fprintf(&b, "%s has %d host orchestrators; pick one with --entry:", name, len(hosts))
+		msg = "no entry named, and the file's host orchestrator comes from a factory that needs more than the rank count: " + quoted[0]
+		hint = "name it with --entry (or a run request's entry field), its arguments filled in"
+	case chip:
+		msg = fmt.Sprintf("no entry named, and the file has %d chip orchestrations and no host orchestrator, so none is the default; pick one: %s", len(list), strings.Join(quoted, ", "))
+	default:
+		msg = fmt.Sprintf("no entry named, and the file has %d host orchestrators, so none is the default; pick one: %s", len(list), strings.Join(quoted, ", "))
 	}
-	for _, h := range hosts {
-		fmt.Fprintf(&b, "\n  --entry '%s'", h)
+	if len(list) > 1 {
+		hint += fmt.Sprintf(", e.g. --entry %s", quoted[0])
 	}
-	return "", fmt.Errorf("%s", b.String())
+	return "", &NoEntryError{Entries: list, Diag: diag.Diagnostic{Span: at, Code: string(check.ErrEntry), Severity: diag.Error, Msg: msg, Hint: hint}}
 }
+
+// NoEntryError is why a module has no default entry: no entry was named,
+// and the module offers none or several (Entries). Diag is its coded
+// diagnostic (E0412).
+type NoEntryError struct {
+	Entries []string
+	Diag    diag.Diagnostic
+}
+
+func (e *NoEntryError) Error() string { return e.Diag.Msg }
 
 // Run loads, compiles (at opts.Entry) and runs a program in one piece of
 // work under opts.Budget, for a caller that runs the text once: a front

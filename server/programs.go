@@ -68,7 +68,7 @@ func (c *programCache) put(k programKey, p *engine.Program) {
 	}
 }
 
-// compile returns src compiled at entry ("" = its only host orchestrator),
+// compile returns src compiled at entry ("" = its default entry),
 // ranks and platform under the server's budget: from the cache, or loaded
 // and compiled once and kept when the outcome says something about the
 // program (not a deadline, a cancellation or an engine bug).

@@ -304,7 +304,7 @@ func (s *Server) runEngine(r *run) *record {
 	}
 	switch {
 	case prog.NoEntry != "":
-		return fail(nil, &emu.RunError{Rank: -1, Message: prog.NoEntry, Hint: "name the host orchestrator to run in entry"})
+		return fail(prog.Diags, prog.Failure()) // E0412, naming the entries
 	case prog.Entry == "":
 		return fail(prog.Diags, nil)
 	}

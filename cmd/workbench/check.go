@@ -297,6 +297,10 @@ func runIR(args []string, stdout, stderr io.Writer) int {
 		return exit
 	}
 	prog, _ := mod.Compile(ctx, ff.entry, ff.options())
+	if prog.NoEntry != "" {
+		fmt.Fprint(stderr, diag.RenderAll(prog.Diags, src)) // no default entry: a usage error
+		return 2
+	}
 	text, diags, err := prog.IRText(ctx, ff.options(), *after, ir.PrintOptions{})
 	fmt.Fprint(stderr, diag.RenderAll(diags, src))
 	fmt.Fprint(stdout, text)

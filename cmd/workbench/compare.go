@@ -88,11 +88,11 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		mod, _ := engine.Load(context.Background(), files[i], src, opts.Options)
 		prog, _ := mod.Compile(context.Background(), entry, opts.Options)
 		if prog.Entry == "" {
-			// No single host orchestrator to pick, or the module does
+			// No default entry to pick, or the module does
 			// not load: a usage error of the comparison.
 			switch {
 			case prog.NoEntry != "":
-				fmt.Fprintln(stderr, prog.NoEntry)
+				fmt.Fprint(stderr, diag.RenderAll(prog.Diags, src))
 			case prog.Internal != nil:
 				fmt.Fprintln(stderr, prog.Internal)
 			default:

@@ -17,6 +17,7 @@ func runCLI(args ...string) (int, string, string) {
 func TestExitCodes(t *testing.T) {
 	const prog = "../../engine/testdata/programs/"
 	const bad = "../../engine/testdata/errors/"
+	const l2 = "../../engine/check/testdata/ok/"
 	tests := []struct {
 		args     []string
 		code     int
@@ -53,6 +54,16 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"run", "../../kernels/01_hello_rank.py", "--ranks", "4096"}, 0, "at 4096 ranks"},
 		{[]string{"run", "../../kernels/01_hello_rank.py", "--ranks", "4096", "--mem-limit", "1MiB"}, 1, "E0516"},
 		{[]string{"sweep", "../../kernels/sweep/allgather.py", "--ranks", "0"}, 2, "rank counts of 1 or more"},
+		// Programs with no HOST level: the chip orchestration is the entry,
+		// on one chip; with several, none is the default.
+		{[]string{"run", "../../engine/testdata/heads/l2_single.py"}, 0, "ok (axpy at 1 rank)"},
+		{[]string{"run", "../../engine/testdata/heads/l2_single.py", "--ranks", "2"}, 1, "E0519"},
+		{[]string{"check", l2 + "l2_only.py"}, 0, "Blend.distance at 1 rank"},
+		{[]string{"run", l2 + "l2_only.py"}, 2, "E0412: no entry named, and the file has 2 chip orchestrations"},
+		{[]string{"run", l2 + "l2_only.py"}, 2, "pick one: 'Blend.blend', 'Blend.distance'"},
+		{[]string{"run", l2 + "l2_only.py", "--entry", "Blend.distance"}, 0, "ok (Blend.distance at 1 rank)"},
+		{[]string{"ir", l2 + "l2_only.py"}, 2, "hint: name one with --entry"},
+		{[]string{"ir", l2 + "l2_only.py", "--entry", "Blend.blend"}, 0, "orchestration blend("},
 	}
 	for _, tt := range tests {
 		code, out, errs := runCLI(tt.args...)

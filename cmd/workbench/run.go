@@ -142,13 +142,13 @@ func runRunContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 // orchestrator) for run and step. exit is -1 when there is a program to
 // run (which may still have compile errors: its run says so), else the
 // exit status after the reason was printed: the module's diagnostics
-// (1), or no single host orchestrator to pick (2).
+// (1), or no default entry to pick (2).
 func compile(ctx context.Context, file string, src []byte, entry string, opts engine.Options, stderr io.Writer) (*engine.Program, int) {
 	mod, _ := engine.Load(ctx, file, src, opts)
 	prog, diags := mod.Compile(ctx, entry, opts)
 	switch {
 	case prog.NoEntry != "":
-		fmt.Fprintln(stderr, prog.NoEntry)
+		fmt.Fprint(stderr, diag.RenderAll(prog.Diags, src)) // its coded diagnostic
 		return nil, 2
 	case prog.Entry == "" && prog.Internal != nil:
 		fmt.Fprintln(stderr, prog.Internal)

@@ -79,8 +79,9 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Check instantiates the host orchestrator entry at opts.Ranks ranks and
-// checks it and every function it dispatches, returning the program's IR.
+// Check instantiates the host orchestrator entry at opts.Ranks ranks (or
+// the chip orchestration of an L2-only program: ChipEntry)
+// and checks it and every function it dispatches, returning the program's IR.
 // The program is returned even when there are errors (for tooling); it is
 // only meaningful when the list has no errors.
 func Check(mod *meta.Module, entry *meta.DSLFunc, opts Options) (*ir.Program, diag.List) {
@@ -92,9 +93,7 @@ func Check(mod *meta.Module, entry *meta.DSLFunc, opts Options) (*ir.Program, di
 		c.errorf(diag.Span{File: fileName(mod)}, ErrEntry, "", "no entry function given")
 		return nil, c.finish()
 	}
-	if entry.Kind != meta.Host {
-		c.errorf(entry.Def.NamePos, ErrEntry, "",
-			"entry %s is an %s, want the host orchestrator that dispatches the ranks", entry.Def.Name, entry.Kind)
+	if !c.checkEntry(entry) {
 		return nil, c.finish()
 	}
 	c.checkProgramAllocNames(entry.Program)

@@ -167,7 +167,7 @@ var Codes = []CodeInfo{
 	{ErrForIter, diag.Error, "for loops iterate over pl.range",
 		"write for i in pl.range(n): (or pl.range(start, stop[, step]))"},
 	{ErrEntry, diag.Error, "bad entry point",
-		"give the host orchestrator: a @pl.jit.host function or a method declared with level=pl.Level.HOST"},
+		"give the host orchestrator (a @pl.jit.host function or a method declared with level=pl.Level.HOST), or the chip orchestration of a program with no HOST level"},
 	{ErrCondition, diag.Error, "if condition is not a comparison",
 		"compare explicitly: if x != 0:"},
 	{ErrNoValue, diag.Error, "operation returns no value",

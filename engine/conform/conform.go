@@ -115,9 +115,9 @@ func conformFile(ctx context.Context, name string, src []byte, opts engine.Optio
 		out = append(out, runConformCase(ctx, name, src, s, opts))
 	}
 	for _, p := range progs {
-		if !covered[p] && len(p.Hosts) == 0 {
+		if !covered[p] && len(p.Hosts) == 0 && len(p.Chips) == 0 {
 			out = append(out, ConformCase{Origin: "upstream", File: name, Program: p.Name, Case: "(none)", Status: ConformUnsupported,
-				Reason: "the program has no HOST orchestrator: its test drives the chip build from hand-written runtime code, which the workbench does not run"})
+				Reason: "the program has no HOST orchestrator and no chip orchestration to run"})
 			continue
 		}
 		if !covered[p] {
@@ -143,6 +143,9 @@ func runConformCase(ctx context.Context, name string, src []byte, s conformCaseS
 	}
 	fill := engine.FillIndex
 	mod, _ := engine.Load(ctx, path.Base(name), src, o)
+	if tc := g.testCheck(s.Test); tc != nil || s.Entry == "" {
+		return judgeProgram(ctx, c, mod, s, o, tc)
+	}
 	prog, _ := mod.Compile(ctx, o.Entry, o)
 	dims := prog.ArgDims(s.ArgShapes)
 	res := prog.Run(ctx, engine.RunOptions{Options: o, Fill: fill, Seed: 1, Dims: dims})
@@ -158,16 +161,8 @@ func runConformCase(ctx context.Context, name string, src []byte, s conformCaseS
 		g.inputs(s, in, res.Ranks)
 		res = prog.Run(ctx, engine.RunOptions{Options: o, Fill: fill, Seed: 1, Inputs: byName, Dims: dims})
 	}
-	if res.Diags.HasErrors() {
-		for _, d := range res.Diags {
-			if d.Severity == diag.Error {
-				c.Status, c.Reason = ConformUnsupported, fmt.Sprintf("%s line %d: %s", d.Code, d.Span.Start.Line, d.Msg)
-				break
-			}
-		}
-		if c.Status == "" {
-			c.Status, c.Reason = ConformUnsupported, "the checker refused the program"
-		}
+	if why, refused := refusal(res.Diags); refused {
+		c.Status, c.Reason = ConformUnsupported, why
 		return c
 	}
 	switch {
@@ -246,6 +241,20 @@ func runConformCase(ctx context.Context, name string, src []byte, s conformCaseS
 	}
 	c.Reason += note
 	return c
+}
+
+// refusal says why the checker refused a program, if it did: its first
+// error.
+func refusal(diags diag.List) (string, bool) {
+	if !diags.HasErrors() {
+		return "", false
+	}
+	for _, d := range diags {
+		if d.Severity == diag.Error {
+			return fmt.Sprintf("%s line %d: %s", d.Code, d.Span.Start.Line, d.Msg), true
+		}
+	}
+	return "the checker refused the program", true
 }
 
 func firstRace(res *engine.RunResult) string {

@@ -2,6 +2,7 @@ package conform
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,6 +29,9 @@ type conformProgram struct {
 	Factory *syntax.FuncDef // set for a function that builds a @pl.program class
 	Hosts   []string        // host orchestrators: methods of the class, or Name itself
 	Class   bool            // Name is a module-level @pl.program class
+	// Chips are the chip orchestrations of a class with no HOST level (an
+	// L2-only program): each an entry of its own, run on one chip.
+	Chips []string
 }
 
 // conformCaseSpec is one case to run: a program's host at a rank count.
@@ -69,7 +73,7 @@ func discoverCases(file *syntax.File) ([]*conformProgram, []conformCaseSpec) {
 			}
 		case *syntax.ClassDef:
 			if hasDecorator(d.src, s.Decorators, "pl.program") {
-				progs = append(progs, &conformProgram{Name: s.Name, Hosts: hostMethods(d.src, s), Class: true})
+				progs = append(progs, newClassProgram(d.src, s.Name, s, nil))
 				continue
 			}
 			methods := map[string]*syntax.FuncDef{}
@@ -93,7 +97,7 @@ func discoverCases(file *syntax.File) ([]*conformProgram, []conformCaseSpec) {
 				tests = append(tests, testDef{s.Name, s})
 			default:
 				if cls := nestedProgram(d.src, s.Body); cls != nil {
-					progs = append(progs, &conformProgram{Name: s.Name, Factory: s, Hosts: hostMethods(d.src, cls)})
+					progs = append(progs, newClassProgram(d.src, s.Name, cls, s))
 				}
 			}
 		}
@@ -364,7 +368,7 @@ func (d *discoverer) testCases(label string, fn *syntax.FuncDef, params paramSet
 		case *syntax.CallExpr:
 			if id, ok := n.Fn.(*syntax.Ident); ok && p.Factory != nil && id.Name == p.Factory.Name {
 				named = true
-				for _, h := range p.Hosts {
+				for _, h := range p.entryMethods() {
 					entries = append(entries, d.subst(n, env)+"."+h)
 				}
 				return false
@@ -382,7 +386,7 @@ func (d *discoverer) testCases(label string, fn *syntax.FuncDef, params paramSet
 			if c, ok := e.(*syntax.CallExpr); ok {
 				if id, ok := c.Fn.(*syntax.Ident); ok && p.Factory != nil && id.Name == p.Factory.Name {
 					named = true
-					for _, h := range p.Hosts {
+					for _, h := range p.entryMethods() {
 						entries = append(entries, d.subst(c, env)+"."+h)
 					}
 				}
@@ -402,6 +406,24 @@ func (d *discoverer) testCases(label string, fn *syntax.FuncDef, params paramSet
 		}
 	}
 	ranks, note := d.testRanks(fn, env)
+	if len(p.Hosts) == 0 && len(p.Chips) > 0 {
+		// No HOST level: one chip, at the orchestration the test selects.
+		if note == "" && ranks != 1 {
+			note = fmt.Sprintf("the program has no HOST level: run on one chip, not on the %d devices the test slices", ranks)
+		} else {
+			note = ""
+		}
+		ranks = 1
+		chip := d.chipEntry(fn, p)
+		switch {
+		case chip == "":
+			entries = []string{""}
+		case len(entries) > 0: // a factory's call, one entry per chip
+			entries = []string{entries[slices.Index(p.Chips, chip)]}
+		default:
+			entries = []string{p.Name + "." + chip}
+		}
+	}
 	shapes := d.argShapes(fn, locals, env)
 	var out []conformCaseSpec
 	for _, e := range entries {
@@ -527,6 +549,76 @@ func hostMethods(src []byte, cls *syntax.ClassDef) []string {
 		}
 	}
 	return hosts
+}
+
+// entryMethods are the methods a program runs from: its host
+// orchestrators, else its chip orchestrations.
+func (p *conformProgram) entryMethods() []string {
+	if len(p.Hosts) > 0 {
+		return p.Hosts
+	}
+	return p.Chips
+}
+
+// newClassProgram is the program of a @pl.program class, named name (the
+// class, or the factory that builds it).
+func newClassProgram(src []byte, name string, cls *syntax.ClassDef, factory *syntax.FuncDef) *conformProgram {
+	p := &conformProgram{Name: name, Factory: factory, Hosts: hostMethods(src, cls), Class: factory == nil}
+	if len(p.Hosts) == 0 {
+		p.Chips = chipMethods(src, cls)
+	}
+	return p
+}
+
+// chipMethods lists a @pl.program class's chip orchestrations.
+func chipMethods(src []byte, cls *syntax.ClassDef) []string {
+	var chips []string
+	for _, s := range cls.Body {
+		if fn, ok := s.(*syntax.FuncDef); ok {
+			for _, dec := range fn.Decorators {
+				sp := dec.X.Span()
+				if strings.Contains(string(src[sp.Start.Offset:sp.End.Offset]), "FunctionType.Orchestration") {
+					chips = append(chips, fn.Name)
+				}
+			}
+		}
+	}
+	return chips
+}
+
+// chipEntry is the chip orchestration a test of a program with no HOST
+// level runs: the program's only one, or the one the test selects by name
+// (compiled["name"] or compiled.name, as PyPTO's CompiledProgram of several
+// L2 orchestrations is called); "" when it selects none or several of
+// several: the whole program, which has no default entry.
+func (d *discoverer) chipEntry(fn *syntax.FuncDef, p *conformProgram) string {
+	if len(p.Chips) == 1 {
+		return p.Chips[0]
+	}
+	picked := map[string]bool{}
+	syntax.Walk(&syntax.FuncDef{Body: fn.Body}, func(n syntax.Node) bool {
+		name := ""
+		switch n := n.(type) {
+		case *syntax.IndexExpr:
+			if sl, ok := n.Index.(*syntax.StringLit); ok {
+				name = sl.Value
+			}
+		case *syntax.AttrExpr:
+			if id, ok := n.X.(*syntax.Ident); !ok || id.Name != "self" {
+				name = n.Name
+			}
+		}
+		if slices.Contains(p.Chips, name) {
+			picked[name] = true
+		}
+		return true
+	})
+	if len(picked) == 1 {
+		for chip := range picked {
+			return chip
+		}
+	}
+	return ""
 }
 
 // nestedProgram finds a @pl.program class a factory's body defines.

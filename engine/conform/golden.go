@@ -40,6 +40,9 @@ type conformGolden struct {
 	// others, when set, is the reason the program's other tests get no
 	// golden, in place of the generic one.
 	others string
+	// tests judges, by test name, the program's tests that assert no
+	// outputs: what the engine offers of the entries (judgeProgram).
+	tests map[string]*testCheck
 }
 
 // conformGoldens is keyed by upstream file and program name.
@@ -105,6 +108,10 @@ var conformGoldens = map[string]*conformGolden{
 	"tests/st/distributed/test_l3_ring_sizing_prewarm.py#L3AddProgram":                                           {from: "the test's expected f = a + b (the runtime's prewarm is not modelled)", want: addAB},
 	"tests/st/distributed/test_l3_distributed.py#L3DependencyProgram": {from: "test_execute: f = a + b (the SubWorker verify callback is not run)", want: addAB, only: "TestL3Dependency.test_execute",
 		others: "not applicable here: they assert PyPTO's runtime API, compiled.prepare(sub_worker_overrides=...) running a Python closure in place of the verify callback and raising ValueError for an unknown callback name, which the workbench has no counterpart of"},
+	"tests/st/distributed/test_l3_manual.py#L2OnlyAddProgram": {from: "test_manual_l3: f = a + b = 5 on a = 2, b = 3, the chip build's output (the hand-written L3 Worker around it and its SubWorker verify closure are not run)",
+		want: addAB, inputs: fullInputs(2, 3)},
+	"tests/st/distributed/test_l2_multi_orch.py#TwoL2AddSubProgram": {from: "test_execute_one_orch_on_device: compiled[\"chip_orch_add\"] gives f = a + b = 5 on a = 2, b = 3",
+		want: addAB, inputs: fullInputs(2, 3), only: "TestL2MultiOrch.test_execute_one_orch_on_device", tests: twoL2Tests},
 	"tests/st/distributed/test_l3_host_tensor_allgather.py#HostTensorAllGather":                               {from: "_expected_allgather", want: gatherRows},
 	"tests/st/distributed/test_l3_host_tensor_allgather.py#_build_host_allgather_signal_reuse_program":        {from: "_expected_allgather per round", want: perRound(gatherRows)},
 	"tests/st/distributed/test_l3_dfx_per_rank.py#_build_per_rank_program":                                    {from: "the test's assertion: outputs == inputs + 1 (the DFX artefacts it also checks are not modelled)", want: plusOne},

@@ -22,14 +22,17 @@ const (
 	codeMemory      = "E0516" // the run would pass its memory budget
 	codeRanks       = "E0517" // the run's rank count passes the rank cap
 	codeTaskArgs    = "E0518" // a kernel dispatched with a tensor after a scalar
+	codeChipRanks   = "E0519" // a program with no host level asked to run at more than one rank
 	codeInternal    = "E0599" // a bug in the emulator
 )
 
 // The codes the engine reports for the run's budget outside a run: the
-// rank count's memory before checking, a front-end panic.
+// rank count's memory before checking, a front-end panic; and the rank
+// count a program with no host level cannot run at.
 const (
-	CodeMemory   = codeMemory
-	CodeRanks    = codeRanks
-	CodeTimeout  = codeTimeout
-	CodeInternal = codeInternal
+	CodeMemory    = codeMemory
+	CodeRanks     = codeRanks
+	CodeChipRanks = codeChipRanks
+	CodeTimeout   = codeTimeout
+	CodeInternal  = codeInternal
 )

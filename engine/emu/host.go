@@ -2,6 +2,7 @@ package emu
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -182,6 +183,9 @@ func bindSymRefs(o ir.Operand, syms map[string]int64, p int64) {
 
 // runHost runs the entry to its end, flushing dispatches as it goes.
 func (s *sim) runHost() *failure {
+	if s.prog.Entry.Level == ir.Orchestration {
+		return s.runChip()
+	}
 	h := s.host
 	h.pushFrame(s.funcs[s.prog.Entry], s.hostArgs, s.hostSyms, -1)
 	for {
@@ -206,6 +210,17 @@ func (s *sim) runHost() *failure {
 		return s.flush()
 	}
 	return nil
+}
+
+// runChip runs a program with no host level (an L2-only program): its
+// entry, a chip orchestration, runs on the one rank with the host's
+// tensors as its arguments, as PyPTO's single-chip CompiledProgram calls
+// it; there is no host statement before or after it.
+func (s *sim) runChip() *failure {
+	r := s.ranks[0]
+	r.queue = append(r.queue, task{fn: s.funcs[s.prog.Entry], args: slices.Clone(s.hostArgs), syms: maps.Clone(s.hostSyms)})
+	s.pending = true
+	return s.flush()
 }
 
 // dispatch queues a host call with device=r on rank r.

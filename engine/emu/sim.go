@@ -103,9 +103,14 @@ func newSim(prog *ir.Program, opts Options) (*sim, *RunError) {
 	if prog == nil || prog.Entry == nil {
 		return nil, &RunError{Rank: -1, Code: codeInput, Message: "no program to run: the program has no host orchestrator entry"}
 	}
-	if prog.Entry.Level != ir.Host {
+	switch {
+	case prog.Entry.Level == ir.InCore:
 		return nil, &RunError{Rank: -1, Code: codeInput, Message: fmt.Sprintf("entry %s is %s, want a host orchestrator", prog.Entry.Name, prog.Entry.Level),
 			Hint: "run the host function that allocates the windows and dispatches the ranks"}
+	case prog.Entry.Level == ir.Orchestration && prog.Ranks != 1:
+		// A program with no host level (runChip) runs on one chip.
+		return nil, &RunError{Rank: -1, Code: codeChipRanks, Message: fmt.Sprintf("entry %s is an orchestration with no host level above it, which runs on one chip; got %d ranks", prog.Entry.Name, prog.Ranks),
+			Hint: "run it at one rank"}
 	}
 	if prog.Ranks < 1 {
 		return nil, &RunError{Rank: -1, Code: codeInput, Message: fmt.Sprintf("program has %d ranks, want at least 1", prog.Ranks)}

@@ -99,6 +99,8 @@ type Program struct {
 	// Funcs lists the host orchestrator first, then orchestration
 	// functions, then InCore kernels, each group in first-call order.
 	Funcs []*Func
+	// Entry is the host orchestrator, or for a program with no host level
+	// (an L2-only program, Ranks 1) the chip orchestration it runs.
 	Entry *Func
 }
 

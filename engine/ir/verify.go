@@ -92,8 +92,10 @@ func (v *verifier) run() {
 	if e := v.prog.Entry; e != nil {
 		if !v.funcs[e] {
 			v.errorf(e.Span, "entry %s is not in the program's functions", e.Name)
-		} else if e.Level != Host {
-			v.errorf(e.Span, "entry %s is %s, want host", e.Name, e.Level)
+		} else if e.Level == InCore || e.Level == Orchestration && v.prog.Ranks != 1 {
+			// An orchestration is an entry only of a program with no host
+			// level (an L2-only program), which runs on one chip.
+			v.errorf(e.Span, "entry %s is %s at %d ranks, want host (or orchestration at 1 rank)", e.Name, e.Level, v.prog.Ranks)
 		}
 	}
 	for _, f := range v.prog.Funcs {

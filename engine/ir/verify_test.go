@@ -87,7 +87,7 @@ func TestVerifyFindsBrokenPrograms(t *testing.T) {
 			b, i := findStmt(p.Func("shift_step").Body, func(s Stmt) bool { _, ok := s.(*If); return ok })
 			b.Stmts[i].(*If).Cond = IntConst(1, INDEX)
 		}, "if condition of type INDEX, want BOOL"},
-		{"entry not host", func(p *Program) { p.Entry = p.Func("per_rank") }, "entry per_rank is orchestration, want host"},
+		{"entry not host", func(p *Program) { p.Entry = p.Func("per_rank") }, "entry per_rank is orchestration at 2 ranks, want host"},
 	}
 	for _, c := range cases {
 		p := handProgram()

@@ -364,8 +364,8 @@ def _pld_main():
         run_config = RunConfig(platform=opts.platform, enable_chip_swimlane=True, enable_dep_gen=True)
     else:
         run_config = RunConfig(platform=opts.platform)
-[[if .Method]]    # The class has several host orchestrators; the course's own harness
-    # picks one by name in the same way.
+[[if .Method]]    # The class has several entries (host orchestrators, or the chip
+    # orchestrations of a program with no HOST level); one is picked by name.
     getattr(compiled, [[quote .Method]])(*args, config=run_config)
 [[else]]    compiled(*args, config=run_config)
 [[end]]

@@ -2,7 +2,6 @@ package check
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -18,16 +17,14 @@ import (
 // passes the step's kernel), else with the reason there is none.
 func Export(ctx context.Context, kernel, file string, src []byte, opts engine.ExportOptions) (*engine.ExportResult, error) {
 	if opts.Entry == "" {
-		// The module's only host orchestrator: its golden is attached.
+		// The module's default entry: its golden is attached.
 		mod, _ := engine.Load(ctx, file, src, opts.Options)
 		prog, diags := mod.Compile(ctx, "", opts.Options)
 		switch {
 		case prog.Internal != nil && prog.Entry == "":
 			return nil, prog.Internal
-		case prog.NoEntry != "":
-			return nil, errors.New(prog.NoEntry)
 		case prog.Entry == "":
-			return nil, diags
+			return nil, diags // with no default entry, its coded E0412
 		}
 		opts.Entry = prog.Entry
 	}
