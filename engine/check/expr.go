@@ -531,7 +531,7 @@ func (fc *funcChecker) index(e *syntax.IndexExpr) *operand {
 		// (upstream's x[round, r] picks round a, then rank r's slice).
 		var nested syntax.Expr = e.X
 		for _, el := range ix.Elts {
-			nested = &syntax.IndexExpr{X: nested, Index: el, Pos: joinSpan(e.X.Span(), el.Span())}
+			nested = &syntax.IndexExpr{X: nested, Index: el, ExprNode: syntax.ExprNode{Pos: joinSpan(e.X.Span(), el.Span())}}
 		}
 		nested.(*syntax.IndexExpr).Pos = e.Pos
 		return fc.index(nested.(*syntax.IndexExpr))

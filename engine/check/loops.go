@@ -263,12 +263,12 @@ func (fc *funcChecker) whileCarried(s *syntax.ForStmt) bool {
 		}
 	}
 	for i, id := range carried {
-		fc.stmt(&syntax.AssignStmt{Targets: []syntax.Expr{id}, Value: inits[i], Pos: joinSpan(id.Pos, inits[i].Span())})
+		fc.stmt(&syntax.AssignStmt{Targets: []syntax.Expr{id}, Value: inits[i], StmtNode: syntax.StmtNode{Pos: joinSpan(id.Pos, inits[i].Span())}})
 	}
-	fc.whileLoop(&syntax.WhileStmt{Cond: cond, Body: body, Else: s.Else, Pos: s.Pos}, true)
+	fc.whileLoop(&syntax.WhileStmt{Cond: cond, Body: body, Else: s.Else, StmtNode: s.StmtNode}, true)
 	for i, r := range results {
 		if r != nil {
-			fc.stmt(&syntax.AssignStmt{Targets: []syntax.Expr{r}, Value: carried[i], Pos: r.Span()})
+			fc.stmt(&syntax.AssignStmt{Targets: []syntax.Expr{r}, Value: carried[i], StmtNode: syntax.StmtNode{Pos: r.Span()}})
 		}
 	}
 	return true

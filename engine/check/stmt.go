@@ -266,7 +266,7 @@ func (fc *funcChecker) augAssign(s *syntax.AugAssignStmt) {
 		"%s %s= ... is not a PyPTO statement: its parser takes no augmented assignment", id.Name, s.Op)
 	x := fc.ident(id)
 	y := fc.expr(s.Value)
-	o := fc.arith(s.Op, x, y, &syntax.BinaryExpr{Op: s.Op, OpPos: s.OpPos, X: s.Target, Y: s.Value, Pos: s.Pos}, s.OpPos)
+	o := fc.arith(s.Op, x, y, &syntax.BinaryExpr{Op: s.Op, OpPos: s.OpPos, X: s.Target, Y: s.Value, ExprNode: syntax.ExprNode{Pos: s.Pos}}, s.OpPos)
 	fc.assign(id.Name, id.Pos, o, nil)
 }
 
