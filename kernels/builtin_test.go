@@ -87,7 +87,7 @@ func TestLowering(t *testing.T) {
 		origins := map[string]int{}
 		for _, f := range low.Funcs {
 			ir.Walk(f.Body, func(s ir.Stmt) bool {
-				if o := ir.OriginOf(s); o != nil {
+				if o := s.Origin(); o != nil {
 					origins[fmt.Sprintf("%s@%d", o.Op, o.Span.Line)]++
 				}
 				return true

@@ -181,7 +181,7 @@ func (fc *funcChecker) arrayIndex(e *syntax.IndexExpr, x *operand) (*operand, bo
 	if _, ok := x.t.(*ir.Array); !ok {
 		return nil, false
 	}
-	call := &syntax.CallExpr{Fn: e.X, Args: []syntax.Arg{{Value: e.X}, {Value: e.Index}}, Lparen: e.Index.Span(), Rparen: e.Pos, Pos: e.Pos}
+	call := &syntax.CallExpr{Fn: e.X, Args: []syntax.Arg{{Value: e.X}, {Value: e.Index}}, Lparen: e.Index.Span(), Rparen: e.Pos, ExprNode: e.ExprNode}
 	fc.synthesize(call, ir.OpArrayGet)
 	return fc.call(call), true
 }
@@ -208,7 +208,7 @@ func (fc *funcChecker) arrayAssign(s *syntax.AssignStmt) bool {
 	if _, isArray := b.v.Type.(*ir.Array); !isArray {
 		return false
 	}
-	call := &syntax.CallExpr{Fn: t.X, Args: []syntax.Arg{{Value: id}, {Value: t.Index}, {Value: s.Value}}, Lparen: t.Index.Span(), Rparen: s.Pos, Pos: s.Pos}
+	call := &syntax.CallExpr{Fn: t.X, Args: []syntax.Arg{{Value: id}, {Value: t.Index}, {Value: s.Value}}, Lparen: t.Index.Span(), Rparen: s.Pos, ExprNode: syntax.ExprNode{Pos: s.Pos}}
 	fc.synthesize(call, ir.OpArrayUpdate)
 	o := fc.call(call)
 	if !o.invalid() {

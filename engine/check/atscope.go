@@ -132,7 +132,7 @@ func (fc *funcChecker) outlineCore(chip, w *syntax.WithStmt) {
 func (fc *funcChecker) chipTask(chipPos, corePos diag.Span, name string, kfi *funcInfo, hostArgs []ir.Operand, outs []string) {
 	ofi := &funcInfo{level: ir.Orchestration, sigOK: true, state: stateDone}
 	ofi.fn = &ir.Func{Name: name, Level: ir.Orchestration, Span: irSpan(chipPos), Body: &ir.Block{}, Result: kfi.fn.Result}
-	kcall := &ir.Call{Callee: kfi.fn, Span: irSpan(corePos)}
+	kcall := &ir.Call{Callee: kfi.fn, Site: irSite(corePos)}
 	for _, p := range kfi.fn.Params {
 		op := &ir.Param{Var: &ir.Var{Name: p.Var.Name, Type: p.Var.Type}, Dir: p.Dir}
 		ofi.fn.Params = append(ofi.fn.Params, op)
@@ -142,14 +142,14 @@ func (fc *funcChecker) chipTask(chipPos, corePos diag.Span, name string, kfi *fu
 		kcall.Result = &ir.Var{Name: "%0", Type: kfi.fn.Result, Temp: true}
 	}
 	ofi.fn.Body.Add(kcall)
-	ret := &ir.Return{Span: irSpan(chipPos)}
+	ret := &ir.Return{Site: irSite(chipPos)}
 	if kcall.Result != nil {
 		ret.Value = kcall.Result
 	}
 	ofi.fn.Body.Add(ret)
 	fc.c.order = append(fc.c.order, kfi, ofi)
 
-	call := &ir.Call{Callee: ofi.fn, Args: hostArgs, Device: ir.IntConst(0, ir.INDEX), Span: irSpan(chipPos)}
+	call := &ir.Call{Callee: ofi.fn, Args: hostArgs, Device: ir.IntConst(0, ir.INDEX), Site: irSite(chipPos)}
 	if kfi.fn.Result == nil {
 		fc.emit(call)
 		return
@@ -212,16 +212,16 @@ func (fc *funcChecker) outlineKernel(w *syntax.WithStmt, name string, caps []str
 	}
 	switch len(outs) {
 	case 0:
-		kfc.emit(&ir.Return{Span: irSpan(w.Pos)})
+		kfc.emit(&ir.Return{Site: irSite(w.Pos)})
 	case 1:
 		kfi.fn.Result = outTypes[0]
-		kfc.emit(&ir.Return{Value: outVars[0], Span: irSpan(w.Pos)})
+		kfc.emit(&ir.Return{Value: outVars[0], Site: irSite(w.Pos)})
 	default:
 		t := &ir.Tuple{Elems: outTypes}
 		kfi.fn.Result = t
 		res := kfc.temp(t)
-		kfc.emit(&ir.Op{Name: ir.TupleMakeOp, Args: outVars, Result: res, Span: irSpan(w.Pos)})
-		kfc.emit(&ir.Return{Value: res, Span: irSpan(w.Pos)})
+		kfc.emit(&ir.Op{Name: ir.TupleMakeOp, Args: outVars, Result: res, Site: irSite(w.Pos)})
+		kfc.emit(&ir.Return{Value: res, Site: irSite(w.Pos)})
 	}
 	kfc.finish()
 	kfi.state = stateDone

@@ -236,7 +236,7 @@ func (fc *funcChecker) dispatch(d *meta.DSLFunc, e *syntax.CallExpr) *operand {
 		}
 	}
 
-	call := &ir.Call{Callee: callee.fn, Span: irSpan(e.Pos)}
+	call := &ir.Call{Callee: callee.fn, Site: irSite(e.Pos)}
 	binds := map[string]ir.Dim{}
 	bindAt := map[string]string{}
 	for i, p := range params {

@@ -88,14 +88,14 @@ func (fc *funcChecker) carriedLoop(s *syntax.ForStmt) bool {
 		return true
 	}
 	for i, id := range carried {
-		fc.stmt(&syntax.AssignStmt{Targets: []syntax.Expr{id}, Value: inits[i], Pos: joinSpan(id.Pos, inits[i].Span())})
+		fc.stmt(&syntax.AssignStmt{Targets: []syntax.Expr{id}, Value: inits[i], StmtNode: syntax.StmtNode{Pos: joinSpan(id.Pos, inits[i].Span())}})
 	}
 	args := append(append([]syntax.Arg{}, call.Args[:initAt]...), call.Args[initAt+1:]...)
-	iter := &syntax.CallExpr{Fn: call.Fn, Args: args, Lparen: call.Lparen, Rparen: call.Rparen, Pos: call.Pos}
-	fc.forStmt(&syntax.ForStmt{Target: iv, Iter: iter, Body: body, Else: s.Else, Pos: s.Pos})
+	iter := &syntax.CallExpr{Fn: call.Fn, Args: args, Lparen: call.Lparen, Rparen: call.Rparen, ExprNode: call.ExprNode}
+	fc.forStmt(&syntax.ForStmt{Target: iv, Iter: iter, Body: body, Else: s.Else, StmtNode: s.StmtNode})
 	for i, r := range results {
 		if r != nil {
-			fc.stmt(&syntax.AssignStmt{Targets: []syntax.Expr{r}, Value: carried[i], Pos: r.Span()})
+			fc.stmt(&syntax.AssignStmt{Targets: []syntax.Expr{r}, Value: carried[i], StmtNode: syntax.StmtNode{Pos: r.Span()}})
 		}
 	}
 	return true
@@ -146,7 +146,7 @@ func (fc *funcChecker) yieldBody(body []syntax.Stmt, carried []*syntax.Ident) ([
 				return nil, nil, false
 			}
 			written[carried[i].Name] = true
-			out = append(out, &syntax.AssignStmt{Targets: []syntax.Expr{carried[i]}, Value: a.Value, Pos: a.Value.Span()})
+			out = append(out, &syntax.AssignStmt{Targets: []syntax.Expr{carried[i]}, Value: a.Value, StmtNode: syntax.StmtNode{Pos: a.Value.Span()}})
 			if targets != nil {
 				results[i] = targets[i]
 			}

@@ -277,6 +277,10 @@ func irSpan(s diag.Span) ir.Span {
 	return ir.Span{File: s.File, Line: s.Start.Line, Col: s.Start.Col, EndLine: s.End.Line, EndCol: s.End.Col}
 }
 
+// irSite is the site of a statement the checker emits from the source at s
+// (no origin: only lowering passes set one).
+func irSite(s diag.Span) ir.Site { return ir.Site{Span: irSpan(s)} }
+
 // joinSpan returns the span from a's start to b's end.
 func joinSpan(a, b diag.Span) diag.Span {
 	return diag.Span{File: a.File, Start: a.Start, End: b.End}

@@ -51,9 +51,9 @@ func liftReturns(stmts []syntax.Stmt) []syntax.Stmt {
 		// Bare returns: the branches just end.
 		return dropReturns(nested)
 	}
-	ret := &syntax.Ident{Name: retName, Pos: last.Span()}
+	ret := &syntax.Ident{Name: retName, ExprNode: syntax.ExprNode{Pos: last.Span()}}
 	out := assignReturns(nested, ret)
-	return append(out, &syntax.ReturnStmt{Value: ret, Pos: last.Span()})
+	return append(out, &syntax.ReturnStmt{Value: ret, StmtNode: syntax.StmtNode{Pos: last.Span()}})
 }
 
 func hasBranchReturn(stmts []syntax.Stmt) bool {
@@ -91,14 +91,14 @@ func restructure(stmts []syntax.Stmt) []syntax.Stmt {
 		}
 		if endsInReturn(ifs.Body) && ifs.Else == nil {
 			rest := restructure(stmts[i+1:])
-			n := &syntax.IfStmt{Cond: ifs.Cond, Body: restructure(ifs.Body), Else: rest, Pos: ifs.Pos}
+			n := &syntax.IfStmt{Cond: ifs.Cond, Body: restructure(ifs.Body), Else: rest, StmtNode: ifs.StmtNode}
 			return append(append([]syntax.Stmt{}, stmts[:i]...), n)
 		}
 	}
 	out := append([]syntax.Stmt{}, stmts...)
 	if n := len(out); n > 0 {
 		if ifs, ok := out[n-1].(*syntax.IfStmt); ok {
-			out[n-1] = &syntax.IfStmt{Cond: ifs.Cond, Body: restructure(ifs.Body), Else: restructure(ifs.Else), Elif: ifs.Elif, Pos: ifs.Pos}
+			out[n-1] = &syntax.IfStmt{Cond: ifs.Cond, Body: restructure(ifs.Body), Else: restructure(ifs.Else), Elif: ifs.Elif, StmtNode: ifs.StmtNode}
 		}
 	}
 	return out
@@ -152,10 +152,10 @@ func assignReturns(stmts []syntax.Stmt, ret *syntax.Ident) []syntax.Stmt {
 		if s.Value == nil {
 			out = out[:n]
 		} else {
-			out[n] = &syntax.AssignStmt{Targets: []syntax.Expr{&syntax.Ident{Name: ret.Name, Pos: s.Pos}}, Value: s.Value, Pos: s.Pos}
+			out[n] = &syntax.AssignStmt{Targets: []syntax.Expr{&syntax.Ident{Name: ret.Name, ExprNode: syntax.ExprNode{Pos: s.Pos}}}, Value: s.Value, StmtNode: s.StmtNode}
 		}
 	case *syntax.IfStmt:
-		out[n] = &syntax.IfStmt{Cond: s.Cond, Body: assignReturns(s.Body, ret), Else: assignReturns(s.Else, ret), Elif: s.Elif, Pos: s.Pos}
+		out[n] = &syntax.IfStmt{Cond: s.Cond, Body: assignReturns(s.Body, ret), Else: assignReturns(s.Else, ret), Elif: s.Elif, StmtNode: s.StmtNode}
 	}
 	return out
 }
@@ -167,10 +167,10 @@ func dropReturns(stmts []syntax.Stmt) []syntax.Stmt {
 	case *syntax.ReturnStmt:
 		out = out[:n]
 	case *syntax.IfStmt:
-		out[n] = &syntax.IfStmt{Cond: s.Cond, Body: dropReturns(s.Body), Else: dropReturns(s.Else), Elif: s.Elif, Pos: s.Pos}
+		out[n] = &syntax.IfStmt{Cond: s.Cond, Body: dropReturns(s.Body), Else: dropReturns(s.Else), Elif: s.Elif, StmtNode: s.StmtNode}
 	}
 	if len(out) == 0 {
-		out = append(out, &syntax.BranchStmt{Tok: "pass", Pos: stmts[len(stmts)-1].Span()})
+		out = append(out, &syntax.BranchStmt{Tok: "pass", StmtNode: syntax.StmtNode{Pos: stmts[len(stmts)-1].Span()}})
 	}
 	return out
 }

@@ -352,7 +352,7 @@ func (fc *funcChecker) arith(op string, x, y *operand, e syntax.Expr, opPos diag
 		return invalidOp(e)
 	}
 	res := fc.temp(&ir.Scalar{DType: rt})
-	b := &ir.Bin{Op: info.op, X: xo, Y: yo, Result: res, Span: irSpan(exprSpan(e))}
+	b := &ir.Bin{Op: info.op, X: xo, Y: yo, Result: res, Site: irSite(exprSpan(e))}
 	fc.emit(b)
 	out := &operand{mode: modeValue, t: res.Type, x: res, slot: &b.Result, expr: e, sp: exprSpan(e)}
 	if x.known && y.known && rt.IsInt() {
@@ -434,7 +434,7 @@ func (fc *funcChecker) compare(e *syntax.CompareExpr) *operand {
 		return invalidOp(e)
 	}
 	res := fc.temp(ir.Bool)
-	b := &ir.Bin{Op: bop, X: xo, Y: yo, Result: res, Span: irSpan(e.Pos)}
+	b := &ir.Bin{Op: bop, X: xo, Y: yo, Result: res, Site: irSite(e.Pos)}
 	fc.emit(b)
 	return &operand{mode: modeValue, t: res.Type, x: res, slot: &b.Result, expr: e, sp: e.Pos}
 }
@@ -461,7 +461,7 @@ func (fc *funcChecker) boolExpr(e *syntax.BoolExpr) *operand {
 		op = ir.Or
 	}
 	res := fc.temp(ir.Bool)
-	b := &ir.Bin{Op: op, X: xo, Y: yo, Result: res, Span: irSpan(e.Pos)}
+	b := &ir.Bin{Op: op, X: xo, Y: yo, Result: res, Site: irSite(e.Pos)}
 	fc.emit(b)
 	return &operand{mode: modeValue, t: res.Type, x: res, slot: &b.Result, expr: e, sp: e.Pos}
 }
@@ -512,7 +512,7 @@ func (fc *funcChecker) unary(e *syntax.UnaryExpr) *operand {
 		return invalidOp(e)
 	}
 	res := fc.temp(&ir.Scalar{DType: xt})
-	u := &ir.Unary{Op: op, X: xo, Result: res, Span: irSpan(e.Pos)}
+	u := &ir.Unary{Op: op, X: xo, Result: res, Site: irSite(e.Pos)}
 	fc.emit(u)
 	out := &operand{mode: modeValue, t: res.Type, x: res, slot: &u.Result, expr: e, sp: e.Pos}
 	if op == ir.Neg && x.known {
@@ -531,7 +531,7 @@ func (fc *funcChecker) index(e *syntax.IndexExpr) *operand {
 		// (upstream's x[round, r] picks round a, then rank r's slice).
 		var nested syntax.Expr = e.X
 		for _, el := range ix.Elts {
-			nested = &syntax.IndexExpr{X: nested, Index: el, Pos: joinSpan(e.X.Span(), el.Span())}
+			nested = &syntax.IndexExpr{X: nested, Index: el, ExprNode: syntax.ExprNode{Pos: joinSpan(e.X.Span(), el.Span())}}
 		}
 		nested.(*syntax.IndexExpr).Pos = e.Pos
 		return fc.index(nested.(*syntax.IndexExpr))
@@ -618,7 +618,7 @@ func (fc *funcChecker) index(e *syntax.IndexExpr) *operand {
 		}
 	}
 	res := fc.temp(&ir.Tensor{Shape: tt.Shape[1:], DType: tt.DType})
-	st := &ir.Index{X: x.x.(*ir.Var), Index: io, Result: res, Span: irSpan(e.Pos)}
+	st := &ir.Index{X: x.x.(*ir.Var), Index: io, Result: res, Site: irSite(e.Pos)}
 	fc.emit(st)
 	return &operand{mode: modeValue, t: res.Type, x: res, slot: &st.Result, expr: e, sp: e.Pos}
 }

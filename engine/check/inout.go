@@ -240,7 +240,7 @@ func walkFlow(w flowWalk, list []syntax.Stmt) {
 			// A while loop is a loop without a variable; its condition is
 			// read before every iteration, the first included.
 			w.expr(s.Cond)
-			w.loop(&syntax.ForStmt{Body: s.Body, Pos: s.Pos})
+			w.loop(&syntax.ForStmt{Body: s.Body, StmtNode: s.StmtNode})
 		case *syntax.WithStmt:
 			walkFlow(w, s.Body)
 		}

@@ -51,7 +51,7 @@ func (fc *funcChecker) whileLoop(s *syntax.WhileStmt, carried bool) {
 			pre.vars[n] = b
 		}
 	}
-	st := &ir.While{Body: &ir.Block{}, Span: irSpan(joinSpan(s.Pos, s.Cond.Span()))}
+	st := &ir.While{Body: &ir.Block{}, Site: irSite(joinSpan(s.Pos, s.Cond.Span()))}
 	li := &loopInfo{kind: "while", span: s.Cond.Span()}
 	ok := true
 	fc.loops = append(fc.loops, li)
@@ -87,11 +87,11 @@ func (fc *funcChecker) whileCond(st *ir.While, e syntax.Expr) bool {
 		st.Cond = x // a name the body rebinds, or a constant: read before each iteration
 		return true
 	}
-	sp := irSpan(cond.sp)
+	at := irSite(cond.sp)
 	st.Cond = ir.BoolConst(true)
 	neg := fc.temp(&ir.Scalar{DType: ir.BOOL})
-	fc.emit(&ir.Unary{Op: ir.Not, X: x, Result: neg, Span: sp})
-	fc.emit(&ir.If{Cond: neg, Then: &ir.Block{Stmts: []ir.Stmt{&ir.Break{Span: sp}}}, Span: sp})
+	fc.emit(&ir.Unary{Op: ir.Not, X: x, Result: neg, Site: at})
+	fc.emit(&ir.If{Cond: neg, Then: &ir.Block{Stmts: []ir.Stmt{&ir.Break{Site: at}}}, Site: at})
 	return true
 }
 
@@ -108,9 +108,9 @@ func (fc *funcChecker) loopControl(s *syntax.BranchStmt) {
 		fc.errorf(s.Pos, ErrLoopControl, "", "%s is not supported in a pl.%s loop: its iterations all run; %s leaves only a pl.range or while loop", s.Tok, li.kind, s.Tok)
 		return
 	}
-	sp := irSpan(s.Pos)
+	at := irSite(s.Pos)
 	if s.Tok == "continue" {
-		fc.emit(&ir.Continue{Span: sp})
+		fc.emit(&ir.Continue{Site: at})
 		return
 	}
 	if fc.level == ir.InCore && len(fc.loops) == 1 {
@@ -119,7 +119,7 @@ func (fc *funcChecker) loopControl(s *syntax.BranchStmt) {
 		fc.errorf(s.Pos, ErrBreakOuter, "guard the rest of the loop's body with an if instead of breaking, or break from a nested loop",
 			"PyPTO cannot yet compile a break out of a kernel's outermost loop: its InCore passes stop with \"Operator 'eq' does not accept bool dtype\" (a break from a nested loop compiles)")
 	}
-	fc.emit(&ir.Break{Span: sp})
+	fc.emit(&ir.Break{Site: at})
 }
 
 // jitWhileRenames applies the @pl.jit specializer's renamer to a while
@@ -265,12 +265,12 @@ func (fc *funcChecker) whileCarried(s *syntax.ForStmt) bool {
 		}
 	}
 	for i, id := range carried {
-		fc.stmt(&syntax.AssignStmt{Targets: []syntax.Expr{id}, Value: inits[i], Pos: joinSpan(id.Pos, inits[i].Span())})
+		fc.stmt(&syntax.AssignStmt{Targets: []syntax.Expr{id}, Value: inits[i], StmtNode: syntax.StmtNode{Pos: joinSpan(id.Pos, inits[i].Span())}})
 	}
-	fc.whileLoop(&syntax.WhileStmt{Cond: cond, Body: body, Else: s.Else, Pos: s.Pos}, true)
+	fc.whileLoop(&syntax.WhileStmt{Cond: cond, Body: body, Else: s.Else, StmtNode: s.StmtNode}, true)
 	for i, r := range results {
 		if r != nil {
-			fc.stmt(&syntax.AssignStmt{Targets: []syntax.Expr{r}, Value: carried[i], Pos: r.Span()})
+			fc.stmt(&syntax.AssignStmt{Targets: []syntax.Expr{r}, Value: carried[i], StmtNode: syntax.StmtNode{Pos: r.Span()}})
 		}
 	}
 	return true

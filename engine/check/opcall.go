@@ -146,7 +146,7 @@ func (fc *funcChecker) opCall(spec *opSpec, path string, e *syntax.CallExpr) *op
 		}
 		return invalidOp(e)
 	}
-	op := &ir.Op{Name: spec.name(), Span: irSpan(e.Pos)}
+	op := &ir.Op{Name: spec.name(), Site: irSite(e.Pos)}
 	for i := range spec.params {
 		p := &spec.params[i]
 		o, given := a.args[p.name]

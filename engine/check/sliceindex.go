@@ -35,13 +35,13 @@ func sliceParts(e *syntax.IndexExpr) (offs, exts []syntax.Expr, ok bool) {
 		}
 		lo := sl.Lo
 		if lo == nil {
-			lo = &syntax.NumberLit{Kind: syntax.IntNumber, Raw: "0", Pos: sl.Pos}
+			lo = &syntax.NumberLit{Kind: syntax.IntNumber, Raw: "0", ExprNode: sl.ExprNode}
 		}
 		offs = append(offs, lo)
 		if sl.Lo == nil {
 			exts = append(exts, sl.Hi)
 		} else {
-			exts = append(exts, &syntax.BinaryExpr{Op: "-", OpPos: sl.Pos, X: sl.Hi, Y: sl.Lo, Pos: sl.Pos})
+			exts = append(exts, &syntax.BinaryExpr{Op: "-", OpPos: sl.Pos, X: sl.Hi, Y: sl.Lo, ExprNode: sl.ExprNode})
 		}
 	}
 	return offs, exts, true
@@ -58,9 +58,9 @@ func (fc *funcChecker) sliceRead(e *syntax.IndexExpr) (*operand, bool) {
 	}
 	call := &syntax.CallExpr{Fn: e.X, Args: []syntax.Arg{
 		{Value: e.X},
-		{Value: &syntax.ListLit{Elts: offs, Pos: e.Index.Span()}},
-		{Value: &syntax.ListLit{Elts: exts, Pos: e.Index.Span()}},
-	}, Lparen: e.Index.Span(), Rparen: e.Pos, Pos: e.Pos}
+		{Value: &syntax.ListLit{Elts: offs, ExprNode: syntax.ExprNode{Pos: e.Index.Span()}}},
+		{Value: &syntax.ListLit{Elts: exts, ExprNode: syntax.ExprNode{Pos: e.Index.Span()}}},
+	}, Lparen: e.Index.Span(), Rparen: e.Pos, ExprNode: e.ExprNode}
 	return fc.opCall(lookupOp("pl.load"), "a slice of "+fc.c.text(e.X), call), true
 }
 
@@ -81,9 +81,9 @@ func (fc *funcChecker) sliceAssign(s *syntax.AssignStmt) bool {
 	}
 	call := &syntax.CallExpr{Fn: t.X, Args: []syntax.Arg{
 		{Value: s.Value},
-		{Value: &syntax.ListLit{Elts: offs, Pos: t.Index.Span()}},
+		{Value: &syntax.ListLit{Elts: offs, ExprNode: syntax.ExprNode{Pos: t.Index.Span()}}},
 		{Value: id},
-	}, Lparen: t.Index.Span(), Rparen: s.Pos, Pos: s.Pos}
+	}, Lparen: t.Index.Span(), Rparen: s.Pos, ExprNode: syntax.ExprNode{Pos: s.Pos}}
 	o := fc.opCall(lookupOp("pl.store"), "a slice assignment to "+id.Name, call)
 	fc.assign(id.Name, id.Pos, o, nil)
 	return true

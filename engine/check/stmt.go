@@ -14,7 +14,7 @@ import (
 func (fc *funcChecker) body(stmts []syntax.Stmt) {
 	fc.suite(liftReturns(stmts))
 	if fc.drainAtReturn && !fc.returned { // an orchestration that ends without return (tasks.go)
-		fc.emit(&ir.Op{Name: ir.TaskDrainOp, Span: irSpan(fc.dsl.Def.NamePos)})
+		fc.emit(&ir.Op{Name: ir.TaskDrainOp, Site: irSite(fc.dsl.Def.NamePos)})
 	}
 	fi := fc.info
 	if !fc.retSeen && fi.annotated && fi.fn.Result != nil {
@@ -207,7 +207,7 @@ func (fc *funcChecker) assign(name string, sp diag.Span, o *operand, declared ir
 		said := fc.reassigned(name, t, sp)
 		v, nb := fc.bindName(name, t, sp)
 		nb.changed = nb.changed || said
-		fc.emit(&ir.Assign{Dst: v, Src: x, Span: irSpan(joinSpan(sp, o.sp))})
+		fc.emit(&ir.Assign{Dst: v, Src: x, Site: irSite(joinSpan(sp, o.sp))})
 		nb.known, nb.kv = o.known, o.kv
 		fc.scope.vars[name] = nb
 		return
@@ -226,7 +226,7 @@ func (fc *funcChecker) assign(name string, sp diag.Span, o *operand, declared ir
 	if o.slot != nil && *o.slot != nil && (*o.slot).Temp && ir.Identical(v.Type, o.t) {
 		*o.slot = v
 	} else {
-		fc.emit(&ir.Assign{Dst: v, Src: o.x, Span: irSpan(joinSpan(sp, o.sp))})
+		fc.emit(&ir.Assign{Dst: v, Src: o.x, Site: irSite(joinSpan(sp, o.sp))})
 	}
 	nb.known, nb.kv, nb.loop, nb.buf = o.known, o.kv, o.loop, o.buf
 	fc.scope.vars[name] = nb
@@ -266,7 +266,7 @@ func (fc *funcChecker) augAssign(s *syntax.AugAssignStmt) {
 		"%s %s= ... is not a PyPTO statement: its parser takes no augmented assignment", id.Name, s.Op)
 	x := fc.ident(id)
 	y := fc.expr(s.Value)
-	o := fc.arith(s.Op, x, y, &syntax.BinaryExpr{Op: s.Op, OpPos: s.OpPos, X: s.Target, Y: s.Value, Pos: s.Pos}, s.OpPos)
+	o := fc.arith(s.Op, x, y, &syntax.BinaryExpr{Op: s.Op, OpPos: s.OpPos, X: s.Target, Y: s.Value, ExprNode: syntax.ExprNode{Pos: s.Pos}}, s.OpPos)
 	fc.assign(id.Name, id.Pos, o, nil)
 }
 
@@ -294,7 +294,7 @@ func (fc *funcChecker) ifStmt(s *syntax.IfStmt) {
 	default:
 		fc.errorf(cond.sp, ErrCondition, "", "if condition is %s, want a comparison", cond.describe())
 	}
-	st := &ir.If{Cond: c, Then: &ir.Block{}, Span: irSpan(s.Cond.Span())}
+	st := &ir.If{Cond: c, Then: &ir.Block{}, Site: irSite(s.Cond.Span())}
 	pre := fc.scope
 	thenScope := fc.nested(pre.clone(), st.Then, "branch", func() { fc.suite(s.Body) })
 	elseScope := pre.clone()
@@ -361,7 +361,7 @@ func (fc *funcChecker) forStmt(s *syntax.ForStmt) {
 	}
 	body := pre.clone()
 	body.vars[id.Name] = nb
-	st := &ir.For{Var: v, Body: &ir.Block{}, Span: irSpan(joinSpan(s.Pos, s.Iter.Span()))}
+	st := &ir.For{Var: v, Body: &ir.Block{}, Site: irSite(joinSpan(s.Pos, s.Iter.Span()))}
 	if bounds != nil {
 		st.Start, st.Stop, st.Step = bounds[0], bounds[1], bounds[2]
 	}
@@ -519,7 +519,7 @@ func argLabel(a syntax.Arg) string {
 func (fc *funcChecker) returnStmt(s *syntax.ReturnStmt) {
 	fi := fc.info
 	if fc.drainAtReturn { // the deferred tasks end before the orchestration does (tasks.go)
-		fc.emit(&ir.Op{Name: ir.TaskDrainOp, Span: irSpan(s.Pos)})
+		fc.emit(&ir.Op{Name: ir.TaskDrainOp, Site: irSite(s.Pos)})
 	}
 	if fc.depth > 0 {
 		fc.errorf(s.Pos, ErrReturnPlace, "", "return inside an if or a loop")
@@ -533,7 +533,7 @@ func (fc *funcChecker) returnStmt(s *syntax.ReturnStmt) {
 		if fi.annotated && fi.fn.Result != nil {
 			fc.errorf(s.Pos, ErrReturnType, "", "bare return in %s, which declares result %s", describeFunc(fc.dsl), describeType(fi.fn.Result))
 		}
-		fc.emit(&ir.Return{Span: irSpan(s.Pos)})
+		fc.emit(&ir.Return{Site: irSite(s.Pos)})
 		return
 	}
 	var o *operand
@@ -551,7 +551,7 @@ func (fc *funcChecker) returnStmt(s *syntax.ReturnStmt) {
 			fc.errorf(o.sp, ErrReturnType, "", "%s returns no value, but %s declares result %s",
 				fc.c.text(calleeExpr(o.expr)), describeFunc(fc.dsl), describeType(fi.fn.Result))
 		}
-		fc.emit(&ir.Return{Span: irSpan(s.Pos)})
+		fc.emit(&ir.Return{Site: irSite(s.Pos)})
 		return
 	case modeValue:
 	default:
@@ -574,5 +574,5 @@ func (fc *funcChecker) returnStmt(s *syntax.ReturnStmt) {
 	case !ir.Compatible(fi.fn.Result, o.t):
 		fc.errorf(o.sp, ErrReturnType, "", "%s returns %s here but %s earlier", describeFunc(fc.dsl), describeType(o.t), describeType(fi.fn.Result))
 	}
-	fc.emit(&ir.Return{Value: o.x, Span: irSpan(s.Pos)})
+	fc.emit(&ir.Return{Value: o.x, Site: irSite(s.Pos)})
 }

@@ -90,7 +90,7 @@ func (fc *funcChecker) runSubWorker(f *meta.Func, e *syntax.CallExpr, args []*op
 		}
 		return nil, fmt.Sprintf("%s at line %d", stmtKind(st), st.Span().Start.Line)
 	}
-	w := &syntax.WithStmt{Body: body, Pos: e.Pos}
+	w := &syntax.WithStmt{Body: body, StmtNode: syntax.StmtNode{Pos: e.Pos}}
 	caps, dirs := fc.captures(body)
 	for _, s := range body {
 		if a := s.(*syntax.AssignStmt); contains(caps, a.Targets[0].(*syntax.Ident).Name) {
@@ -114,7 +114,7 @@ func (fc *funcChecker) runSubWorker(f *meta.Func, e *syntax.CallExpr, args []*op
 	if result == "" {
 		return &operand{mode: modeNoValue, expr: e, sp: e.Pos}, ""
 	}
-	return fc.expr(&syntax.Ident{Name: result, Pos: e.Pos}), ""
+	return fc.expr(&syntax.Ident{Name: result, ExprNode: e.ExprNode}), ""
 }
 
 // assign translates `name = <arith>` and `name[:] = <arith>`.
@@ -135,7 +135,7 @@ func (t *swTranslator) assign(st *syntax.AssignStmt) (syntax.Stmt, string) {
 		}
 		t.rename[tg.Name] = name
 		t.ranks[name] = t.rankOf(x)
-		return &syntax.AssignStmt{Targets: []syntax.Expr{&syntax.Ident{Name: name, Pos: tg.Pos}}, Value: x, Pos: st.Pos}, ""
+		return &syntax.AssignStmt{Targets: []syntax.Expr{&syntax.Ident{Name: name, ExprNode: tg.ExprNode}}, Value: x, StmtNode: st.StmtNode}, ""
 	case *syntax.IndexExpr:
 		id, ok := tg.X.(*syntax.Ident)
 		sl, whole := tg.Index.(*syntax.SliceExpr)
@@ -143,12 +143,12 @@ func (t *swTranslator) assign(st *syntax.AssignStmt) (syntax.Stmt, string) {
 			return nil, fmt.Sprintf("a subscript assignment other than name[:] = ... at line %d", line)
 		}
 		dst := t.rename[id.Name]
-		zeros := &syntax.ListLit{Pos: tg.Pos}
+		zeros := &syntax.ListLit{ExprNode: tg.ExprNode}
 		for i := 0; i < t.ranks[dst]; i++ {
-			zeros.Elts = append(zeros.Elts, &syntax.NumberLit{Kind: syntax.IntNumber, Raw: "0", Pos: tg.Pos})
+			zeros.Elts = append(zeros.Elts, &syntax.NumberLit{Kind: syntax.IntNumber, Raw: "0", ExprNode: tg.ExprNode})
 		}
-		call := t.call("assemble", st.Pos, &syntax.Ident{Name: dst, Pos: tg.Pos}, x, zeros)
-		return &syntax.AssignStmt{Targets: []syntax.Expr{&syntax.Ident{Name: dst, Pos: tg.Pos}}, Value: call, Pos: st.Pos}, ""
+		call := t.call("assemble", st.Pos, &syntax.Ident{Name: dst, ExprNode: tg.ExprNode}, x, zeros)
+		return &syntax.AssignStmt{Targets: []syntax.Expr{&syntax.Ident{Name: dst, ExprNode: tg.ExprNode}}, Value: call, StmtNode: st.StmtNode}, ""
 	}
 	return nil, fmt.Sprintf("an assignment to %s at line %d", t.fc.c.text(st.Targets[0]), line)
 }
@@ -162,7 +162,7 @@ func (t *swTranslator) expr(e syntax.Expr) (syntax.Expr, string) {
 		return t.expr(e.X)
 	case *syntax.Ident:
 		if n, ok := t.rename[e.Name]; ok {
-			return &syntax.Ident{Name: n, Pos: e.Pos}, ""
+			return &syntax.Ident{Name: n, ExprNode: e.ExprNode}, ""
 		}
 		return nil, fmt.Sprintf("the name %s at line %d, which is not a tensor it was handed or made", e.Name, line)
 	case *syntax.BinaryExpr:
@@ -192,7 +192,7 @@ func (t *swTranslator) binary(op string, sp diag.Span, x, y syntax.Expr) (syntax
 
 // call builds pl.<op>(args...) at sp.
 func (t *swTranslator) call(op string, sp diag.Span, args ...syntax.Expr) *syntax.CallExpr {
-	c := &syntax.CallExpr{Fn: &syntax.AttrExpr{X: &syntax.Ident{Name: "pl", Pos: sp}, Name: op, NamePos: sp, Pos: sp}, Pos: sp, Lparen: sp, Rparen: sp}
+	c := &syntax.CallExpr{Fn: &syntax.AttrExpr{X: &syntax.Ident{Name: "pl", ExprNode: syntax.ExprNode{Pos: sp}}, Name: op, NamePos: sp, ExprNode: syntax.ExprNode{Pos: sp}}, ExprNode: syntax.ExprNode{Pos: sp}, Lparen: sp, Rparen: sp}
 	for _, a := range args {
 		c.Args = append(c.Args, syntax.Arg{Value: a})
 	}

@@ -88,7 +88,7 @@ func (fc *funcChecker) manualScope(s *syntax.WithStmt, call *syntax.CallExpr) {
 	fc.manual = true
 	fc.suite(s.Body)
 	fc.manual = false
-	fc.emit(&ir.Op{Name: ir.TaskDrainOp, Span: irSpan(s.Pos)})
+	fc.emit(&ir.Op{Name: ir.TaskDrainOp, Site: irSite(s.Pos)})
 }
 
 // taskWarn says once per program what the emulator does not model of
@@ -192,7 +192,7 @@ func (fc *funcChecker) outlineTask(w *syntax.WithStmt, call *syntax.CallExpr) {
 		fc.taskWarn(w.Pos)
 		fc.drainAtReturn = true
 	}
-	c := &ir.Call{Callee: kfi.fn, Args: args, Deps: opts.deps, Span: irSpan(w.Pos)}
+	c := &ir.Call{Callee: kfi.fn, Args: args, Deps: opts.deps, Site: irSite(w.Pos)}
 	if t := w.Items[0].Target; t != nil {
 		id, ok := t.(*syntax.Ident)
 		if !ok {

@@ -41,7 +41,7 @@ func (fc *funcChecker) tensorLevelCall(path string, e *syntax.CallExpr) (*operan
 			v.Name = "valid_shape"
 			load = append(load, v)
 		}
-		return fc.opCall(lookupOp("pl.load"), path, &syntax.CallExpr{Fn: e.Fn, Args: load, Lparen: e.Lparen, Rparen: e.Rparen, Pos: e.Pos}), true
+		return fc.opCall(lookupOp("pl.load"), path, &syntax.CallExpr{Fn: e.Fn, Args: load, Lparen: e.Lparen, Rparen: e.Rparen, ExprNode: e.ExprNode}), true
 	case "pl.tensor.add", "pl.tensor.sub", "pl.tensor.mul", "pl.add", "pl.sub", "pl.mul":
 		// Element-wise on whole tensors: the tiles of the whole tensors.
 		args, changed := fc.wholeTiles(e.Args)
@@ -49,7 +49,7 @@ func (fc *funcChecker) tensorLevelCall(path string, e *syntax.CallExpr) (*operan
 			return nil, false
 		}
 		tile := "pl." + path[strings.LastIndex(path, ".")+1:]
-		return fc.opCall(lookupOp(tile), path, &syntax.CallExpr{Fn: e.Fn, Args: args, Lparen: e.Lparen, Rparen: e.Rparen, Pos: e.Pos}), true
+		return fc.opCall(lookupOp(tile), path, &syntax.CallExpr{Fn: e.Fn, Args: args, Lparen: e.Lparen, Rparen: e.Rparen, ExprNode: e.ExprNode}), true
 	case "pld.tensor.remote_store":
 		// The tensor form with a computed tile is the tile form.
 		return fc.opCall(lookupOp("pld.tile.remote_store"), path, e), true
@@ -66,7 +66,7 @@ func (fc *funcChecker) tensorLevelCall(path string, e *syntax.CallExpr) (*operan
 				store = append(store, a)
 			}
 		}
-		return fc.opCall(lookupOp("pl.store"), path, &syntax.CallExpr{Fn: e.Fn, Args: store, Lparen: e.Lparen, Rparen: e.Rparen, Pos: e.Pos}), true
+		return fc.opCall(lookupOp("pl.store"), path, &syntax.CallExpr{Fn: e.Fn, Args: store, Lparen: e.Lparen, Rparen: e.Rparen, ExprNode: e.ExprNode}), true
 	}
 	return nil, false
 }
@@ -92,12 +92,12 @@ func (fc *funcChecker) wholeTiles(in []syntax.Arg) ([]syntax.Arg, bool) {
 		}
 		var zeros, dims []syntax.Expr
 		for _, d := range shape {
-			zeros = append(zeros, &syntax.NumberLit{Kind: syntax.IntNumber, Raw: "0", Pos: id.Pos})
-			dims = append(dims, &syntax.NumberLit{Kind: syntax.IntNumber, Int: d.N, Raw: strconv.FormatInt(d.N, 10), Pos: id.Pos})
+			zeros = append(zeros, &syntax.NumberLit{Kind: syntax.IntNumber, Raw: "0", ExprNode: id.ExprNode})
+			dims = append(dims, &syntax.NumberLit{Kind: syntax.IntNumber, Int: d.N, Raw: strconv.FormatInt(d.N, 10), ExprNode: id.ExprNode})
 		}
 		load := &syntax.CallExpr{Fn: id, Args: []syntax.Arg{
-			{Value: id}, {Value: &syntax.ListLit{Elts: zeros, Pos: id.Pos}}, {Value: &syntax.ListLit{Elts: dims, Pos: id.Pos}},
-		}, Lparen: id.Pos, Rparen: id.Pos, Pos: id.Pos}
+			{Value: id}, {Value: &syntax.ListLit{Elts: zeros, ExprNode: id.ExprNode}}, {Value: &syntax.ListLit{Elts: dims, ExprNode: id.ExprNode}},
+		}, Lparen: id.Pos, Rparen: id.Pos, ExprNode: id.ExprNode}
 		if fc.synth == nil {
 			fc.synth = map[*syntax.CallExpr]string{}
 		}

@@ -72,7 +72,7 @@ func (fc *funcChecker) tupleValue(lit *syntax.TupleLit) *operand {
 		return invalidOp(lit)
 	}
 	res := fc.temp(t)
-	op := &ir.Op{Name: ir.TupleMakeOp, Args: args, Result: res, Span: irSpan(lit.Pos)}
+	op := &ir.Op{Name: ir.TupleMakeOp, Args: args, Result: res, Site: irSite(lit.Pos)}
 	fc.emit(op)
 	return &operand{mode: modeValue, t: t, x: res, slot: &op.Result, expr: lit, sp: lit.Pos}
 }
@@ -131,7 +131,7 @@ func (fc *funcChecker) unpackAssign(s *syntax.AssignStmt, lit *syntax.TupleLit) 
 func (fc *funcChecker) tupleGet(o *operand, t *ir.Tuple, i int, e syntax.Expr, sp diag.Span) *operand {
 	res := fc.temp(t.Elems[i])
 	op := &ir.Op{Name: ir.TupleGetOp, Args: []ir.Operand{o.x}, Attrs: []ir.Attr{{Key: "index", Value: ir.IntAttr(i)}},
-		Result: res, Span: irSpan(sp)}
+		Result: res, Site: irSite(sp)}
 	fc.emit(op)
 	return &operand{mode: modeValue, t: res.Type, x: res, slot: &op.Result, expr: e, sp: sp}
 }

@@ -315,7 +315,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 // gives a runtime_error, not a crash.
 func TestPanicIsRuntimeError(t *testing.T) {
 	host := &ir.Func{Name: "broken", Level: ir.Host, Body: &ir.Block{}}
-	host.Body.Add(&ir.Op{Name: "pl.add", Span: ir.Span{Line: 3}})
+	host.Body.Add(&ir.Op{Name: "pl.add", Site: ir.Site{Span: ir.Span{Line: 3}}})
 	prog := &ir.Program{Name: "broken", Ranks: 2, Platform: "910B", Funcs: []*ir.Func{host}, Entry: host}
 	res := emu.Run(context.Background(), prog, emu.Options{})
 	if res.Status != emu.StatusRuntimeError || res.Error == nil || res.Error.Code != "E0599" || !strings.Contains(res.Error.Message, "internal error") {

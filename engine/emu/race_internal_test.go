@@ -173,21 +173,21 @@ func gridProgram(t *testing.T, sameCell, ordered bool) *ir.Program {
 	is0, is3 := v("is0", ir.Bool), v("is3", ir.Bool)
 	kernel := &ir.Func{Name: "mark", Level: ir.InCore, Params: []*ir.Param{{Var: ky, Dir: ir.Out}, {Var: ksig}}, Body: &ir.Block{}}
 	ctx, me := v("ctx", &ir.CommCtx{}), v("me", &ir.Scalar{DType: ir.INT32})
-	kernel.Body.Add(&ir.Op{Name: "pld.get_comm_ctx", Args: []ir.Operand{ksig}, Result: ctx, Span: ir.Span{Line: 1}})
-	kernel.Body.Add(&ir.Op{Name: "pld.rank", Args: []ir.Operand{ctx}, Result: me, Span: ir.Span{Line: 2}})
-	kernel.Body.Add(&ir.Op{Name: "pl.get_block_idx", Result: b, Span: ir.Span{Line: 3}})
+	kernel.Body.Add(&ir.Op{Name: "pld.get_comm_ctx", Args: []ir.Operand{ksig}, Result: ctx, Site: ir.Site{Span: ir.Span{Line: 1}}})
+	kernel.Body.Add(&ir.Op{Name: "pld.rank", Args: []ir.Operand{ctx}, Result: me, Site: ir.Site{Span: ir.Span{Line: 2}}})
+	kernel.Body.Add(&ir.Op{Name: "pl.get_block_idx", Result: b, Site: ir.Site{Span: ir.Span{Line: 3}}})
 	kernel.Body.Add(&ir.Bin{Op: ir.Eq, X: b, Y: idx(3), Result: is3})
 	kernel.Body.Add(&ir.Bin{Op: ir.Add, X: b, Y: idx(1), Result: b1})
-	kernel.Body.Add(&ir.Op{Name: "pl.cast", Args: []ir.Operand{b1}, Attrs: []ir.Attr{{Key: "target_type", Value: ir.DTypeAttr(ir.INT32)}}, Result: b32, Span: ir.Span{Line: 4}})
+	kernel.Body.Add(&ir.Op{Name: "pl.cast", Args: []ir.Operand{b1}, Attrs: []ir.Attr{{Key: "target_type", Value: ir.DTypeAttr(ir.INT32)}}, Result: b32, Site: ir.Site{Span: ir.Span{Line: 4}}})
 	var col ir.Operand = b
 	if sameCell {
 		col = idx(0)
 	}
-	write := &ir.Op{Name: "pl.write", Args: []ir.Operand{ky, list(idx(0), col), b32}, Span: ir.Span{Line: 10}}
+	write := &ir.Op{Name: "pl.write", Args: []ir.Operand{ky, list(idx(0), col), b32}, Site: ir.Site{Span: ir.Span{Line: 10}}}
 	notify := &ir.Op{Name: "pld.system.notify", Args: []ir.Operand{ksig, me, list(idx(0), idx(0)), idx(7)},
-		Attrs: []ir.Attr{{Key: "op", Value: ir.EnumAttr{Type: "pld.NotifyOp", Member: "Set", V: 1}}}, Span: ir.Span{Line: 11}}
+		Attrs: []ir.Attr{{Key: "op", Value: ir.EnumAttr{Type: "pld.NotifyOp", Member: "Set", V: 1}}}, Site: ir.Site{Span: ir.Span{Line: 11}}}
 	wait := &ir.Op{Name: "pld.system.wait", Args: []ir.Operand{ksig, list(idx(0), idx(0)), idx(7)},
-		Attrs: []ir.Attr{{Key: "cmp", Value: ir.EnumAttr{Type: "pld.WaitCmp", Member: "Eq", V: 0}}}, Span: ir.Span{Line: 12}}
+		Attrs: []ir.Attr{{Key: "cmp", Value: ir.EnumAttr{Type: "pld.WaitCmp", Member: "Eq", V: 0}}}, Site: ir.Site{Span: ir.Span{Line: 12}}}
 	kernel.Body.Add(&ir.If{Cond: is3, Then: &ir.Block{Stmts: []ir.Stmt{write, notify}}})
 	kernel.Body.Add(&ir.Bin{Op: ir.Eq, X: b, Y: idx(0), Result: is0})
 	then := []ir.Stmt{write}

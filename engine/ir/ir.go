@@ -245,11 +245,29 @@ func (EnumAttr) isAttr()  {}
 func (DTypeAttr) isAttr() {}
 func (NoneAttr) isAttr()  {}
 
-// Stmt is one statement.
+// Stmt is one statement. Every statement type embeds a Site, which gives it
+// the methods below, so a new statement type needs no list of its own.
 type Stmt interface {
 	Pos() Span
+	Origin() *Origin
 	isStmt()
 }
+
+// Site is where a statement stands: its span in the source and, on
+// statements a lowering pass emitted, the builtin call it came from (nil on
+// those the checker emitted from the source itself).
+type Site struct {
+	Span Span
+	From *Origin
+}
+
+// Pos returns the statement's span in the source.
+func (s *Site) Pos() Span { return s.Span }
+
+// Origin returns the builtin call the statement was lowered from, or nil.
+func (s *Site) Origin() *Origin { return s.From }
+
+func (*Site) isStmt() {}
 
 // Op is one call of a pl/pld operation. Args are its operand parameters in
 // signature order, with trailing omitted optional ones left out and
@@ -261,8 +279,7 @@ type Op struct {
 	Args   []Operand
 	Attrs  []Attr
 	Result *Var
-	Span   Span
-	From   *Origin // set on statements a lowering pass emitted
+	Site
 }
 
 // Attr returns the attribute called key, or nil.
@@ -319,8 +336,7 @@ type Bin struct {
 	Op     BinOp
 	X, Y   Operand
 	Result *Var
-	Span   Span
-	From   *Origin // set on statements a lowering pass emitted
+	Site
 }
 
 // UnOp is a scalar unary operator.
@@ -344,17 +360,15 @@ type Unary struct {
 	Op     UnOp
 	X      Operand
 	Result *Var
-	Span   Span
-	From   *Origin // set on statements a lowering pass emitted
+	Site
 }
 
 // Assign is Dst = Src (a DSL rebinding such as chunk_elems = 16, or
 // left = right).
 type Assign struct {
-	Dst  *Var
-	Src  Operand
-	Span Span
-	From *Origin // set on statements a lowering pass emitted
+	Dst *Var
+	Src Operand
+	Site
 }
 
 // Index is Result = X[Index] at the host: a view of X without its leading
@@ -363,8 +377,7 @@ type Index struct {
 	X      *Var
 	Index  Operand
 	Result *Var
-	Span   Span
-	From   *Origin // set on statements a lowering pass emitted
+	Site
 }
 
 // Bind records that a symbolic dimension of a callee's signature was bound
@@ -397,8 +410,7 @@ type Call struct {
 	// are the task ids it must wait for (`deps=[tid]`); see task.go.
 	Task *Var
 	Deps []Operand
-	Span Span
-	From *Origin // set on statements a lowering pass emitted
+	Site
 }
 
 // For is for Var in range(Start, Stop, Step): Body.
@@ -406,16 +418,14 @@ type For struct {
 	Var               *Var
 	Start, Stop, Step Operand
 	Body              *Block
-	Span              Span
-	From              *Origin // set on statements a lowering pass emitted
+	Site
 }
 
 // If is if Cond: Then else: Else. Else may be nil.
 type If struct {
 	Cond       Operand
 	Then, Else *Block
-	Span       Span
-	From       *Origin // set on statements a lowering pass emitted
+	Site
 }
 
 // While is while Cond: Body. Cond is read before every iteration; it is a
@@ -427,55 +437,25 @@ type If struct {
 type While struct {
 	Cond Operand
 	Body *Block
-	Span Span
-	From *Origin // set on statements a lowering pass emitted
+	Site
 }
 
 // Break leaves the innermost enclosing For or While.
 type Break struct {
-	Span Span
-	From *Origin // set on statements a lowering pass emitted
+	Site
 }
 
 // Continue ends the current iteration of the innermost enclosing For or
 // While: a For advances its variable, a While reads its condition again.
 type Continue struct {
-	Span Span
-	From *Origin // set on statements a lowering pass emitted
+	Site
 }
 
 // Return returns Value (nil for a bare return).
 type Return struct {
 	Value Operand
-	Span  Span
-	From  *Origin // set on statements a lowering pass emitted
+	Site
 }
-
-func (s *Op) Pos() Span       { return s.Span }
-func (s *Bin) Pos() Span      { return s.Span }
-func (s *Unary) Pos() Span    { return s.Span }
-func (s *Assign) Pos() Span   { return s.Span }
-func (s *Index) Pos() Span    { return s.Span }
-func (s *Call) Pos() Span     { return s.Span }
-func (s *For) Pos() Span      { return s.Span }
-func (s *If) Pos() Span       { return s.Span }
-func (s *Return) Pos() Span   { return s.Span }
-func (s *While) Pos() Span    { return s.Span }
-func (s *Break) Pos() Span    { return s.Span }
-func (s *Continue) Pos() Span { return s.Span }
-
-func (*Op) isStmt()       {}
-func (*Bin) isStmt()      {}
-func (*Unary) isStmt()    {}
-func (*Assign) isStmt()   {}
-func (*Index) isStmt()    {}
-func (*Call) isStmt()     {}
-func (*For) isStmt()      {}
-func (*If) isStmt()       {}
-func (*Return) isStmt()   {}
-func (*While) isStmt()    {}
-func (*Break) isStmt()    {}
-func (*Continue) isStmt() {}
 
 // Func returns the function called name, or nil.
 func (p *Program) Func(name string) *Func {

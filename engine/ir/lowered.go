@@ -33,38 +33,6 @@ func (o *Origin) String() string {
 	return "from " + o.Op
 }
 
-// OriginOf returns the origin of s, or nil for a statement the checker
-// emitted from the source itself.
-func OriginOf(s Stmt) *Origin {
-	switch s := s.(type) {
-	case *Op:
-		return s.From
-	case *Bin:
-		return s.From
-	case *Unary:
-		return s.From
-	case *Assign:
-		return s.From
-	case *Index:
-		return s.From
-	case *Call:
-		return s.From
-	case *For:
-		return s.From
-	case *If:
-		return s.From
-	case *Return:
-		return s.From
-	case *While:
-		return s.From
-	case *Break:
-		return s.From
-	case *Continue:
-		return s.From
-	}
-	return nil
-}
-
 // The primitive operations the IR defines itself. They are not in the DSL's
 // operation table (the checker emits only the tuple ones, for tuple syntax,
 // and VerifyWith does not ask its legal function about them); Verify checks

@@ -19,15 +19,15 @@ func loweredProgram() *Program {
 	kernel := &Func{Name: "__host_allreduce_mesh_50", Level: InCore, Span: sp(50), From: from,
 		Params: []*Param{{Var: kdata, Dir: InOut}},
 		Body: &Block{Stmts: []Stmt{
-			&Op{Name: BlockIdxOp, Result: b, Span: sp(50), From: from},
-			&Op{Name: ViewOp, Args: []Operand{kdata, &ListOp{Elems: []Operand{IntConst(64, INDEX)}}}, Result: flat, Span: sp(50), From: from},
+			&Op{Name: BlockIdxOp, Result: b, Site: Site{Span: sp(50), From: from}},
+			&Op{Name: ViewOp, Args: []Operand{kdata, &ListOp{Elems: []Operand{IntConst(64, INDEX)}}}, Result: flat, Site: Site{Span: sp(50), From: from}},
 		}},
 	}
 	odata := &Var{Name: "data", Type: win}
 	wrapper := &Func{Name: "__host_allreduce_mesh_50_orch", Level: Orchestration, Span: sp(50), From: from,
 		Params: []*Param{{Var: odata, Dir: InOut}},
 		Body: &Block{Stmts: []Stmt{
-			&Call{Callee: kernel, Args: []Operand{odata}, Blocks: 4, Span: sp(50), From: from},
+			&Call{Callee: kernel, Args: []Operand{odata}, Blocks: 4, Site: Site{Span: sp(50), From: from}},
 		}},
 	}
 	p.Funcs = append(p.Funcs, wrapper, kernel)
@@ -71,7 +71,7 @@ func TestLoweredPrint(t *testing.T) {
 	if Print(c) != out {
 		t.Errorf("clone prints differently:\n%s", Print(c))
 	}
-	if OriginOf(c.Func("__host_allreduce_mesh_50").Body.Stmts[0]) == nil {
+	if c.Func("__host_allreduce_mesh_50").Body.Stmts[0].Origin() == nil {
 		t.Errorf("clone lost the origin")
 	}
 }
@@ -91,7 +91,7 @@ func TestLoweredVerify(t *testing.T) {
 		}, "with -1 blocks"},
 		{"block index outside a kernel", func(p *Program) {
 			w := p.Func("per_rank")
-			w.Body.Stmts = append([]Stmt{&Op{Name: BlockIdxOp, Result: &Var{Name: "b", Type: &Scalar{DType: INDEX}}, Span: sp(95)}}, w.Body.Stmts...)
+			w.Body.Stmts = append([]Stmt{&Op{Name: BlockIdxOp, Result: &Var{Name: "b", Type: &Scalar{DType: INDEX}}, Site: Site{Span: sp(95)}}}, w.Body.Stmts...)
 		}, "line 95: pl.get_block_idx is not allowed at the orchestration level"},
 		{"block index typed INT32", func(p *Program) {
 			p.Func("__host_allreduce_mesh_50").Body.Stmts[0].(*Op).Result.Type = &Scalar{DType: INT32}

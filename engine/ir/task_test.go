@@ -13,20 +13,20 @@ func taskProgram() (*Program, *Call) {
 	waiter := &Func{Name: "park", Level: InCore, Span: sp(2), Params: []*Param{{Var: kflag}},
 		Body: &Block{Stmts: []Stmt{
 			&Op{Name: "pld.system.defer_wait", Args: []Operand{kflag, &ListOp{Elems: []Operand{IntConst(0, INDEX), IntConst(0, INDEX)}}, IntConst(1, INT32)},
-				Attrs: []Attr{{Key: "cmp", Value: EnumAttr{Type: "pld.WaitCmp", Member: "Ge", V: 1}}}, Span: sp(3)},
-			&Return{Span: sp(3)},
+				Attrs: []Attr{{Key: "cmp", Value: EnumAttr{Type: "pld.WaitCmp", Member: "Ge", V: 1}}}, Site: Site{Span: sp(3)}},
+			&Return{Site: Site{Span: sp(3)}},
 		}}}
 	rflag := &Var{Name: "flag", Type: flag}
-	reader := &Func{Name: "read", Level: InCore, Span: sp(4), Params: []*Param{{Var: rflag}}, Body: &Block{Stmts: []Stmt{&Return{Span: sp(5)}}}}
+	reader := &Func{Name: "read", Level: InCore, Span: sp(4), Params: []*Param{{Var: rflag}}, Body: &Block{Stmts: []Stmt{&Return{Site: Site{Span: sp(5)}}}}}
 	oflag := &Var{Name: "flag", Type: flag}
 	w := &Var{Name: "w", Type: &TaskID{}}
-	dep := &Call{Callee: reader, Args: []Operand{oflag}, Deps: []Operand{w}, Span: sp(8)}
+	dep := &Call{Callee: reader, Args: []Operand{oflag}, Deps: []Operand{w}, Site: Site{Span: sp(8)}}
 	orch := &Func{Name: "orch", Level: Orchestration, Span: sp(6), Params: []*Param{{Var: oflag, Dir: InOut}},
 		Body: &Block{Stmts: []Stmt{
-			&Call{Callee: waiter, Args: []Operand{oflag}, Task: w, Span: sp(7)},
+			&Call{Callee: waiter, Args: []Operand{oflag}, Task: w, Site: Site{Span: sp(7)}},
 			dep,
-			&Op{Name: TaskDrainOp, Span: sp(9)},
-			&Return{Span: sp(10)},
+			&Op{Name: TaskDrainOp, Site: Site{Span: sp(9)}},
+			&Return{Site: Site{Span: sp(10)}},
 		}}}
 	return &Program{Name: "tasks", Funcs: []*Func{orch, waiter, reader}}, dep
 }

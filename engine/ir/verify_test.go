@@ -49,14 +49,14 @@ func TestVerifyFindsBrokenPrograms(t *testing.T) {
 			b, _ := findStmt(k.Body, func(s Stmt) bool { _, ok := s.(*Unary); return ok })
 			neg := b.Stmts[i].(*Unary).Result
 			k.Body.Stmts = append(k.Body.Stmts[:len(k.Body.Stmts)-1],
-				&Bin{Op: Add, X: neg, Y: IntConst(1, INDEX), Result: &Var{Name: "%9", Type: &Scalar{DType: INDEX}}, Span: sp(90)},
+				&Bin{Op: Add, X: neg, Y: IntConst(1, INDEX), Result: &Var{Name: "%9", Type: &Scalar{DType: INDEX}}, Site: Site{Span: sp(90)}},
 				k.Body.Stmts[len(k.Body.Stmts)-1])
 		}, "line 90: %2 used before it is defined on every path"},
 		{"loop variable used after the loop", func(p *Program) {
 			h := p.Entry
 			loop := h.Body.Stmts[3].(*For)
 			h.Body.Stmts = append(h.Body.Stmts[:4], &Index{X: h.Params[0].Var, Index: loop.Var,
-				Result: &Var{Name: "%7", Type: &Tensor{Shape: ConstShape(1, 64), DType: FP32}}, Span: sp(91)}, h.Body.Stmts[4])
+				Result: &Var{Name: "%7", Type: &Tensor{Shape: ConstShape(1, 64), DType: FP32}}, Site: Site{Span: sp(91)}}, h.Body.Stmts[4])
 		}, "line 91: r used before it is defined"},
 		{"dispatch without device", func(p *Program) {
 			b, i := findStmt(p.Entry.Body, func(s Stmt) bool { _, ok := s.(*Call); return ok })
@@ -74,14 +74,14 @@ func TestVerifyFindsBrokenPrograms(t *testing.T) {
 		{"indexing in a kernel", func(p *Program) {
 			k := p.Func("shift_step")
 			x := k.Params[0].Var
-			k.Body.Stmts = append([]Stmt{&Index{X: x, Index: IntConst(0, INDEX), Result: &Var{Name: "%8", Type: &Tensor{Shape: ConstShape(64), DType: FP32}}, Span: sp(92)}}, k.Body.Stmts...)
+			k.Body.Stmts = append([]Stmt{&Index{X: x, Index: IntConst(0, INDEX), Result: &Var{Name: "%8", Type: &Tensor{Shape: ConstShape(64), DType: FP32}}, Site: Site{Span: sp(92)}}}, k.Body.Stmts...)
 		}, "line 92: tensor indexing at the incore level"},
 		{"invalid type", func(p *Program) {
 			p.Func("shift_step").Body.Stmts[0].(*Op).Result.Type = &Invalid{}
 		}, "ctx has the invalid type"},
 		{"return mismatch", func(p *Program) {
 			k := p.Func("shift_step")
-			k.Body.Stmts[len(k.Body.Stmts)-1] = &Return{Value: IntConst(1, INDEX), Span: sp(93)}
+			k.Body.Stmts[len(k.Body.Stmts)-1] = &Return{Value: IntConst(1, INDEX), Site: Site{Span: sp(93)}}
 		}, "line 93: returns INDEX, want Tensor[[1, 64], FP32]"},
 		{"condition not bool", func(p *Program) {
 			b, i := findStmt(p.Func("shift_step").Body, func(s Stmt) bool { _, ok := s.(*If); return ok })
@@ -111,7 +111,7 @@ func TestVerifyWithOpLevels(t *testing.T) {
 		t.Fatalf("legal program rejected: %v", err)
 	}
 	k := p.Func("shift_step")
-	k.Body.Stmts = append([]Stmt{&Op{Name: "pld.world_size", Result: &Var{Name: "%5", Type: &Scalar{DType: INT64}}, Span: sp(94)}}, k.Body.Stmts...)
+	k.Body.Stmts = append([]Stmt{&Op{Name: "pld.world_size", Result: &Var{Name: "%5", Type: &Scalar{DType: INT64}}, Site: Site{Span: sp(94)}}}, k.Body.Stmts...)
 	err := VerifyWith(p, legal)
 	if err == nil || !strings.Contains(err.Error(), "line 94: pld.world_size is not allowed at the incore level") {
 		t.Fatalf("got %v", err)

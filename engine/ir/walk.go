@@ -101,34 +101,34 @@ func (c *cloner) block(b *Block) *Block {
 func (c *cloner) stmt(s Stmt) Stmt {
 	switch s := s.(type) {
 	case *Op:
-		return &Op{Name: s.Name, Args: c.ops(s.Args), Attrs: append([]Attr(nil), s.Attrs...), Result: c.v(s.Result), Span: s.Span, From: s.From}
+		return &Op{Name: s.Name, Args: c.ops(s.Args), Attrs: append([]Attr(nil), s.Attrs...), Result: c.v(s.Result), Site: s.Site}
 	case *Bin:
-		return &Bin{Op: s.Op, X: c.op(s.X), Y: c.op(s.Y), Result: c.v(s.Result), Span: s.Span, From: s.From}
+		return &Bin{Op: s.Op, X: c.op(s.X), Y: c.op(s.Y), Result: c.v(s.Result), Site: s.Site}
 	case *Unary:
-		return &Unary{Op: s.Op, X: c.op(s.X), Result: c.v(s.Result), Span: s.Span, From: s.From}
+		return &Unary{Op: s.Op, X: c.op(s.X), Result: c.v(s.Result), Site: s.Site}
 	case *Assign:
-		return &Assign{Dst: c.v(s.Dst), Src: c.op(s.Src), Span: s.Span, From: s.From}
+		return &Assign{Dst: c.v(s.Dst), Src: c.op(s.Src), Site: s.Site}
 	case *Index:
-		return &Index{X: c.v(s.X), Index: c.op(s.Index), Result: c.v(s.Result), Span: s.Span, From: s.From}
+		return &Index{X: c.v(s.X), Index: c.op(s.Index), Result: c.v(s.Result), Site: s.Site}
 	case *Call:
 		callee := c.funcs[s.Callee]
 		if callee == nil {
 			callee = s.Callee
 		}
 		return &Call{Callee: callee, Args: c.ops(s.Args), Device: c.op(s.Device), Blocks: s.Blocks,
-			Binds: append([]Bind(nil), s.Binds...), Result: c.v(s.Result), Task: c.v(s.Task), Deps: c.ops(s.Deps), Span: s.Span, From: s.From}
+			Binds: append([]Bind(nil), s.Binds...), Result: c.v(s.Result), Task: c.v(s.Task), Deps: c.ops(s.Deps), Site: s.Site}
 	case *For:
-		return &For{Var: c.v(s.Var), Start: c.op(s.Start), Stop: c.op(s.Stop), Step: c.op(s.Step), Body: c.block(s.Body), Span: s.Span, From: s.From}
+		return &For{Var: c.v(s.Var), Start: c.op(s.Start), Stop: c.op(s.Stop), Step: c.op(s.Step), Body: c.block(s.Body), Site: s.Site}
 	case *If:
-		return &If{Cond: c.op(s.Cond), Then: c.block(s.Then), Else: c.block(s.Else), Span: s.Span, From: s.From}
+		return &If{Cond: c.op(s.Cond), Then: c.block(s.Then), Else: c.block(s.Else), Site: s.Site}
 	case *Return:
-		return &Return{Value: c.op(s.Value), Span: s.Span, From: s.From}
+		return &Return{Value: c.op(s.Value), Site: s.Site}
 	case *While:
-		return &While{Cond: c.op(s.Cond), Body: c.block(s.Body), Span: s.Span, From: s.From}
+		return &While{Cond: c.op(s.Cond), Body: c.block(s.Body), Site: s.Site}
 	case *Break:
-		return &Break{Span: s.Span, From: s.From}
+		return &Break{Site: s.Site}
 	case *Continue:
-		return &Continue{Span: s.Span, From: s.From}
+		return &Continue{Site: s.Site}
 	}
 	return s
 }

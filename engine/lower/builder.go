@@ -78,8 +78,9 @@ func (n *namer) tempName() string {
 type builder struct {
 	names *namer
 	block *ir.Block
-	span  ir.Span
-	from  *ir.Origin
+	// site is the span of the builtin call being lowered and its origin,
+	// carried by every statement the builder emits.
+	site ir.Site
 	// syms are the symbolic dimensions whose value the instance fixes
 	// (rankSyms); nil where none is known.
 	syms map[string]int64
@@ -88,7 +89,7 @@ type builder struct {
 // newBuilder returns a builder that emits into blk, naming variables with
 // names, the statements that implement the builtin call op.
 func newBuilder(names *namer, blk *ir.Block, op *ir.Op) *builder {
-	return &builder{names: names, block: blk, span: op.Span, from: &ir.Origin{Op: op.Name, Span: op.Span}}
+	return &builder{names: names, block: blk, site: ir.Site{Span: op.Span, From: &ir.Origin{Op: op.Name, Span: op.Span}}}
 }
 
 func (b *builder) sub(blk *ir.Block) *builder {
@@ -110,17 +111,17 @@ func (b *builder) temp(t ir.Type) *ir.Var {
 
 // op emits a side-effect operation.
 func (b *builder) op(kind ir.OpKind, attrs []ir.Attr, args ...ir.Operand) {
-	b.emit(&ir.Op{Name: kind.String(), Args: args, Attrs: attrs, Span: b.span, From: b.from})
+	b.emit(&ir.Op{Name: kind.String(), Args: args, Attrs: attrs, Site: b.site})
 }
 
 // value emits an operation whose result goes to res.
 func (b *builder) value(res *ir.Var, kind ir.OpKind, attrs []ir.Attr, args ...ir.Operand) *ir.Var {
-	b.emit(&ir.Op{Name: kind.String(), Args: args, Attrs: attrs, Result: res, Span: b.span, From: b.from})
+	b.emit(&ir.Op{Name: kind.String(), Args: args, Attrs: attrs, Result: res, Site: b.site})
 	return res
 }
 
 func (b *builder) assign(dst *ir.Var, src ir.Operand) {
-	b.emit(&ir.Assign{Dst: dst, Src: src, Span: b.span, From: b.from})
+	b.emit(&ir.Assign{Dst: dst, Src: src, Site: b.site})
 }
 
 // Scalar types and constants.
@@ -209,7 +210,7 @@ func (b *builder) named(hint string, op ir.BinOp, x, y ir.Operand) *ir.Var {
 }
 
 func (b *builder) bin(res *ir.Var, op ir.BinOp, x, y ir.Operand) *ir.Var {
-	b.emit(&ir.Bin{Op: op, X: x, Y: y, Result: res, Span: b.span, From: b.from})
+	b.emit(&ir.Bin{Op: op, X: x, Y: y, Result: res, Site: b.site})
 	return res
 }
 
@@ -257,26 +258,26 @@ func (b *builder) minOf(hint string, x, y ir.Operand) ir.Operand {
 // loop emits for v in range(start, stop, step) with the body built by body.
 func (b *builder) loop(hint string, start, stop, step ir.Operand, body func(*builder, *ir.Var)) {
 	v := b.newVar(hint, index)
-	f := &ir.For{Var: v, Start: start, Stop: stop, Step: step, Body: &ir.Block{}, Span: b.span, From: b.from}
+	f := &ir.For{Var: v, Start: start, Stop: stop, Step: step, Body: &ir.Block{}, Site: b.site}
 	body(b.sub(f.Body), v)
 	b.emit(f)
 }
 
 // when emits if cond: then.
 func (b *builder) when(cond ir.Operand, then func(*builder)) {
-	s := &ir.If{Cond: cond, Then: &ir.Block{}, Span: b.span, From: b.from}
+	s := &ir.If{Cond: cond, Then: &ir.Block{}, Site: b.site}
 	then(b.sub(s.Then))
 	b.emit(s)
 }
 
 // ifElse emits if cond: then else: els.
 func (b *builder) ifElse(cond ir.Operand, then, els func(*builder)) {
-	s := &ir.If{Cond: cond, Then: &ir.Block{}, Else: &ir.Block{}, Span: b.span, From: b.from}
+	s := &ir.If{Cond: cond, Then: &ir.Block{}, Else: &ir.Block{}, Site: b.site}
 	then(b.sub(s.Then))
 	els(b.sub(s.Else))
 	b.emit(s)
 }
 
 func (b *builder) errorf(format string, args ...any) error {
-	return &Error{Span: b.span, Op: b.from.Op, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Span: b.site.Span, Op: b.site.From.Op, Msg: fmt.Sprintf(format, args...)}
 }

@@ -194,7 +194,7 @@ func walkProgram(t *testing.T, p *ir.Program) walk {
 func lowers(f *ir.Func) bool {
 	found := false
 	ir.Walk(f.Body, func(s ir.Stmt) bool {
-		found = found || ir.OriginOf(s) != nil
+		found = found || s.Origin() != nil
 		return true
 	})
 	return found

@@ -86,7 +86,7 @@ func lowerHost(p *ir.Program) (*ir.Program, error) {
 			}
 			ws := b.value(b.temp(&ir.Scalar{DType: ir.INT64}), ir.OpWorldSize, nil)
 			b.loop("r", idx(0), ws, idx(1), func(lb *builder, rank *ir.Var) {
-				lb.emit(&ir.Call{Callee: wrapper, Args: args, Device: rank, Span: lb.span, From: lb.from})
+				lb.emit(&ir.Call{Callee: wrapper, Args: args, Device: rank, Site: lb.site})
 			})
 			b.rebind(op, r.returns)
 			return true, nil
@@ -139,7 +139,7 @@ func synthesize(p *ir.Program, op *ir.Op, r hostRule) (*ir.Func, []ir.Operand, e
 	if blocks <= 1 {
 		blocks = 0
 	}
-	wrapper.Body.Add(&ir.Call{Callee: kernel, Args: wrapArgs, Blocks: blocks, Span: op.Span, From: from})
+	wrapper.Body.Add(&ir.Call{Callee: kernel, Args: wrapArgs, Blocks: blocks, Site: ir.Site{Span: op.Span, From: from}})
 	p.Funcs = append(p.Funcs, wrapper, kernel)
 	return wrapper, hostArgs, nil
 }

@@ -97,7 +97,7 @@ func TestOrigins(t *testing.T) {
 	count := func(p *ir.Program) (plain, from int) {
 		for _, f := range p.Funcs {
 			ir.Walk(f.Body, func(s ir.Stmt) bool {
-				if ir.OriginOf(s) == nil {
+				if s.Origin() == nil {
 					plain++
 				} else {
 					from++

@@ -112,7 +112,7 @@ func (b *builder) neg(x ir.Operand) ir.Operand {
 		return idx(-n)
 	}
 	res := b.temp(index)
-	b.emit(&ir.Unary{Op: ir.Neg, X: x, Result: res, Span: b.span, From: b.from})
+	b.emit(&ir.Unary{Op: ir.Neg, X: x, Result: res, Site: b.site})
 	return res
 }
 

@@ -26,6 +26,24 @@ type Stmt interface {
 	stmtNode()
 }
 
+// ExprNode and StmtNode hold a node's span. Every expression type embeds an
+// ExprNode and every statement type a StmtNode, which give it the methods
+// that make it an Expr or a Stmt, so a new node type needs no list of its
+// own.
+type (
+	ExprNode struct{ Pos Span }
+	StmtNode struct{ Pos Span }
+)
+
+// Span returns the expression's span.
+func (n *ExprNode) Span() Span { return n.Pos }
+
+// Span returns the statement's span.
+func (n *StmtNode) Span() Span { return n.Pos }
+
+func (*ExprNode) exprNode() {}
+func (*StmtNode) stmtNode() {}
+
 // File is a parsed module.
 type File struct {
 	Name  string // file name used in spans
@@ -43,7 +61,7 @@ func (f *File) Span() Span { return f.Whole }
 // Ident is a name: x, pl, self.
 type Ident struct {
 	Name string
-	Pos  Span
+	ExprNode
 }
 
 // NumberKind says how a NumberLit was written.
@@ -62,7 +80,7 @@ type NumberLit struct {
 	Raw   string
 	Int   int64
 	Float float64
-	Pos   Span
+	ExprNode
 }
 
 // StringLit is a (possibly implicitly concatenated) plain string literal,
@@ -70,7 +88,7 @@ type NumberLit struct {
 type StringLit struct {
 	Value string
 	Raw   string
-	Pos   Span
+	ExprNode
 }
 
 // FStringPart is one piece of an f-string: literal text, or an expression
@@ -85,7 +103,7 @@ type FStringPart struct {
 // FStringLit is an f-string literal f"...{expr}...".
 type FStringLit struct {
 	Parts []FStringPart
-	Pos   Span
+	ExprNode
 }
 
 // ConstKind names the keyword constants.
@@ -101,13 +119,13 @@ const (
 // ConstLit is True, False, None or ... .
 type ConstLit struct {
 	Kind ConstKind
-	Pos  Span
+	ExprNode
 }
 
 // ListLit is [a, b, c].
 type ListLit struct {
 	Elts []Expr
-	Pos  Span
+	ExprNode
 }
 
 // TupleLit is (a, b) or a bare a, b. Paren reports whether parentheses were
@@ -115,20 +133,20 @@ type ListLit struct {
 type TupleLit struct {
 	Elts  []Expr
 	Paren bool
-	Pos   Span
+	ExprNode
 }
 
 // DictLit is {k: v, ...}. A {**m} item has a nil key and m as its value.
 type DictLit struct {
 	Keys   []Expr
 	Values []Expr
-	Pos    Span
+	ExprNode
 }
 
 // SetLit is {a, b}.
 type SetLit struct {
 	Elts []Expr
-	Pos  Span
+	ExprNode
 }
 
 // Comprehension is one `for Target in Iter [if Cond]...` clause.
@@ -155,13 +173,13 @@ type CompExpr struct {
 	Key  Expr // DictComp only
 	Elt  Expr
 	Fors []Comprehension
-	Pos  Span
+	ExprNode
 }
 
 // ParenExpr is (x): kept so spans and printing are faithful.
 type ParenExpr struct {
-	X   Expr
-	Pos Span
+	X Expr
+	ExprNode
 }
 
 // AttrExpr is X.Name.
@@ -169,7 +187,7 @@ type AttrExpr struct {
 	X       Expr
 	Name    string
 	NamePos Span
-	Pos     Span
+	ExprNode
 }
 
 // IndexExpr is X[Index]. A subscript with several comma-separated items has
@@ -177,13 +195,13 @@ type AttrExpr struct {
 type IndexExpr struct {
 	X     Expr
 	Index Expr
-	Pos   Span
+	ExprNode
 }
 
 // SliceExpr is lo:hi[:step] inside a subscript; any part may be nil.
 type SliceExpr struct {
 	Lo, Hi, Step Expr
-	Pos          Span
+	ExprNode
 }
 
 // Arg is one call argument: positional (Name == ""), keyword (Name set),
@@ -202,7 +220,7 @@ type CallExpr struct {
 	Args   []Arg
 	Lparen Span
 	Rparen Span
-	Pos    Span
+	ExprNode
 }
 
 // UnaryExpr is -X, +X, ~X or not X. Op is "-", "+", "~" or "not".
@@ -210,7 +228,7 @@ type UnaryExpr struct {
 	Op    string
 	OpPos Span
 	X     Expr
-	Pos   Span
+	ExprNode
 }
 
 // BinaryExpr is X Op Y for arithmetic and bitwise operators:
@@ -219,7 +237,7 @@ type BinaryExpr struct {
 	Op    string
 	OpPos Span
 	X, Y  Expr
-	Pos   Span
+	ExprNode
 }
 
 // BoolExpr is X and Y / X or Y. Op is "and" or "or".
@@ -227,7 +245,7 @@ type BoolExpr struct {
 	Op    string
 	OpPos Span
 	X, Y  Expr
-	Pos   Span
+	ExprNode
 }
 
 // CompareExpr is a (possibly chained) comparison X op0 Y0 op1 Y1 ...;
@@ -237,13 +255,13 @@ type CompareExpr struct {
 	Ops   []string
 	OpPos []Span
 	Ys    []Expr
-	Pos   Span
+	ExprNode
 }
 
 // CondExpr is Then if Cond else Else.
 type CondExpr struct {
 	Then, Cond, Else Expr
-	Pos              Span
+	ExprNode
 }
 
 // LambdaExpr is lambda params: Body (parsed so harness code loads; never run
@@ -251,60 +269,14 @@ type CondExpr struct {
 type LambdaExpr struct {
 	Params []*Param
 	Body   Expr
-	Pos    Span
+	ExprNode
 }
 
 // StarExpr is *X in an assignment target or a list display.
 type StarExpr struct {
-	X   Expr
-	Pos Span
+	X Expr
+	ExprNode
 }
-
-func (x *Ident) Span() Span       { return x.Pos }
-func (x *NumberLit) Span() Span   { return x.Pos }
-func (x *StringLit) Span() Span   { return x.Pos }
-func (x *FStringLit) Span() Span  { return x.Pos }
-func (x *ConstLit) Span() Span    { return x.Pos }
-func (x *ListLit) Span() Span     { return x.Pos }
-func (x *TupleLit) Span() Span    { return x.Pos }
-func (x *DictLit) Span() Span     { return x.Pos }
-func (x *SetLit) Span() Span      { return x.Pos }
-func (x *CompExpr) Span() Span    { return x.Pos }
-func (x *ParenExpr) Span() Span   { return x.Pos }
-func (x *AttrExpr) Span() Span    { return x.Pos }
-func (x *IndexExpr) Span() Span   { return x.Pos }
-func (x *SliceExpr) Span() Span   { return x.Pos }
-func (x *CallExpr) Span() Span    { return x.Pos }
-func (x *UnaryExpr) Span() Span   { return x.Pos }
-func (x *BinaryExpr) Span() Span  { return x.Pos }
-func (x *BoolExpr) Span() Span    { return x.Pos }
-func (x *CompareExpr) Span() Span { return x.Pos }
-func (x *CondExpr) Span() Span    { return x.Pos }
-func (x *LambdaExpr) Span() Span  { return x.Pos }
-func (x *StarExpr) Span() Span    { return x.Pos }
-
-func (*Ident) exprNode()       {}
-func (*NumberLit) exprNode()   {}
-func (*StringLit) exprNode()   {}
-func (*FStringLit) exprNode()  {}
-func (*ConstLit) exprNode()    {}
-func (*ListLit) exprNode()     {}
-func (*TupleLit) exprNode()    {}
-func (*DictLit) exprNode()     {}
-func (*SetLit) exprNode()      {}
-func (*CompExpr) exprNode()    {}
-func (*ParenExpr) exprNode()   {}
-func (*AttrExpr) exprNode()    {}
-func (*IndexExpr) exprNode()   {}
-func (*SliceExpr) exprNode()   {}
-func (*CallExpr) exprNode()    {}
-func (*UnaryExpr) exprNode()   {}
-func (*BinaryExpr) exprNode()  {}
-func (*BoolExpr) exprNode()    {}
-func (*CompareExpr) exprNode() {}
-func (*CondExpr) exprNode()    {}
-func (*LambdaExpr) exprNode()  {}
-func (*StarExpr) exprNode()    {}
 
 // ---- Statements ----
 
@@ -318,7 +290,7 @@ type ImportName struct {
 // ImportStmt is `import a.b as x, c`.
 type ImportStmt struct {
 	Names []ImportName
-	Pos   Span
+	StmtNode
 }
 
 // FromImportStmt is `from [.]a.b import x [as y], ...` or `from a import *`.
@@ -327,7 +299,7 @@ type FromImportStmt struct {
 	Module []string     // dotted path, may be empty for `from . import x`
 	Names  []ImportName // each Path has one element
 	Star   bool
-	Pos    Span
+	StmtNode
 }
 
 // Param is one function parameter. Kind distinguishes ordinary parameters,
@@ -359,7 +331,7 @@ type FuncDef struct {
 	Result     Expr       // return annotation, may be nil
 	Doc        *StringLit // docstring, if the body starts with one
 	Body       []Stmt
-	Pos        Span // from `def` (or the first decorator) to the end of the body
+	StmtNode   // from `def` (or the first decorator) to the end of the body
 }
 
 // ClassDef is `class Name(bases): Body`.
@@ -370,7 +342,7 @@ type ClassDef struct {
 	Bases      []Arg
 	Doc        *StringLit
 	Body       []Stmt
-	Pos        Span
+	StmtNode
 }
 
 // AssignStmt is Targets[0] = Targets[1] = ... = Value. A target may be a
@@ -380,7 +352,7 @@ type AssignStmt struct {
 	Targets    []Expr
 	Annotation Expr
 	Value      Expr
-	Pos        Span
+	StmtNode
 }
 
 // AugAssignStmt is Target Op= Value; Op is the binary operator ("+", "//", ...).
@@ -389,13 +361,13 @@ type AugAssignStmt struct {
 	Op     string
 	OpPos  Span
 	Value  Expr
-	Pos    Span
+	StmtNode
 }
 
 // ExprStmt is an expression used as a statement (calls, docstrings).
 type ExprStmt struct {
-	X   Expr
-	Pos Span
+	X Expr
+	StmtNode
 }
 
 // IfStmt is if/elif/else; an elif chain is nested IfStmts in Else (Elif
@@ -405,7 +377,7 @@ type IfStmt struct {
 	Body []Stmt
 	Else []Stmt // nil when absent
 	Elif bool   // this IfStmt was written as `elif`
-	Pos  Span
+	StmtNode
 }
 
 // ForStmt is for Target in Iter: Body [else: Else].
@@ -414,7 +386,7 @@ type ForStmt struct {
 	Iter   Expr
 	Body   []Stmt
 	Else   []Stmt
-	Pos    Span
+	StmtNode
 }
 
 // WhileStmt is while Cond: Body [else: Else].
@@ -422,7 +394,7 @@ type WhileStmt struct {
 	Cond Expr
 	Body []Stmt
 	Else []Stmt
-	Pos  Span
+	StmtNode
 }
 
 // WithItem is one `expr [as target]` of a with statement.
@@ -435,7 +407,7 @@ type WithItem struct {
 type WithStmt struct {
 	Items []WithItem
 	Body  []Stmt
-	Pos   Span
+	StmtNode
 }
 
 // ExceptClause is except [Type [as Name]]: Body.
@@ -452,13 +424,13 @@ type TryStmt struct {
 	Excepts []*ExceptClause
 	Else    []Stmt
 	Finally []Stmt
-	Pos     Span
+	StmtNode
 }
 
 // ReturnStmt is return [Value].
 type ReturnStmt struct {
 	Value Expr // may be nil
-	Pos   Span
+	StmtNode
 }
 
 // YieldStmt is yield [Value] or yield from Value, the statement form: a
@@ -466,40 +438,40 @@ type ReturnStmt struct {
 type YieldStmt struct {
 	Value Expr // may be nil
 	From  bool
-	Pos   Span
+	StmtNode
 }
 
 // RaiseStmt is raise [X [from Cause]].
 type RaiseStmt struct {
 	X     Expr
 	Cause Expr
-	Pos   Span
+	StmtNode
 }
 
 // AssertStmt is assert Cond [, Msg].
 type AssertStmt struct {
 	Cond Expr
 	Msg  Expr
-	Pos  Span
+	StmtNode
 }
 
 // BranchStmt is pass, break or continue; Tok is the keyword.
 type BranchStmt struct {
 	Tok string
-	Pos Span
+	StmtNode
 }
 
 // GlobalStmt is global/nonlocal names; Tok is the keyword.
 type GlobalStmt struct {
 	Tok   string
 	Names []string
-	Pos   Span
+	StmtNode
 }
 
 // DelStmt is del targets.
 type DelStmt struct {
 	Targets []Expr
-	Pos     Span
+	StmtNode
 }
 
 // Param, Decorator and ExceptClause are nodes too, so Walk visits them and
@@ -507,43 +479,3 @@ type DelStmt struct {
 func (p *Param) Span() Span        { return p.Pos }
 func (d *Decorator) Span() Span    { return d.Pos }
 func (c *ExceptClause) Span() Span { return c.Pos }
-
-func (s *ImportStmt) Span() Span     { return s.Pos }
-func (s *FromImportStmt) Span() Span { return s.Pos }
-func (s *FuncDef) Span() Span        { return s.Pos }
-func (s *ClassDef) Span() Span       { return s.Pos }
-func (s *AssignStmt) Span() Span     { return s.Pos }
-func (s *AugAssignStmt) Span() Span  { return s.Pos }
-func (s *ExprStmt) Span() Span       { return s.Pos }
-func (s *IfStmt) Span() Span         { return s.Pos }
-func (s *ForStmt) Span() Span        { return s.Pos }
-func (s *WhileStmt) Span() Span      { return s.Pos }
-func (s *WithStmt) Span() Span       { return s.Pos }
-func (s *TryStmt) Span() Span        { return s.Pos }
-func (s *ReturnStmt) Span() Span     { return s.Pos }
-func (s *RaiseStmt) Span() Span      { return s.Pos }
-func (s *YieldStmt) Span() Span      { return s.Pos }
-func (s *AssertStmt) Span() Span     { return s.Pos }
-func (s *BranchStmt) Span() Span     { return s.Pos }
-func (s *GlobalStmt) Span() Span     { return s.Pos }
-func (s *DelStmt) Span() Span        { return s.Pos }
-
-func (*ImportStmt) stmtNode()     {}
-func (*FromImportStmt) stmtNode() {}
-func (*FuncDef) stmtNode()        {}
-func (*ClassDef) stmtNode()       {}
-func (*AssignStmt) stmtNode()     {}
-func (*AugAssignStmt) stmtNode()  {}
-func (*ExprStmt) stmtNode()       {}
-func (*IfStmt) stmtNode()         {}
-func (*ForStmt) stmtNode()        {}
-func (*WhileStmt) stmtNode()      {}
-func (*WithStmt) stmtNode()       {}
-func (*TryStmt) stmtNode()        {}
-func (*ReturnStmt) stmtNode()     {}
-func (*RaiseStmt) stmtNode()      {}
-func (*AssertStmt) stmtNode()     {}
-func (*BranchStmt) stmtNode()     {}
-func (*GlobalStmt) stmtNode()     {}
-func (*DelStmt) stmtNode()        {}
-func (*YieldStmt) stmtNode()      {}

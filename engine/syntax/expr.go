@@ -27,7 +27,7 @@ func (p *parser) commaList(item func() Expr) Expr {
 		}
 		elts = append(elts, item())
 	}
-	return &TupleLit{Elts: elts, Pos: p.span(x.Span().Start, p.prevEnd)}
+	return &TupleLit{Elts: elts, ExprNode: ExprNode{Pos: p.span(x.Span().Start, p.prevEnd)}}
 }
 
 // star_expression: starred | expression
@@ -51,7 +51,7 @@ func (p *parser) parseStar() Expr {
 	t := p.tok
 	p.next()
 	x := p.parseBitOr()
-	return &StarExpr{X: x, Pos: p.span(t.start, x.Span().End)}
+	return &StarExpr{X: x, ExprNode: ExprNode{Pos: p.span(t.start, x.Span().End)}}
 }
 
 // expression: disjunction [ 'if' disjunction 'else' expression ] | lambda_expr
@@ -71,7 +71,7 @@ func (p *parser) parseTest() Expr {
 	}
 	p.next()
 	els := p.parseTest()
-	return &CondExpr{Then: x, Cond: cond, Else: els, Pos: p.span(x.Span().Start, els.Span().End)}
+	return &CondExpr{Then: x, Cond: cond, Else: els, ExprNode: ExprNode{Pos: p.span(x.Span().Start, els.Span().End)}}
 }
 
 // lambda_expr: 'lambda' [ lambda_parameters ] ':' expression
@@ -81,7 +81,7 @@ func (p *parser) parseLambda() Expr {
 	params := p.parseParams(tColon, false)
 	p.next()
 	body := p.parseTest()
-	return &LambdaExpr{Params: params, Body: body, Pos: p.span(t.start, body.Span().End)}
+	return &LambdaExpr{Params: params, Body: body, ExprNode: ExprNode{Pos: p.span(t.start, body.Span().End)}}
 }
 
 // disjunction: conjunction { 'or' conjunction }
@@ -98,7 +98,7 @@ func (p *parser) boolChain(kw tokKind, op string, operand func() Expr) Expr {
 		at := p.tok
 		p.next()
 		y := operand()
-		x = &BoolExpr{Op: op, OpPos: p.span(at.start, at.end), X: x, Y: y, Pos: p.span(x.Span().Start, y.Span().End)}
+		x = &BoolExpr{Op: op, OpPos: p.span(at.start, at.end), X: x, Y: y, ExprNode: ExprNode{Pos: p.span(x.Span().Start, y.Span().End)}}
 	}
 	return x
 }
@@ -113,7 +113,7 @@ func (p *parser) parseNot() Expr {
 	op := p.tok
 	p.next()
 	x := p.parseNot()
-	return &UnaryExpr{Op: "not", OpPos: p.span(op.start, op.end), X: x, Pos: p.span(op.start, x.Span().End)}
+	return &UnaryExpr{Op: "not", OpPos: p.span(op.start, op.end), X: x, ExprNode: ExprNode{Pos: p.span(op.start, x.Span().End)}}
 }
 
 // comparison: bitwise_or { comp_op bitwise_or }
@@ -178,7 +178,7 @@ func (p *parser) binary(minPrec int) Expr {
 		}
 		p.next()
 		y := p.binary(prec + 1)
-		x = &BinaryExpr{Op: op.text, OpPos: p.span(op.start, op.end), X: x, Y: y, Pos: p.span(x.Span().Start, y.Span().End)}
+		x = &BinaryExpr{Op: op.text, OpPos: p.span(op.start, op.end), X: x, Y: y, ExprNode: ExprNode{Pos: p.span(x.Span().Start, y.Span().End)}}
 	}
 }
 
@@ -193,7 +193,7 @@ func (p *parser) parseFactor() Expr {
 	t := p.tok
 	p.next()
 	x := p.parseFactor()
-	return &UnaryExpr{Op: op, OpPos: p.span(t.start, t.end), X: x, Pos: p.span(t.start, x.Span().End)}
+	return &UnaryExpr{Op: op, OpPos: p.span(t.start, t.end), X: x, ExprNode: ExprNode{Pos: p.span(t.start, x.Span().End)}}
 }
 
 // power: primary [ '**' factor ]
@@ -210,7 +210,7 @@ func (p *parser) parsePower() Expr {
 	op := p.tok
 	p.next()
 	y := p.parseFactor()
-	return &BinaryExpr{Op: "**", OpPos: p.span(op.start, op.end), X: x, Y: y, Pos: p.span(x.Span().Start, y.Span().End)}
+	return &BinaryExpr{Op: "**", OpPos: p.span(op.start, op.end), X: x, Y: y, ExprNode: ExprNode{Pos: p.span(x.Span().Start, y.Span().End)}}
 }
 
 // primary: atom { '.' NAME | '(' [ arguments ] ')' | '[' slices ']' }
@@ -222,17 +222,17 @@ func (p *parser) parsePrimary() Expr {
 		case tDot:
 			p.next()
 			name := p.expectName("an attribute name after '.'")
-			x = &AttrExpr{X: x, Name: name.text, NamePos: p.span(name.start, name.end), Pos: p.span(start, name.end)}
+			x = &AttrExpr{X: x, Name: name.text, NamePos: p.span(name.start, name.end), ExprNode: ExprNode{Pos: p.span(start, name.end)}}
 		case tLParen:
 			lp := p.tok
 			p.next()
 			args, rp := p.parseArgs()
-			x = &CallExpr{Fn: x, Args: args, Lparen: p.span(lp.start, lp.end), Rparen: rp, Pos: p.span(start, rp.End)}
+			x = &CallExpr{Fn: x, Args: args, Lparen: p.span(lp.start, lp.end), Rparen: rp, ExprNode: ExprNode{Pos: p.span(start, rp.End)}}
 		case tLBrack:
 			p.next()
 			idx := p.parseSlices()
 			rb := p.expect(tRBrack, "to close the subscript")
-			x = &IndexExpr{X: x, Index: idx, Pos: p.span(start, rb.end)}
+			x = &IndexExpr{X: x, Index: idx, ExprNode: ExprNode{Pos: p.span(start, rb.end)}}
 		default:
 			return x
 		}
@@ -320,7 +320,7 @@ func (p *parser) parseSlices() Expr {
 	for p.got(tComma) && p.tok.kind != tRBrack {
 		elts = append(elts, p.parseSlice())
 	}
-	return &TupleLit{Elts: elts, Pos: p.span(start, p.prevEnd)}
+	return &TupleLit{Elts: elts, ExprNode: ExprNode{Pos: p.span(start, p.prevEnd)}}
 }
 
 // slice: [ expression ] ':' [ expression ] [ ':' [ expression ] ] | star_expression
@@ -357,7 +357,7 @@ func (p *parser) parseAtom() Expr {
 	switch t.kind {
 	case tName:
 		p.next()
-		return &Ident{Name: t.text, Pos: p.span(t.start, t.end)}
+		return &Ident{Name: t.text, ExprNode: ExprNode{Pos: p.span(t.start, t.end)}}
 	case tInt, tFloat:
 		p.next()
 		return p.number(t)
@@ -365,7 +365,7 @@ func (p *parser) parseAtom() Expr {
 		return p.parseStrings()
 	case kwTrue, kwFalse, kwNone, tEllipsis:
 		p.next()
-		return &ConstLit{Kind: constKinds[t.kind], Pos: p.span(t.start, t.end)}
+		return &ConstLit{Kind: constKinds[t.kind], ExprNode: ExprNode{Pos: p.span(t.start, t.end)}}
 	case tLParen:
 		return p.parseParen()
 	case tLBrack:
@@ -387,7 +387,7 @@ func (p *parser) parseParen() Expr {
 	p.next()
 	if p.tok.kind == tRParen {
 		p.next()
-		return &TupleLit{Paren: true, Pos: p.span(lp.start, p.prevEnd)}
+		return &TupleLit{Paren: true, ExprNode: ExprNode{Pos: p.span(lp.start, p.prevEnd)}}
 	}
 	x := p.parseStarExpr()
 	switch p.tok.kind {
@@ -401,10 +401,10 @@ func (p *parser) parseParen() Expr {
 			p.errorf(x.Span().Start, x.Span().End, errUnexpected, "a starred expression in parentheses needs a ',' after it to make a tuple")
 		}
 		p.next()
-		return &ParenExpr{X: x, Pos: p.span(lp.start, p.prevEnd)}
+		return &ParenExpr{X: x, ExprNode: ExprNode{Pos: p.span(lp.start, p.prevEnd)}}
 	}
 	elts := p.displayItems(x, tRParen)
-	return &TupleLit{Elts: elts, Paren: true, Pos: p.span(lp.start, p.prevEnd)}
+	return &TupleLit{Elts: elts, Paren: true, ExprNode: ExprNode{Pos: p.span(lp.start, p.prevEnd)}}
 }
 
 // list_display: '[' [ star_expression ( for_if_clauses | { ',' star_expression } [ ',' ] ) ] ']'
@@ -412,7 +412,7 @@ func (p *parser) parseListDisplay() Expr {
 	lb := p.tok
 	p.next()
 	if p.got(tRBrack) {
-		return &ListLit{Pos: p.span(lb.start, p.prevEnd)}
+		return &ListLit{ExprNode: ExprNode{Pos: p.span(lb.start, p.prevEnd)}}
 	}
 	x := p.parseStarExpr()
 	if p.tok.kind == kwFor {
@@ -422,7 +422,7 @@ func (p *parser) parseListDisplay() Expr {
 		return c
 	}
 	elts := p.displayItems(x, tRBrack)
-	return &ListLit{Elts: elts, Pos: p.span(lb.start, p.prevEnd)}
+	return &ListLit{Elts: elts, ExprNode: ExprNode{Pos: p.span(lb.start, p.prevEnd)}}
 }
 
 // displayItems parses the rest of a comma-separated display whose first item
@@ -446,7 +446,7 @@ func (p *parser) parseBraceDisplay() Expr {
 	lb := p.tok
 	p.next()
 	if p.got(tRBrace) {
-		return &DictLit{Pos: p.span(lb.start, p.prevEnd)}
+		return &DictLit{ExprNode: ExprNode{Pos: p.span(lb.start, p.prevEnd)}}
 	}
 	if p.tok.kind != tPow {
 		x := p.parseStarExpr()
@@ -459,7 +459,7 @@ func (p *parser) parseBraceDisplay() Expr {
 				return c
 			}
 			elts := p.displayItems(x, tRBrace)
-			return &SetLit{Elts: elts, Pos: p.span(lb.start, p.prevEnd)}
+			return &SetLit{Elts: elts, ExprNode: ExprNode{Pos: p.span(lb.start, p.prevEnd)}}
 		}
 		p.next()
 		v := p.parseTest()

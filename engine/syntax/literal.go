@@ -8,7 +8,7 @@ import (
 // number builds the NumberLit of an integer or float token. The scanner has
 // already checked the literal's form and that an integer fits in 63 bits.
 func (p *parser) number(t token) Expr {
-	n := &NumberLit{Raw: t.text, Pos: p.span(t.start, t.end)}
+	n := &NumberLit{Raw: t.text, ExprNode: ExprNode{Pos: p.span(t.start, t.end)}}
 	clean := strings.ReplaceAll(t.text, "_", "")
 	if t.kind == tFloat {
 		n.Kind = FloatNumber
@@ -75,9 +75,9 @@ func (p *parser) parseStrings() Expr {
 	}
 	sp := p.span(first.start, p.prevEnd)
 	if isF {
-		return &FStringLit{Parts: parts, Pos: sp}
+		return &FStringLit{Parts: parts, ExprNode: ExprNode{Pos: sp}}
 	}
-	return &StringLit{Value: value.String(), Raw: p.text[sp.Start.Offset:sp.End.Offset], Pos: sp}
+	return &StringLit{Value: value.String(), Raw: p.text[sp.Start.Offset:sp.End.Offset], ExprNode: ExprNode{Pos: sp}}
 }
 
 // field: star_expressions

@@ -69,7 +69,7 @@ func (p *parser) parseSimpleStmt() Stmt {
 			p.errorf(t.start, t.end, errMisplaced, "'%s' outside a loop", t.text)
 		}
 		p.next()
-		return &BranchStmt{Tok: t.text, Pos: p.span(t.start, t.end)}
+		return &BranchStmt{Tok: t.text, StmtNode: StmtNode{Pos: p.span(t.start, t.end)}}
 	case kwReturn:
 		return p.parseReturn()
 	case kwYield:
@@ -292,13 +292,13 @@ func (p *parser) parseExprStmt() Stmt {
 		for _, t := range targets {
 			p.checkTarget(t, "assign to")
 		}
-		return &AssignStmt{Targets: targets, Value: value, Pos: p.span(start, p.prevEnd)}
+		return &AssignStmt{Targets: targets, Value: value, StmtNode: StmtNode{Pos: p.span(start, p.prevEnd)}}
 	case tokens[k].aug != "":
 		op := p.tok
 		p.checkSingleTarget(x, "an augmented assignment ("+op.text+")")
 		p.next()
 		v := p.parseStarExprs()
-		return &AugAssignStmt{Target: x, Op: tokens[k].aug, OpPos: p.span(op.start, op.end), Value: v, Pos: p.span(start, p.prevEnd)}
+		return &AugAssignStmt{Target: x, Op: tokens[k].aug, OpPos: p.span(op.start, op.end), Value: v, StmtNode: StmtNode{Pos: p.span(start, p.prevEnd)}}
 	case k == tColon:
 		p.checkSingleTarget(x, "an annotation")
 		p.next()
@@ -312,7 +312,7 @@ func (p *parser) parseExprStmt() Stmt {
 	if _, ok := x.(*StarExpr); ok {
 		p.errorf(start, x.Span().End, errUnexpected, "a starred expression cannot stand alone: use it inside a list, a tuple or a call")
 	}
-	return &ExprStmt{X: x, Pos: x.Span()}
+	return &ExprStmt{X: x, StmtNode: StmtNode{Pos: x.Span()}}
 }
 
 // block: NEWLINE INDENT statement { statement } DEDENT | simple_stmts
