@@ -29,10 +29,11 @@ type shadow struct {
 	hint           int // the segment first found last
 	// The states of the signal cells (cellrace.go): cells[i] is the cell
 	// at byte i*cellSize, odd the cells off that grid.
-	cellSize int
-	cells    []cellRace
-	odd      map[int]*cellRace
-	clocks   bool // a notify gave a cell here a clock this dispatch
+	cellSize  int
+	cellShift uint8 // log2 of cellSize, when cells is made
+	cells     []cellRace
+	odd       map[int]*cellRace
+	clocks    bool // a notify gave a cell here a clock this dispatch
 }
 
 // segment is a byte range [lo, hi) whose bytes share their accesses.
