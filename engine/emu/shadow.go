@@ -278,6 +278,24 @@ func (s *shadow) first(lo int) int {
 // conflicts with that h is not ordered after (with the bytes they share),
 // and records it.
 func (s *shadow) access(lo, hi int, cur entry, h *hbThread, race func(e entry, lo, hi int)) {
+	if i := s.first(lo); i < s.n() {
+		if seg := s.at(i); seg.lo == lo && seg.hi == hi {
+			// The bytes are one segment already, as a ring's chunks are
+			// after its first round: nothing to split, and a merge only
+			// if a neighbour ends up with the same entries.
+			for _, e := range seg.acc {
+				if e.tid != cur.tid && conflicts(e.kind, cur.kind) && e.clk > h.at(e.tid) {
+					race(e, seg.lo, seg.hi)
+				}
+			}
+			seg.update(cur)
+			if i > 0 && s.at(i-1).hi == lo && sameEntries(s.at(i-1).acc, seg.acc) ||
+				i+1 < s.n() && s.at(i+1).lo == hi && sameEntries(s.at(i+1).acc, seg.acc) {
+				s.merge(i, i+1)
+			}
+			return
+		}
+	}
 	first, last := s.cover(lo, hi)
 	for i := first; i < last; i++ {
 		seg := s.at(i)
@@ -332,16 +350,22 @@ func (s *shadow) cover(lo, hi int) (first, last int) {
 		if i < s.n() && s.at(i).lo < end {
 			end = s.at(i).lo
 		}
-		s.insert(i, segment{lo: pos, hi: end, acc: make([]entry, 0, 2)})
+		s.insert(i, segment{lo: pos, hi: end, acc: make([]entry, 0, segEntries)})
 		pos = end
 	}
 	return first, i
 }
 
+// segEntries is the room a new segment's entries get: a chunk a ring
+// passes on holds its owner's write, its neighbour's read and its owner's
+// read before the next write, and a segment that grows past its room
+// costs a second allocation.
+const segEntries = 3
+
 // split cuts segment i at byte at; both halves keep its entries.
 func (s *shadow) split(i, at int) {
 	seg := s.at(i)
-	right := segment{lo: at, hi: seg.hi, acc: append([]entry(nil), seg.acc...)}
+	right := segment{lo: at, hi: seg.hi, acc: append(make([]entry, 0, max(len(seg.acc), segEntries)), seg.acc...)}
 	seg.hi = at
 	s.insert(i+1, right)
 }
