@@ -232,10 +232,11 @@ func (d *detector) snaps(c *cellRace, buf []hbSnap) []hbSnap {
 
 // setSnaps makes list the cell's clocks (the holds move with them).
 func (d *detector) setSnaps(c *cellRace, list []hbSnap) {
-	c.hb = cellClock{}
+	var first cellClock
 	if len(list) > 0 {
-		c.hb, list = d.clockOf(list[0]), list[1:]
+		first, list = d.clockOf(list[0]), list[1:]
 	}
+	d.setClock(c, first)
 	mo := d.moreOf(c, len(list) > 0)
 	if mo != nil {
 		clear(mo.hb)
@@ -275,7 +276,7 @@ func (d *detector) dropSnaps(c *cellRace) {
 	}
 	if c.gen&raceOverflow == 0 {
 		d.drop(d.vcs[c.hb.base])
-		c.hb = cellClock{}
+		d.setClock(c, cellClock{})
 		return
 	}
 	for _, sn := range d.snaps(c, d.snapBuf) {
@@ -292,7 +293,7 @@ func (d *detector) release(m *machine, c *cellRace, set bool) {
 		d.dropSnaps(c)
 	}
 	if c.hb.base == 0 {
-		c.hb = d.clockOf(sn)
+		d.setClock(c, d.clockOf(sn))
 		return
 	}
 	list := d.snaps(c, d.snapBuf)
@@ -450,15 +451,32 @@ func (d *detector) plainOnCells(m *machine, key shadowKey, sh *shadow, lo, hi in
 	}
 }
 
+// setClock makes cc the inline clock of c, keeping count of the cells
+// that hold one (the overflow holds clocks only past the inline one).
+func (d *detector) setClock(c *cellRace, cc cellClock) {
+	if had, has := c.hb.base != 0, cc.base != 0; had != has {
+		if has {
+			d.cellClocks++
+		} else {
+			d.cellClocks--
+		}
+	}
+	c.hb = cc
+}
+
 // dropClocks lets go of every clock the cells of sh hold: at a dispatch
 // join nothing needs them. Only a shadow a notify touched this dispatch
-// is walked; a barrier's or a ring's cells have let go of theirs at their
-// waits already, so the walk only reads.
+// is walked, and only while some cell still holds a clock: a barrier's or
+// a ring's cells have let go of theirs at their waits, and a walk would
+// only read every cell state again (P² of them, mostly out of the cache).
 func (d *detector) dropClocks(sh *shadow) {
 	if !sh.clocks {
 		return
 	}
 	sh.clocks = false
+	if d.cellClocks == 0 {
+		return
+	}
 	for i := range sh.cells {
 		if c := &sh.cells[i]; c.hb.base != 0 {
 			d.dropSnaps(c)
@@ -503,6 +521,7 @@ func (d *detector) fastSignal(m *machine, n *node, t *tref, key cellKey, k acces
 	if c.gen != d.gen { // from an earlier dispatch, or never used: as state clears it
 		if c.hb.base != 0 {
 			d.drop(d.vcs[c.hb.base])
+			d.setClock(c, cellClock{})
 		}
 		*c = cellRace{gen: d.gen}
 	}
@@ -516,7 +535,7 @@ func (d *detector) fastSignal(m *machine, n *node, t *tref, key cellKey, k acces
 		if c.hb.base != 0 { // a Set, or this thread's older notify
 			d.drop(d.vcs[c.hb.base])
 		}
-		c.hb = d.clockOf(sn)
+		d.setClock(c, d.clockOf(sn))
 		sh.clocks = true
 		sh.spanCell(x, x+size)
 		return true
@@ -531,7 +550,7 @@ func (d *detector) fastSignal(m *machine, n *node, t *tref, key cellKey, k acces
 		}
 		if m.block == 0 && m.parent == nil {
 			d.drop(d.vcs[c.hb.base])
-			c.hb = cellClock{}
+			d.setClock(c, cellClock{})
 		}
 	}
 	h.advance()

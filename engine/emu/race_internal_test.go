@@ -365,6 +365,7 @@ func TestClocksMatchModel(t *testing.T) {
 					}
 				}
 			}
+			checkCellClocks(t, d, cs)
 		}
 		copies += d.copyJoins
 	}
@@ -513,6 +514,7 @@ func TestClocksMatchModelRing(t *testing.T) {
 					}
 				}
 			}
+			checkCellClocks(t, d, cs)
 		}
 		copies += d.copyJoins
 	}
@@ -520,4 +522,20 @@ func TestClocksMatchModelRing(t *testing.T) {
 		t.Errorf("only %d joins were copies: the lineage path is barely tested", copies)
 	}
 	t.Logf("%d joins were copies", copies)
+}
+
+// checkCellClocks checks the detector's count of cells holding a clock,
+// which lets a dispatch join skip the walk over every cell state when it
+// is zero: it must be the number of cells whose inline clock is set.
+func checkCellClocks(t *testing.T, d *detector, cs []cellRace) {
+	t.Helper()
+	n := 0
+	for i := range cs {
+		if cs[i].hb.base != 0 {
+			n++
+		}
+	}
+	if n != d.cellClocks {
+		t.Fatalf("%d cells hold a clock, the detector counts %d", n, d.cellClocks)
+	}
 }
