@@ -17,28 +17,53 @@ import (
 // So a barrier's P² cells cost no segment and no insert, and a signal
 // window that only notify and wait touch has no segments at all.
 //
-// A cell's state is 40 bytes without a pointer, in an array per shadow
-// indexed by cell: the usual single notifier's clock (its base named by
-// the vclock's id) and two accesses (its notify and the wait) inline,
-// anything beyond in an overflow (detector.more) a few counters and
-// many-notifier cells need. Without pointers the arrays, 671 MB for the
-// 16.7 million cells of a barrier at P = 4096, are not scanned by the
-// garbage collector, and a rank's P-1 waits walk 40-byte strides. The
-// scheduler's cells know nothing of it.
+// A cell's state is 32 bytes without a pointer, in an array per shadow
+// indexed by cell: the usual single notifier's clock and two accesses
+// (its notify and the wait) inline, anything beyond in an overflow
+// (detector.more) that a few counters and many-notifier cells need. The
+// inline clock names its thread and epoch by an inline access, its own
+// notify's, which has the same two (a notify's access and its release
+// share the epoch), so only its base (the vclock's id) takes room: 32
+// bytes, two to a cache line and none across two, where a 40-byte state
+// made every other wait or notify of a barrier miss the cache twice.
+// Without pointers the arrays, 537 MB for the 16.7 million cells of a
+// barrier at P = 4096, are not scanned by the garbage collector, and a
+// rank's P-1 waits walk 32-byte strides. The scheduler's cells know
+// nothing of it.
 
 // cellRace is the race detector's state of a signal cell, from dispatch
 // gen: the clocks of the notifies a wait on it acquires, and its atomic
 // accesses.
 type cellRace struct {
-	// gen is the dispatch the state is from; its top bit (raceOverflow) says
-	// detector.more holds the clocks and accesses past the inline ones.
+	// gen is the dispatch the state is from (raceGen bits); raceOverflow
+	// says detector.more holds the clocks and accesses (all of them, none
+	// inline), raceClock1 that the inline clock is acc[1]'s (else acc[0]'s).
 	gen uint32
-	hb  cellClock  // the first clock (base 0: none)
-	acc [2]cellAcc // the first accesses (sk 0: none)
+	// base is the inline clock's base, a vclock id (0: no inline clock);
+	// its thread and epoch are those of the access raceClock1 names.
+	base uint32
+	acc  [2]cellAcc // the accesses (sk 0: none)
 }
 
-// raceOverflow marks a cell with an overflow in cellRace.gen.
-const raceOverflow = 1 << 31
+const (
+	raceOverflow = 1 << 31
+	raceClock1   = 1 << 30
+	raceGen      = raceClock1 - 1 // the dispatch's bits of cellRace.gen
+)
+
+// clock is c's inline clock (valid when c.base != 0).
+func (c *cellRace) clock() cellClock {
+	a := c.acc[c.gen>>30&1]
+	return cellClock{tid: a.tid, own: a.clk, base: c.base}
+}
+
+// holdsClock reports whether c holds any clock, inline or in its overflow.
+func (c *cellRace) holdsClock(d *detector) bool {
+	if c.gen&raceOverflow == 0 {
+		return c.base != 0
+	}
+	return len(d.more[c].hb) > 0
+}
 
 // cellClock is an hbSnap whose base is a vclock id (detector.vcs).
 type cellClock struct {
@@ -47,7 +72,7 @@ type cellClock struct {
 	base uint32
 }
 
-// raceMore is a cell's overflow.
+// raceMore is a cell's overflow: every clock and access it holds.
 type raceMore struct {
 	hb  []hbSnap
 	acc []cellAcc
@@ -158,14 +183,19 @@ func (d *detector) state(s *sim, sh *shadow, x, size, bufSize int) *cellRace {
 			sh.odd[x] = rc
 		}
 	}
-	if rc.gen&^raceOverflow != d.gen {
-		d.dropSnaps(rc)
-		if rc.gen&raceOverflow != 0 {
-			d.setAccs(rc, nil)
-		}
-		*rc = cellRace{gen: rc.gen&raceOverflow | d.gen}
+	if rc.gen&raceGen != d.gen {
+		d.clearState(rc)
 	}
 	return rc
+}
+
+// clearState forgets everything c holds from an earlier dispatch.
+func (d *detector) clearState(c *cellRace) {
+	d.dropSnaps(c)
+	if c.gen&raceOverflow != 0 {
+		d.encode(c, nil, nil)
+	}
+	*c = cellRace{gen: d.gen}
 }
 
 // stateAt returns the state of the cell that starts at byte x, or nil.
@@ -176,7 +206,7 @@ func (d *detector) stateAt(sh *shadow, x int) *cellRace {
 	} else if sh.odd != nil {
 		rc = sh.odd[x]
 	}
-	if rc == nil || rc.gen&^raceOverflow != d.gen {
+	if rc == nil || rc.gen&raceGen != d.gen {
 		return nil
 	}
 	return rc
@@ -192,91 +222,115 @@ func (d *detector) snapOf(cc cellClock) hbSnap {
 	return hbSnap{tid: cc.tid, own: cc.own, base: d.vcs[cc.base]}
 }
 
-// moreOf returns c's overflow, made when make is set (else nil if none).
-func (d *detector) moreOf(c *cellRace, make bool) *raceMore {
-	if c.gen&raceOverflow != 0 {
-		return d.more[c]
-	}
-	if !make {
-		return nil
-	}
-	if d.more == nil {
-		d.more = map[*cellRace]*raceMore{}
-	}
-	mo := &raceMore{}
-	d.more[c] = mo
-	c.gen |= raceOverflow
-	return mo
-}
-
-// tidyMore lets go of c's overflow once it holds nothing, so the cell is
-// back on the inline paths.
-func (d *detector) tidyMore(c *cellRace, mo *raceMore) {
-	if mo != nil && len(mo.hb) == 0 && len(mo.acc) == 0 {
-		delete(d.more, c)
-		c.gen &^= raceOverflow
-	}
-}
-
 // snaps returns the cell's clocks in buf.
 func (d *detector) snaps(c *cellRace, buf []hbSnap) []hbSnap {
 	buf = buf[:0]
-	if c.hb.base != 0 {
-		buf = append(buf, d.snapOf(c.hb))
+	if c.gen&raceOverflow != 0 {
+		return append(buf, d.more[c].hb...)
 	}
-	if mo := d.moreOf(c, false); mo != nil {
-		buf = append(buf, mo.hb...)
+	if c.base != 0 {
+		buf = append(buf, d.snapOf(c.clock()))
+	}
+	return buf
+}
+
+// accs returns the cell's accesses in buf.
+func (d *detector) accs(c *cellRace, buf []cellAcc) []cellAcc {
+	buf = buf[:0]
+	if c.gen&raceOverflow != 0 {
+		return append(buf, d.more[c].acc...)
+	}
+	for _, a := range c.acc {
+		if a.sk != 0 {
+			buf = append(buf, a)
+		}
 	}
 	return buf
 }
 
 // setSnaps makes list the cell's clocks (the holds move with them).
 func (d *detector) setSnaps(c *cellRace, list []hbSnap) {
-	var first cellClock
-	if len(list) > 0 {
-		first, list = d.clockOf(list[0]), list[1:]
-	}
-	d.setClock(c, first)
-	mo := d.moreOf(c, len(list) > 0)
-	if mo != nil {
-		clear(mo.hb)
-		mo.hb = append(mo.hb[:0], list...)
-		d.tidyMore(c, mo)
-	}
-}
-
-// accs returns the cell's accesses in buf.
-func (d *detector) accs(c *cellRace, buf []cellAcc) []cellAcc {
-	buf = buf[:0]
-	for _, a := range c.acc {
-		if a.sk != 0 {
-			buf = append(buf, a)
-		}
-	}
-	if mo := d.moreOf(c, false); mo != nil {
-		buf = append(buf, mo.acc...)
-	}
-	return buf
+	d.accBuf = d.accs(c, d.accBuf)
+	d.encode(c, list, d.accBuf)
 }
 
 // setAccs makes list the cell's accesses.
 func (d *detector) setAccs(c *cellRace, list []cellAcc) {
-	c.acc = [2]cellAcc{}
-	list = list[copy(c.acc[:], list):]
-	mo := d.moreOf(c, len(list) > 0)
-	if mo != nil {
-		mo.acc = append(mo.acc[:0], list...)
-		d.tidyMore(c, mo)
+	d.snapBuf = d.snaps(c, d.snapBuf)
+	d.encode(c, d.snapBuf, list)
+}
+
+// encode makes clocks and accs what c holds (the clocks' holds move
+// with them; neither list may be the overflow's own): inline when there
+// are at most two accesses and at most one clock whose thread and epoch
+// are an access's (a notify's clock is its access's), else all of them in
+// the overflow. The accesses keep their order, which the reports follow.
+func (d *detector) encode(c *cellRace, clocks []hbSnap, accs []cellAcc) {
+	had := c.holdsClock(d)
+	slot := -1
+	if len(accs) <= 2 && len(clocks) <= 1 {
+		slot = 2 // inline, no clock
+		if len(clocks) == 1 {
+			slot = -1
+			for i, a := range accs {
+				if a.tid == clocks[0].tid && a.clk == clocks[0].own {
+					slot = i
+					break
+				}
+			}
+		}
+	}
+	gen := c.gen & raceGen
+	if slot >= 0 {
+		if c.gen&raceOverflow != 0 {
+			delete(d.more, c)
+		}
+		*c = cellRace{gen: gen}
+		copy(c.acc[:], accs)
+		if slot < 2 {
+			c.base = d.vcID(clocks[0].base)
+			if slot == 1 {
+				c.gen |= raceClock1
+			}
+		}
+	} else {
+		mo := d.more[c]
+		if c.gen&raceOverflow == 0 {
+			if d.more == nil {
+				d.more = map[*cellRace]*raceMore{}
+			}
+			mo = &raceMore{}
+			d.more[c] = mo
+		}
+		clear(mo.hb)
+		mo.hb = append(mo.hb[:0], clocks...)
+		mo.acc = append(mo.acc[:0], accs...)
+		*c = cellRace{gen: gen | raceOverflow}
+	}
+	d.countClock(had, len(clocks) > 0)
+}
+
+// countClock keeps count of the cells that hold a clock: a cell went from
+// holding one (had) to holding one (has).
+func (d *detector) countClock(had, has bool) {
+	if had != has {
+		if has {
+			d.cellClocks++
+		} else {
+			d.cellClocks--
+		}
 	}
 }
 
+// dropSnaps lets go of every clock c holds.
 func (d *detector) dropSnaps(c *cellRace) {
-	if c.hb.base == 0 {
-		return // the overflow holds clocks only past the inline one
-	}
 	if c.gen&raceOverflow == 0 {
-		d.drop(d.vcs[c.hb.base])
-		d.setClock(c, cellClock{})
+		if c.base != 0 {
+			d.drop(d.vcs[c.base])
+			c.base = 0
+			c.gen &^= raceClock1
+			d.countClock(true, false)
+		}
 		return
 	}
 	for _, sn := range d.snaps(c, d.snapBuf) {
@@ -286,15 +340,11 @@ func (d *detector) dropSnaps(c *cellRace) {
 }
 
 // release records a notify by m on cell c: a Set replaces the clocks the
-// cell held, an AtomicAdd adds m's.
+// cell held, an AtomicAdd adds m's (replacing m's older one).
 func (d *detector) release(m *machine, c *cellRace, set bool) {
 	sn := d.snap(&m.hb)
 	if set {
 		d.dropSnaps(c)
-	}
-	if c.hb.base == 0 {
-		d.setClock(c, d.clockOf(sn))
-		return
 	}
 	list := d.snaps(c, d.snapBuf)
 	d.snapBuf = list
@@ -306,7 +356,9 @@ func (d *detector) release(m *machine, c *cellRace, set bool) {
 			return
 		}
 	}
-	d.setSnaps(c, append(list, sn))
+	list = append(list, sn)
+	d.snapBuf = list
+	d.setSnaps(c, list)
 }
 
 // acquire orders m after every notify cell c holds: the wait m is in has
@@ -316,12 +368,12 @@ func (d *detector) release(m *machine, c *cellRace, set bool) {
 // by that thread or by a block it forks afterwards, which know them
 // already, so the cell lets them go.
 func (d *detector) acquire(m *machine, c *cellRace) {
-	if c.hb.base == 0 {
-		return
-	}
 	h := &m.hb
 	if c.gen&raceOverflow == 0 {
-		if sn := c.hb; sn.tid != h.tid && sn.own > h.at(sn.tid) {
+		if c.base == 0 {
+			return
+		}
+		if sn := c.clock(); sn.tid != h.tid && sn.own > h.at(sn.tid) {
 			d.join(h, d.snapOf(sn))
 		}
 	} else {
@@ -366,19 +418,24 @@ func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, k acces
 	}
 	// The inline slots take the usual cases without building a list: a
 	// first access, a second, or one that replaces its own thread's
-	// older access (which it covers) in place.
+	// older access (which it covers) in place, where that access is not
+	// the one the inline clock names.
 	done := false
 	if c.gen&raceOverflow == 0 {
 		a0, a1 := &c.acc[0], &c.acc[1]
+		clk := -1 // the slot the inline clock names
+		if c.base != 0 {
+			clk = int(c.gen >> 30 & 1)
+		}
 		cov0 := a0.sk != 0 && a0.tid == cur.tid && covers(k, a0.kind())
 		switch {
-		case a0.sk == 0: // then a1 is empty too
+		case a0.sk == 0: // then a1 is empty too, and there is no inline clock
 			*a0, done = cur, true
-		case a1.sk == 0 && cov0:
+		case a1.sk == 0 && cov0 && clk != 0:
 			*a0, done = cur, true
 		case a1.sk == 0:
 			*a1, done = cur, true
-		case !cov0 && a1.tid == cur.tid && covers(k, a1.kind()):
+		case !cov0 && a1.tid == cur.tid && covers(k, a1.kind()) && clk != 1:
 			*a1, done = cur, true
 		}
 	}
@@ -451,19 +508,6 @@ func (d *detector) plainOnCells(m *machine, key shadowKey, sh *shadow, lo, hi in
 	}
 }
 
-// setClock makes cc the inline clock of c, keeping count of the cells
-// that hold one (the overflow holds clocks only past the inline one).
-func (d *detector) setClock(c *cellRace, cc cellClock) {
-	if had, has := c.hb.base != 0, cc.base != 0; had != has {
-		if has {
-			d.cellClocks++
-		} else {
-			d.cellClocks--
-		}
-	}
-	c.hb = cc
-}
-
 // dropClocks lets go of every clock the cells of sh hold: at a dispatch
 // join nothing needs them. Only a shadow a notify touched this dispatch
 // is walked, and only while some cell still holds a clock: a barrier's or
@@ -478,7 +522,7 @@ func (d *detector) dropClocks(sh *shadow) {
 		return
 	}
 	for i := range sh.cells {
-		if c := &sh.cells[i]; c.hb.base != 0 {
+		if c := &sh.cells[i]; c.base != 0 || c.gen&raceOverflow != 0 {
 			d.dropSnaps(c)
 		}
 	}
@@ -490,15 +534,15 @@ func (d *detector) dropClocks(sh *shadow) {
 // fastSignal is cellAccess, then release (a notify, kind accAtomicWrite)
 // or after acquire (a wait, accAtomicRead), for the usual case, in one
 // pass without building a list: the cell is in its shadow's array without
-// an overflow, the shadow has no plain accesses to check, the cell holds
-// at most its one inline clock, and the access takes an empty inline slot
-// (a notify the first, a wait the second after its notify). It reports
+// an overflow, the shadow has no plain accesses to check, and the access
+// takes an empty inline slot (a notify the first, a wait the second after
+// its notify, whose clock it acquires). It reports
 // false, having changed nothing, when the case is not that one; the
 // general path then does the same work. A barrier's and a ring's signal
 // ops all take it, at a fraction of the general path's instructions. (A
 // cell from an earlier dispatch is cleared first, as state clears it,
 // which is no change to what the general path would find.)
-func (d *detector) fastSignal(m *machine, n *node, t *tref, key cellKey, k accessKind, set bool) bool {
+func (d *detector) fastSignal(m *machine, n *node, t *tref, key cellKey, k accessKind) bool {
 	b := key.buf
 	if key.rank >= len(b.shadows) {
 		return false
@@ -518,24 +562,19 @@ func (d *detector) fastSignal(m *machine, n *node, t *tref, key cellKey, k acces
 	if c.gen&raceOverflow != 0 || memo.n != n || memo.view != t || memo.id == 0 {
 		return false
 	}
-	if c.gen != d.gen { // from an earlier dispatch, or never used: as state clears it
-		if c.hb.base != 0 {
-			d.drop(d.vcs[c.hb.base])
-			d.setClock(c, cellClock{})
-		}
+	if c.gen&raceGen != d.gen { // from an earlier dispatch, or never used: as state clears it
+		d.dropSnaps(c)
 		*c = cellRace{gen: d.gen}
 	}
 	if k == accAtomicWrite {
-		if c.acc[0].sk != 0 || c.hb.base != 0 && !set && c.hb.tid != h.tid {
+		// With no access there is no inline clock either (it names one).
+		if c.acc[0].sk != 0 {
 			return false
 		}
 		h.advance()
 		c.acc[0] = cellAcc{tid: h.tid, clk: h.own, sk: memo.id<<2 | uint32(k)}
-		sn := d.snap(h)
-		if c.hb.base != 0 { // a Set, or this thread's older notify
-			d.drop(d.vcs[c.hb.base])
-		}
-		d.setClock(c, d.clockOf(sn))
+		c.base = d.vcID(d.snap(h).base) // the clock names acc[0]
+		d.countClock(false, true)
 		sh.clocks = true
 		sh.spanCell(x, x+size)
 		return true
@@ -544,13 +583,12 @@ func (d *detector) fastSignal(m *machine, n *node, t *tref, key cellKey, k acces
 	if a0.sk == 0 || c.acc[1].sk != 0 || a0.tid == h.tid {
 		return false
 	}
-	if c.hb.base != 0 {
-		if sn := c.hb; sn.tid != h.tid && sn.own > h.at(sn.tid) {
-			d.join(h, d.snapOf(sn))
+	if c.base != 0 { // with a1 empty, the clock is a0's
+		if a0.clk > h.at(a0.tid) {
+			d.join(h, hbSnap{tid: a0.tid, own: a0.clk, base: d.vcs[c.base]})
 		}
 		if m.block == 0 && m.parent == nil {
-			d.drop(d.vcs[c.hb.base])
-			d.setClock(c, cellClock{})
+			d.dropSnaps(c)
 		}
 	}
 	h.advance()

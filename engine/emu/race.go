@@ -539,10 +539,19 @@ func (s *sim) joinRanks() {
 	}
 	d.drop(d.fork)
 	d.fork = nil
-	d.gen++
 	for _, sh := range d.all {
 		d.dropClocks(sh)
 		sh.reset()
+	}
+	if d.gen++; d.gen > raceGen {
+		// The dispatch count outgrew its bits in cellRace.gen (after 2³⁰
+		// dispatches): start the cells over.
+		for _, sh := range d.all {
+			clear(sh.cells)
+			clear(sh.odd)
+		}
+		d.more = nil
+		d.gen = 1
 	}
 }
 
@@ -587,7 +596,7 @@ func (m *machine) hbNotify(n *node, t *tref, key cellKey, set bool) {
 	if d == nil {
 		return
 	}
-	if !d.fastSignal(m, n, t, key, accAtomicWrite, set) {
+	if !d.fastSignal(m, n, t, key, accAtomicWrite) {
 		d.release(m, d.cellAccess(m, n, t, key, accAtomicWrite), set)
 	}
 }
@@ -595,7 +604,7 @@ func (m *machine) hbNotify(n *node, t *tref, key cellKey, set bool) {
 // hbWait is the race detector's part of a wait of m at n that passed: the
 // acquire, then an atomic read of the cell.
 func (m *machine) hbWait(n *node, w *waitInfo) {
-	if d := m.s.race; d != nil && !d.fastSignal(m, n, w.view, w.key, accAtomicRead, false) {
+	if d := m.s.race; d != nil && !d.fastSignal(m, n, w.view, w.key, accAtomicRead) {
 		d.cellAccess(m, n, w.view, w.key, accAtomicRead)
 	}
 }
