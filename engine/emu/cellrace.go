@@ -78,9 +78,9 @@ type raceMore struct {
 	acc []cellAcc
 }
 
-// cellAcc is an atomic access to a cell: entry without its node and view,
-// which site names (detector.sites); sk is the site id times four plus
-// the kind.
+// cellAcc is an access as a cell or a shadow segment keeps it: entry
+// without its node and view, which site names (detector.sites); sk is the
+// site id times four plus the kind.
 type cellAcc struct {
 	tid int32
 	clk uint32
@@ -98,10 +98,11 @@ type site struct {
 }
 
 // siteOf returns the id of (n, t) for an access of kind k by h. A thread
-// remembers the last site of each atomic kind, a notify's and a wait's:
-// a barrier's or a ring's loop hits it every time, without a map lookup.
+// remembers its last sites in a few slots, by source line and kind: a
+// loop's accesses (a ring round's remote_load, load, store, notify and
+// wait) find theirs there every time, without a map lookup.
 func (d *detector) siteOf(h *hbThread, n *node, t *tref, k accessKind) uint32 {
-	memo := &h.sites[k&1]
+	memo := &h.sites[(uint(n.span.Line)<<2|uint(k))%uint(len(h.sites))]
 	if memo.n == n && memo.view == t && memo.id != 0 {
 		return memo.id
 	}
@@ -413,8 +414,7 @@ func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, k acces
 	hi := lo + size
 	if sh.n() > 0 {
 		sk := shadowKey{buf: b, rank: key.rank}
-		e := d.entryOf(cur)
-		sh.check(lo, hi, e, h, func(a entry, lo, hi int) { d.report(sk, a, e, lo, hi) })
+		sh.check(lo, hi, cur, h, func(a cellAcc, lo, hi int) { d.report(sk, d.entryOf(a), d.entryOf(cur), lo, hi) })
 	}
 	// The inline slots take the usual cases without building a list: a
 	// first access, a second, or one that replaces its own thread's
@@ -461,7 +461,7 @@ func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, k acces
 // leaves a cell none (everything later that is ordered after the write is
 // ordered after them, or a race was reported), a read replaces its own
 // thread's wait.
-func (d *detector) plainOnCells(m *machine, key shadowKey, sh *shadow, lo, hi int, cur entry) {
+func (d *detector) plainOnCells(m *machine, key shadowKey, sh *shadow, lo, hi int, cur cellAcc) {
 	h := &m.hb
 	var xs []int
 	if sh.odd != nil { // in byte order, so the reports come out the same every run
@@ -488,18 +488,18 @@ func (d *detector) plainOnCells(m *machine, key shadowKey, sh *shadow, lo, hi in
 			continue
 		}
 		for _, a := range list {
-			if a.tid != cur.tid && conflicts(a.kind(), cur.kind) && a.clk > h.at(a.tid) {
+			if a.tid != cur.tid && conflicts(a.kind(), cur.kind()) && a.clk > h.at(a.tid) {
 				e := d.entryOf(a)
-				d.report(key, e, cur, x, x+e.view.dt.Bytes())
+				d.report(key, e, d.entryOf(cur), x, x+e.view.dt.Bytes())
 			}
 		}
-		if cur.kind == accWrite {
+		if cur.kind() == accWrite {
 			d.setAccs(c, nil)
 			continue
 		}
 		kept := list[:0]
 		for _, a := range list {
-			if a.tid == cur.tid && covers(cur.kind, a.kind()) {
+			if a.tid == cur.tid && covers(cur.kind(), a.kind()) {
 				continue
 			}
 			kept = append(kept, a)
@@ -558,7 +558,7 @@ func (d *detector) fastSignal(m *machine, n *node, t *tref, key cellKey, k acces
 	}
 	c := &sh.cells[i]
 	h := &m.hb
-	memo := &h.sites[k&1]
+	memo := &h.sites[(uint(n.span.Line)<<2|uint(k))%uint(len(h.sites))]
 	if c.gen&raceOverflow != 0 || memo.n != n || memo.view != t || memo.id == 0 {
 		return false
 	}

@@ -149,8 +149,8 @@ type hbThread struct {
 	// released says own has been handed out, so the next access or change
 	// moves to a new epoch.
 	released bool
-	// sites are the thread's last cell access sites, by kind (siteOf).
-	sites [2]siteMemo
+	// sites are the thread's last access sites (siteOf).
+	sites [8]siteMemo
 }
 
 // hbSnap is a published clock of thread tid; base is held (counted in its

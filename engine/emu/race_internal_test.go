@@ -50,12 +50,8 @@ func TestShadowMatchesBytes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := 0; round < 200; round++ {
 		var sh shadow
-		bytes := make([][]entry, size)
+		bytes := make([][]cellAcc, size)
 		clk := make([]uint32, threads)
-		nodes := make([]*node, 5)
-		for i := range nodes {
-			nodes[i] = &node{span: ir.Span{Line: i + 1}}
-		}
 		for step := 0; step < 40; step++ {
 			tid := int32(rng.IntN(threads))
 			clk[tid]++
@@ -67,10 +63,11 @@ func TestShadowMatchesBytes(t *testing.T) {
 			}
 			lo := rng.IntN(size)
 			hi := lo + 1 + rng.IntN(min(24, size-lo))
-			cur := entry{tid: tid, clk: clk[tid], kind: accessKind(rng.IntN(4)), n: nodes[rng.IntN(len(nodes))]}
+			site := uint32(1 + rng.IntN(5)) // one of five sites
+			cur := cellAcc{tid: tid, clk: clk[tid], sk: site<<2 | uint32(rng.IntN(4))}
 
 			got := make([]bool, size)
-			sh.access(lo, hi, cur, h, func(e entry, a, b int) {
+			sh.access(lo, hi, cur, h, func(e cellAcc, a, b int) {
 				for i := max(a, lo); i < min(b, hi); i++ {
 					got[i] = true
 				}
@@ -78,7 +75,7 @@ func TestShadowMatchesBytes(t *testing.T) {
 			for i := lo; i < hi; i++ {
 				want := false
 				for _, e := range bytes[i] {
-					if e.tid != tid && conflicts(e.kind, cur.kind) && e.clk > h.at(e.tid) {
+					if e.tid != tid && conflicts(e.kind(), cur.kind()) && e.clk > h.at(e.tid) {
 						want = true
 					}
 				}
@@ -112,7 +109,7 @@ func TestShadowMatchesBytes(t *testing.T) {
 	}
 }
 
-func sameSet(a, b []entry) bool {
+func sameSet(a, b []cellAcc) bool {
 	if len(a) != len(b) {
 		return false
 	}

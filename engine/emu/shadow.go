@@ -36,14 +36,18 @@ type shadow struct {
 	clocks    bool // a notify gave a cell here a clock this dispatch
 }
 
-// segment is a byte range [lo, hi) whose bytes share their accesses.
+// segment is a byte range [lo, hi) whose bytes share their accesses,
+// kept as a signal cell keeps its atomic ones (cellAcc: thread, epoch,
+// kind and an interned site, 12 bytes without a pointer), so a segment's
+// entries are not scanned by the garbage collector and copying them
+// needs no write barrier.
 type segment struct {
 	lo, hi int
-	acc    []entry
+	acc    []cellAcc
 }
 
-// entry is one access: who (thread and epoch), what, where in the source,
-// and through which view, for the report.
+// entry is one access as a report needs it: who (thread and epoch),
+// what, where in the source, and through which view (detector.entryOf).
 type entry struct {
 	tid  int32
 	clk  uint32
@@ -126,9 +130,9 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 	}
 	sh := d.shadowOf(key)
 	h := &m.hb
-	cur := entry{tid: h.tid, clk: h.epoch(), kind: k, n: n, view: t}
+	cur := cellAcc{tid: h.tid, clk: h.epoch(), sk: d.siteOf(h, n, t, k)<<2 | uint32(k)}
 	lo, hi = t.off+lo, t.off+hi
-	sh.access(lo, hi, cur, h, func(e entry, lo, hi int) { d.report(key, e, cur, lo, hi) })
+	sh.access(lo, hi, cur, h, func(e cellAcc, lo, hi int) { d.report(key, d.entryOf(e), d.entryOf(cur), lo, hi) })
 	if sh.cellHi > sh.cellLo && lo < sh.cellHi && hi > sh.cellLo {
 		d.plainOnCells(m, key, sh, max(lo, sh.cellLo), min(hi, sh.cellHi), cur)
 	}
@@ -229,11 +233,11 @@ func (s *shadow) list() []segment {
 
 // check reports the entries of bytes [lo, hi) that cur, by a thread whose
 // clock is h, conflicts with and is not ordered after, recording nothing.
-func (s *shadow) check(lo, hi int, cur entry, h *hbThread, race func(e entry, lo, hi int)) {
+func (s *shadow) check(lo, hi int, cur cellAcc, h *hbThread, race func(e cellAcc, lo, hi int)) {
 	for i := s.first(lo); i < s.n() && s.at(i).lo < hi; i++ {
 		seg := s.at(i)
 		for _, e := range seg.acc {
-			if e.tid != cur.tid && conflicts(e.kind, cur.kind) && e.clk > h.at(e.tid) {
+			if e.tid != cur.tid && conflicts(e.kind(), cur.kind()) && e.clk > h.at(e.tid) {
 				race(e, max(seg.lo, lo), min(seg.hi, hi))
 			}
 		}
@@ -277,14 +281,14 @@ func (s *shadow) first(lo int) int {
 // is h, against the entries of those bytes, calls race for each entry it
 // conflicts with that h is not ordered after (with the bytes they share),
 // and records it.
-func (s *shadow) access(lo, hi int, cur entry, h *hbThread, race func(e entry, lo, hi int)) {
+func (s *shadow) access(lo, hi int, cur cellAcc, h *hbThread, race func(e cellAcc, lo, hi int)) {
 	if i := s.first(lo); i < s.n() {
 		if seg := s.at(i); seg.lo == lo && seg.hi == hi {
 			// The bytes are one segment already, as a ring's chunks are
 			// after its first round: nothing to split, and a merge only
 			// if a neighbour ends up with the same entries.
 			for _, e := range seg.acc {
-				if e.tid != cur.tid && conflicts(e.kind, cur.kind) && e.clk > h.at(e.tid) {
+				if e.tid != cur.tid && conflicts(e.kind(), cur.kind()) && e.clk > h.at(e.tid) {
 					race(e, seg.lo, seg.hi)
 				}
 			}
@@ -300,7 +304,7 @@ func (s *shadow) access(lo, hi int, cur entry, h *hbThread, race func(e entry, l
 	for i := first; i < last; i++ {
 		seg := s.at(i)
 		for _, e := range seg.acc {
-			if e.tid != cur.tid && conflicts(e.kind, cur.kind) && e.clk > h.at(e.tid) {
+			if e.tid != cur.tid && conflicts(e.kind(), cur.kind()) && e.clk > h.at(e.tid) {
 				race(e, seg.lo, seg.hi)
 			}
 		}
@@ -313,14 +317,14 @@ func (s *shadow) access(lo, hi int, cur entry, h *hbThread, race func(e entry, l
 // (whatever comes later and is ordered after it is ordered after what it
 // overwrote, or a race was reported); other accesses replace only the
 // entries of their own thread that they cover.
-func (seg *segment) update(cur entry) {
-	if cur.kind == accWrite {
+func (seg *segment) update(cur cellAcc) {
+	if cur.kind() == accWrite {
 		seg.acc = append(seg.acc[:0], cur)
 		return
 	}
 	kept := seg.acc[:0]
 	for _, e := range seg.acc {
-		if e.tid == cur.tid && covers(cur.kind, e.kind) {
+		if e.tid == cur.tid && covers(cur.kind(), e.kind()) {
 			continue
 		}
 		kept = append(kept, e)
@@ -350,7 +354,7 @@ func (s *shadow) cover(lo, hi int) (first, last int) {
 		if i < s.n() && s.at(i).lo < end {
 			end = s.at(i).lo
 		}
-		s.insert(i, segment{lo: pos, hi: end, acc: make([]entry, 0, segEntries)})
+		s.insert(i, segment{lo: pos, hi: end, acc: make([]cellAcc, 0, segEntries)})
 		pos = end
 	}
 	return first, i
@@ -365,7 +369,7 @@ const segEntries = 3
 // split cuts segment i at byte at; both halves keep its entries.
 func (s *shadow) split(i, at int) {
 	seg := s.at(i)
-	right := segment{lo: at, hi: seg.hi, acc: append(make([]entry, 0, max(len(seg.acc), segEntries)), seg.acc...)}
+	right := segment{lo: at, hi: seg.hi, acc: append(make([]cellAcc, 0, max(len(seg.acc), segEntries)), seg.acc...)}
 	seg.hi = at
 	s.insert(i+1, right)
 }
@@ -391,7 +395,7 @@ func (s *shadow) merge(first, last int) {
 	s.remove(w+1, to)
 }
 
-func sameEntries(a, b []entry) bool {
+func sameEntries(a, b []cellAcc) bool {
 	if len(a) != len(b) {
 		return false
 	}
