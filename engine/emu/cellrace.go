@@ -553,7 +553,7 @@ func (d *detector) fastSignal(m *machine, n *node, t *tref, key cellKey, k acces
 	}
 	x, size := t.off+key.off-b.off, t.dt.Bytes()
 	i := x >> sh.cellShift
-	if size != sh.cellSize || x&(size-1) != 0 || uint(i) >= uint(len(sh.cells)) {
+	if size != 1<<sh.cellShift || x&(size-1) != 0 || uint(i) >= uint(len(sh.cells)) { // cells made: cellSize is 1<<cellShift
 		return false
 	}
 	c := &sh.cells[i]

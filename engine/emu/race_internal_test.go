@@ -399,6 +399,11 @@ func TestCellStateCompact(t *testing.T) {
 	if hasPtr(reflect.TypeOf(cellRace{})) {
 		t.Error("cellRace holds a pointer")
 	}
+	// What fastSignal reads of a shadow is in its first cache line.
+	var sh shadow
+	if end := unsafe.Offsetof(sh.clocks) + 1; end > 64 || unsafe.Sizeof(sh) > 128 {
+		t.Errorf("a shadow is %d bytes with its signal fields ending at %d; want them in the first 64 of at most 128", unsafe.Sizeof(sh), end)
+	}
 }
 
 // TestVclockIDs checks the ids cells name clocks by: a vclock let go of

@@ -19,21 +19,27 @@ type shadowKey struct {
 	host *hostTensor
 }
 
-// shadow is the access state of one memory.
+// shadow is the access state of one memory. The fields a notify or wait
+// reads (fastSignal) come first, in the first cache line of the struct
+// (a 128-byte object, so 128-aligned): a barrier's notify finds the
+// shadow of another rank's window, out of the cache at large P, and a
+// second line was a second miss.
 type shadow struct {
-	segs        []segment // a gap buffer: see insert
-	gap, gapLen int
+	// The states of the signal cells (cellrace.go): cells[i] is the cell
+	// at byte i<<cellShift, odd the cells off that grid.
+	cells []cellRace
 	// [cellLo, cellHi) spans the signal cells with atomic accesses, in
 	// the same offsets as the segments (empty when cellHi <= cellLo).
 	cellLo, cellHi int
-	hint           int // the segment first found last
-	// The states of the signal cells (cellrace.go): cells[i] is the cell
-	// at byte i*cellSize, odd the cells off that grid.
-	cellSize  int
-	cellShift uint8 // log2 of cellSize, when cells is made
-	cells     []cellRace
-	odd       map[int]*cellRace
-	clocks    bool // a notify gave a cell here a clock this dispatch
+	nseg           int   // the number of segments (n)
+	cellShift      uint8 // log2 of cellSize, when cells is made
+	clocks         bool  // a notify gave a cell here a clock this dispatch
+
+	segs        []segment // a gap buffer: see insert
+	gap, gapLen int
+	hint        int // the segment first found last
+	cellSize    int
+	odd         map[int]*cellRace
 }
 
 // segment is a byte range [lo, hi) whose bytes share their accesses,
@@ -171,7 +177,7 @@ func (d *detector) shadowOf(key shadowKey) *shadow {
 // at P = 1024 with a plain sorted slice).
 
 // n returns the number of segments.
-func (s *shadow) n() int { return len(s.segs) - s.gapLen }
+func (s *shadow) n() int { return s.nseg }
 
 // at returns segment i.
 func (s *shadow) at(i int) *segment {
@@ -209,6 +215,7 @@ func (s *shadow) insert(i int, seg segment) {
 	s.segs[s.gap] = seg
 	s.gap++
 	s.gapLen--
+	s.nseg++
 }
 
 // remove deletes segments [i, j).
@@ -220,6 +227,7 @@ func (s *shadow) remove(i, j int) {
 	clear(s.segs[i:j])
 	s.gap = i
 	s.gapLen += j - i
+	s.nseg -= j - i
 }
 
 // list returns the segments in order (for tests).
@@ -248,7 +256,7 @@ func (s *shadow) check(lo, hi int, cur cellAcc, h *hbThread, race func(e cellAcc
 // whatever comes next.
 func (s *shadow) reset() {
 	clear(s.segs)
-	s.gap, s.gapLen = 0, len(s.segs)
+	s.gap, s.gapLen, s.nseg = 0, len(s.segs), 0
 	s.cellLo, s.cellHi = 0, 0
 }
 
