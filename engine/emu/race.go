@@ -453,7 +453,8 @@ type detector struct {
 	ver  uint64 // the last vclock version given out
 	// copyJoins counts the joins joinCopy did (for tests).
 	copyJoins int
-	// cellClocks counts the cells that hold a clock (setClock).
+	// cellClocks counts the cells that hold a clock, inline or in their
+	// overflow (countClock): a dispatch join with none skips the walk.
 	cellClocks int
 	// Interned sites of cell accesses (cellrace.go).
 	sites   []site
