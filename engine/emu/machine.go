@@ -21,7 +21,6 @@ type machine struct {
 	seq    int64 // next event sequence number
 
 	wait waitInfo // the wait the rank is in, when wait.active
-	hb   hbThread // its happens-before state, for the race detector
 
 	// A kernel launched as a grid of blocks (ir.Call.Blocks > 1) runs each
 	// block on a machine of its own: block is its index, parent the rank's
@@ -39,6 +38,10 @@ type machine struct {
 	id, waitNext int32
 	taskQueued   []bool         // by task id: queued, not run yet (task.go)
 	deferred     []deferredTask // the queued tasks, in submission order
+
+	// hb is its happens-before state, for the race detector; last, so that
+	// its site memo (240 bytes) does not push the fields above apart.
+	hb hbThread
 }
 
 type mstate uint8

@@ -149,6 +149,8 @@ type hbThread struct {
 	// released says own has been handed out, so the next access or change
 	// moves to a new epoch.
 	released bool
+	// sites are the thread's last access sites (siteOf).
+	sites [8]siteMemo
 }
 
 // hbSnap is a published clock of thread tid; base is held (counted in its
@@ -315,6 +317,16 @@ func (d *detector) writable(h *hbThread, n int) {
 // join makes h ordered after everything sn is ordered after.
 func (d *detector) join(h *hbThread, sn hbSnap) {
 	h.advance()
+	if b := h.base; (sn.base == b || sn.base == h.from) && h.sub == nil && b.refs == 1 && int(sn.tid) < len(b.v) {
+		// The general path below for this case, which is every wait of a
+		// barrier after a rank's first two: sn adds at most its own
+		// epoch, and h's base is its own to write.
+		if sn.tid != h.tid && sn.own > b.v[sn.tid] {
+			b.v[sn.tid] = sn.own
+			d.bump(b)
+		}
+		return
+	}
 	if h.sub != nil && sn.tid == h.subTid && sn.base != h.base && sn.base != h.from && descends(sn.base, h.sub, h.subVer) {
 		d.joinCopy(h, sn)
 	} else if sn.base != h.base && sn.base != h.from {
@@ -441,13 +453,14 @@ type detector struct {
 	ver  uint64 // the last vclock version given out
 	// copyJoins counts the joins joinCopy did (for tests).
 	copyJoins int
-	// Interned sites of cell accesses (cellrace.go), and per thread the
-	// last two it used.
-	sites     []site
-	siteIDs   map[site]uint32
-	siteCache [][2]uint32
-	snapBuf   []hbSnap
-	accBuf    []cellAcc
+	// cellClocks counts the cells that hold a clock, inline or in their
+	// overflow (countClock): a dispatch join with none skips the walk.
+	cellClocks int
+	// Interned sites of cell accesses (cellrace.go).
+	sites   []site
+	siteIDs map[site]uint32
+	snapBuf []hbSnap
+	accBuf  []cellAcc
 	// vcs names the vclocks cells hold by id (vcID), freeIDs the ids of
 	// those let go of; more is the overflow of the cells that have one.
 	vcs     []*vclock
@@ -527,10 +540,19 @@ func (s *sim) joinRanks() {
 	}
 	d.drop(d.fork)
 	d.fork = nil
-	d.gen++
 	for _, sh := range d.all {
 		d.dropClocks(sh)
 		sh.reset()
+	}
+	if d.gen++; d.gen > raceGen {
+		// The dispatch count outgrew its bits in cellRace.gen (after 2³⁰
+		// dispatches): start the cells over.
+		for _, sh := range d.all {
+			clear(sh.cells)
+			clear(sh.odd)
+		}
+		d.more = nil
+		d.gen = 1
 	}
 }
 
@@ -575,18 +597,16 @@ func (m *machine) hbNotify(n *node, t *tref, key cellKey, set bool) {
 	if d == nil {
 		return
 	}
-	d.release(m, d.cellAccess(m, n, t, key, accAtomicWrite), set)
+	if !d.fastSignal(m, n, t, key, accAtomicWrite) {
+		d.release(m, d.cellAccess(m, n, t, key, accAtomicWrite), set)
+	}
 }
 
 // hbWait is the race detector's part of a wait of m at n that passed: the
 // acquire, then an atomic read of the cell.
 func (m *machine) hbWait(n *node, w *waitInfo) {
-	d := m.s.race
-	if d == nil {
-		return
-	}
-	if t, ok := m.eval(n.args[0]).o.(*tref); ok && t.buf != nil {
-		d.cellAccess(m, n, t, w.key, accAtomicRead)
+	if d := m.s.race; d != nil && !d.fastSignal(m, n, w.view, w.key, accAtomicRead) {
+		d.cellAccess(m, n, w.view, w.key, accAtomicRead)
 	}
 }
 

@@ -50,12 +50,8 @@ func TestShadowMatchesBytes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := 0; round < 200; round++ {
 		var sh shadow
-		bytes := make([][]entry, size)
+		bytes := make([][]cellAcc, size)
 		clk := make([]uint32, threads)
-		nodes := make([]*node, 5)
-		for i := range nodes {
-			nodes[i] = &node{span: ir.Span{Line: i + 1}}
-		}
 		for step := 0; step < 40; step++ {
 			tid := int32(rng.IntN(threads))
 			clk[tid]++
@@ -67,10 +63,11 @@ func TestShadowMatchesBytes(t *testing.T) {
 			}
 			lo := rng.IntN(size)
 			hi := lo + 1 + rng.IntN(min(24, size-lo))
-			cur := entry{tid: tid, clk: clk[tid], kind: accessKind(rng.IntN(4)), n: nodes[rng.IntN(len(nodes))]}
+			site := uint32(1 + rng.IntN(5)) // one of five sites
+			cur := cellAcc{tid: tid, clk: clk[tid], sk: site<<2 | uint32(rng.IntN(4))}
 
 			got := make([]bool, size)
-			sh.access(lo, hi, cur, h, func(e entry, a, b int) {
+			sh.access(lo, hi, cur, h, func(e cellAcc, a, b int) {
 				for i := max(a, lo); i < min(b, hi); i++ {
 					got[i] = true
 				}
@@ -78,7 +75,7 @@ func TestShadowMatchesBytes(t *testing.T) {
 			for i := lo; i < hi; i++ {
 				want := false
 				for _, e := range bytes[i] {
-					if e.tid != tid && conflicts(e.kind, cur.kind) && e.clk > h.at(e.tid) {
+					if e.tid != tid && conflicts(e.kind(), cur.kind()) && e.clk > h.at(e.tid) {
 						want = true
 					}
 				}
@@ -112,7 +109,7 @@ func TestShadowMatchesBytes(t *testing.T) {
 	}
 }
 
-func sameSet(a, b []entry) bool {
+func sameSet(a, b []cellAcc) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -365,6 +362,7 @@ func TestClocksMatchModel(t *testing.T) {
 					}
 				}
 			}
+			checkCellClocks(t, d, cs)
 		}
 		copies += d.copyJoins
 	}
@@ -374,12 +372,13 @@ func TestClocksMatchModel(t *testing.T) {
 	t.Logf("%d joins were copies", copies)
 }
 
-// TestCellStateCompact keeps a signal cell's detector state at 40 bytes
-// without a pointer: a barrier at P = 4096 has 16.7 million of them, and a
-// pointer would have the garbage collector scan every one.
+// TestCellStateCompact keeps a signal cell's detector state at 32 bytes
+// without a pointer: a barrier at P = 4096 has 16.7 million of them, a
+// pointer would have the garbage collector scan every one, and at 32
+// bytes no state spans two cache lines.
 func TestCellStateCompact(t *testing.T) {
-	if got := unsafe.Sizeof(cellRace{}); got != 40 {
-		t.Errorf("cellRace is %d bytes, want 40", got)
+	if got := unsafe.Sizeof(cellRace{}); got != 32 {
+		t.Errorf("cellRace is %d bytes, want 32", got)
 	}
 	var hasPtr func(reflect.Type) bool
 	hasPtr = func(ty reflect.Type) bool {
@@ -399,6 +398,11 @@ func TestCellStateCompact(t *testing.T) {
 	}
 	if hasPtr(reflect.TypeOf(cellRace{})) {
 		t.Error("cellRace holds a pointer")
+	}
+	// What fastSignal reads of a shadow is in its first cache line.
+	var sh shadow
+	if end := unsafe.Offsetof(sh.clocks) + 1; end > 64 || unsafe.Sizeof(sh) > 128 {
+		t.Errorf("a shadow is %d bytes with its signal fields ending at %d; want them in the first 64 of at most 128", unsafe.Sizeof(sh), end)
 	}
 }
 
@@ -513,6 +517,7 @@ func TestClocksMatchModelRing(t *testing.T) {
 					}
 				}
 			}
+			checkCellClocks(t, d, cs)
 		}
 		copies += d.copyJoins
 	}
@@ -520,4 +525,20 @@ func TestClocksMatchModelRing(t *testing.T) {
 		t.Errorf("only %d joins were copies: the lineage path is barely tested", copies)
 	}
 	t.Logf("%d joins were copies", copies)
+}
+
+// checkCellClocks checks the detector's count of cells holding a clock,
+// which lets a dispatch join skip the walk over every cell state when it
+// is zero: it must be the number of cells whose inline clock is set.
+func checkCellClocks(t *testing.T, d *detector, cs []cellRace) {
+	t.Helper()
+	n := 0
+	for i := range cs {
+		if cs[i].holdsClock(d) {
+			n++
+		}
+	}
+	if n != d.cellClocks {
+		t.Fatalf("%d cells hold a clock, the detector counts %d", n, d.cellClocks)
+	}
 }

@@ -147,7 +147,7 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		// Field by field rather than a new waitInfo: the struct is
 		// 136 bytes with pointers, and every wait of a barrier starts one.
 		// release and releaseArrive are read only while released is set.
-		w.active, w.n, w.key, w.cell, w.dt, w.offs = true, n, key, nil, t.dt, offs
+		w.active, w.n, w.key, w.view, w.cell, w.dt, w.offs = true, n, key, t, nil, t.dt, offs
 		w.cmp, w.expected, w.start, w.released = n.cmp, m.intArg(&n.args[2]), m.clock, false
 	}
 	v := m.s.cellValue(w.key, w.dt)

@@ -468,6 +468,7 @@ type waitInfo struct {
 	active   bool
 	n        *node
 	key      cellKey
+	view     *tref // the signal's window view (for the race detector)
 	cell     *cell // the cell's bookkeeping once the wait parked on it
 	dt       ir.DType
 	offs     []int // the cell's offsets, for its name

@@ -19,30 +19,41 @@ type shadowKey struct {
 	host *hostTensor
 }
 
-// shadow is the access state of one memory.
+// shadow is the access state of one memory. The fields a notify or wait
+// reads (fastSignal) come first, in the first cache line of the struct
+// (a 128-byte object, so 128-aligned): a barrier's notify finds the
+// shadow of another rank's window, out of the cache at large P, and a
+// second line was a second miss.
 type shadow struct {
-	segs        []segment // a gap buffer: see insert
-	gap, gapLen int
+	// The states of the signal cells (cellrace.go): cells[i] is the cell
+	// at byte i<<cellShift, odd the cells off that grid.
+	cells []cellRace
 	// [cellLo, cellHi) spans the signal cells with atomic accesses, in
 	// the same offsets as the segments (empty when cellHi <= cellLo).
 	cellLo, cellHi int
-	hint           int // the segment first found last
-	// The states of the signal cells (cellrace.go): cells[i] is the cell
-	// at byte i*cellSize, odd the cells off that grid.
-	cellSize int
-	cells    []cellRace
-	odd      map[int]*cellRace
-	clocks   bool // a notify gave a cell here a clock this dispatch
+	nseg           int   // the number of segments (n)
+	cellShift      uint8 // log2 of cellSize, when cells is made
+	clocks         bool  // a notify gave a cell here a clock this dispatch
+
+	segs        []segment // a gap buffer: see insert
+	gap, gapLen int
+	hint        int // the segment first found last
+	cellSize    int
+	odd         map[int]*cellRace
 }
 
-// segment is a byte range [lo, hi) whose bytes share their accesses.
+// segment is a byte range [lo, hi) whose bytes share their accesses,
+// kept as a signal cell keeps its atomic ones (cellAcc: thread, epoch,
+// kind and an interned site, 12 bytes without a pointer), so a segment's
+// entries are not scanned by the garbage collector and copying them
+// needs no write barrier.
 type segment struct {
 	lo, hi int
-	acc    []entry
+	acc    []cellAcc
 }
 
-// entry is one access: who (thread and epoch), what, where in the source,
-// and through which view, for the report.
+// entry is one access as a report needs it: who (thread and epoch),
+// what, where in the source, and through which view (detector.entryOf).
 type entry struct {
 	tid  int32
 	clk  uint32
@@ -117,9 +128,9 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 	}
 	sh := d.shadowOf(key)
 	h := &m.hb
-	cur := entry{tid: h.tid, clk: h.epoch(), kind: k, n: n, view: t}
+	cur := cellAcc{tid: h.tid, clk: h.epoch(), sk: d.siteOf(h, n, t, k)<<2 | uint32(k)}
 	lo, hi = t.off+lo, t.off+hi
-	sh.access(lo, hi, cur, h, func(e entry, lo, hi int) { d.report(key, e, cur, lo, hi) })
+	sh.access(lo, hi, cur, h, func(e cellAcc, lo, hi int) { d.report(key, d.entryOf(e), d.entryOf(cur), lo, hi) })
 	if sh.cellHi > sh.cellLo && lo < sh.cellHi && hi > sh.cellLo {
 		d.plainOnCells(m, key, sh, max(lo, sh.cellLo), min(hi, sh.cellHi), cur)
 	}
@@ -158,7 +169,7 @@ func (d *detector) shadowOf(key shadowKey) *shadow {
 // at P = 1024 with a plain sorted slice).
 
 // n returns the number of segments.
-func (s *shadow) n() int { return len(s.segs) - s.gapLen }
+func (s *shadow) n() int { return s.nseg }
 
 // at returns segment i.
 func (s *shadow) at(i int) *segment {
@@ -196,6 +207,7 @@ func (s *shadow) insert(i int, seg segment) {
 	s.segs[s.gap] = seg
 	s.gap++
 	s.gapLen--
+	s.nseg++
 }
 
 // remove deletes segments [i, j).
@@ -207,6 +219,7 @@ func (s *shadow) remove(i, j int) {
 	clear(s.segs[i:j])
 	s.gap = i
 	s.gapLen += j - i
+	s.nseg -= j - i
 }
 
 // list returns the segments in order (for tests).
@@ -220,11 +233,11 @@ func (s *shadow) list() []segment {
 
 // check reports the entries of bytes [lo, hi) that cur, by a thread whose
 // clock is h, conflicts with and is not ordered after, recording nothing.
-func (s *shadow) check(lo, hi int, cur entry, h *hbThread, race func(e entry, lo, hi int)) {
+func (s *shadow) check(lo, hi int, cur cellAcc, h *hbThread, race func(e cellAcc, lo, hi int)) {
 	for i := s.first(lo); i < s.n() && s.at(i).lo < hi; i++ {
 		seg := s.at(i)
 		for _, e := range seg.acc {
-			if e.tid != cur.tid && conflicts(e.kind, cur.kind) && e.clk > h.at(e.tid) {
+			if e.tid != cur.tid && conflicts(e.kind(), cur.kind()) && e.clk > h.at(e.tid) {
 				race(e, max(seg.lo, lo), min(seg.hi, hi))
 			}
 		}
@@ -235,7 +248,7 @@ func (s *shadow) check(lo, hi int, cur entry, h *hbThread, race func(e entry, lo
 // whatever comes next.
 func (s *shadow) reset() {
 	clear(s.segs)
-	s.gap, s.gapLen = 0, len(s.segs)
+	s.gap, s.gapLen, s.nseg = 0, len(s.segs), 0
 	s.cellLo, s.cellHi = 0, 0
 }
 
@@ -268,12 +281,30 @@ func (s *shadow) first(lo int) int {
 // is h, against the entries of those bytes, calls race for each entry it
 // conflicts with that h is not ordered after (with the bytes they share),
 // and records it.
-func (s *shadow) access(lo, hi int, cur entry, h *hbThread, race func(e entry, lo, hi int)) {
+func (s *shadow) access(lo, hi int, cur cellAcc, h *hbThread, race func(e cellAcc, lo, hi int)) {
+	if i := s.first(lo); i < s.n() {
+		if seg := s.at(i); seg.lo == lo && seg.hi == hi {
+			// The bytes are one segment already, as a ring's chunks are
+			// after its first round: nothing to split, and a merge only
+			// if a neighbour ends up with the same entries.
+			for _, e := range seg.acc {
+				if e.tid != cur.tid && conflicts(e.kind(), cur.kind()) && e.clk > h.at(e.tid) {
+					race(e, seg.lo, seg.hi)
+				}
+			}
+			seg.update(cur)
+			if i > 0 && s.at(i-1).hi == lo && sameEntries(s.at(i-1).acc, seg.acc) ||
+				i+1 < s.n() && s.at(i+1).lo == hi && sameEntries(s.at(i+1).acc, seg.acc) {
+				s.merge(i, i+1)
+			}
+			return
+		}
+	}
 	first, last := s.cover(lo, hi)
 	for i := first; i < last; i++ {
 		seg := s.at(i)
 		for _, e := range seg.acc {
-			if e.tid != cur.tid && conflicts(e.kind, cur.kind) && e.clk > h.at(e.tid) {
+			if e.tid != cur.tid && conflicts(e.kind(), cur.kind()) && e.clk > h.at(e.tid) {
 				race(e, seg.lo, seg.hi)
 			}
 		}
@@ -286,14 +317,14 @@ func (s *shadow) access(lo, hi int, cur entry, h *hbThread, race func(e entry, l
 // (whatever comes later and is ordered after it is ordered after what it
 // overwrote, or a race was reported); other accesses replace only the
 // entries of their own thread that they cover.
-func (seg *segment) update(cur entry) {
-	if cur.kind == accWrite {
+func (seg *segment) update(cur cellAcc) {
+	if cur.kind() == accWrite {
 		seg.acc = append(seg.acc[:0], cur)
 		return
 	}
 	kept := seg.acc[:0]
 	for _, e := range seg.acc {
-		if e.tid == cur.tid && covers(cur.kind, e.kind) {
+		if e.tid == cur.tid && covers(cur.kind(), e.kind()) {
 			continue
 		}
 		kept = append(kept, e)
@@ -323,16 +354,22 @@ func (s *shadow) cover(lo, hi int) (first, last int) {
 		if i < s.n() && s.at(i).lo < end {
 			end = s.at(i).lo
 		}
-		s.insert(i, segment{lo: pos, hi: end, acc: make([]entry, 0, 2)})
+		s.insert(i, segment{lo: pos, hi: end, acc: make([]cellAcc, 0, segEntries)})
 		pos = end
 	}
 	return first, i
 }
 
+// segEntries is the room a new segment's entries get: a chunk a ring
+// passes on holds its owner's write, its neighbour's read and its owner's
+// read before the next write, and a segment that grows past its room
+// costs a second allocation.
+const segEntries = 3
+
 // split cuts segment i at byte at; both halves keep its entries.
 func (s *shadow) split(i, at int) {
 	seg := s.at(i)
-	right := segment{lo: at, hi: seg.hi, acc: append([]entry(nil), seg.acc...)}
+	right := segment{lo: at, hi: seg.hi, acc: append(make([]cellAcc, 0, max(len(seg.acc), segEntries)), seg.acc...)}
 	seg.hi = at
 	s.insert(i+1, right)
 }
@@ -358,7 +395,7 @@ func (s *shadow) merge(first, last int) {
 	s.remove(w+1, to)
 }
 
-func sameEntries(a, b []entry) bool {
+func sameEntries(a, b []cellAcc) bool {
 	if len(a) != len(b) {
 		return false
 	}

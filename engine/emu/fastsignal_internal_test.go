@@ -1,0 +1,128 @@
+package emu
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"pldworkbench/engine/ir"
+)
+
+// TestFastSignalMatchesGeneral runs random notifies (Set and AtomicAdd),
+// waits, plain reads and writes of signal cells, own accesses and direct
+// joins among three ranks on two detectors: one takes fastSignal where
+// it applies, as hbNotify and hbWait do, the other only the general path
+// (cellAccess, release). The fast path is only a saving, so after every
+// step both must hold the same clocks, the same cell accesses and clocks
+// (in the same order), the same count of cells holding a clock, and have
+// reported the same races.
+func TestFastSignalMatchesGeneral(t *testing.T) {
+	const ranks, cells = 3, 4
+	rng := rand.New(rand.NewPCG(7, 8))
+	ops := map[opKind]*ir.Op{opNotify: {Name: "pld.system.notify"}, opWait: {Name: "pld.system.wait"}, opRead: {Name: "pl.read"}, opWrite: {Name: "pl.write"}}
+	nodes := map[opKind]*node{}
+	for i, op := range []opKind{opNotify, opWait, opRead, opWrite} {
+		nodes[op] = &node{op: op, irop: ops[op], span: ir.Span{Line: i + 1}}
+	}
+	type world struct {
+		d  *detector
+		ms []*machine
+		b  *bufDesc
+		ts []*tref
+	}
+	mk := func() *world {
+		w := &world{d: &detector{seen: map[raceKey]bool{}, siteIDs: map[site]uint32{}, gen: 1}}
+		s := &sim{P: ranks, race: w.d}
+		w.b = &bufDesc{name: "sig", size: cells * 4}
+		zero := &vclock{v: make([]uint32, ranks)}
+		for r := 0; r < ranks; r++ {
+			w.d.who = append(w.d.who, threadInfo{rank: r})
+			zero.refs++
+			w.ms = append(w.ms, &machine{s: s, rank: r, hb: hbThread{tid: int32(r), own: 1, base: zero}})
+			w.ts = append(w.ts, &tref{name: "sig", dt: ir.INT32, shape: []int{cells}, buf: w.b})
+		}
+		return w
+	}
+	for round := 0; round < 300; round++ {
+		fast, slow := mk(), mk()
+		fastHits := 0
+		for step := 0; step < 80; step++ {
+			i, c, r := rng.IntN(ranks), rng.IntN(cells), rng.IntN(ranks)
+			op := rng.IntN(12)
+			set := rng.IntN(3) == 0
+			j := rng.IntN(ranks)
+			for wi, w := range []*world{fast, slow} {
+				m, d := w.ms[i], w.d
+				switch {
+				case op < 5: // notify rank r's cell c
+					key := cellKey{buf: w.b, rank: r, off: c * 4}
+					if wi == 0 && d.fastSignal(m, nodes[opNotify], w.ts[i], key, accAtomicWrite) {
+						fastHits++
+					} else {
+						d.release(m, d.cellAccess(m, nodes[opNotify], w.ts[i], key, accAtomicWrite), set)
+					}
+				case op < 10: // a wait on the own cell c that passed
+					key := cellKey{buf: w.b, rank: i, off: c * 4}
+					if wi == 0 && d.fastSignal(m, nodes[opWait], w.ts[i], key, accAtomicRead) {
+						fastHits++
+					} else {
+						d.cellAccess(m, nodes[opWait], w.ts[i], key, accAtomicRead)
+					}
+				case op == 10: // pl.read or pl.write of rank r's cell c
+					k, n := accRead, nodes[opRead]
+					if set {
+						k, n = accWrite, nodes[opWrite]
+					}
+					m.touchBytes(n, w.ts[i], r, c*4, c*4+4, k)
+				default: // a join edge from thread j, or an own access
+					if j != i {
+						d.join(&m.hb, w.ms[j].hb.view())
+					} else {
+						m.hb.epoch()
+					}
+				}
+			}
+			if got, want := worldState(fast.d, fast.ms, fast.b), worldState(slow.d, slow.ms, slow.b); got != want {
+				t.Fatalf("round %d step %d: fast path\n%s\ngeneral path\n%s", round, step, got, want)
+			}
+		}
+		if round == 0 && fastHits == 0 {
+			t.Fatal("the fast path never applied")
+		}
+	}
+}
+
+// worldState renders every clock, every cell's accesses and clocks, the
+// count of cells holding a clock and the races of d.
+func worldState(d *detector, ms []*machine, b *bufDesc) string {
+	s := ""
+	for _, m := range ms {
+		s += fmt.Sprintf("t%d own %d:", m.hb.tid, m.hb.own)
+		for u := range ms {
+			s += fmt.Sprintf(" %d", m.hb.at(int32(u)))
+		}
+		s += "\n"
+	}
+	for r, sh := range b.shadows {
+		if sh == nil {
+			continue
+		}
+		for x := 0; x < b.size; x += 4 {
+			c := d.stateAt(sh, x)
+			if c == nil {
+				continue
+			}
+			s += fmt.Sprintf("rank %d cell %d: accs %v clocks", r, x/4, d.accs(c, nil))
+			for _, sn := range d.snaps(c, nil) {
+				s += fmt.Sprintf(" (%d %d %v)", sn.tid, sn.own, slices.Clone(sn.base.v))
+			}
+			s += "\n"
+		}
+	}
+	s += fmt.Sprintf("cells with clocks %d\n", d.cellClocks)
+	for _, race := range d.races {
+		s += race.Message + "\n"
+	}
+	return s
+}
