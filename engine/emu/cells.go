@@ -211,11 +211,70 @@ func (s *sim) lookupCell(k cellKey, create bool) *cell {
 		if !create {
 			return nil
 		}
-		s.reserveSignals(int64(unsafe.Sizeof(cellPage{})))
-		pg = new(cellPage)
+		if s.race != nil {
+			s.reserveSignals(int64(unsafe.Sizeof(raceCellPage{})))
+			pg = (*cellPage)(unsafe.Pointer(new(raceCellPage)))
+		} else {
+			s.reserveSignals(int64(unsafe.Sizeof(cellPage{})))
+			pg = new(cellPage)
+		}
 		*slot = pg
 	}
+	if s.race != nil {
+		return &(*raceCellPage)(unsafe.Pointer(pg))[e%cellPageLen].cell
+	}
 	return &pg[e%cellPageLen]
+}
+
+// raceCell is a cell of a page made while race detection is on: the
+// scheduler's bookkeeping and the detector's state of the cell
+// (cellrace.go) side by side in one 64-byte line. A notify and a wait
+// touch both, and at large P the cell is out of the cache every time
+// (a barrier's P² cells are visited in no order the cache could follow):
+// in one line they cost one miss, where an array of detector states
+// beside the pages cost a second miss on every signal op, most of the
+// detector's cost on a barrier at P = 1024. A page is a raceCellPage
+// then, still held as a *cellPage in the tables (lookupCell converts);
+// without detection a cell stays 24 bytes.
+type raceCell struct {
+	cell
+	race cellRace
+	_    [64 - unsafe.Sizeof(cell{}) - unsafe.Sizeof(cellRace{})]byte
+}
+
+type raceCellPage [cellPageLen]raceCell
+
+// raceOf is the detector's state of c, a cell of a page lookupCell made
+// while detection is on.
+func raceOf(c *cell) *cellRace { return &(*raceCell)(unsafe.Pointer(c)).race }
+
+// pagesOf returns the page slots of rank's copy of b (nil slots for the
+// pages never made).
+func (b *bufDesc) pagesOf(rank int) []*cellPage {
+	switch {
+	case b.npages == 0:
+		return nil
+	case b.flat != nil:
+		return b.flat[rank*b.npages : (rank+1)*b.npages]
+	case rank < len(b.cells):
+		return b.cells[rank]
+	}
+	return nil
+}
+
+// eachRaceCell calls f with the detector state of every cell of the
+// pages made for rank's copy of b, by offset from the buffer's first byte
+// (detection on).
+func (b *bufDesc) eachRaceCell(rank int, f func(x int, c *cellRace)) {
+	for i, pg := range b.pagesOf(rank) {
+		if pg == nil {
+			continue
+		}
+		rp := (*raceCellPage)(unsafe.Pointer(pg))
+		for j := range rp {
+			f((i*cellPageLen+j)*cellGrain, &rp[j].race)
+		}
+	}
 }
 
 func (s *sim) cellValue(k cellKey, dt ir.DType) int64 {
