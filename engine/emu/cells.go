@@ -2,9 +2,11 @@ package emu
 
 import (
 	"sort"
+	"sync"
 	"unsafe"
 
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/limits"
 	"pldworkbench/engine/trace"
 )
 
@@ -213,7 +215,9 @@ func (s *sim) lookupCell(k cellKey, create bool) *cell {
 		}
 		if s.race != nil {
 			s.reserveSignals(int64(unsafe.Sizeof(raceCellPage{})))
-			pg = (*cellPage)(unsafe.Pointer(new(raceCellPage)))
+			rp := getRacePage()
+			s.racePages = append(s.racePages, rp)
+			pg = (*cellPage)(unsafe.Pointer(rp))
 		} else {
 			s.reserveSignals(int64(unsafe.Sizeof(cellPage{})))
 			pg = new(cellPage)
@@ -243,6 +247,45 @@ type raceCell struct {
 }
 
 type raceCellPage [cellPageLen]raceCell
+
+// racePool holds the spare raceCellPages of the process, all zero, at
+// most limits.RacePagePool bytes of them: a run with detection on takes
+// its pages here and gives them back when it ends (sim.giveBack), so a
+// repeated run (a server's, a benchmark's) does not fault in and collect
+// fresh ones. sync.Pool would empty it at every garbage collection.
+var racePool struct {
+	sync.Mutex
+	free []*raceCellPage
+}
+
+// getRacePage returns a zero page, a spare one if there is one.
+func getRacePage() *raceCellPage {
+	racePool.Lock()
+	defer racePool.Unlock()
+	if n := len(racePool.free); n > 0 {
+		pg := racePool.free[n-1]
+		racePool.free[n-1] = nil
+		racePool.free = racePool.free[:n-1]
+		return pg
+	}
+	return new(raceCellPage)
+}
+
+// putRacePages gives a run's pages back, cleared, as far as the pool has
+// room; nothing may use them afterwards.
+func putRacePages(pages []*raceCellPage) {
+	room := int(limits.RacePagePool / int64(unsafe.Sizeof(raceCellPage{})))
+	racePool.Lock()
+	n := min(len(pages), max(room-len(racePool.free), 0))
+	racePool.Unlock()
+	for _, pg := range pages[:n] {
+		*pg = raceCellPage{} // outside the lock: 16 KiB each
+	}
+	racePool.Lock()
+	n = min(n, max(room-len(racePool.free), 0)) // another run may have given some back meanwhile
+	racePool.free = append(racePool.free, pages[:n]...)
+	racePool.Unlock()
+}
 
 // raceOf is the detector's state of c, a cell of a page lookupCell made
 // while detection is on.

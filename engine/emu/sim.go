@@ -46,6 +46,9 @@ type sim struct {
 
 	bigCells map[cellKey]*cell // cells at offsets the cell tables do not index
 	cellSlab []cell
+	// racePages are the cell pages with race state the run took from the
+	// process's pool (getRacePage); giveBack returns them.
+	racePages []*raceCellPage
 	intSlab  []int   // the offset and shape lists ops read (newInts)
 	tileSlab []tile  // the tiles ops make (newTile)
 	evAlloc  evAlloc // the values traced events point to
@@ -90,6 +93,8 @@ type sim struct {
 // keeps.
 func (s *sim) giveBack() {
 	s.meter.Release(s.meter.Held() - s.heldBefore - s.eventBytes)
+	putRacePages(s.racePages)
+	s.racePages = nil
 }
 
 // failure is why a run stopped early.
