@@ -49,9 +49,9 @@ type sim struct {
 	// racePages are the cell pages with race state the run took from the
 	// process's pool (getRacePage); giveBack returns them.
 	racePages []*raceCellPage
-	intSlab  []int   // the offset and shape lists ops read (newInts)
-	tileSlab []tile  // the tiles ops make (newTile)
-	evAlloc  evAlloc // the values traced events point to
+	intSlab   []int   // the offset and shape lists ops read (newInts)
+	tileSlab  []tile  // the tiles ops make (newTile)
+	evAlloc   evAlloc // the values traced events point to
 	// notifiers lists the ranks that notified a cell, ascending, for the
 	// cells more than one rank notified (the others name their one notifier
 	// themselves).
