@@ -215,12 +215,13 @@ func (s *sim) lookupCell(k cellKey, create bool) *cell {
 		}
 		if s.race != nil {
 			s.reserveSignals(int64(unsafe.Sizeof(raceCellPage{})))
-			rp := getRacePage()
+			rp := racePages.get()
 			s.racePages = append(s.racePages, rp)
 			pg = (*cellPage)(unsafe.Pointer(rp))
 		} else {
 			s.reserveSignals(int64(unsafe.Sizeof(cellPage{})))
-			pg = new(cellPage)
+			pg = plainPages.get()
+			s.plainPages = append(s.plainPages, pg)
 		}
 		*slot = pg
 	}
@@ -248,43 +249,58 @@ type raceCell struct {
 
 type raceCellPage [cellPageLen]raceCell
 
-// racePool holds the spare raceCellPages of the process, all zero, at
-// most limits.RacePagePool bytes of them: a run with detection on takes
-// its pages here and gives them back when it ends (sim.giveBack), so a
-// repeated run (a server's, a benchmark's) does not fault in and collect
-// fresh ones. sync.Pool would empty it at every garbage collection.
-var racePool struct {
-	sync.Mutex
-	free []*raceCellPage
+// pagePool holds the spare cell pages of one kind of the process, all
+// zero, at most limits.CellPagePool bytes of them: a run takes its pages
+// from it and gives them back when it ends (sim.giveBack), so a repeated
+// run (a server's, a benchmark's) does not fault in and collect fresh
+// ones — a barrier's P² cells at P = 1024 are 4096 pages. sync.Pool would
+// empty it at every garbage collection.
+type pagePool[P any] struct {
+	mu   sync.Mutex
+	free []*P
 }
 
-// getRacePage returns a zero page, a spare one if there is one.
-func getRacePage() *raceCellPage {
-	racePool.Lock()
-	defer racePool.Unlock()
-	if n := len(racePool.free); n > 0 {
-		pg := racePool.free[n-1]
-		racePool.free[n-1] = nil
-		racePool.free = racePool.free[:n-1]
+// The pools of plain pages and of pages with race state (raceCell).
+var (
+	plainPages pagePool[cellPage]
+	racePages  pagePool[raceCellPage]
+)
+
+// get returns a zero page, a spare one if there is one.
+func (p *pagePool[P]) get() *P {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		pg := p.free[n-1]
+		p.free[n-1] = nil
+		p.free = p.free[:n-1]
 		return pg
 	}
-	return new(raceCellPage)
+	return new(P)
 }
 
-// putRacePages gives a run's pages back, cleared, as far as the pool has
-// room; nothing may use them afterwards.
-func putRacePages(pages []*raceCellPage) {
-	room := int(limits.RacePagePool / int64(unsafe.Sizeof(raceCellPage{})))
-	racePool.Lock()
-	n := min(len(pages), max(room-len(racePool.free), 0))
-	racePool.Unlock()
+// put gives a run's pages back, cleared, as far as the pool has room;
+// nothing may use them afterwards.
+func (p *pagePool[P]) put(pages []*P) {
+	var zero P
+	room := int(limits.CellPagePool / int64(unsafe.Sizeof(zero)))
+	p.mu.Lock()
+	n := min(len(pages), max(room-len(p.free), 0))
+	p.mu.Unlock()
 	for _, pg := range pages[:n] {
-		*pg = raceCellPage{} // outside the lock: 16 KiB each
+		*pg = zero // outside the lock: 6 or 16 KiB each
 	}
-	racePool.Lock()
-	n = min(n, max(room-len(racePool.free), 0)) // another run may have given some back meanwhile
-	racePool.free = append(racePool.free, pages[:n]...)
-	racePool.Unlock()
+	p.mu.Lock()
+	n = min(n, max(room-len(p.free), 0)) // another run may have given some back meanwhile
+	p.free = append(p.free, pages[:n]...)
+	p.mu.Unlock()
+}
+
+// len is how many spare pages p holds.
+func (p *pagePool[P]) len() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.free)
 }
 
 // raceOf is the detector's state of c, a cell of a page lookupCell made

@@ -9,17 +9,13 @@ import (
 
 // RacePoolPages reports how many pages the process's race-page pool
 // holds, and DrainRacePool empties it (for the external tests).
-func RacePoolPages() int {
-	racePool.Lock()
-	defer racePool.Unlock()
-	return len(racePool.free)
-}
+func RacePoolPages() int { return racePages.len() }
 
 func DrainRacePool() {
-	racePool.Lock()
-	defer racePool.Unlock()
-	clear(racePool.free)
-	racePool.free = racePool.free[:0]
+	racePages.mu.Lock()
+	defer racePages.mu.Unlock()
+	clear(racePages.free)
+	racePages.free = racePages.free[:0]
 }
 
 // TestRaceCellLayout: a cell with race state is one 64-byte line, and a
@@ -34,7 +30,7 @@ func TestRaceCellLayout(t *testing.T) {
 	}
 	DrainRacePool()
 	for i := 0; i < 8; i++ {
-		if p := uintptr(unsafe.Pointer(getRacePage())); p%64 != 0 {
+		if p := uintptr(unsafe.Pointer(racePages.get())); p%64 != 0 {
 			t.Errorf("page at %#x is not 64-byte aligned", p)
 		}
 	}
@@ -56,33 +52,37 @@ func TestRaceCellLayout(t *testing.T) {
 }
 
 // TestRacePagePool: pages come back zero, are handed out again, and the
-// pool never holds more than limits.RacePagePool bytes.
+// pool never holds more than limits.CellPagePool bytes.
 func TestRacePagePool(t *testing.T) {
 	DrainRacePool()
 	defer DrainRacePool()
-	room := int(limits.RacePagePool / int64(unsafe.Sizeof(raceCellPage{})))
+	room := int(limits.CellPagePool / int64(unsafe.Sizeof(raceCellPage{})))
 	pages := make([]*raceCellPage, room+5)
 	for i := range pages {
-		pages[i] = getRacePage()
+		pages[i] = racePages.get()
 		pages[i][i%cellPageLen].race = cellRace{gen: 3, base: 9, acc: [2]cellAcc{{tid: 1, clk: 2, sk: 5}}}
 		pages[i][(i+1)%cellPageLen].lastSeq = 11
 	}
-	putRacePages(pages)
+	plainPages.put([]*cellPage{{3: {lastRank: 2}}})
+	if pg := plainPages.get(); *pg != (cellPage{}) {
+		t.Error("a plain page came back not cleared")
+	}
+	racePages.put(pages)
 	if n := RacePoolPages(); n != room {
 		t.Fatalf("the pool holds %d pages, want its room %d", n, room)
 	}
 	kept := map[*raceCellPage]bool{}
-	for _, pg := range racePool.free {
+	for _, pg := range racePages.free {
 		kept[pg] = true
 		if *pg != (raceCellPage{}) {
 			t.Fatal("a page came back to the pool not cleared")
 		}
 	}
-	putRacePages([]*raceCellPage{new(raceCellPage)})
+	racePages.put([]*raceCellPage{new(raceCellPage)})
 	if n := RacePoolPages(); n != room {
 		t.Errorf("a full pool took a page: %d, want %d", n, room)
 	}
-	if pg := getRacePage(); !kept[pg] {
-		t.Error("getRacePage made a new page while the pool had spares")
+	if pg := racePages.get(); !kept[pg] {
+		t.Error("get made a new page while the pool had spares")
 	}
 }
