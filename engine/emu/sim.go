@@ -50,9 +50,9 @@ type sim struct {
 	// with race state and without; giveBack returns them.
 	racePages  []*raceCellPage
 	plainPages []*cellPage
-	intSlab   []int   // the offset and shape lists ops read (newInts)
-	tileSlab  []tile  // the tiles ops make (newTile)
-	evAlloc   evAlloc // the values traced events point to
+	intSlab    []int   // the offset and shape lists ops read (newInts)
+	tileSlab   []tile  // the tiles ops make (newTile)
+	evAlloc    evAlloc // the values traced events point to
 	// notifiers lists the ranks that notified a cell, ascending, for the
 	// cells more than one rank notified (the others name their one notifier
 	// themselves).
