@@ -16,19 +16,21 @@ import (
 // So a barrier's P² cells cost no segment and no insert, and a signal
 // window that only notify and wait touch has no segments at all.
 //
-// A cell's state is 32 bytes without a pointer, in an array per shadow
-// indexed by cell: the usual single notifier's clock and two accesses
-// (its notify and the wait) inline, anything beyond in an overflow
-// (detector.more) that a few counters and many-notifier cells need. The
-// inline clock names its thread and epoch by an inline access, its own
-// notify's, which has the same two (a notify's access and its release
-// share the epoch), so only its base (the vclock's id) takes room: 32
-// bytes, two to a cache line and none across two, where a 40-byte state
-// made every other wait or notify of a barrier miss the cache twice.
-// Without pointers the arrays, 537 MB for the 16.7 million cells of a
-// barrier at P = 4096, are not scanned by the garbage collector, and a
-// rank's P-1 waits walk 32-byte strides. The scheduler's cells know
-// nothing of it.
+// A cell's state is 32 bytes without a pointer: the usual single
+// notifier's clock and two accesses (its notify and the wait) inline,
+// anything beyond in an overflow (detector.more) that a few counters and
+// many-notifier cells need. The inline clock names its thread and epoch
+// by an inline access, its own notify's, which has the same two (a
+// notify's access and its release share the epoch), so only its base
+// (the vclock's id) takes room. An INT32 cell on the cells' grid (every
+// lesson's) keeps its state beside the scheduler's bookkeeping of the
+// cell, in one 64-byte line of the buffer's cell pages (raceCell in
+// cells.go): a notify or wait touches that bookkeeping anyway, and at
+// large P, where the cells are out of the cache, a separate array of
+// states cost a second miss on every signal op. Any other cell (an INT64
+// signal, an INT8 one off the grid) keeps its state in its shadow's odd
+// map. Without pointers the pages, 1 GiB for the 16.7 million cells of a
+// barrier at P = 4096, are not scanned by the garbage collector.
 
 // cellRace is the race detector's state of a signal cell, from dispatch
 // gen: the clocks of the notifies a wait on it acquires, and its atomic
@@ -526,8 +528,9 @@ func (d *detector) dropClocks(sh *shadow) {
 
 // fastSignal is cellAccess, then release (a notify, kind accAtomicWrite)
 // or after acquire (a wait, accAtomicRead), for the usual case, in one
-// pass without building a list: the cell is in its shadow's array without
-// an overflow, the shadow has no plain accesses to check, and the access
+// pass without building a list: the cell keeps its state beside cl, its
+// scheduler bookkeeping (inPage), without an overflow, the shadow has no
+// plain accesses to check, and the access
 // takes an empty inline slot (a notify the first, a wait the second after
 // its notify, whose clock it acquires). It reports
 // false, having changed nothing, when the case is not that one; the
