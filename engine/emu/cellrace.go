@@ -1,7 +1,6 @@
 package emu
 
 import (
-	"math/bits"
 	"slices"
 	"unsafe"
 )
@@ -17,19 +16,21 @@ import (
 // So a barrier's P² cells cost no segment and no insert, and a signal
 // window that only notify and wait touch has no segments at all.
 //
-// A cell's state is 32 bytes without a pointer, in an array per shadow
-// indexed by cell: the usual single notifier's clock and two accesses
-// (its notify and the wait) inline, anything beyond in an overflow
-// (detector.more) that a few counters and many-notifier cells need. The
-// inline clock names its thread and epoch by an inline access, its own
-// notify's, which has the same two (a notify's access and its release
-// share the epoch), so only its base (the vclock's id) takes room: 32
-// bytes, two to a cache line and none across two, where a 40-byte state
-// made every other wait or notify of a barrier miss the cache twice.
-// Without pointers the arrays, 537 MB for the 16.7 million cells of a
-// barrier at P = 4096, are not scanned by the garbage collector, and a
-// rank's P-1 waits walk 32-byte strides. The scheduler's cells know
-// nothing of it.
+// A cell's state is 32 bytes without a pointer: the usual single
+// notifier's clock and two accesses (its notify and the wait) inline,
+// anything beyond in an overflow (detector.more) that a few counters and
+// many-notifier cells need. The inline clock names its thread and epoch
+// by an inline access, its own notify's, which has the same two (a
+// notify's access and its release share the epoch), so only its base
+// (the vclock's id) takes room. An INT32 cell on the cells' grid (every
+// lesson's) keeps its state beside the scheduler's bookkeeping of the
+// cell, in one 64-byte line of the buffer's cell pages (raceCell in
+// cells.go): a notify or wait touches that bookkeeping anyway, and at
+// large P, where the cells are out of the cache, a separate array of
+// states cost a second miss on every signal op. Any other cell (an INT64
+// signal, an INT8 one off the grid) keeps its state in its shadow's odd
+// map. Without pointers the pages, 1 GiB for the 16.7 million cells of a
+// barrier at P = 4096, are not scanned by the garbage collector.
 
 // cellRace is the race detector's state of a signal cell, from dispatch
 // gen: the clocks of the notifies a wait on it acquires, and its atomic
@@ -149,31 +150,20 @@ func (d *detector) vcID(v *vclock) uint32 {
 	return v.id
 }
 
-// maxCellSlots bounds the state array of one shadow: a signal window of
-// up to 16 Ki cells (a barrier's at P = 16384) gets one, indexed by cell;
-// the cells of a larger buffer, or of a view whose element size or
-// alignment differs from the first one's, go to a map.
-const maxCellSlots = 16 << 10
+// inPage reports whether the cell of key, at byte x of its buffer with
+// size bytes, keeps its state in the buffer's cell pages (raceCell): an
+// INT32 cell on the cells' grid, every lesson's. Any other cell keeps it
+// in its shadow's odd map.
+func inPage(key cellKey, x, size int) bool {
+	return size == cellGrain && x == key.off-key.buf.off && x%cellGrain == 0
+}
 
-// state returns the detector state of the cell at bytes [x, x+size) of the
-// memory sh shadows (buffer bytes bufSize), cleared of an earlier
-// dispatch's. The states of one rank's window lie side by side, so the
-// P-1 waits of a barrier rank walk one array.
-func (d *detector) state(s *sim, sh *shadow, x, size, bufSize int) *cellRace {
-	if sh.cellSize == 0 {
-		sh.cellSize = size
-		// A shift rather than a division, which costs more than the rest
-		// of a barrier's lookup; every dtype's size is a power of two (a
-		// cell of another size would go to the map).
-		if n := bufSize / size; n <= maxCellSlots && size&(size-1) == 0 {
-			sh.cellShift = uint8(bits.TrailingZeros(uint(size)))
-			s.reserveSignals(int64(n) * int64(unsafe.Sizeof(cellRace{})))
-			sh.cells = make([]cellRace, n)
-		}
-	}
+// state returns the detector state of the cell key at bytes [x, x+size)
+// of the memory sh shadows, cleared of an earlier dispatch's.
+func (d *detector) state(s *sim, sh *shadow, key cellKey, x, size int) *cellRace {
 	var rc *cellRace
-	if i := x >> sh.cellShift; size == sh.cellSize && x&(size-1) == 0 && uint(i) < uint(len(sh.cells)) {
-		rc = &sh.cells[i]
+	if inPage(key, x, size) {
+		rc = raceOf(s.lookupCell(key, true))
 	} else {
 		if sh.odd == nil {
 			sh.odd = map[int]*cellRace{}
@@ -199,18 +189,20 @@ func (d *detector) clearState(c *cellRace) {
 	*c = cellRace{gen: d.gen}
 }
 
-// stateAt returns the state of the cell that starts at byte x, or nil.
-func (d *detector) stateAt(sh *shadow, x int) *cellRace {
-	var rc *cellRace
-	if i := x >> sh.cellShift; x&(sh.cellSize-1) == 0 && uint(i) < uint(len(sh.cells)) {
-		rc = &sh.cells[i]
-	} else if sh.odd != nil {
-		rc = sh.odd[x]
+// stateAt returns the state of this dispatch of the cell that starts at
+// byte x of sh's buffer, or nil: the INT32 cell there, else any other.
+func (d *detector) stateAt(s *sim, sh *shadow, x int) *cellRace {
+	if sh.buf != nil && x%cellGrain == 0 {
+		if c := s.lookupCell(cellKey{buf: sh.buf, rank: sh.rank, off: sh.buf.off + x}, false); c != nil {
+			if rc := raceOf(c); rc.gen&raceGen == d.gen {
+				return rc
+			}
+		}
 	}
-	if rc == nil || rc.gen&raceGen != d.gen {
-		return nil
+	if rc := sh.odd[x]; rc != nil && rc.gen&raceGen == d.gen {
+		return rc
 	}
-	return rc
+	return nil
 }
 
 // clockOf is sn as a cell keeps it.
@@ -403,7 +395,7 @@ func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, k acces
 	if sh == nil {
 		sh = d.shadowOf(shadowKey{buf: b, rank: key.rank})
 	}
-	c := d.state(m.s, sh, lo, size, b.size)
+	c := d.state(m.s, sh, key, lo, size)
 	h := &m.hb
 	if k == accAtomicRead {
 		d.acquire(m, c)
@@ -471,14 +463,15 @@ func (d *detector) plainOnCells(m *machine, key shadowKey, sh *shadow, lo, hi in
 			}
 		}
 	}
-	if len(sh.cells) > 0 {
-		for x := (lo + sh.cellSize - 1) / sh.cellSize * sh.cellSize; x < hi && x/sh.cellSize < len(sh.cells); x += sh.cellSize {
+	if sh.buf != nil {
+		for x := (lo + cellGrain - 1) / cellGrain * cellGrain; x < hi; x += cellGrain {
 			xs = append(xs, x)
 		}
 	}
 	slices.Sort(xs)
+	xs = slices.Compact(xs)
 	for _, x := range xs {
-		c := d.stateAt(sh, x)
+		c := d.stateAt(m.s, sh, x)
 		if c == nil {
 			continue
 		}
@@ -521,10 +514,12 @@ func (d *detector) dropClocks(sh *shadow) {
 	if d.cellClocks == 0 {
 		return
 	}
-	for i := range sh.cells {
-		if c := &sh.cells[i]; c.base != 0 || c.gen&raceOverflow != 0 {
-			d.dropSnaps(c)
-		}
+	if sh.buf != nil {
+		sh.buf.eachRaceCell(sh.rank, func(_ int, c *cellRace) {
+			if c.base != 0 || c.gen&raceOverflow != 0 {
+				d.dropSnaps(c)
+			}
+		})
 	}
 	for _, c := range sh.odd {
 		d.dropSnaps(c)
@@ -533,8 +528,9 @@ func (d *detector) dropClocks(sh *shadow) {
 
 // fastSignal is cellAccess, then release (a notify, kind accAtomicWrite)
 // or after acquire (a wait, accAtomicRead), for the usual case, in one
-// pass without building a list: the cell is in its shadow's array without
-// an overflow, the shadow has no plain accesses to check, and the access
+// pass without building a list: the cell keeps its state beside cl, its
+// scheduler bookkeeping (inPage), without an overflow, the shadow has no
+// plain accesses to check, and the access
 // takes an empty inline slot (a notify the first, a wait the second after
 // its notify, whose clock it acquires). It reports
 // false, having changed nothing, when the case is not that one; the
@@ -542,9 +538,9 @@ func (d *detector) dropClocks(sh *shadow) {
 // ops all take it, at a fraction of the general path's instructions. (A
 // cell from an earlier dispatch is cleared first, as state clears it,
 // which is no change to what the general path would find.)
-func (d *detector) fastSignal(m *machine, n *node, t *tref, key cellKey, k accessKind) bool {
+func (d *detector) fastSignal(m *machine, n *node, t *tref, key cellKey, cl *cell, k accessKind) bool {
 	b := key.buf
-	if key.rank >= len(b.shadows) {
+	if key.rank >= len(b.shadows) || cl == nil {
 		return false
 	}
 	sh := b.shadows[key.rank]
@@ -552,11 +548,10 @@ func (d *detector) fastSignal(m *machine, n *node, t *tref, key cellKey, k acces
 		return false
 	}
 	x, size := t.off+key.off-b.off, t.dt.Bytes()
-	i := x >> sh.cellShift
-	if size != 1<<sh.cellShift || x&(size-1) != 0 || uint(i) >= uint(len(sh.cells)) { // cells made: cellSize is 1<<cellShift
+	if !inPage(key, x, size) {
 		return false
 	}
-	c := &sh.cells[i]
+	c := raceOf(cl)
 	h := &m.hb
 	memo := &h.sites[(uint(n.span.Line)<<2|uint(k))%uint(len(h.sites))]
 	if c.gen&raceOverflow != 0 || memo.n != n || memo.view != t || memo.id == 0 {

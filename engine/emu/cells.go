@@ -2,9 +2,11 @@ package emu
 
 import (
 	"sort"
+	"sync"
 	"unsafe"
 
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/limits"
 	"pldworkbench/engine/trace"
 )
 
@@ -211,11 +213,127 @@ func (s *sim) lookupCell(k cellKey, create bool) *cell {
 		if !create {
 			return nil
 		}
-		s.reserveSignals(int64(unsafe.Sizeof(cellPage{})))
-		pg = new(cellPage)
+		if s.race != nil {
+			s.reserveSignals(int64(unsafe.Sizeof(raceCellPage{})))
+			rp := racePages.get()
+			s.racePages = append(s.racePages, rp)
+			pg = (*cellPage)(unsafe.Pointer(rp))
+		} else {
+			s.reserveSignals(int64(unsafe.Sizeof(cellPage{})))
+			pg = plainPages.get()
+			s.plainPages = append(s.plainPages, pg)
+		}
 		*slot = pg
 	}
+	if s.race != nil {
+		return &(*raceCellPage)(unsafe.Pointer(pg))[e%cellPageLen].cell
+	}
 	return &pg[e%cellPageLen]
+}
+
+// raceCell is a cell of a page made while race detection is on: the
+// scheduler's bookkeeping and the detector's state of the cell
+// (cellrace.go) side by side in one 64-byte line. A notify and a wait
+// touch both, and at large P the cell is out of the cache every time
+// (a barrier's P² cells are visited in no order the cache could follow):
+// in one line they cost one miss, where an array of detector states
+// beside the pages cost a second miss on every signal op, most of the
+// detector's cost on a barrier at P = 1024. A page is a raceCellPage
+// then, still held as a *cellPage in the tables (lookupCell converts);
+// without detection a cell stays 24 bytes.
+type raceCell struct {
+	cell
+	race cellRace
+	_    [64 - unsafe.Sizeof(cell{}) - unsafe.Sizeof(cellRace{})]byte
+}
+
+type raceCellPage [cellPageLen]raceCell
+
+// pagePool holds the spare cell pages of one kind of the process, all
+// zero, at most limits.CellPagePool bytes of them: a run takes its pages
+// from it and gives them back when it ends (sim.giveBack), so a repeated
+// run (a server's, a benchmark's) does not fault in and collect fresh
+// ones — a barrier's P² cells at P = 1024 are 4096 pages. sync.Pool would
+// empty it at every garbage collection.
+type pagePool[P any] struct {
+	mu   sync.Mutex
+	free []*P
+}
+
+// The pools of plain pages and of pages with race state (raceCell).
+var (
+	plainPages pagePool[cellPage]
+	racePages  pagePool[raceCellPage]
+)
+
+// get returns a zero page, a spare one if there is one.
+func (p *pagePool[P]) get() *P {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		pg := p.free[n-1]
+		p.free[n-1] = nil
+		p.free = p.free[:n-1]
+		return pg
+	}
+	return new(P)
+}
+
+// put gives a run's pages back, cleared, as far as the pool has room;
+// nothing may use them afterwards.
+func (p *pagePool[P]) put(pages []*P) {
+	var zero P
+	room := int(limits.CellPagePool / int64(unsafe.Sizeof(zero)))
+	p.mu.Lock()
+	n := min(len(pages), max(room-len(p.free), 0))
+	p.mu.Unlock()
+	for _, pg := range pages[:n] {
+		*pg = zero // outside the lock: 6 or 16 KiB each
+	}
+	p.mu.Lock()
+	n = min(n, max(room-len(p.free), 0)) // another run may have given some back meanwhile
+	p.free = append(p.free, pages[:n]...)
+	p.mu.Unlock()
+}
+
+// len is how many spare pages p holds.
+func (p *pagePool[P]) len() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.free)
+}
+
+// raceOf is the detector's state of c, a cell of a page lookupCell made
+// while detection is on.
+func raceOf(c *cell) *cellRace { return &(*raceCell)(unsafe.Pointer(c)).race }
+
+// pagesOf returns the page slots of rank's copy of b (nil slots for the
+// pages never made).
+func (b *bufDesc) pagesOf(rank int) []*cellPage {
+	switch {
+	case b.npages == 0:
+		return nil
+	case b.flat != nil:
+		return b.flat[rank*b.npages : (rank+1)*b.npages]
+	case rank < len(b.cells):
+		return b.cells[rank]
+	}
+	return nil
+}
+
+// eachRaceCell calls f with the detector state of every cell of the
+// pages made for rank's copy of b, by offset from the buffer's first byte
+// (detection on).
+func (b *bufDesc) eachRaceCell(rank int, f func(x int, c *cellRace)) {
+	for i, pg := range b.pagesOf(rank) {
+		if pg == nil {
+			continue
+		}
+		rp := (*raceCellPage)(unsafe.Pointer(pg))
+		for j := range rp {
+			f((i*cellPageLen+j)*cellGrain, &rp[j].race)
+		}
+	}
 }
 
 func (s *sim) cellValue(k cellKey, dt ir.DType) int64 {

@@ -57,14 +57,14 @@ func TestFastSignalMatchesGeneral(t *testing.T) {
 				switch {
 				case op < 5: // notify rank r's cell c
 					key := cellKey{buf: w.b, rank: r, off: c * 4}
-					if wi == 0 && d.fastSignal(m, nodes[opNotify], w.ts[i], key, accAtomicWrite) {
+					if wi == 0 && d.fastSignal(m, nodes[opNotify], w.ts[i], key, m.s.lookupCell(key, true), accAtomicWrite) {
 						fastHits++
 					} else {
 						d.release(m, d.cellAccess(m, nodes[opNotify], w.ts[i], key, accAtomicWrite), set)
 					}
 				case op < 10: // a wait on the own cell c that passed
 					key := cellKey{buf: w.b, rank: i, off: c * 4}
-					if wi == 0 && d.fastSignal(m, nodes[opWait], w.ts[i], key, accAtomicRead) {
+					if wi == 0 && d.fastSignal(m, nodes[opWait], w.ts[i], key, m.s.lookupCell(key, true), accAtomicRead) {
 						fastHits++
 					} else {
 						d.cellAccess(m, nodes[opWait], w.ts[i], key, accAtomicRead)
@@ -109,7 +109,7 @@ func worldState(d *detector, ms []*machine, b *bufDesc) string {
 			continue
 		}
 		for x := 0; x < b.size; x += 4 {
-			c := d.stateAt(sh, x)
+			c := d.stateAt(ms[0].s, sh, x)
 			if c == nil {
 				continue
 			}

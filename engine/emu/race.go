@@ -548,7 +548,9 @@ func (s *sim) joinRanks() {
 		// The dispatch count outgrew its bits in cellRace.gen (after 2³⁰
 		// dispatches): start the cells over.
 		for _, sh := range d.all {
-			clear(sh.cells)
+			if sh.buf != nil {
+				sh.buf.eachRaceCell(sh.rank, func(_ int, c *cellRace) { *c = cellRace{} })
+			}
 			clear(sh.odd)
 		}
 		d.more = nil
@@ -590,22 +592,24 @@ func (s *sim) joinBlock(p, c *machine) {
 }
 
 // hbNotify is the race detector's part of a notify by m at n on the cell
-// key of rank p's copy of t: an atomic write of the cell, then the
-// release (a Set replaces the cell's clocks, an AtomicAdd adds to them).
-func (m *machine) hbNotify(n *node, t *tref, key cellKey, set bool) {
+// key of rank p's copy of t, whose bookkeeping is c: an atomic write of
+// the cell, then the release (a Set replaces the cell's clocks, an
+// AtomicAdd adds to them).
+func (m *machine) hbNotify(n *node, t *tref, key cellKey, c *cell, set bool) {
 	d := m.s.race
 	if d == nil {
 		return
 	}
-	if !d.fastSignal(m, n, t, key, accAtomicWrite) {
+	if !d.fastSignal(m, n, t, key, c, accAtomicWrite) {
 		d.release(m, d.cellAccess(m, n, t, key, accAtomicWrite), set)
 	}
 }
 
 // hbWait is the race detector's part of a wait of m at n that passed: the
-// acquire, then an atomic read of the cell.
+// acquire, then an atomic read of the cell. w.cell is the cell's
+// bookkeeping (waitOp looks it up when detection is on).
 func (m *machine) hbWait(n *node, w *waitInfo) {
-	if d := m.s.race; d != nil && !d.fastSignal(m, n, w.view, w.key, accAtomicRead) {
+	if d := m.s.race; d != nil && !d.fastSignal(m, n, w.view, w.key, w.cell, accAtomicRead) {
 		d.cellAccess(m, n, w.view, w.key, accAtomicRead)
 	}
 }

@@ -116,7 +116,7 @@ func (m *machine) notify(n *node) *failure {
 	if after != before || !c.hasLast() {
 		c.setLast(ref, arrive)
 	}
-	m.hbNotify(n, t, key, set)
+	m.hbNotify(n, t, key, c, set)
 	m.s.stats.Notifies++
 	if m.tracing() {
 		e := trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000}
@@ -163,6 +163,11 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		return true, nil
 	}
 	w.active = false
+	if m.s.race != nil && w.cell == nil {
+		// The detector's state of the cell is beside its bookkeeping
+		// (raceCell), which the wait reads below anyway.
+		w.cell = m.s.lookupCell(w.key, true)
+	}
 	m.hbWait(n, w)
 	by, hasBy, arrive := w.release, w.released, w.releaseArrive
 	if !hasBy {

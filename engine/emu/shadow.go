@@ -25,21 +25,22 @@ type shadowKey struct {
 // shadow of another rank's window, out of the cache at large P, and a
 // second line was a second miss.
 type shadow struct {
-	// The states of the signal cells (cellrace.go): cells[i] is the cell
-	// at byte i<<cellShift, odd the cells off that grid.
-	cells []cellRace
 	// [cellLo, cellHi) spans the signal cells with atomic accesses, in
 	// the same offsets as the segments (empty when cellHi <= cellLo).
 	cellLo, cellHi int
-	nseg           int   // the number of segments (n)
-	cellShift      uint8 // log2 of cellSize, when cells is made
-	clocks         bool  // a notify gave a cell here a clock this dispatch
+	nseg           int  // the number of segments (n)
+	clocks         bool // a notify gave a cell here a clock this dispatch
 
 	segs        []segment // a gap buffer: see insert
 	gap, gapLen int
 	hint        int // the segment first found last
-	cellSize    int
-	odd         map[int]*cellRace
+	// The memory shadowed, for a rank's copy of a window buffer: the
+	// states of its INT32 signal cells live in the buffer's cell pages
+	// (cellrace.go); odd holds those of any other cell, by offset.
+	buf  *bufDesc
+	rank int
+	odd  map[int]*cellRace
+	_    [16]byte // to 128 bytes (see above)
 }
 
 // segment is a byte range [lo, hi) whose bytes share their accesses,
@@ -153,7 +154,7 @@ func (d *detector) shadowOf(key shadowKey) *shadow {
 	}
 	sh := b.shadows[key.rank]
 	if sh == nil {
-		sh = &shadow{}
+		sh = &shadow{buf: b, rank: key.rank}
 		b.shadows[key.rank] = sh
 		d.all = append(d.all, sh)
 	}

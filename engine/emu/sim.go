@@ -46,9 +46,13 @@ type sim struct {
 
 	bigCells map[cellKey]*cell // cells at offsets the cell tables do not index
 	cellSlab []cell
-	intSlab  []int   // the offset and shape lists ops read (newInts)
-	tileSlab []tile  // the tiles ops make (newTile)
-	evAlloc  evAlloc // the values traced events point to
+	// The cell pages the run took from the process's pools (pagePool),
+	// with race state and without; giveBack returns them.
+	racePages  []*raceCellPage
+	plainPages []*cellPage
+	intSlab    []int   // the offset and shape lists ops read (newInts)
+	tileSlab   []tile  // the tiles ops make (newTile)
+	evAlloc    evAlloc // the values traced events point to
 	// notifiers lists the ranks that notified a cell, ascending, for the
 	// cells more than one rank notified (the others name their one notifier
 	// themselves).
@@ -90,6 +94,9 @@ type sim struct {
 // keeps.
 func (s *sim) giveBack() {
 	s.meter.Release(s.meter.Held() - s.heldBefore - s.eventBytes)
+	racePages.put(s.racePages)
+	plainPages.put(s.plainPages)
+	s.racePages, s.plainPages = nil, nil
 }
 
 // failure is why a run stopped early.

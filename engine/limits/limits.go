@@ -226,6 +226,13 @@ const (
 	// course is tens of KiB of source and IR, so 256 of them cost a few
 	// MiB, and a class of learners re-running their cells hits it.
 	ProgramCache = 256
+	// CellPagePool is how many bytes of signal-cell pages of each kind
+	// (6 KiB per 256 cells, 16 KiB with race-detector state) the process
+	// keeps between runs for the next run to reuse: a barrier's P² cells at
+	// P = 1024 fill 64 MiB with race state, and a fresh page costs its
+	// first touch (page faults) and its share of garbage collection. The
+	// server's runs (P ≤ 64) use a few pages each.
+	CellPagePool = 64 << 20
 )
 
 // Table lists every limit. Keep it in the order API.md shows it.
@@ -266,6 +273,8 @@ var Table = []Limit{
 		Error: "the earlier output is dropped, marked `…`"},
 	{Name: "sweep", What: "one sweep the page asks for: its points (variants × rank counts × sizes) and its wall clock, each point also under the run budget", Server: "512 points, 60 s", CLI: "— (`workbench sweep`: each point 2 min)", Flag: "—",
 		Error: "400 `the sweep has N points, more than the 512 allowed`; points past 60 s are left out (`done` false)"},
+	{Name: "cell-page-pool", What: "bytes of signal-cell pages the process keeps between runs for reuse, of each kind (with and without race-detector state)", Server: "64 MiB", CLI: "64 MiB", Flag: "—",
+		Error: "a page beyond it is left to the garbage collector; the next run makes a fresh one"},
 	{Name: "program-cache", What: "compiled programs the server keeps, by source hash, entry, rank count and platform", Server: "256", CLI: "—", Flag: "—",
 		Error: "the least recently used program is dropped; its next request compiles it again"},
 	{Name: "schedules", What: "random schedules one schedule-explorer request runs (the whole request has one timeout)", Server: "64", CLI: "10000 (`run --schedules N`)", Flag: "—",

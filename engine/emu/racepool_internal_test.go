@@ -1,0 +1,88 @@
+package emu
+
+import (
+	"testing"
+	"unsafe"
+
+	"pldworkbench/engine/limits"
+)
+
+// RacePoolPages reports how many pages the process's race-page pool
+// holds, and DrainRacePool empties it (for the external tests).
+func RacePoolPages() int { return racePages.len() }
+
+func DrainRacePool() {
+	racePages.mu.Lock()
+	defer racePages.mu.Unlock()
+	clear(racePages.free)
+	racePages.free = racePages.free[:0]
+}
+
+// TestRaceCellLayout: a cell with race state is one 64-byte line, and a
+// page of them starts on a line, so a cell's scheduler and detector
+// fields share one line (the point of raceCell).
+func TestRaceCellLayout(t *testing.T) {
+	if n := unsafe.Sizeof(raceCell{}); n != 64 {
+		t.Fatalf("raceCell is %d bytes, want 64", n)
+	}
+	if off := unsafe.Offsetof(raceCell{}.race); off != unsafe.Sizeof(cell{}) {
+		t.Errorf("the race state is at byte %d, want right after the cell (%d)", off, unsafe.Sizeof(cell{}))
+	}
+	DrainRacePool()
+	for i := 0; i < 8; i++ {
+		if p := uintptr(unsafe.Pointer(racePages.get())); p%64 != 0 {
+			t.Errorf("page at %#x is not 64-byte aligned", p)
+		}
+	}
+	// lookupCell hands out the cells of such pages while detection is on,
+	// and raceOf finds each one's own state.
+	s := &sim{P: 2, race: &detector{gen: 1}}
+	b := &bufDesc{name: "sig", size: 8 * cellGrain}
+	c0, c1 := s.lookupCell(cellKey{buf: b, rank: 1, off: 0}, true), s.lookupCell(cellKey{buf: b, rank: 1, off: cellGrain}, true)
+	if d := uintptr(unsafe.Pointer(c1)) - uintptr(unsafe.Pointer(c0)); d != 64 {
+		t.Errorf("neighbouring cells are %d bytes apart, want 64", d)
+	}
+	raceOf(c1).base = 7
+	if raceOf(c0).base != 0 || (*raceCellPage)(unsafe.Pointer(b.flat[b.npages]))[1].race.base != 7 {
+		t.Error("raceOf does not name the cell's own state")
+	}
+	if len(s.racePages) != 1 {
+		t.Errorf("the run took %d pages, want 1", len(s.racePages))
+	}
+}
+
+// TestRacePagePool: pages come back zero, are handed out again, and the
+// pool never holds more than limits.CellPagePool bytes.
+func TestRacePagePool(t *testing.T) {
+	DrainRacePool()
+	defer DrainRacePool()
+	room := int(limits.CellPagePool / int64(unsafe.Sizeof(raceCellPage{})))
+	pages := make([]*raceCellPage, room+5)
+	for i := range pages {
+		pages[i] = racePages.get()
+		pages[i][i%cellPageLen].race = cellRace{gen: 3, base: 9, acc: [2]cellAcc{{tid: 1, clk: 2, sk: 5}}}
+		pages[i][(i+1)%cellPageLen].lastSeq = 11
+	}
+	plainPages.put([]*cellPage{{3: {lastRank: 2}}})
+	if pg := plainPages.get(); *pg != (cellPage{}) {
+		t.Error("a plain page came back not cleared")
+	}
+	racePages.put(pages)
+	if n := RacePoolPages(); n != room {
+		t.Fatalf("the pool holds %d pages, want its room %d", n, room)
+	}
+	kept := map[*raceCellPage]bool{}
+	for _, pg := range racePages.free {
+		kept[pg] = true
+		if *pg != (raceCellPage{}) {
+			t.Fatal("a page came back to the pool not cleared")
+		}
+	}
+	racePages.put([]*raceCellPage{new(raceCellPage)})
+	if n := RacePoolPages(); n != room {
+		t.Errorf("a full pool took a page: %d, want %d", n, room)
+	}
+	if pg := racePages.get(); !kept[pg] {
+		t.Error("get made a new page while the pool had spares")
+	}
+}
