@@ -55,6 +55,13 @@ type RunOptions struct {
 	// EventBytes and KeepEvents say what OnEvent keeps of the events
 	// (emu.Options): the memory budget is charged for that, not more.
 	EventBytes, KeepEvents int64
+	// JSONAhead, when positive, has the run format its inputs' JSON text
+	// on another core while the emulator runs, into at most that many
+	// bytes, for WriteJSON to write: `run --json` sets limits.JSONAhead.
+	// The bytes WriteJSON writes are the same either way, and so is the
+	// run: the buffer is bounded by its own limit, not charged to the
+	// run's memory budget, so --json cannot make a run that fits fail.
+	JSONAhead int64
 
 	// Inputs, when set, replaces the fill name by name: a comparison hands one side's inputs
 	// to the other.
@@ -94,7 +101,8 @@ type RunResult struct {
 	// Error carries E0599): the stack is for the caller's log.
 	Internal *InternalError
 
-	ownInputs bool // the inputs are those the run's own fill makes
+	ownInputs bool       // the inputs are those the run's own fill makes
+	ahead     *aheadText // the start of the inputs' JSON text, when RunOptions.JSONAhead
 }
 
 // OwnInputs reports whether the run's inputs were the ones its own fill
@@ -299,8 +307,12 @@ func (p *Program) run(meter *limits.Meter, opts RunOptions) *RunResult {
 		}
 	}
 	limits.CountRun(meter.Context())
+	runIn := cloneInputs(in)
+	// Deferred, so that no formatter outlives the run whatever ends it (a
+	// panic included).
+	defer startAhead(res, opts.JSONAhead)()
 	r := emu.Run(meter.Context(), prog, emu.Options{
-		Inputs: cloneInputs(in), Scalars: opts.Args, Dims: opts.Dims, Schedule: opts.Schedule, NoRaces: opts.NoRaces,
+		Inputs: runIn, Scalars: opts.Args, Dims: opts.Dims, Schedule: opts.Schedule, NoRaces: opts.NoRaces,
 		MaxSteps: meter.Budget.RunSteps, Timeout: meter.Budget.Timeout, OnEvent: opts.OnEvent, Platform: p.Platform,
 		EventBytes: opts.EventBytes, KeepEvents: opts.KeepEvents,
 		Meter: meter,
