@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,9 +55,15 @@ func TestFormatAheadResumes(t *testing.T) {
 	}
 	for _, limit := range append(limitsTried, 1<<30) {
 		for _, quit := range []bool{false, true} {
-			var q atomic.Bool
-			q.Store(quit)
-			a := formatAhead(names, res.In, limit, &q)
+			q := make(chan struct{})
+			if quit {
+				close(q)
+			}
+			ts := make([]*emu.Tensor, len(names))
+			for i, k := range names {
+				ts[i] = res.In[k]
+			}
+			a := formatAhead(names, ts, limit, nil, q)
 			if int64(len(a.buf)) > max(limit, 1) {
 				t.Errorf("limit %d: %d bytes of text", limit, len(a.buf))
 			}
