@@ -302,7 +302,10 @@ func (p *Program) run(meter *limits.Meter, opts RunOptions) *RunResult {
 	// panic included).
 	if len(opts.Inputs) == 0 {
 		res.ownInputs = true
-		p := newFillProgress(fills)
+		var p *fillProgress
+		if opts.JSONAhead > 0 {
+			p = newFillProgress(fills)
+		}
 		defer startAhead(res, opts.JSONAhead, p)()
 		fills.run(p)
 	} else {
@@ -319,9 +322,8 @@ func (p *Program) run(meter *limits.Meter, opts RunOptions) *RunResult {
 		defer startAhead(res, opts.JSONAhead, nil)()
 	}
 	limits.CountRun(meter.Context())
-	runIn := cloneInputs(in)
 	r := emu.Run(meter.Context(), prog, emu.Options{
-		Inputs: runIn, Scalars: opts.Args, Dims: opts.Dims, Schedule: opts.Schedule, NoRaces: opts.NoRaces,
+		Inputs: cloneInputs(in), Scalars: opts.Args, Dims: opts.Dims, Schedule: opts.Schedule, NoRaces: opts.NoRaces,
 		MaxSteps: meter.Budget.RunSteps, Timeout: meter.Budget.Timeout, OnEvent: opts.OnEvent, Platform: p.Platform,
 		EventBytes: opts.EventBytes, KeepEvents: opts.KeepEvents,
 		Meter: meter,
@@ -381,7 +383,10 @@ func makeInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float6
 
 // inputFill is the elements still to be written into input tensors, in
 // the order the fill draws them.
-type inputFill []struct {
+type inputFill []tensorFill
+
+// tensorFill is a tensor, zero, and its element i's value.
+type tensorFill struct {
 	t *emu.Tensor
 	f func(i int) float64
 }
@@ -429,10 +434,7 @@ func newInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float64
 			// of randn in the same sequence as ever).
 			x := emu.Zeros(t.DType, shape...)
 			in[p.Var.Name] = x
-			fills = append(fills, struct {
-				t *emu.Tensor
-				f func(i int) float64
-			}{x, func(i int) float64 {
+			fills = append(fills, tensorFill{x, func(i int) float64 {
 				var v float64
 				switch fill {
 				case FillIndex:
