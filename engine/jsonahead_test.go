@@ -139,8 +139,13 @@ func TestRunAheadEnds(t *testing.T) {
 		if err := res.WriteJSON(&got); err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(got.Bytes(), append(want, '\n')) {
-			t.Errorf("status %s: the document differs from json.Marshal's", res.Status)
+		if g, w := got.Bytes(), append(want, '\n'); !bytes.Equal(g, w) {
+			i := 0
+			for i < len(g) && i < len(w) && g[i] == w[i] {
+				i++
+			}
+			t.Errorf("status %s: the document differs from json.Marshal's at byte %d of %d (ahead: tensor %d element %d open %v, %d bytes):\n got %.120q\nwant %.120q",
+				res.Status, i, len(w), res.ahead.tensor, res.ahead.elem, res.ahead.open, len(res.ahead.buf), g[max(i-40, 0):], w[max(i-40, 0):])
 		}
 		return res
 	}

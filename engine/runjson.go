@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sort"
 	"sync"
-	"sync/atomic"
 
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/floats"
@@ -217,20 +216,24 @@ func writeFloats(w *bufio.Writer, t *emu.Tensor, from int) {
 		ring[i].done, ring[i].free = make(chan struct{}, 1), make(chan struct{}, 1)
 		ring[i].free <- struct{}{}
 	}
-	var next atomic.Int64
+	// Worker k formats chunks k, k+workers, k+2·workers… in order, into
+	// ring slots k and k+workers by turns, so a slot's free token is
+	// always for the chunk its one worker takes next. (Chunks handed out
+	// from a shared counter let a worker descheduled between taking
+	// chunk c and its slot's token find that token taken by chunk
+	// c+len(ring), whose text was then written in c's place:
+	// TestRunAheadEnds caught outputs that way on a loaded machine.)
 	var wg sync.WaitGroup
-	for range workers {
+	for k := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			f := newFormatter(t, chunk)
-			for {
-				c := int(next.Add(1) - 1)
-				if c >= chunks {
-					return
-				}
-				// The earliest chunk not yet written is always being
-				// formatted or done, so this wait ends.
+			for c := k; c < chunks; c += workers {
+				// The slot's previous chunk, c-len(ring), was this
+				// worker's own two turns ago; it is written once the
+				// chunks before it are, which are done or in the other
+				// workers' hands, so this wait ends.
 				sl := &ring[c%len(ring)]
 				<-sl.free
 				sl.b = f.appendChunk(sl.b[:0], from+c*chunk)
