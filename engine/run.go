@@ -55,6 +55,13 @@ type RunOptions struct {
 	// EventBytes and KeepEvents say what OnEvent keeps of the events
 	// (emu.Options): the memory budget is charged for that, not more.
 	EventBytes, KeepEvents int64
+	// JSONAhead, when positive, has the run format its inputs' JSON text
+	// on another core while the emulator runs, into at most that many
+	// bytes, for WriteJSON to write: `run --json` sets limits.JSONAhead.
+	// The bytes WriteJSON writes are the same either way, and so is the
+	// run: the buffer is bounded by its own limit, not charged to the
+	// run's memory budget, so --json cannot make a run that fits fail.
+	JSONAhead int64
 
 	// Inputs, when set, replaces the fill name by name: a comparison hands one side's inputs
 	// to the other.
@@ -94,7 +101,8 @@ type RunResult struct {
 	// Error carries E0599): the stack is for the caller's log.
 	Internal *InternalError
 
-	ownInputs bool // the inputs are those the run's own fill makes
+	ownInputs bool       // the inputs are those the run's own fill makes
+	ahead     *aheadText // the start of the inputs' JSON text, when RunOptions.JSONAhead
 }
 
 // OwnInputs reports whether the run's inputs were the ones its own fill
@@ -275,18 +283,7 @@ func (p *Program) run(meter *limits.Meter, opts RunOptions) *RunResult {
 		return res
 	}
 	defer meter.Release(inBytes)
-	in, err := makeInputs(prog, opts.Fill, opts.Seed, opts.Args, opts.Dims)
-	if err == nil {
-		// Inputs handed over by a comparison replace the fill's, name by
-		// name; whatever the other side could not supply keeps the fill.
-		res.ownInputs = true
-		for name, t := range cloneInputs(opts.Inputs) {
-			if own, ok := in[name]; ok {
-				res.ownInputs = res.ownInputs && sameTensor(own, t)
-				in[name] = t
-			}
-		}
-	}
+	in, fills, err := newInputs(prog, opts.Fill, opts.Seed, opts.Args, opts.Dims)
 	if err != nil {
 		res.Status = emu.StatusRuntimeError
 		res.Error = &emu.RunError{Rank: -1, Line: prog.Entry.Span.Line, Message: err.Error()}
@@ -297,6 +294,32 @@ func (p *Program) run(meter *limits.Meter, opts RunOptions) *RunResult {
 		if _, ok := in[p.Var.Name]; ok {
 			res.InputOrder = append(res.InputOrder, p.Var.Name)
 		}
+	}
+	// The inputs' JSON text is formatted behind the fill as it writes
+	// them, then beside the run (randn takes about as long as the mesh
+	// all-reduce it feeds); with inputs handed over, once they are in.
+	// Deferred, so that no formatter outlives the run whatever ends it (a
+	// panic included).
+	if len(opts.Inputs) == 0 {
+		res.ownInputs = true
+		var p *fillProgress
+		if opts.JSONAhead > 0 {
+			p = newFillProgress(fills)
+		}
+		defer startAhead(res, opts.JSONAhead, p)()
+		fills.run(p)
+	} else {
+		fills.run(nil)
+		// Inputs handed over by a comparison replace the fill's, name by
+		// name; whatever the other side could not supply keeps the fill.
+		res.ownInputs = true
+		for name, t := range cloneInputs(opts.Inputs) {
+			if own, ok := in[name]; ok {
+				res.ownInputs = res.ownInputs && sameTensor(own, t)
+				in[name] = t
+			}
+		}
+		defer startAhead(res, opts.JSONAhead, nil)()
 	}
 	limits.CountRun(meter.Context())
 	r := emu.Run(meter.Context(), prog, emu.Options{
@@ -351,12 +374,47 @@ func inputBytes(prog *ir.Program, dims map[string]int64) int64 {
 // shape from the annotation with dynamic dimensions bound by dims or else to the rank count,
 // its elements from fill. Host scalar parameters must all be in args.
 func makeInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float64, dims map[string]int64) (map[string]*emu.Tensor, error) {
+	in, fills, err := newInputs(prog, fill, seed, args, dims)
+	if err == nil {
+		fills.run(nil)
+	}
+	return in, err
+}
+
+// inputFill is the elements still to be written into input tensors, in
+// the order the fill draws them.
+type inputFill []tensorFill
+
+// tensorFill is a tensor, zero, and its element i's value.
+type tensorFill struct {
+	t *emu.Tensor
+	f func(i int) float64
+}
+
+// run writes the elements, chunk by chunk, telling p (if not nil) how
+// far each tensor got.
+func (fs inputFill) run(p *fillProgress) {
+	for _, x := range fs {
+		n := x.t.Len()
+		for lo := 0; lo < n; lo += chunk {
+			hi := min(lo+chunk, n)
+			x.t.FillRange(lo, hi, x.f)
+			p.filled(x.t, hi)
+		}
+	}
+}
+
+// newInputs is makeInputs in two steps: the tensors, zero, and the fill
+// that writes their elements, so that a reader can follow behind the
+// writer (RunOptions.JSONAhead).
+func newInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float64, dims map[string]int64) (map[string]*emu.Tensor, inputFill, error) {
 	dim := hostDim(prog, dims)
 	if fill == "" {
 		fill = FillIndex
 	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	in := map[string]*emu.Tensor{}
+	var fills inputFill
 	var missing []string
 	for _, p := range prog.Entry.Params {
 		switch t := p.Var.Type.(type) {
@@ -369,14 +427,14 @@ func makeInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float6
 				continue
 			}
 			shape := make([]int, len(t.Shape))
-			n := 1
 			for i, d := range t.Shape {
 				shape[i] = int(dim(d))
-				n *= shape[i]
 			}
 			// Straight into the dtype's bytes, in flat order (the draws
 			// of randn in the same sequence as ever).
-			in[p.Var.Name] = emu.NewTensorFunc(t.DType, shape, func(i int) float64 {
+			x := emu.Zeros(t.DType, shape...)
+			in[p.Var.Name] = x
+			fills = append(fills, tensorFill{x, func(i int) float64 {
 				var v float64
 				switch fill {
 				case FillIndex:
@@ -387,12 +445,12 @@ func makeInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float6
 					v = 1
 				}
 				return floats.RoundTo(t.DType, v)
-			})
+			}})
 		}
 	}
 	if len(missing) > 0 {
 		sort.Strings(missing)
-		return nil, fmt.Errorf("host parameter %s is a scalar: give it with --arg %s=VALUE", strings.Join(missing, ", "), missing[0])
+		return nil, nil, fmt.Errorf("host parameter %s is a scalar: give it with --arg %s=VALUE", strings.Join(missing, ", "), missing[0])
 	}
 	for name := range args {
 		found := false
@@ -402,10 +460,10 @@ func makeInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float6
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("--arg %s: the host orchestrator has no scalar parameter %q", name, name)
+			return nil, nil, fmt.Errorf("--arg %s: the host orchestrator has no scalar parameter %q", name, name)
 		}
 	}
-	return in, nil
+	return in, fills, nil
 }
 
 // sameTensor reports whether a and b hold the same shape and the same

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sort"
 	"sync"
-	"sync/atomic"
 
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/floats"
@@ -42,11 +41,11 @@ func (res *RunResult) WriteJSON(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	bw.Write(b[:i])
 	bw.WriteString(`,"inputs":`)
-	if err := writeTensors(bw, res.InputOrder, res.In); err != nil {
+	if err := writeTensors(bw, res.InputOrder, res.In, res.ahead); err != nil {
 		return err
 	}
 	bw.WriteString(`,"outputs":`)
-	if err := writeTensors(bw, res.OutputOrder, res.Out); err != nil {
+	if err := writeTensors(bw, res.OutputOrder, res.Out, nil); err != nil {
 		return err
 	}
 	bw.WriteByte(',')
@@ -55,9 +54,9 @@ func (res *RunResult) WriteJSON(w io.Writer) error {
 	return bw.Flush()
 }
 
-// writeTensors writes the tensors named in order as MarshalJSON does (a
-// map: keys sorted).
-func writeTensors(w *bufio.Writer, order []string, m map[string]*emu.Tensor) error {
+// tensorNames lists the tensors of order that m holds as MarshalJSON
+// writes them (a map: keys sorted, once each).
+func tensorNames(order []string, m map[string]*emu.Tensor) []string {
 	names := make([]string, 0, len(order))
 	for _, k := range order {
 		if _, ok := m[k]; ok {
@@ -65,93 +64,144 @@ func writeTensors(w *bufio.Writer, order []string, m map[string]*emu.Tensor) err
 		}
 	}
 	sort.Strings(names)
-	names = slices.Compact(names)
-	w.WriteByte('{')
-	for i, k := range names {
-		if i > 0 {
-			w.WriteByte(',')
+	return slices.Compact(names)
+}
+
+// tensorHead appends what precedes tensor k's elements in the tensors'
+// object: `,` unless k is the first, its key, and `{"dtype":…,"shape":…,
+// "data":[`, or `null` for a nil tensor.
+func tensorHead(b []byte, first bool, k string, t *emu.Tensor) ([]byte, error) {
+	if !first {
+		b = append(b, ',')
+	}
+	var err error
+	if b, err = appendValue(b, k); err != nil {
+		return b, err
+	}
+	b = append(b, ':')
+	if t == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, `{"dtype":`...)
+	if b, err = appendValue(b, t.DType.String()); err != nil {
+		return b, err
+	}
+	shape := t.Shape
+	if shape == nil {
+		shape = []int{}
+	}
+	b = append(b, `,"shape":`...)
+	if b, err = appendValue(b, shape); err != nil {
+		return b, err
+	}
+	return append(b, `,"data":[`...), nil
+}
+
+// tensorTail closes what tensorHead opened for a tensor that is not nil.
+const tensorTail = "]}"
+
+// writeTensors writes the tensors named in order as MarshalJSON does (a
+// map: keys sorted). ahead, when it holds the start of this very text
+// (formatted while the run ran, formatAhead), is written first and the
+// rest resumes where it stopped.
+func writeTensors(w *bufio.Writer, order []string, m map[string]*emu.Tensor, ahead *aheadText) error {
+	names := tensorNames(order, m)
+	first, from, open := 0, 0, false
+	if ahead.fits(names) {
+		w.Write(ahead.buf)
+		first, from, open = ahead.tensor, ahead.elem, ahead.open
+	} else {
+		w.WriteByte('{')
+	}
+	var head []byte
+	for i := first; i < len(names); i++ {
+		t := m[names[i]]
+		if !open || i > first {
+			var err error
+			if head, err = tensorHead(head[:0], i == 0, names[i], t); err != nil {
+				return err
+			}
+			w.Write(head)
+			if t == nil {
+				continue
+			}
+			from = 0
 		}
-		if err := writeValue(w, k); err != nil {
-			return err
-		}
-		w.WriteByte(':')
-		t := m[k]
-		if t == nil {
-			w.WriteString("null")
-			continue
-		}
-		w.WriteString(`{"dtype":`)
-		if err := writeValue(w, t.DType.String()); err != nil {
-			return err
-		}
-		shape := t.Shape
-		if shape == nil {
-			shape = []int{}
-		}
-		w.WriteString(`,"shape":`)
-		if err := writeValue(w, shape); err != nil {
-			return err
-		}
-		w.WriteString(`,"data":`)
-		writeFloats(w, t)
-		w.WriteByte('}')
+		writeFloats(w, t, from)
+		w.WriteString(tensorTail)
 	}
 	_, err := w.WriteString("}")
 	return err
 }
 
-func writeValue(w *bufio.Writer, v any) error {
-	b, err := json.Marshal(v)
-	if err == nil {
-		_, err = w.Write(b)
-	}
-	return err
+func appendValue(b []byte, v any) ([]byte, error) {
+	j, err := json.Marshal(v)
+	return append(b, j...), err
 }
 
-// writeFloats writes t's elements as TensorJSON.MarshalJSON does. Formatting
-// the shortest digits is nearly the whole cost of a large output (about
-// 25 ns an element of a randn fill, floats.BenchmarkAppendElem; the CPU
-// time of a --json run is several times the plain run's, BenchmarkRunJSON's
-// json1-ns/elem), so a long tensor is
-// formatted in chunks by one goroutine per core while this one writes
-// the finished chunks in order: the same bytes, sooner. The chunks pass
-// through a ring of two buffers per worker, reused, so memory stays a
-// few megabytes whatever the length; a worker waits for its chunk's
-// buffer to be written out before refilling it. Each chunk is decoded
-// from the tensor's own dtype bytes into its worker's buffer (Float32sAt
-// for FP32, FP16 and BF16, FloatsAt for the rest): a float64 copy of a
-// 16 Mi-element output would be 128 MiB kept for nothing.
-func writeFloats(w *bufio.Writer, t *emu.Tensor) {
-	const chunk = 1 << 15
-	// format writes the chunk from element lo into b, decoding it into
-	// the worker's scratch space: float32s for the dtypes written with
-	// float32 digits, float64s for the rest.
-	type scratch struct {
-		f64 []float64
-		f32 []float32
+// chunk is how many elements one formatting step takes: 32 Ki elements
+// are under a millisecond of work and some 400 KiB of text.
+const chunk = 1 << 15
+
+// formatter formats a tensor's elements as TensorJSON.MarshalJSON does,
+// a chunk at a time, decoding each chunk from the tensor's own dtype
+// bytes into its scratch space (Float32sAt for FP32, FP16 and BF16,
+// FloatsAt for the rest): a float64 copy of a 16 Mi-element output would
+// be 128 MiB kept for nothing.
+type formatter struct {
+	t   *emu.Tensor
+	f64 []float64
+	f32 []float32
+}
+
+func newFormatter(t *emu.Tensor, n int) *formatter {
+	if floats.Digits32(t.DType) {
+		return &formatter{t: t, f32: make([]float32, n)}
 	}
-	format := func(b []byte, s *scratch, lo int) []byte {
-		if s.f64 != nil {
-			return floats.AppendElems(b, s.f64[:t.FloatsAt(s.f64, lo)], lo > 0)
-		}
-		return floats.AppendFloat32s(b, s.f32[:t.Float32sAt(s.f32, lo)], lo > 0)
+	return &formatter{t: t, f64: make([]float64, n)}
+}
+
+// appendChunk appends the elements from lo (at most a scratch space's
+// worth), each but the tensor's first after a comma.
+func (f *formatter) appendChunk(b []byte, lo int) []byte {
+	if f.f64 != nil {
+		return floats.AppendElems(b, f.f64[:f.t.FloatsAt(f.f64, lo)], lo > 0)
 	}
-	newScratch := func(n int) *scratch {
-		if floats.Digits32(t.DType) {
-			return &scratch{f32: make([]float32, n)}
-		}
-		return &scratch{f64: make([]float64, n)}
+	return floats.AppendFloat32s(b, f.f32[:f.t.Float32sAt(f.f32, lo)], lo > 0)
+}
+
+// maxElemBytes bounds the text of one element and its comma: 15 for a
+// float32's shortest digits (-1.1754944e-38), 25 for a float64's.
+func (f *formatter) maxElemBytes() int {
+	if f.f64 != nil {
+		return 25
 	}
-	n := t.Len()
-	w.WriteByte('[')
-	defer w.WriteByte(']')
+	return 16
+}
+
+// writeFloats writes t's elements from element from on as
+// TensorJSON.MarshalJSON does, the first after a comma unless from is 0.
+// Formatting the shortest digits is nearly the whole cost of a large
+// output (about 25 ns an element of a randn fill,
+// floats.BenchmarkAppendElem; the CPU time of a --json run is several
+// times the plain run's, BenchmarkRunJSON's json1-ns/elem), so a long
+// tensor is formatted in chunks by one goroutine per core while this one
+// writes the finished chunks in order: the same bytes, sooner. The chunks
+// pass through a ring of two buffers per worker, reused, so memory stays
+// a few megabytes whatever the length; a worker waits for its chunk's
+// buffer to be written out before refilling it.
+func writeFloats(w *bufio.Writer, t *emu.Tensor, from int) {
+	n := t.Len() - from
+	if n <= 0 {
+		return
+	}
 	chunks := (n + chunk - 1) / chunk
 	workers := min(runtime.GOMAXPROCS(0), chunks)
 	if workers < 2 {
-		s := newScratch(min(n, chunk))
+		f := newFormatter(t, min(n, chunk))
 		var b []byte
-		for lo := 0; lo < n; lo += chunk {
-			b = format(b[:0], s, lo)
+		for lo := from; lo < t.Len(); lo += chunk {
+			b = f.appendChunk(b[:0], lo)
 			w.Write(b)
 		}
 		return
@@ -166,23 +216,27 @@ func writeFloats(w *bufio.Writer, t *emu.Tensor) {
 		ring[i].done, ring[i].free = make(chan struct{}, 1), make(chan struct{}, 1)
 		ring[i].free <- struct{}{}
 	}
-	var next atomic.Int64
+	// Worker k formats chunks k, k+workers, k+2·workers… in order, into
+	// ring slots k and k+workers by turns, so a slot's free token is
+	// always for the chunk its one worker takes next. (Chunks handed out
+	// from a shared counter let a worker descheduled between taking
+	// chunk c and its slot's token find that token taken by chunk
+	// c+len(ring), whose text was then written in c's place:
+	// TestRunAheadEnds caught outputs that way on a loaded machine.)
 	var wg sync.WaitGroup
-	for range workers {
+	for k := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := newScratch(chunk)
-			for {
-				c := int(next.Add(1) - 1)
-				if c >= chunks {
-					return
-				}
-				// The earliest chunk not yet written is always being
-				// formatted or done, so this wait ends.
+			f := newFormatter(t, chunk)
+			for c := k; c < chunks; c += workers {
+				// The slot's previous chunk, c-len(ring), was this
+				// worker's own two turns ago; it is written once the
+				// chunks before it are, which are done or in the other
+				// workers' hands, so this wait ends.
 				sl := &ring[c%len(ring)]
 				<-sl.free
-				sl.b = format(sl.b[:0], s, c*chunk)
+				sl.b = f.appendChunk(sl.b[:0], from+c*chunk)
 				sl.done <- struct{}{}
 			}
 		}()

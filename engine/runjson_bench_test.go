@@ -14,6 +14,7 @@ import (
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/limits"
 )
 
 // BenchmarkRunJSON is `workbench run --json` against the same run without
@@ -23,7 +24,9 @@ import (
 // streams its JSON to io.Discard, and the metrics are medians over the
 // iterations, so the ratio comes from one process under one load.
 // x-run is (run + WriteJSON) / run, the --json run's time against the
-// plain one's (the acceptance: at most 2); json-ns/elem is WriteJSON's
+// plain one's (the acceptance: at most 2), and x-run-ahead the same with
+// the inputs' text formatted on another core during the run (JSONAhead,
+// as run --json does), against the same plain run; json-ns/elem is WriteJSON's
 // wall time an element, its chunks formatted on every core (GOMAXPROCS),
 // json1-ns/elem the same with GOMAXPROCS=1, which is its CPU time; and
 // strconv-ns/elem and encjson-ns/elem are the native baselines on the
@@ -46,9 +49,11 @@ func BenchmarkRunJSON(b *testing.B) {
 	for _, fill := range []engine.Fill{engine.FillIndex, engine.FillRandn} {
 		b.Run("fill="+string(fill), func(b *testing.B) {
 			ropts := engine.RunOptions{Options: opts, Fill: fill, Seed: 1}
-			run := func() (*engine.RunResult, time.Duration) {
+			run := func(ahead int64) (*engine.RunResult, time.Duration) {
+				o := ropts
+				o.JSONAhead = ahead
 				start := time.Now()
-				res := prog.Run(context.Background(), ropts)
+				res := prog.Run(context.Background(), o)
 				if res.Status != emu.StatusOK {
 					b.Fatalf("status %s: %v", res.Status, res.Error)
 				}
@@ -62,25 +67,28 @@ func BenchmarkRunJSON(b *testing.B) {
 				}
 				return time.Since(start)
 			}
-			res, _ := run() // warm the heap: the first run faults in its pages
+			res, _ := run(0) // warm the heap: the first run faults in its pages
 			data := elements(res)
 			n := 0
 			for _, d := range data {
 				n += len(d)
 			}
 			b.ResetTimer()
-			var ratio, jsonNs, json1Ns, strconvNs, encNs []float64
+			var ratio, ahead, jsonNs, json1Ns, strconvNs, encNs []float64
 			per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(n) }
 			for range b.N {
-				res, tr := run()
+				res, tr := run(0)
 				tw := write(res, runtime.GOMAXPROCS(0))
 				ratio = append(ratio, float64(tr+tw)/float64(tr))
+				resA, ta := run(limits.JSONAhead)
+				ahead = append(ahead, float64(ta+write(resA, runtime.GOMAXPROCS(0)))/float64(tr))
 				jsonNs = append(jsonNs, per(tw))
 				json1Ns = append(json1Ns, per(write(res, 1)))
 				strconvNs = append(strconvNs, per(timeStrconv32(data)))
 				encNs = append(encNs, per(timeMarshal32(b, data)))
 			}
 			b.ReportMetric(median(ratio), "x-run")
+			b.ReportMetric(median(ahead), "x-run-ahead")
 			b.ReportMetric(median(jsonNs), "json-ns/elem")
 			b.ReportMetric(median(json1Ns), "json1-ns/elem")
 			b.ReportMetric(median(strconvNs), "strconv-ns/elem")

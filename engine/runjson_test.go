@@ -14,13 +14,15 @@ import (
 	"pldworkbench/engine"
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/limits"
 )
 
 // TestWriteJSONMatchesMarshal: the streamed `run --json` output is the
 // bytes of json.Marshal and a newline, its elements those encoding/json
 // writes for a Go float32 (FP32, FP16, BF16) or float64 (checkDigits), for runs that end ok, in a race, a
 // deadlock, a run-time or a compile error, with every fill, and for
-// tensors holding NaN and the infinities.
+// tensors holding NaN and the infinities; with the inputs' text
+// formatted during the run (JSONAhead) too.
 func TestWriteJSONMatchesMarshal(t *testing.T) {
 	files, _ := filepath.Glob("testdata/programs/*.py")
 	bugs, _ := filepath.Glob("../kernels/*_bug.py")
@@ -35,8 +37,13 @@ func TestWriteJSONMatchesMarshal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, fill := range []engine.Fill{engine.FillIndex, engine.FillRandn} {
-			res := engine.Run(context.Background(), f, src, engine.RunOptions{Fill: fill})
+		for _, fill := range []engine.Fill{engine.FillIndex, engine.FillRandn, "randn ahead"} {
+			opts := engine.RunOptions{Fill: fill}
+			if fill == "randn ahead" {
+				// The inputs' text formatted while the run runs.
+				opts = engine.RunOptions{Fill: engine.FillRandn, JSONAhead: limits.JSONAhead}
+			}
+			res := engine.Run(context.Background(), f, src, opts)
 			statuses[string(res.Status)] = true
 			if f == files[0] && fill == engine.FillRandn {
 				// Elements JSON has no number for.

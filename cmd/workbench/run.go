@@ -117,6 +117,9 @@ func runRunContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		return code
 	}
+	if *asJSON {
+		opts.JSONAhead = limits.JSONAhead
+	}
 	res := prog.Run(ctx, opts)
 	if closeTrace != nil {
 		if err := closeTrace(fmt.Sprintf("%s at P=%d", res.Entry, res.Ranks)); err != nil {

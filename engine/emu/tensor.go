@@ -79,17 +79,27 @@ func Iota(dt ir.DType, shape ...int) *Tensor {
 // 512 MiB of bytes, 1 GiB more as float64s).
 func NewTensorFunc(dt ir.DType, shape []int, f func(i int) float64) *Tensor {
 	t := Zeros(dt, shape...)
-	esz := dt.Bytes()
+	t.FillRange(0, t.Len(), f)
+	return t
+}
+
+// FillRange sets elements lo to hi-1 (flat, row-major) of t, which must
+// be in the byte form (Zeros, NewTensorFunc), to f(i) as NewTensorFunc
+// does. It writes those bytes only, so a caller that publishes how far it
+// got (through an atomic) may let another goroutine read the elements
+// before lo meanwhile: run --json formats its inputs as they are made.
+func (t *Tensor) FillRange(lo, hi int, f func(i int) float64) {
+	dt := t.DType
 	if v := asF32(t.raw); v != nil && dt == ir.FP32 {
-		for i := range v {
+		for i := lo; i < hi; i++ {
 			v[i] = float32(f(i))
 		}
-		return t
+		return
 	}
-	for i := range t.Len() {
+	esz := dt.Bytes()
+	for i := lo; i < hi; i++ {
 		putFloat(t.raw[i*esz:], dt, roundScalar(dt, f(i)))
 	}
-	return t
 }
 
 // Len returns the element count.

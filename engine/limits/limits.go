@@ -58,6 +58,15 @@ const (
 	// run: a hand-rolled barrier at P = 4096 is about 100 million, and a
 	// billion take some 9 s here, so the wall clock ends a long run first.
 	CLIRunSteps = 1_000_000_000
+	// JSONAhead is how many bytes of the inputs' JSON text `run --json`
+	// formats on a second core while the fill makes the inputs and the
+	// emulator runs on the first (the run cannot print them yet: the
+	// status comes first). At P = 8 with 1 Mi FP32 per rank that window
+	// is about 110 ms (randn fill 60, emulator 50), in which one core
+	// formats some 4.5 Mi of the 8 Mi input elements at 22–25 ns each,
+	// about 45 MiB of text: 64 MiB leaves room. What does not fit is
+	// formatted after the run, with the outputs.
+	JSONAhead = 64 << 20
 )
 
 // ServerBudget is what one piece of work in the server may spend.
@@ -245,6 +254,8 @@ var Table = []Limit{
 		Error: "400 `ranks N out of range: want 1..64`, or diagnostic E0517 `the program runs at N ranks; the limit is 64`"},
 	{Name: "memory", What: "bytes one piece of work makes: window buffers × P, host tensors, tiles, per-rank state, trace events kept (256 B each; none for a sink that streams them), compile-time values", Server: "1 GiB", CLI: "4 GiB", Flag: "--mem-limit SIZE",
 		Error: "run: status `runtime_error`, E0516 `alloc_window_buffer wants 8.0 GiB across 4 ranks; the limit is 1 GiB`; check: E0320 for compile-time values, E0516 for what the rank count needs"},
+	{Name: "json-ahead", What: "bytes of the inputs' JSON text `run --json` formats on another core while the fill makes them and the emulator runs (its own bound, outside the run's memory budget, so `--json` never changes a run's outcome)", Server: "—", CLI: "64 MiB", Flag: "—",
+		Error: "the inputs past it are formatted after the run, with the outputs: the same bytes, later"},
 	{Name: "timeout", What: "wall clock of one piece of work, front end included (parsing, module evaluation, checking, lowering, emulation)", Server: "10 s", CLI: "10 s", Flag: "--timeout DUR",
 		Error: "run: status `timeout`, E0505 (E0321 when the front end was running); check, IR: diagnostic E0321. A run's clock starts when it gets a worker slot (time queued is not charged); a timed-out run is not stored, so a re-post runs again"},
 	{Name: "compile-steps", What: "compile-time evaluation steps, shared by module code, factories and annotations; a copy of n bytes costs n/4096 more", Server: "1,000,000", CLI: "1,000,000", Flag: "—",
