@@ -136,3 +136,30 @@ func TestBreakDispatchLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestWhileDevice runs check/testdata/ok/while_device.py: a host with no
+// window buffer dispatches with device= a while-loop counter and a rank
+// computed from a pl.range variable; the kernel adds the step it is
+// handed, so y[q] = x[q] + q and z[r] = x[r] + 10*r, from the run's inputs.
+func TestWhileDevice(t *testing.T) {
+	const file = "check/testdata/ok/while_device.py"
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Entry: "WhileDevice.host"}, Fill: engine.FillIndex})
+	if res.Status != emu.StatusOK {
+		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
+	}
+	x, y, z := res.In["x"], res.Out["y"], res.Out["z"]
+	for r := 0; r < 4; r++ {
+		for j := 0; j < 16; j++ {
+			if got, want := y.At(r, 0, j), x.At(r, 0, j)+float64(r); got != want {
+				t.Fatalf("y[%d, 0, %d] = %g, want %g", r, j, got, want)
+			}
+			if got, want := z.At(r, 0, j), x.At(r, 0, j)+float64(10*r); got != want {
+				t.Fatalf("z[%d, 0, %d] = %g, want %g", r, j, got, want)
+			}
+		}
+	}
+}

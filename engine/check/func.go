@@ -47,6 +47,13 @@ type funcChecker struct {
 	task          *taskKernel
 	drainAtReturn bool
 
+	// looseDevices are the host's dispatches whose device= is neither a
+	// constant nor a pl.range variable with known bounds, firstAlloc its
+	// first pld.alloc_window_buffer: PyPTO refuses the two together
+	// (checkLooseDevices, domains.go).
+	looseDevices []looseDevice
+	firstAlloc   *alloc
+
 	returned bool // a top-level return has been checked
 	retSeen  bool // some return statement produced fn.Result (for inference)
 }

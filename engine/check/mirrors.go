@@ -22,6 +22,9 @@ const MirrorCommit = "e2d0f78ae"
 var Mirrors = []Mirror{
 	{ErrHostCallsKern, "python/pypto/language/parser/ast_parser.py", "_validate_kernel_call_kwargs",
 		"Function 'scale_kernel' does not accept keyword argument 'device'"},
+	{ErrDeviceValue, "src/ir/transforms/materialize_comm_domain_scopes_pass.cpp; src/codegen/distributed/distributed_codegen.cpp",
+		"ResolveDeviceDescriptor (a host with window buffers); DistributedCodegen::ResolveRankExpr",
+		"MaterializeCommDomainScopes: device= expression must be ConstInt or the induction var of pl.range; ... device= attr must be ConstInt or Var (N3 parser invariant), got Sub"},
 	{ErrBounds, "src/ir/op/type_inference.cpp (from tile.load in src/ir/op/tile_ops/memory.cpp and pld.tile.remote_load in src/ir/op/distributed/remote_load.cpp)", "CheckWindowReadDimBounds, InferWindowReadValidShape (offset + extent <= source, refused where its analyzer disproves it; an offset known only at run time is bounded then)",
 		"tile.load reads past the end of dimension 0: offset 0 + extent 4 exceeds the source extent M % 4"},
 	{ErrAllocName, "python/pypto/language/parser/ast_parser.py", "_parse_alloc_window_buffer_assignment",

@@ -97,6 +97,9 @@ func checkAlloc(a *opCall) {
 	}
 	al := &alloc{name: t.name, span: t.span, bytes: a.allocBytes()}
 	fc.c.allocs = append(fc.c.allocs, al)
+	if fc.firstAlloc == nil {
+		fc.firstAlloc = al
+	}
 	fc.c.allocIDs[t.name] = al
 	a.resBuf = al
 }
