@@ -163,3 +163,27 @@ func TestWhileDevice(t *testing.T) {
 		}
 	}
 }
+
+// TestComputedWindow runs check/testdata/ok/computed_window.py, whose
+// buffers and views are NR % 3 and NR - 3 rows (1 at 4 ranks, computed
+// from NR, never bound whole): each rank puts its row into the next
+// rank's window, so y[r] = x[(r + 3) % 4], from the run's inputs.
+func TestComputedWindow(t *testing.T) {
+	const file = "check/testdata/ok/computed_window.py"
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Entry: "Computed.host", Ranks: 4}, Fill: engine.FillIndex})
+	if res.Status != emu.StatusOK {
+		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
+	}
+	x, y := res.In["x"], res.Out["y"]
+	for r := 0; r < 4; r++ {
+		for j := 0; j < 16; j++ {
+			if got, want := y.At(r, 0, j), x.At((r+3)%4, 0, j); got != want {
+				t.Fatalf("y[%d, 0, %d] = %g, want %g", r, j, got, want)
+			}
+		}
+	}
+}
