@@ -39,9 +39,9 @@ type operand struct {
 	// dim is the composite pl.dynamic dimension a run-time value computes
 	// (NR % 4, NR * 2: a *meta.DynExpr), so a window or buffer shape can
 	// take it as PyPTO does, as a symbolic extent.
-	dim meta.Value
-	expr  syntax.Expr
-	sp    diag.Span
+	dim  meta.Value
+	expr syntax.Expr
+	sp   diag.Span
 }
 
 func invalidOp(e syntax.Expr) *operand { return &operand{mode: modeInvalid, expr: e, sp: exprSpan(e)} }
