@@ -187,3 +187,32 @@ func TestComputedWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestCarriedBreak runs check/testdata/ok/carried_break.py: a break in a
+// plain loop inside a carried one stops it after the chunks at columns 0
+// and 16 (1 added), and a carried loop's continue skips the chunk at 16
+// when 100 is added to the others: y = x + 100 at columns 0-15 and 32-63,
+// x + 1 at 16-31, from the run's own inputs.
+func TestCarriedBreak(t *testing.T) {
+	const file = "check/testdata/ok/carried_break.py"
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Entry: "launch"}, Fill: engine.FillIndex})
+	if res.Status != emu.StatusOK {
+		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
+	}
+	x, y := res.In["x"], res.Out["y"]
+	for r := 0; r < 2; r++ {
+		for j := 0; j < 64; j++ {
+			add := 100.0
+			if j >= 16 && j < 32 {
+				add = 1
+			}
+			if got, want := y.At(r, 0, j), x.At(r, 0, j)+add; got != want {
+				t.Fatalf("y[%d, 0, %d] = %g, want %g", r, j, got, want)
+			}
+		}
+	}
+}

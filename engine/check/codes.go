@@ -30,6 +30,7 @@ const (
 	ErrLoopControl     Code = "E0415"
 	ErrJitWhile        Code = "E0416"
 	ErrBreakOuter      Code = "E0417"
+	ErrBreakCarried    Code = "E0418"
 
 	// Levels, operation names, dispatch.
 	ErrLevel         Code = "E0101"
@@ -332,6 +333,8 @@ var Codes = []CodeInfo{
 		"carry the value with pl.while_(init_values=...) and pl.yield_, or write the function as a @pl.program method"},
 	{ErrBreakOuter, diag.Error, "PyPTO cannot yet compile a break out of a kernel's outermost loop",
 		"PyPTO's parser accepts the break, but at this commit its InCore passes stop on the flag it adds for it; a break from a nested loop compiles. Guard the rest of the loop's body with an if instead of breaking, or move the loop inside another"},
+	{ErrBreakCarried, diag.Error, "PyPTO cannot yet compile a break in a kernel loop that carries values",
+		"PyPTO's parser accepts the break, but at this commit ConvertToSSA gives the if around it one yielded value where the loop carries more, and SSA verification stops the build; a break in a plain loop (one without init_values) nested in the carried one compiles. Guard the rest of the body with an if instead of breaking"},
 	{WarnJitWhile, diag.Warning, "a @pl.jit while loop's rebinding is renamed by PyPTO",
 		"PyPTO's @pl.jit renamer walks a while body as straight-line code, so the loop never sees its own updates there (a counter the condition reads never changes, and the loop does not end); the emulator runs it as Python would. Carry the value with pl.while_(init_values=...), or write the function as a @pl.program method"},
 	{WarnLoopElse, diag.Warning, "a loop's else suite is dropped",

@@ -99,6 +99,8 @@ var Mirrors = []Mirror{
 	// Not a rule upstream: PyPTO accepts the break and then fails on it.
 	{ErrBreakOuter, "src/ir/transforms/ctrl_flow_transform_pass.cpp and the InCore passes after it", "the break flag CtrlFlowTransform adds to a kernel's outermost loop (a defect, not a rule)",
 		"TypeError: Operator 'eq' does not accept bool dtype"},
+	{ErrBreakCarried, "src/ir/transforms/convert_to_ssa_pass.cpp; src/ir/verifier/verify_ssa_pass.cpp", "SSAVerify after ConvertToSSA, on the if a break in a carried loop leaves (a defect, not a rule)",
+		"Verification failed after 'ConvertToSSA' for properties {SSAForm}: IfStmt then-branch YieldStmt value count (1) != return_vars count (2)"},
 	// A warning: PyPTO compiles the loop, but not as written.
 	{WarnJitWhile, "python/pypto/jit/specializer.py", "the renamer walks a while body as straight-line code (no visit_While)",
 		"(nothing: the condition reads k from before the loop, k_v1 = k + 1 inside it)"},
