@@ -385,6 +385,11 @@ func (fc *funcChecker) deviceOperand(o *operand) ir.Operand {
 		return x
 	}
 	li := o.loop
+	if li != nil && x != ir.Operand(li.v) {
+		// A name bound to the loop variable (d = r) is another variable
+		// to PyPTO, which infers devices from the loop variable itself.
+		li = nil
+	}
 	if li != nil && li.broken {
 		return x // its pl.range already has an error
 	}

@@ -31,6 +31,9 @@ func (fc *funcChecker) dispatchDevices(dv *operand) []int64 {
 		return []int64{dv.kv}
 	}
 	li := dv.loop
+	if x, _, _ := dv.scalar(); li != nil && x != ir.Operand(li.v) {
+		li = nil // d = r: not the loop variable (deviceOperand)
+	}
 	if li == nil || !li.known || li.step != 1 || li.start == 0 && li.stop >= p {
 		return nil
 	}

@@ -122,6 +122,48 @@ class Loose:
             q = q + 1
         return y
 ---
+# Nor is a name bound to a pl.range variable (d = r): PyPTO infers devices
+# from the loop variable itself.
+#! entry: Loose.host
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+W = 16
+
+
+@pl.program
+class Loose:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(
+        self,
+        x: pl.Tensor[[1, W], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, W], pl.FP32]],
+    ) -> pl.Tensor[[1, W], pl.FP32]:
+        t = pl.load(x, [0, 0], [1, W])
+        return pl.store(t, [0, 0], y)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(
+        self,
+        x: pl.Tensor[[1, W], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, W], pl.FP32]],
+        box: pl.InOut[pld.DistributedTensor[[1, W], pl.FP32]],
+    ) -> pl.Tensor[[1, W], pl.FP32]:
+        return self.k(x, y)
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host(
+        self,
+        x: pl.Tensor[[4, 1, W], pl.FP32],
+        y: pl.Out[pl.Tensor[[4, 1, W], pl.FP32]],
+    ) -> pl.Tensor[[4, 1, W], pl.FP32]:
+        buf = pld.alloc_window_buffer(W * pl.FP32.get_byte())
+        for r in pl.range(4):
+            d = r
+            box = pld.window(buf, [1, W], dtype=pl.FP32)
+            self.chip(x[r], y[r], box, device=d)  ### "^E0107 device=d is neither a constant rank nor the variable of a pl.range, and this host allocates window buffers \(buf, line 160\): PyPTO infers the devices of each buffer from the host's device= values$"
+        return y
+---
 #! entry: driver
 import pypto.language as pl
 import pypto.language.distributed as pld
