@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"context"
+	"os"
+	"strings"
 	"testing"
 
 	"pldworkbench/engine"
@@ -64,5 +66,22 @@ func TestHostArray(t *testing.T) {
 				t.Fatalf("dst[%d, 0, %d] = %g, want %g", r, j, got, want)
 			}
 		}
+	}
+}
+
+// TestHostArrayParamRefusedAtRun: a host orchestrator with a pl.Array
+// parameter checks (PyPTO compiles it: check/testdata/ok/host_array_param.py
+// is in the verdict test), and its run stops with E0510 naming the
+// parameter, since the emulator passes a host only tensors and scalars.
+func TestHostArrayParamRefusedAtRun(t *testing.T) {
+	const file = "check/testdata/ok/host_array_param.py"
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Entry: "host"}})
+	if res.Diags.HasErrors() || res.Status != emu.StatusRuntimeError || res.Error == nil || res.Error.Code != "E0510" ||
+		!strings.Contains(res.Error.Message, "order") || !strings.Contains(res.Error.Message, "cannot pass in") {
+		t.Fatalf("status %s, error %+v, diags %v; want a clean check and E0510 naming order", res.Status, res.Error, res.Diags)
 	}
 }

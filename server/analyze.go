@@ -157,9 +157,6 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 		defer cancel()
 		a = s.compile(ctx, "a.py", []byte(req.A.Code), strings.TrimSpace(req.A.Entry), st.Ranks, st.Platform)
 		b = s.compile(ctx, nameB, srcB, strings.TrimSpace(entryB), st.Ranks, st.Platform)
-		if a.NoEntry != "" || b.NoEntry != "" {
-			return
-		}
 		fill, _ := engine.ParseFill(st.Fill)
 		cr = compare.Programs(ctx, a, b, compare.Options{RunOptions: engine.RunOptions{Options: engine.Options{Budget: s.budget()},
 			Fill: fill, Seed: st.Seed, Schedule: st.Schedule}, EventsA: evA.Sink(), EventsB: evB.Sink()})
@@ -168,12 +165,11 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 		return err
 	}
 	for _, p := range []*engine.Program{a, b} {
-		switch {
-		case p.Internal != nil:
+		// A side with no default entry is compared like one that does not
+		// compile: its result and its run end compile_error with the coded
+		// E0412 that names the entries, as POST /api/runs ends.
+		if p.Internal != nil {
 			return internalAPIError(s.engineInternal("compare", p.Internal))
-		case p.NoEntry != "":
-			// A module with several host orchestrators: a 400 that lists them.
-			return errorf(fiber.StatusBadRequest, "give "+strings.TrimSuffix(p.Name, ".py")+".entry", "%s", p.NoEntry)
 		}
 	}
 	if cr.Internal != nil {

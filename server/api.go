@@ -342,14 +342,16 @@ type schedulesRequest struct {
 
 // schedulesResponse lists the seeds as `workbench run --schedules N` does.
 type schedulesResponse struct {
-	Entry  string               `json:"entry"`
-	Ranks  int                  `json:"ranks"`
-	Fair   string               `json:"fair"`
-	Error  string               `json:"error,omitempty"`
-	N      int                  `json:"n"`
-	Ran    int                  `json:"ran"`
-	Failed int                  `json:"failed"`
-	Seeds  []engine.SeedOutcome `json:"seeds"`
+	Entry string `json:"entry"`
+	Ranks int    `json:"ranks"`
+	Fair  string `json:"fair"`
+	Error string `json:"error,omitempty"`
+	// Diagnostics is set when the program has no default entry: E0412.
+	Diagnostics diag.List            `json:"diagnostics,omitempty"`
+	N           int                  `json:"n"`
+	Ran         int                  `json:"ran"`
+	Failed      int                  `json:"failed"`
+	Seeds       []engine.SeedOutcome `json:"seeds"`
 }
 
 // sweepRequest is POST /api/sweep's body: a kernel with `#! sweep:` lines

@@ -68,7 +68,8 @@ func (s *Server) postSchedules(c *fiber.Ctx) error {
 		prog := s.compile(ctx, fileName, []byte(req.Code), opts.Entry, opts.Ranks, opts.Platform)
 		switch {
 		case prog.NoEntry != "":
-			out.Error = prog.NoEntry
+			// The coded E0412 naming the entries, as POST /api/runs has it.
+			out.Error, out.Diagnostics = prog.NoEntry, prog.Diags
 			return
 		case prog.Entry == "" && prog.Internal != nil:
 			out.Error = prog.Internal.Error()

@@ -92,6 +92,7 @@ func (fc *funcChecker) carriedLoop(s *syntax.ForStmt) bool {
 	}
 	args := append(append([]syntax.Arg{}, call.Args[:initAt]...), call.Args[initAt+1:]...)
 	iter := &syntax.CallExpr{Fn: call.Fn, Args: args, Lparen: call.Lparen, Rparen: call.Rparen, ExprNode: call.ExprNode}
+	fc.carryNext = true
 	fc.forStmt(&syntax.ForStmt{Target: iv, Iter: iter, Body: body, Else: s.Else, StmtNode: s.StmtNode})
 	for i, r := range results {
 		if r != nil {

@@ -324,6 +324,7 @@ func (c *checker) instantiate(d *meta.DSLFunc, at diag.Span) *funcInfo {
 	fi.state = stateChecking
 	fc := newFuncChecker(c, fi)
 	fc.body(d.Def.Body)
+	fc.checkLooseDevices()
 	fc.finish()
 	fi.state = stateDone
 	return fi

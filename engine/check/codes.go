@@ -30,6 +30,7 @@ const (
 	ErrLoopControl     Code = "E0415"
 	ErrJitWhile        Code = "E0416"
 	ErrBreakOuter      Code = "E0417"
+	ErrBreakCarried    Code = "E0418"
 
 	// Levels, operation names, dispatch.
 	ErrLevel         Code = "E0101"
@@ -253,8 +254,8 @@ var Codes = []CodeInfo{
 		"use // for integer division"},
 	{ErrRange, diag.Error, "bad pl.range arguments",
 		"pl.range(stop), pl.range(start, stop) or pl.range(start, stop, step) with integer bounds and a non-zero step"},
-	{ErrJitDynWindow, diag.Error, "pl.dynamic dimension in a @pl.jit window shape",
-		"PyPTO's distributed codegen cannot size a window from a dynamic dimension: give the view a constant shape (a module constant such as MAX_RANKS), or build the program with @pl.program for a given rank count"},
+	{ErrJitDynWindow, diag.Error, "pl.dynamic dimension in a @pl.jit window shape or buffer size",
+		"PyPTO's distributed codegen cannot size a window or a buffer from a dynamic dimension: give it a constant shape (a module constant such as MAX_RANKS), or build the program with @pl.program for a given rank count"},
 	{ErrJitWorldWindow, diag.Error, "run-time value in a @pl.jit window shape",
 		"@pl.jit infers every window's metadata before the world size is known: give the view a constant shape, or build the program with @pl.program, where [pld.world_size(), 1] is allowed"},
 	{ErrInOutUse, diag.Error, "variable read after it was passed as InOut/Out",
@@ -332,6 +333,8 @@ var Codes = []CodeInfo{
 		"carry the value with pl.while_(init_values=...) and pl.yield_, or write the function as a @pl.program method"},
 	{ErrBreakOuter, diag.Error, "PyPTO cannot yet compile a break out of a kernel's outermost loop",
 		"PyPTO's parser accepts the break, but at this commit its InCore passes stop on the flag it adds for it; a break from a nested loop compiles. Guard the rest of the loop's body with an if instead of breaking, or move the loop inside another"},
+	{ErrBreakCarried, diag.Error, "PyPTO cannot yet compile a break in a kernel loop that carries values",
+		"PyPTO's parser accepts the break, but at this commit ConvertToSSA gives the if around it one yielded value where the loop carries more, and SSA verification stops the build; a break in a plain loop (one without init_values) nested in the carried one compiles. Guard the rest of the body with an if instead of breaking"},
 	{WarnJitWhile, diag.Warning, "a @pl.jit while loop's rebinding is renamed by PyPTO",
 		"PyPTO's @pl.jit renamer walks a while body as straight-line code, so the loop never sees its own updates there (a counter the condition reads never changes, and the loop does not end); the emulator runs it as Python would. Carry the value with pl.while_(init_values=...), or write the function as a @pl.program method"},
 	{WarnLoopElse, diag.Warning, "a loop's else suite is dropped",

@@ -3,7 +3,9 @@ package check
 import (
 	"sort"
 
+	"pldworkbench/engine/diag"
 	"pldworkbench/engine/ir"
+	"pldworkbench/engine/syntax"
 )
 
 // Communication domains: PyPTO's MaterializeCommDomainScopes gives every
@@ -29,6 +31,9 @@ func (fc *funcChecker) dispatchDevices(dv *operand) []int64 {
 		return []int64{dv.kv}
 	}
 	li := dv.loop
+	if x, _, _ := dv.scalar(); li != nil && x != ir.Operand(li.v) {
+		li = nil // d = r: not the loop variable (deviceOperand)
+	}
 	if li == nil || !li.known || li.step != 1 || li.start == 0 && li.stop >= p {
 		return nil
 	}
@@ -50,6 +55,52 @@ func (fc *funcChecker) checkDeviceStep(o *operand) {
 	}
 	fc.errorf(li.span, ErrDeviceStep, "", "device=%s is the variable of a pl.range with step %d: PyPTO infers the devices of a dispatch from a unit-step range",
 		fc.c.text(o.expr), li.step)
+}
+
+// looseDevice is a host dispatch's device= that names no devices at
+// compile time: a run-time rank number (a while-loop counter, a computed
+// rank), or the variable of a pl.range whose bounds are not constants.
+type looseDevice struct {
+	sp   diag.Span
+	text string
+	loop *loopInfo // nil when not a pl.range variable
+}
+
+// checkLooseDevices refuses a loose device= in a host that allocates a
+// window buffer, as PyPTO's MaterializeCommDomainScopes does: it infers
+// each buffer's devices from every dispatch of that host, so each device=
+// must be a constant or the variable of a pl.range with constant bounds
+// (or pld.world_size()). A host with no window buffer dispatches to any
+// rank number, which the run checks against [0, P) (E0512).
+func (fc *funcChecker) checkLooseDevices() {
+	if fc.firstAlloc == nil {
+		return
+	}
+	al := fc.firstAlloc
+	for _, d := range fc.looseDevices {
+		what := "is neither a constant rank nor the variable of a pl.range"
+		if d.loop != nil {
+			what = "is the variable of a pl.range whose bounds are not compile-time constants"
+		}
+		fc.errorf(d.sp, ErrDeviceValue, "dispatch from for r in pl.range(pld.world_size()) (or a constant range) with device=r, or a constant rank",
+			"device=%s %s, and this host allocates window buffers (%s, line %d): PyPTO infers the devices of each buffer from the host's device= values",
+			d.text, what, al.name, al.span.Start.Line)
+	}
+}
+
+// isName says whether a device= expression is a variable, as PyPTO's
+// parser hands it to the host codegen (parentheses are Python's only).
+func isName(e syntax.Expr) bool {
+	for {
+		switch x := e.(type) {
+		case *syntax.ParenExpr:
+			e = x.X
+		case *syntax.Ident:
+			return true
+		default:
+			return false
+		}
+	}
 }
 
 // addDevices joins the devices of one dispatch to the buffer's set; a nil

@@ -36,8 +36,12 @@ type operand struct {
 	kv    int64
 	loop  *loopInfo // x is the variable of this pl.range loop
 	buf   *alloc    // the window buffer behind a Ptr or a view
-	expr  syntax.Expr
-	sp    diag.Span
+	// dim is the composite pl.dynamic dimension a run-time value computes
+	// (NR % 4, NR * 2: a *meta.DynExpr), so a window or buffer shape can
+	// take it as PyPTO does, as a symbolic extent.
+	dim  meta.Value
+	expr syntax.Expr
+	sp   diag.Span
 }
 
 func invalidOp(e syntax.Expr) *operand { return &operand{mode: modeInvalid, expr: e, sp: exprSpan(e)} }
@@ -358,7 +362,44 @@ func (fc *funcChecker) arith(op string, x, y *operand, e syntax.Expr, opPos diag
 	if x.known && y.known && rt.IsInt() {
 		out.kv, out.known = ir.IntArith(info.op, x.kv, y.kv)
 	}
+	out.dim = dimArith(op, x, y)
 	return out
+}
+
+// dimArith is x op y as a composite pl.dynamic dimension, or nil when the
+// two are not dimensions (an int and a dimension, or two dimensions, with
+// one of the integer operators a shape's arithmetic has).
+func dimArith(op string, x, y *operand) meta.Value {
+	switch op {
+	case "+", "-", "*", "//", "%":
+	default:
+		return nil
+	}
+	dx, dy := dimValue(x), dimValue(y)
+	if dx == nil || dy == nil {
+		return nil
+	}
+	_, ix := dx.(meta.Int)
+	_, iy := dy.(meta.Int)
+	if ix && iy {
+		return nil
+	}
+	return &meta.DynExpr{Op: op, X: dx, Y: dy}
+}
+
+// dimValue is o as a term of a dimension: a Python int, a pl.dynamic
+// dimension or a composite one; nil for anything else.
+func dimValue(o *operand) meta.Value {
+	if o.dim != nil {
+		return o.dim
+	}
+	if o.mode == modeStatic {
+		switch o.cv.(type) {
+		case meta.Int, *meta.DynVar:
+			return o.cv
+		}
+	}
+	return nil
 }
 
 // foldError reports a failed compile-time fold with Python's exception

@@ -47,6 +47,16 @@ type funcChecker struct {
 	task          *taskKernel
 	drainAtReturn bool
 
+	// looseDevices are the host's dispatches whose device= is neither a
+	// constant nor a pl.range variable with known bounds, firstAlloc its
+	// first pld.alloc_window_buffer: PyPTO refuses the two together
+	// (checkLooseDevices, domains.go).
+	looseDevices []looseDevice
+	// carryNext tells forStmt that the loop it checks is the plain form of
+	// a carried loop (carriedLoop).
+	carryNext  bool
+	firstAlloc *alloc
+
 	returned bool // a top-level return has been checked
 	retSeen  bool // some return statement produced fn.Result (for inference)
 }
@@ -107,6 +117,7 @@ type loopInfo struct {
 	// kind is the loop's form: "range", "unroll", "parallel" (the pl.*
 	// iterator's name) or "while"; break and continue depend on it.
 	kind              string
+	carried           bool // a pl.range(..., init_values=...) loop (carried.go)
 	v                 *ir.Var
 	known             bool // start, stop, step are known
 	broken            bool // the pl.range call had an error

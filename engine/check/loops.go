@@ -113,7 +113,11 @@ func (fc *funcChecker) loopControl(s *syntax.BranchStmt) {
 		fc.emit(&ir.Continue{Site: at})
 		return
 	}
-	if fc.level == ir.InCore && len(fc.loops) == 1 {
+	if fc.level == ir.InCore && li.carried {
+		// As below: PyPTO accepts it and cannot compile it.
+		fc.errorf(s.Pos, ErrBreakCarried, "guard the rest of the loop's body with an if instead of breaking",
+			"PyPTO cannot yet compile a break in a kernel loop that carries values (init_values): ConvertToSSA's if yields fewer values than the loop carries, and SSA verification stops (\"IfStmt then-branch YieldStmt value count ... != return_vars count ...\")")
+	} else if fc.level == ir.InCore && len(fc.loops) == 1 {
 		// PyPTO accepts the statement and then cannot compile it: a
 		// program PyPTO cannot compile is not one to run here.
 		fc.errorf(s.Pos, ErrBreakOuter, "guard the rest of the loop's body with an if instead of breaking, or break from a nested loop",

@@ -22,6 +22,9 @@ const MirrorCommit = "e2d0f78ae"
 var Mirrors = []Mirror{
 	{ErrHostCallsKern, "python/pypto/language/parser/ast_parser.py", "_validate_kernel_call_kwargs",
 		"Function 'scale_kernel' does not accept keyword argument 'device'"},
+	{ErrDeviceValue, "src/ir/transforms/materialize_comm_domain_scopes_pass.cpp; src/codegen/distributed/distributed_codegen.cpp",
+		"ResolveDeviceDescriptor (a host with window buffers); DistributedCodegen::ResolveRankExpr",
+		"MaterializeCommDomainScopes: device= expression must be ConstInt or the induction var of pl.range; ... device= attr must be ConstInt or Var (N3 parser invariant), got Sub"},
 	{ErrBounds, "src/ir/op/type_inference.cpp (from tile.load in src/ir/op/tile_ops/memory.cpp and pld.tile.remote_load in src/ir/op/distributed/remote_load.cpp)", "CheckWindowReadDimBounds, InferWindowReadValidShape (offset + extent <= source, refused where its analyzer disproves it; an offset known only at run time is bounded then)",
 		"tile.load reads past the end of dimension 0: offset 0 + extent 4 exceeds the source extent M % 4"},
 	{ErrAllocName, "python/pypto/language/parser/ast_parser.py", "_parse_alloc_window_buffer_assignment",
@@ -96,6 +99,8 @@ var Mirrors = []Mirror{
 	// Not a rule upstream: PyPTO accepts the break and then fails on it.
 	{ErrBreakOuter, "src/ir/transforms/ctrl_flow_transform_pass.cpp and the InCore passes after it", "the break flag CtrlFlowTransform adds to a kernel's outermost loop (a defect, not a rule)",
 		"TypeError: Operator 'eq' does not accept bool dtype"},
+	{ErrBreakCarried, "src/ir/transforms/convert_to_ssa_pass.cpp; src/ir/verifier/verify_ssa_pass.cpp", "SSAVerify after ConvertToSSA, on the if a break in a carried loop leaves (a defect, not a rule)",
+		"Verification failed after 'ConvertToSSA' for properties {SSAForm}: IfStmt then-branch YieldStmt value count (1) != return_vars count (2)"},
 	// A warning: PyPTO compiles the loop, but not as written.
 	{WarnJitWhile, "python/pypto/jit/specializer.py", "the renamer walks a while body as straight-line code (no visit_While)",
 		"(nothing: the condition reads k from before the loop, k_v1 = k + 1 inside it)"},

@@ -467,6 +467,9 @@ func (fc *funcChecker) checkKind(a *opCall, p *param, o *operand) {
 			switch {
 			case el.mode == modeStatic && isDynVar(el.cv) && (p.dynOK || p.kind == kSizeOrShape):
 				shape[i] = ir.SymDim(el.cv.(*meta.DynVar).Name)
+			case el.dim != nil && (p.dynOK || p.kind == kSizeOrShape):
+				// NR % 4: PyPTO keeps the extent as the expression.
+				shape[i] = ir.SymDim(meta.Repr(el.dim))
 			case el.known:
 				if el.kv <= 0 {
 					code := ErrShape

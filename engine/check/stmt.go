@@ -331,6 +331,8 @@ func (fc *funcChecker) forStmt(s *syntax.ForStmt) {
 	if fc.whileCarried(s) || fc.carriedLoop(s) {
 		return
 	}
+	carried := fc.carryNext
+	fc.carryNext = false
 	id, ok := s.Target.(*syntax.Ident)
 	if !ok {
 		fc.errorf(s.Target.Span(), ErrForIter, "", "the loop variable must be one name")
@@ -348,6 +350,7 @@ func (fc *funcChecker) forStmt(s *syntax.ForStmt) {
 	v, nb := fc.bindName(id.Name, &ir.Scalar{DType: ir.INDEX}, id.Pos)
 	li.v = v
 	li.broken = !ok
+	li.carried = carried
 	nb.loop = li
 	nb.loopVar = true
 	assigned := map[string]bool{id.Name: true}

@@ -1,6 +1,8 @@
 package check
 
 import (
+	"fmt"
+
 	"pldworkbench/engine/diag"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/meta"
@@ -95,8 +97,14 @@ func checkAlloc(a *opCall) {
 			return
 		}
 	}
+	if fc.dsl.Program == nil && !checkJitAllocSize(a, shapeForm) {
+		return
+	}
 	al := &alloc{name: t.name, span: t.span, bytes: a.allocBytes()}
 	fc.c.allocs = append(fc.c.allocs, al)
+	if fc.firstAlloc == nil {
+		fc.firstAlloc = al
+	}
 	fc.c.allocIDs[t.name] = al
 	a.resBuf = al
 }
@@ -126,6 +134,32 @@ func checkWindow(a *opCall) {
 		a.errorf("shape", ErrWindowSize, "",
 			"view %s %s needs %d bytes, but %s has %d", shape, d, need, al.name, al.bytes.N)
 	}
+}
+
+// checkJitAllocSize refuses a pl.dynamic dimension in the size of a
+// @pl.jit host's buffer, plain or in arithmetic (NR, NR % 4, NR * 64): the
+// size lowers to tensor.dim, which PyPTO's distributed codegen does not
+// emit. A @pl.program host sizes buffers from them (ok/computed_window.py).
+func checkJitAllocSize(a *opCall, shapeForm bool) bool {
+	terms := []*operand{a.args["size"]}
+	if shapeForm {
+		terms = a.lists["size"]
+	}
+	for i, el := range terms {
+		if el == nil || dimValue(el) == nil || el.known {
+			continue
+		}
+		what := "size"
+		if shapeForm {
+			what = fmt.Sprintf("size dimension %d", i)
+		}
+		a.fc.errorf(el.sp, ErrJitDynWindow, "",
+			"pld.alloc_window_buffer %s is %s, computed from a pl.dynamic dimension: a @pl.jit host cannot size a buffer from it (DistributedCodegen does not support op 'tensor.dim')",
+			what, a.fc.c.text(el.expr))
+		a.fail()
+		return false
+	}
+	return true
 }
 
 // checkJitWindowShape holds PyPTO's two limits on a window's shape in a

@@ -171,8 +171,12 @@ func (s *sim) bindInputs(opts Options) *RunError {
 func bindSymRefs(o ir.Operand, syms map[string]int64, p int64) {
 	switch o := o.(type) {
 	case *ir.SymRef:
-		if _, ok := syms[o.Name]; !ok {
-			syms[o.Name] = p
+		// A composite extent (NR % 4) is computed from its symbols, never
+		// bound whole.
+		for _, name := range ir.DimSymbols(o.Name) {
+			if _, ok := syms[name]; !ok {
+				syms[name] = p
+			}
 		}
 	case *ir.ListOp:
 		for _, e := range o.Elems {

@@ -20,10 +20,11 @@ import (
 // verdictDriver compiles one program with PyPTO's compile-only path: it
 // runs the module, then compiles the entry as a real toolchain would
 // (@pl.jit: .compile on zero tensors of the host signature's shapes, NR =
-// the rank count; @pl.program: ir.compile of the program). With no PTO
-// assembler on the machine it stops at the MLIR (skip_ptoas), which is
-// what @pl.jit itself does without one. It prints PYPTO-COMPILED on
-// success; anything else is PyPTO's refusal.
+// the rank count, and a list of zeros for a pl.Array parameter; @pl.program:
+// ir.compile of the program). With no PTO assembler on the machine it
+// stops at the MLIR (skip_ptoas), which is what @pl.jit itself does
+// without one. It prints PYPTO-COMPILED on success; anything else is
+// PyPTO's refusal.
 const verdictDriver = `import inspect, os, sys
 
 path, nranks, entry = sys.argv[1], int(sys.argv[2]), sys.argv[3]
@@ -60,6 +61,11 @@ else:
     args = []
     for p in inspect.signature(fn).parameters.values():
         t = eval(p.annotation, g) if isinstance(p.annotation, str) else p.annotation
+        if not hasattr(t, "shape"):
+            # A pl.Array parameter: the jit specializer takes any value
+            # for it (it renders the annotation); hand it its elements.
+            args.append([0] * t.extent)
+            continue
         shape = [d if isinstance(d, int) else nranks for d in t.shape]
         dt = _DATATYPE_TO_TORCH[str(t.dtype).lower()]
         args.append(torch.zeros(shape, dtype=dt))

@@ -422,3 +422,83 @@ def launch(
     pass
     for r in pl.range(pld.world_size()):
         forward(src[r], dst[r], r, device=r)
+---
+# A break in a kernel loop that carries values (init_values), outermost or
+# nested: PyPTO's ConvertToSSA leaves the if around it yielding fewer values
+# than the loop carries (a break in a plain loop inside a carried one
+# compiles: ok/carried_break.py).
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+SIZE = 64
+CHUNK = 16
+
+
+@pl.jit.incore
+def kern(
+    x: pl.Tensor[[1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+):
+    for col, (acc,) in pl.range(0, SIZE, CHUNK, init_values=(y,)):
+        if col > 16:
+            break  ### "^E0418 PyPTO cannot yet compile a break in a kernel loop that carries values \(init_values\)"
+        t = pl.load(x, [0, col], [1, CHUNK])
+        acc = pl.store(t, [0, col], acc)
+        done = pl.yield_(acc)
+    return done
+
+
+@pl.jit
+def per_rank(
+    x: pl.Tensor[[1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+):
+    return kern(x, y)
+
+
+@pl.jit.host
+def launch(
+    x: pl.Tensor[[2, 1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[2, 1, SIZE], pl.FP32]],
+):
+    for r in pl.range(pld.world_size()):
+        per_rank(x[r], y[r], device=r)
+---
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+SIZE = 64
+CHUNK = 16
+
+
+@pl.jit.incore
+def kern(
+    x: pl.Tensor[[1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+):
+    for i, (acc,) in pl.range(0, 2, init_values=(y,)):
+        for col, (acc2,) in pl.range(0, SIZE, CHUNK, init_values=(acc,)):
+            if col > 16:
+                break  ### "^E0418 PyPTO cannot yet compile a break in a kernel loop that carries values \(init_values\)"
+            t = pl.load(x, [0, col], [1, CHUNK])
+            acc2 = pl.store(t, [0, col], acc2)
+            inner = pl.yield_(acc2)
+        done = pl.yield_(inner)
+    return done
+
+
+@pl.jit
+def per_rank(
+    x: pl.Tensor[[1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+):
+    return kern(x, y)
+
+
+@pl.jit.host
+def launch(
+    x: pl.Tensor[[2, 1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[2, 1, SIZE], pl.FP32]],
+):
+    for r in pl.range(pld.world_size()):
+        per_rank(x[r], y[r], device=r)

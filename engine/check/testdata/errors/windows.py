@@ -197,6 +197,100 @@ def driver(out: pl.Out[pl.Tensor[[4, 1, 8], pl.INT32]]):
         flags = pld.window(flags_buf, [pld.world_size(), 1], dtype=pl.INT32)  ### "^E0232 pld.window shape dimension 0 is pld.world_size\(\), computed when the program runs"
         wrapper(out[r], flags, device=r)
 ---
+# A @pl.jit host sizes no buffer from a pl.dynamic dimension either, plain
+# or computed, in either form of pld.alloc_window_buffer (tensor.dim again);
+# a computed window extent has no inferred metadata (the @pl.program form
+# takes all three: ok/computed_window.py).
+#! entry: driver
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+NR = pl.dynamic("NR")
+
+
+@pl.jit.incore
+def kernel(
+    out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+    flags: pld.DistributedTensor[[1, 1], pl.INT32],
+):
+    return out
+
+
+@pl.jit
+def wrapper(
+    out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+    flags: pld.DistributedTensor[[1, 1], pl.INT32],
+):
+    return kernel(out, flags)
+
+
+@pl.jit.host
+def driver(out: pl.Out[pl.Tensor[[NR, 1, 8], pl.INT32]]):
+    flags_buf = pld.alloc_window_buffer([NR, 1], dtype=pl.INT32)  ### "^E0231 pld.alloc_window_buffer size dimension 0 is NR, computed from a pl.dynamic dimension: a @pl.jit host cannot size a buffer from it \(DistributedCodegen does not support op 'tensor.dim'\)$"
+    for r in pl.range(pld.world_size()):
+        flags = pld.window(flags_buf, [1, 1], dtype=pl.INT32)
+        wrapper(out[r], flags, device=r)
+---
+#! entry: driver
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+NR = pl.dynamic("NR")
+
+
+@pl.jit.incore
+def kernel(
+    out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+    flags: pld.DistributedTensor[[1, 1], pl.INT32],
+):
+    return out
+
+
+@pl.jit
+def wrapper(
+    out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+    flags: pld.DistributedTensor[[1, 1], pl.INT32],
+):
+    return kernel(out, flags)
+
+
+@pl.jit.host
+def driver(out: pl.Out[pl.Tensor[[NR, 1, 8], pl.INT32]]):
+    flags_buf = pld.alloc_window_buffer((NR % 3) * 4)  ### "^E0231 pld.alloc_window_buffer size is \(NR % 3\) \* 4, computed from a pl.dynamic dimension"
+    for r in pl.range(pld.world_size()):
+        flags = pld.window(flags_buf, [1, 1], dtype=pl.INT32)
+        wrapper(out[r], flags, device=r)
+---
+#! entry: driver
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+NR = pl.dynamic("NR")
+
+
+@pl.jit.incore
+def kernel(
+    out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+    flags: pld.DistributedTensor[[NR % 3, 1], pl.INT32],
+):
+    return out
+
+
+@pl.jit
+def wrapper(
+    out: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+    flags: pld.DistributedTensor[[NR % 3, 1], pl.INT32],
+):
+    return kernel(out, flags)
+
+
+@pl.jit.host
+def driver(out: pl.Out[pl.Tensor[[NR, 1, 8], pl.INT32]]):
+    flags_buf = pld.alloc_window_buffer([8, 1], dtype=pl.INT32)
+    for r in pl.range(pld.world_size()):
+        flags = pld.window(flags_buf, [NR % 3, 1], dtype=pl.INT32)  ### "^E0232 pld.window shape dimension 0 is NR % 3, computed when the program runs"
+        wrapper(out[r], flags, device=r)
+---
 # Window buffer names are unique across a whole @pl.program, whichever host
 # orchestrator is the entry.
 #! entry: Two.first
