@@ -9,11 +9,13 @@ import (
 	"pldworkbench/engine"
 )
 
-// programKey names a compiled program: the hash of its file name and text
-// and the settings that change what Compile makes of it. The budget is the
-// server's own and the same for every request, so it is not part of it.
+// programKey names a compiled program: its file name, the hash of its
+// text and the settings that change what Compile makes of it. The budget
+// is the server's own and the same for every request, so it is not part
+// of it.
 type programKey struct {
-	src      [sha256.Size]byte
+	name     string
+	src      [sha256.Size]byte // sha256.Sum256 of the text
 	entry    string
 	ranks    int
 	platform string
@@ -73,12 +75,13 @@ func (c *programCache) put(k programKey, p *engine.Program) {
 // and compiled once and kept when the outcome says something about the
 // program (not a deadline, a cancellation or an engine bug).
 func (s *Server) compile(ctx context.Context, name string, src []byte, entry string, ranks int, platform string) *engine.Program {
-	h := sha256.New()
-	h.Write([]byte(name))
-	h.Write([]byte{0})
-	h.Write(src)
-	k := programKey{entry: entry, ranks: ranks, platform: platform}
-	h.Sum(k.src[:0])
+	return s.compileSum(ctx, name, src, sha256.Sum256(src), entry, ranks, platform)
+}
+
+// compileSum is compile of src whose SHA-256 is sum already (a run's,
+// from runIDSum).
+func (s *Server) compileSum(ctx context.Context, name string, src []byte, sum [sha256.Size]byte, entry string, ranks int, platform string) *engine.Program {
+	k := programKey{name: name, src: sum, entry: entry, ranks: ranks, platform: platform}
 	if p, ok := s.programs.get(k); ok {
 		return p
 	}

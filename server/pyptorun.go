@@ -147,7 +147,7 @@ func (s *Server) storePyPTO(rec *record, events []trace.Event) error {
 	rec.Created = time.Now().UTC().Format(time.RFC3339Nano)
 	return s.writer.write(rec.ID, func(ctx context.Context, tx *sql.Tx) (int64, error) {
 		i := 0
-		return s.putRecord(ctx, tx, rec.ID, rec.Code, rec, true, func() ([]byte, bool) {
+		return s.putRecord(ctx, tx, rec.ID, rec.Code, nil, rec, true, func() ([]byte, bool) {
 			if i == len(events) {
 				return nil, false
 			}

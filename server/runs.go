@@ -52,7 +52,7 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 	if err != nil {
 		return postResponse{}, err
 	}
-	id := runID(req.Code, st)
+	id, sum := runIDSum(req.Code, st)
 	if s.closing.Load() {
 		return postResponse{}, errorf(fiber.StatusServiceUnavailable, "the server is shutting down", "not accepting runs")
 	}
@@ -83,6 +83,7 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 		return pr, nil
 	}
 	r := newRun(s.base, id, req.Code, st, sc)
+	r.codeSum = sum
 	r.prog, r.ran = req.prog, req.ran
 	w, ok := s.slots.enqueueRun(r)
 	if !ok {
@@ -296,7 +297,7 @@ func (s *Server) runEngine(r *run) *record {
 	}
 	prog := r.prog
 	if prog == nil {
-		prog = s.compile(ctx, name, src, rec.Entry, st.Ranks, st.Platform)
+		prog = s.compileSum(ctx, name, src, r.codeSum, rec.Entry, st.Ranks, st.Platform)
 	}
 	if prog.Internal != nil {
 		rec.internal = s.engineInternal("run "+r.id, prog.Internal)
@@ -440,7 +441,7 @@ func (s *Server) store(r *run, rec *record) error {
 		pinned := r.watched
 		r.mu.Unlock()
 		i := 0
-		size, err := s.putRecord(ctx, tx, r.id, r.code, rec, pinned, func() ([]byte, bool) {
+		size, err := s.putRecord(ctx, tx, r.id, r.code, r.codeSum[:], rec, pinned, func() ([]byte, bool) {
 			for i < len(items) {
 				it := &items[i]
 				i++
@@ -460,10 +461,10 @@ func (s *Server) store(r *run, rec *record) error {
 }
 
 // putRecord writes run id's row in tx: rec without its code (the code has
-// a column of its own), its settings, and the event lines line yields (ok
+// a row of its own, keyed by sum, its codeHash; nil: hashed here), its settings, and the event lines line yields (ok
 // false: no more), compressed in pages of limits.EventPage. It returns the
 // row's size for the store's accounting.
-func (s *Server) putRecord(ctx context.Context, tx *sql.Tx, id, code string, rec *record, pinned bool, line func() ([]byte, bool)) (int64, error) {
+func (s *Server) putRecord(ctx context.Context, tx *sql.Tx, id, code string, sum []byte, rec *record, pinned bool, line func() ([]byte, bool)) (int64, error) {
 	keep := rec.Code
 	rec.Code = ""
 	result, err := recordJSON(rec)
@@ -488,7 +489,7 @@ func (s *Server) putRecord(ctx context.Context, tx *sql.Tx, id, code string, rec
 		left -= len(lines)
 		return page{count: len(lines), data: compressLines(lines)}, nil
 	}
-	return putRunTx(ctx, s.db, tx, &storedRun{ID: id, Code: code, Settings: string(settings), Status: rec.Status,
+	return putRunTx(ctx, s.db, tx, &storedRun{ID: id, Code: code, CodeHash: sum, Settings: string(settings), Status: rec.Status,
 		EventCount: rec.Events, Created: rec.Created, Pinned: pinned}, result, next)
 }
 

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"strconv"
 	"sync"
@@ -83,8 +84,9 @@ type run struct {
 	pinned    bool       // stored pinned (watched when it was written): Server.pin has nothing to do
 	lingers   bool       // stored and kept in the live map for its client (Server.lingerLocked; under Server.mu)
 
-	prog *engine.Program // compiled by the caller (a comparison's side), else nil
-	ran  *ranResult      // run by the caller too, else nil
+	codeSum [sha256.Size]byte // sha256.Sum256 of code (runIDSum): its program's and its stored code's key
+	prog    *engine.Program   // compiled by the caller (a comparison's side), else nil
+	ran     *ranResult        // run by the caller too, else nil
 }
 
 // isWatched reports whether a client watches r now.

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"slices"
 	"strconv"
 	"strings"
@@ -184,10 +185,25 @@ func expandP(entry string, ranks int) string {
 // runID is the content hash of a run: URL-safe base64 of SHA-256 over the
 // code and the normalized settings, the first 16 characters (96 bits).
 func runID(code string, st Settings) string {
+	id, _ := runIDSum(code, st)
+	return id
+}
+
+// runIDSum is runID and the SHA-256 of code alone, from one pass over
+// the text: the store keys the code by that sum (codeHash) and the
+// program cache by it with the file's name (programKey), and hashing the
+// text three times was three passes over most of a run message.
+func runIDSum(code string, st Settings) (id string, sum [sha256.Size]byte) {
 	b, _ := json.Marshal(st) // plain fields: cannot fail
 	h := sha256.New()
 	h.Write([]byte(code))
+	c, err := h.(hash.Cloner).Clone()
+	if err != nil {
+		sum = sha256.Sum256([]byte(code))
+	} else {
+		c.Sum(sum[:0])
+	}
 	h.Write([]byte{0})
 	h.Write(b)
-	return base64.RawURLEncoding.EncodeToString(h.Sum(nil))[:16]
+	return base64.RawURLEncoding.EncodeToString(h.Sum(nil))[:16], sum
 }

@@ -27,6 +27,7 @@ type slots struct {
 	maxRuns int       // runs that may wait
 	queue   []*waiter // in arrival order
 	runs    int       // runs in queue
+	classes []bool    // positionsLocked's scratch: each waiter's watched()
 }
 
 // waiter is one piece of work waiting for a slot.
@@ -152,17 +153,29 @@ func (s *slots) reorder() {
 
 // positionsLocked tells every queued run its position (1 = next), in the
 // order nextLocked serves them: watched first, then unwatched.
+//
+// Each waiter's class is read once a call (into s.classes): a release in
+// a burst of 200 runs asked every queued run twice, each under its lock.
 func (s *slots) positionsLocked() {
-	pos := 0
-	for _, pass := range []bool{true, false} {
-		for _, w := range s.queue {
-			if w.watched() != pass {
-				continue
-			}
-			pos++
-			if w.r != nil {
-				w.r.setQueuePos(pos, len(s.queue))
-			}
+	watched := s.classes[:0]
+	unwatched := 0
+	for _, w := range s.queue {
+		in := w.watched()
+		watched = append(watched, in)
+		if !in {
+			unwatched++
+		}
+	}
+	s.classes = watched
+	first, second := 0, len(s.queue)-unwatched // the places before each class's next
+	for i, w := range s.queue {
+		pos := &second
+		if watched[i] {
+			pos = &first
+		}
+		*pos++
+		if w.r != nil {
+			w.r.setQueuePos(*pos, len(s.queue))
 		}
 	}
 }

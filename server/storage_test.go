@@ -42,6 +42,12 @@ func TestEvictionKeepsPinned(t *testing.T) {
 		}
 		unwatched = append(unwatched, pr.ID)
 	}
+	// The eviction follows the write that passed the budget: a run's row
+	// is visible from its commit, the oldest unpinned run leaves (and the
+	// log says so) a moment later, before that run's done is sent.
+	waitFor(20*time.Second, func() bool {
+		return !ts.stored(t, unwatched[0]) && strings.Contains(ts.log.String(), "evicted 1 unpinned")
+	})
 	if !ts.stored(t, a.ID) || ts.stored(t, unwatched[0]) || !ts.stored(t, unwatched[1]) {
 		t.Errorf("after eviction: pinned %v, oldest unpinned %v, newest %v; want true false true",
 			ts.stored(t, a.ID), ts.stored(t, unwatched[0]), ts.stored(t, unwatched[1]))

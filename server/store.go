@@ -241,6 +241,7 @@ type storedRun struct {
 	ID, Code, Settings, Status, Created string
 	Result                              string // the record's JSON (stored compressed since version 4)
 	Legacy                              []byte // a version 1 row's events blob (gzip-compressed JSON lines)
+	CodeHash                            []byte // codeHash(Code) when the writer has it (putRunTx), else nil
 	EventCount, Pages                   int
 	Pinned                              bool
 }
@@ -281,7 +282,10 @@ func putRunTx(ctx context.Context, db *sql.DB, tx *sql.Tx, r *storedRun, result 
 	if len(pages) == 1 {
 		inline, npages, pages = pages[0].data, 0, nil
 	}
-	hash := codeHash(r.Code)
+	hash := r.CodeHash
+	if hash == nil {
+		hash = codeHash(r.Code)
+	}
 	res, err := txExec(ctx, db, tx, `INSERT OR IGNORE INTO runs (id, code, settings, status, result, events, event_count, created, pinned, size, pages, code_hash)
 		VALUES (?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.ID, r.Settings, r.Status, result, inline, r.EventCount, r.Created, r.Pinned, size, npages, hash)
 	if err != nil {

@@ -3,7 +3,9 @@ package server
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -369,4 +371,21 @@ func postID(ts *testServer, body map[string]any) (string, error) {
 		return "", fmt.Errorf("POST: %s %v", resp, err)
 	}
 	return pr.ID, nil
+}
+
+// TestRunIDSum: the one pass gives the run id of the code and settings
+// (SHA-256 over code, a zero byte and the settings' JSON) and the code's
+// own SHA-256, which keys the stored code and the compiled program.
+func TestRunIDSum(t *testing.T) {
+	code := kernelSource(t, "08_allreduce_mesh")
+	st := Settings{Ranks: 4, Fill: "randn", Seed: 7, Schedule: "fair", Platform: "910B"}
+	id, sum := runIDSum(code, st)
+	js, _ := json.Marshal(st)
+	whole := sha256.Sum256(append(append([]byte(code), 0), js...))
+	if want := base64.RawURLEncoding.EncodeToString(whole[:])[:16]; id != want || runID(code, st) != want {
+		t.Errorf("run id %q (runID %q), want %q", id, runID(code, st), want)
+	}
+	if sum != sha256.Sum256([]byte(code)) || !bytes.Equal(codeHash(code), sum[:]) {
+		t.Errorf("code sum %x, want the SHA-256 of the code %x", sum, sha256.Sum256([]byte(code)))
+	}
 }
