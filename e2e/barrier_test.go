@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
 )
 
 // TestRemoveBarrier checks, without a browser, the edit TestRaceExplained
@@ -27,7 +28,7 @@ func TestRemoveBarrier(t *testing.T) {
 	defer cancel()
 	res := engine.Run(ctx, meshKernel+".py", []byte(edited), engine.RunOptions{
 		Options:  engine.Options{Entry: "mesh_allreduce", Ranks: 4},
-		Fill:     engine.FillRandn,
+		Fill:     emu.FillRandn,
 		Seed:     1,
 		Schedule: "fair",
 	})

@@ -42,7 +42,7 @@ func TestDefaultedParamIsDiagnostic(t *testing.T) {
 		t.Errorf("got %s at %d:%d %q hint %q, want E0112 at 5:7 naming x with a hint", d.Code, d.Span.Start.Line, d.Span.Start.Col, d.Msg, d.Hint)
 	}
 	run := engine.Run(context.Background(), "crash.py", []byte(crashProgram), engine.RunOptions{Options: engine.Options{Entry: "h"}})
-	if run.Status != engine.StatusCompileError || run.Internal != nil || len(run.Diags) == 0 || run.Diags[0].Code != "E0112" {
+	if run.Status != emu.StatusCompileError || run.Internal != nil || len(run.Diags) == 0 || run.Diags[0].Code != "E0112" {
 		t.Errorf("Run: status %s, diagnostics %+v, want compile_error with E0112", run.Status, run.Diags)
 	}
 }
@@ -106,7 +106,7 @@ func TestPinnedRanksRefused(t *testing.T) {
 		start := time.Now()
 		res := engine.Run(context.Background(), "p.py", src, engine.RunOptions{Options: engine.Options{Budget: tc.budget}})
 		took := time.Since(start)
-		if res.Status != engine.StatusCompileError || len(res.Diags) == 0 || res.Diags[0].Code != tc.code {
+		if res.Status != emu.StatusCompileError || len(res.Diags) == 0 || res.Diags[0].Code != tc.code {
 			t.Errorf("MaxRanks=%d: status %s, diagnostics %+v, want compile_error %s", tc.budget.MaxRanks, res.Status, res.Diags, tc.code)
 		}
 		if took > 500*time.Millisecond {
@@ -119,7 +119,7 @@ func TestPinnedRanksRefused(t *testing.T) {
 	}
 	// An explicit rank count is held to the same cap.
 	res := engine.Run(context.Background(), "p.py", window(4, "256"), engine.RunOptions{Options: engine.Options{Ranks: 200, Budget: limits.ServerBudget()}})
-	if res.Status != engine.StatusCompileError || len(res.Diags) == 0 || res.Diags[0].Code != "E0517" {
+	if res.Status != emu.StatusCompileError || len(res.Diags) == 0 || res.Diags[0].Code != "E0517" {
 		t.Errorf("ranks 200: status %s, diagnostics %+v, want E0517", res.Status, res.Diags)
 	}
 }

@@ -37,7 +37,7 @@ func runChip(t *testing.T, prog *engine.Program) *engine.RunResult {
 	if !prog.OK() {
 		t.Fatalf("%s: did not compile: %v %s", prog.Entry, prog.Diags, prog.NoEntry)
 	}
-	res := prog.Run(context.Background(), engine.RunOptions{Fill: engine.FillRandn, Seed: 7})
+	res := prog.Run(context.Background(), engine.RunOptions{Fill: emu.FillRandn, Seed: 7})
 	if res.Status != emu.StatusOK || len(res.Races) > 0 {
 		t.Fatalf("%s: status %s, error %v, races %v", prog.Entry, res.Status, res.Error, res.Races)
 	}
@@ -98,7 +98,7 @@ func TestChipEntryNoDefault(t *testing.T) {
 		t.Errorf("failure %+v, want E0412 with the message", f)
 	}
 	// A run of it ends with that error, and the IR view reports it too.
-	if res := prog.Run(context.Background(), engine.RunOptions{}); res.Status != engine.StatusCompileError || res.Error == nil || res.Error.Code != "E0412" {
+	if res := prog.Run(context.Background(), engine.RunOptions{}); res.Status != emu.StatusCompileError || res.Error == nil || res.Error.Code != "E0412" {
 		t.Errorf("run: status %s, error %+v; want compile_error E0412", res.Status, res.Error)
 	}
 	if text, diags, err := prog.IRText(context.Background(), engine.Options{}, "", ir.PrintOptions{}); text != "" || err == nil || len(diags) != 1 || diags[0].Code != "E0412" {
@@ -147,7 +147,7 @@ func TestChipEntryRanks(t *testing.T) {
 			!strings.Contains(diags[0].Msg, "runs on one chip") || diags[0].Span.Start.Line == 0 {
 			t.Errorf("ranks %d: diagnostics %v, want one positioned %s with a hint", p, diags, emu.CodeChipRanks)
 		}
-		if res := prog.Run(context.Background(), engine.RunOptions{}); res.Status != engine.StatusCompileError {
+		if res := prog.Run(context.Background(), engine.RunOptions{}); res.Status != emu.StatusCompileError {
 			t.Errorf("ranks %d: run status %s, want compile_error", p, res.Status)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"pldworkbench/engine/check"
 	"pldworkbench/engine/diag"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/meta"
 	"pldworkbench/engine/npu"
 )
@@ -22,7 +23,7 @@ var npuErrors = []check.Code{check.WarnTileAlign}
 type ExportOptions struct {
 	Options
 	NPUPlatform string // a2a3, a2a3sim, a5 or a5sim; "" is a2a3sim
-	Fill        Fill
+	Fill        emu.Fill
 	Seed        uint64
 	Args        map[string]float64
 	DataFile    string // base name of the randn data file beside the script
@@ -54,7 +55,7 @@ func Export(ctx context.Context, name string, src []byte, opts ExportOptions) (*
 	}
 	opts.Platform = profile
 	if opts.Fill == "" {
-		opts.Fill = FillIndex
+		opts.Fill = emu.FillIndex
 	}
 	opts.Entry = expandP(opts.Entry, opts.Ranks)
 	m, _ := Load(ctx, name, src, opts.Options)
@@ -93,7 +94,7 @@ func Export(ctx context.Context, name string, src []byte, opts ExportOptions) (*
 			spec.Method = fn.Def.Name
 		}
 	}
-	if opts.Fill == FillRandn {
+	if opts.Fill == emu.FillRandn {
 		in, err := makeInputs(prog, opts.Fill, opts.Seed, opts.Args, nil)
 		if err != nil {
 			return out, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/limits"
 )
 
@@ -104,7 +105,7 @@ func FuzzPipeline(f *testing.F) {
 			o := opts
 			o.Entry = u.Label
 			start = time.Now()
-			r := engine.Run(ctx, "fuzz.py", src, engine.RunOptions{Options: o, Fill: engine.FillRandn, Seed: 1})
+			r := engine.Run(ctx, "fuzz.py", src, engine.RunOptions{Options: o, Fill: emu.FillRandn, Seed: 1})
 			within("Run "+u.Label, start)
 			if r.Internal != nil {
 				t.Fatalf("Run %s panicked: %v\n%s", u.Label, r.Internal, r.Internal.Stack)

@@ -55,7 +55,7 @@ def launch(
 // TestHostArray: dst[r] = src[r] + biases[r], with biases = [5, 7] built
 // at the host.
 func TestHostArray(t *testing.T) {
-	res := engine.Run(context.Background(), "bias.py", []byte(hostArray), engine.RunOptions{Options: engine.Options{Ranks: 2}, Fill: engine.FillIndex})
+	res := engine.Run(context.Background(), "bias.py", []byte(hostArray), engine.RunOptions{Options: engine.Options{Ranks: 2}, Fill: emu.FillIndex})
 	if res.Status != emu.StatusOK {
 		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
 	}

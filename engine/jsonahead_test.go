@@ -121,7 +121,7 @@ func TestRunAheadEnds(t *testing.T) {
 		t.Fatalf("compile: %v", diags)
 	}
 	run := func(ctx context.Context, timeout time.Duration) *RunResult {
-		o := RunOptions{Options: opts, Fill: FillRandn, Seed: 1, JSONAhead: limits.JSONAhead}
+		o := RunOptions{Options: opts, Fill: emu.FillRandn, Seed: 1, JSONAhead: limits.JSONAhead}
 		o.Budget.Timeout = timeout
 		res := prog.Run(ctx, o)
 		// Run waits for the formatter, so none may be left the moment it

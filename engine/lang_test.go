@@ -62,7 +62,7 @@ func TestArrayHistogram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Ranks: 2}, Fill: engine.FillIndex})
+	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Ranks: 2}, Fill: emu.FillIndex})
 	if res.Status != emu.StatusOK {
 		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
 	}

@@ -24,7 +24,7 @@ func TestLoopControl(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []int{2, 4} {
-		opts := engine.RunOptions{Options: engine.Options{Ranks: p}, Fill: engine.FillIndex}
+		opts := engine.RunOptions{Options: engine.Options{Ranks: p}, Fill: emu.FillIndex}
 		opts.Entry = "build(" + string(rune('0'+p)) + ").host"
 		res := engine.Run(context.Background(), file, src, opts)
 		if res.Status != emu.StatusOK {
@@ -118,7 +118,7 @@ func TestBreakDispatchLoop(t *testing.T) {
 	} {
 		src := strings.NewReplacer("@BODY@", "        t = pl.add(t, 1.0)", "@HOST@", c.host).Replace(loopProgram)
 		res := engine.Run(context.Background(), name+".py", []byte(src), engine.RunOptions{
-			Options: engine.Options{Ranks: 2, Entry: "Spin.host"}, Fill: engine.FillIndex})
+			Options: engine.Options{Ranks: 2, Entry: "Spin.host"}, Fill: emu.FillIndex})
 		if res.Status != emu.StatusOK {
 			t.Fatalf("%s: status %s, error %+v, diags %v", name, res.Status, res.Error, res.Diags)
 		}
@@ -147,7 +147,7 @@ func TestWhileDevice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Entry: "WhileDevice.host"}, Fill: engine.FillIndex})
+	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Entry: "WhileDevice.host"}, Fill: emu.FillIndex})
 	if res.Status != emu.StatusOK {
 		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
 	}
@@ -174,7 +174,7 @@ func TestComputedWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Entry: "Computed.host", Ranks: 4}, Fill: engine.FillIndex})
+	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Entry: "Computed.host", Ranks: 4}, Fill: emu.FillIndex})
 	if res.Status != emu.StatusOK {
 		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
 	}
@@ -199,7 +199,7 @@ func TestCarriedBreak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Entry: "launch"}, Fill: engine.FillIndex})
+	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Entry: "launch"}, Fill: emu.FillIndex})
 	if res.Status != emu.StatusOK {
 		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
 	}

@@ -186,7 +186,7 @@ func (m *Module) Compile(ctx context.Context, entry string, opts Options) (prog 
 // compile is Compile charging meter.
 func (m *Module) compile(meter *limits.Meter, entry string, opts Options) *Program {
 	limits.CountCompile(meter.Context())
-	prog := &Program{Name: m.name, src: m.src, Platform: opts.Platform, status: StatusCompileError}
+	prog := &Program{Name: m.name, src: m.src, Platform: opts.Platform, status: emu.StatusCompileError}
 	if prog.Platform == "" {
 		prog.Platform = platform.Default()
 	}

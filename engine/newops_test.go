@@ -74,7 +74,7 @@ func TestAtScopes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Ranks: 1}, Fill: engine.FillRandn})
+	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Ranks: 1}, Fill: emu.FillRandn})
 	if res.Status != emu.StatusOK {
 		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
 	}
@@ -98,7 +98,7 @@ func TestCreateTensor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Ranks: 1}, Fill: engine.FillRandn})
+	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Ranks: 1}, Fill: emu.FillRandn})
 	if res.Status != emu.StatusOK {
 		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
 	}

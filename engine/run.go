@@ -19,34 +19,10 @@ import (
 	"pldworkbench/engine/trace"
 )
 
-// Fill names how Run makes a host orchestrator's input tensors.
-type Fill string
-
-// The input fills. Index is the default because a learner can read it:
-// element i of every input is i, so a shifted or reduced output says where
-// each value came from.
-const (
-	FillIndex Fill = "index" // element i = i (its flat row-major index), converted to the dtype
-	FillRandn Fill = "randn" // standard normals drawn from Seed
-	FillOnes  Fill = "ones"
-	FillZeros Fill = "zeros"
-)
-
-// ParseFill validates a --fill value.
-func ParseFill(s string) (Fill, error) {
-	switch f := Fill(s); f {
-	case FillIndex, FillRandn, FillOnes, FillZeros:
-		return f, nil
-	case "":
-		return FillIndex, nil
-	}
-	return "", fmt.Errorf("unknown fill %q: want index, randn, ones or zeros", s)
-}
-
 // RunOptions says what to run and how.
 type RunOptions struct {
 	Options
-	Fill     Fill
+	Fill     emu.Fill
 	Seed     uint64
 	Args     map[string]float64 // host scalar parameters by name
 	Schedule string
@@ -71,10 +47,6 @@ type RunOptions struct {
 	// composite one (M * 2) is its arithmetic on them.
 	Dims map[string]int64
 }
-
-// Run statuses beyond the emulator's own: a program that does not compile
-// never starts.
-const StatusCompileError emu.Status = "compile_error"
 
 // RunResult is everything a run produced, as domain values: the
 // diagnostics, the tensors, the program that ran. It marshals to the JSON
@@ -373,7 +345,7 @@ func inputBytes(prog *ir.Program, dims map[string]int64) int64 {
 // makeInputs builds every host tensor parameter that is not pl.Out: its
 // shape from the annotation with dynamic dimensions bound by dims or else to the rank count,
 // its elements from fill. Host scalar parameters must all be in args.
-func makeInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float64, dims map[string]int64) (map[string]*emu.Tensor, error) {
+func makeInputs(prog *ir.Program, fill emu.Fill, seed uint64, args map[string]float64, dims map[string]int64) (map[string]*emu.Tensor, error) {
 	in, fills, err := newInputs(prog, fill, seed, args, dims)
 	if err == nil {
 		fills.run(nil)
@@ -407,10 +379,10 @@ func (fs inputFill) run(p *fillProgress) {
 // newInputs is makeInputs in two steps: the tensors, zero, and the fill
 // that writes their elements, so that a reader can follow behind the
 // writer (RunOptions.JSONAhead).
-func newInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float64, dims map[string]int64) (map[string]*emu.Tensor, inputFill, error) {
+func newInputs(prog *ir.Program, fill emu.Fill, seed uint64, args map[string]float64, dims map[string]int64) (map[string]*emu.Tensor, inputFill, error) {
 	dim := hostDim(prog, dims)
 	if fill == "" {
-		fill = FillIndex
+		fill = emu.FillIndex
 	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	in := map[string]*emu.Tensor{}
@@ -437,11 +409,11 @@ func newInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float64
 			fills = append(fills, tensorFill{x, func(i int) float64 {
 				var v float64
 				switch fill {
-				case FillIndex:
+				case emu.FillIndex:
 					v = float64(i)
-				case FillRandn:
+				case emu.FillRandn:
 					v = rng.NormFloat64()
-				case FillOnes:
+				case emu.FillOnes:
 					v = 1
 				}
 				return floats.RoundTo(t.DType, v)

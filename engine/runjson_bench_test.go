@@ -46,7 +46,7 @@ func BenchmarkRunJSON(b *testing.B) {
 	if prog.Entry == "" {
 		b.Fatalf("compile: %v", diags)
 	}
-	for _, fill := range []engine.Fill{engine.FillIndex, engine.FillRandn} {
+	for _, fill := range []emu.Fill{emu.FillIndex, emu.FillRandn} {
 		b.Run("fill="+string(fill), func(b *testing.B) {
 			ropts := engine.RunOptions{Options: opts, Fill: fill, Seed: 1}
 			run := func(ahead int64) (*engine.RunResult, time.Duration) {

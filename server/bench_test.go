@@ -18,6 +18,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/trace"
 	"pldworkbench/kernels"
 )
@@ -162,7 +163,7 @@ func BenchmarkProgramRun(b *testing.B) {
 	cpu := cpuNow()
 	for i := 0; b.Loop(); i++ {
 		var c trace.Collector
-		res := prog.Run(context.Background(), engine.RunOptions{Fill: engine.FillRandn, Seed: uint64(1000 + i), Schedule: "fair", OnEvent: c.Sink()})
+		res := prog.Run(context.Background(), engine.RunOptions{Fill: emu.FillRandn, Seed: uint64(1000 + i), Schedule: "fair", OnEvent: c.Sink()})
 		if res.Status != "ok" {
 			b.Fatalf("Program.Run: %s", res.Status)
 		}
@@ -180,7 +181,7 @@ func BenchmarkEngineRunDirect(b *testing.B) {
 		var c trace.Collector
 		res := engine.Run(context.Background(), "08_allreduce_mesh.py", code, engine.RunOptions{
 			Options:  engine.Options{Entry: "mesh_allreduce", Ranks: benchRanks, Platform: "910B"},
-			Fill:     engine.FillRandn,
+			Fill:     emu.FillRandn,
 			Seed:     uint64(1000 + i),
 			Schedule: "fair",
 			OnEvent:  c.Sink(),

@@ -9,6 +9,7 @@ import (
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/npu"
 	"pldworkbench/engine/platform"
 	"pldworkbench/kernels"
@@ -71,7 +72,7 @@ func (s *Server) export(req *exportRequest) (exported, error) {
 	if err := validRanks(req.Ranks, false); err != nil {
 		return x, err
 	}
-	fill, err := engine.ParseFill(req.Fill)
+	fill, err := emu.ParseFill(req.Fill)
 	if err != nil {
 		return x, errorf(fiber.StatusBadRequest, "fill is index, ones, zeros or randn", "%v", err)
 	}

@@ -111,7 +111,7 @@ func testCell(t *testing.T, l tutorials.Lesson, c tutorials.Cell) {
 		// A predict cell may run a bug on purpose; it must run, and its
 		// answer must not be empty (ParseLesson refuses that).
 		res := engine.Run(ctx, k.File, k.Source, engine.RunOptions{Options: engine.Options{Entry: entry, Ranks: ranks}, Schedule: flags["schedule"]})
-		if res.Status == engine.StatusCompileError {
+		if res.Status == emu.StatusCompileError {
 			t.Errorf("%s at %d ranks does not compile", k.File, ranks)
 		}
 	case "check":

@@ -12,6 +12,7 @@ import (
 	"pldworkbench/engine"
 	"pldworkbench/engine/compare"
 	"pldworkbench/engine/diag"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/limits"
 	"pldworkbench/engine/platform"
 )
@@ -51,7 +52,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if !ff.validate(stderr) {
 		return 2
 	}
-	f, err := engine.ParseFill(*fill)
+	f, err := emu.ParseFill(*fill)
 	if err != nil {
 		fmt.Fprintf(stderr, "--fill: %v\n", err)
 		return 2

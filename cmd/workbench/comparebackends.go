@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/npu"
 	"pldworkbench/engine/trace"
 )
@@ -58,7 +59,7 @@ func runCompareBackends(args []string, stdout, stderr io.Writer) int {
 		bud = b
 	}
 	profile, _ := npu.Profile(ef.platform)
-	fill, _ := engine.ParseFill(ef.fill)
+	fill, _ := emu.ParseFill(ef.fill)
 	var col trace.Collector
 	eopts := engine.Options{Ranks: res.Ranks, Platform: profile, Budget: bud}
 	mod, _ := engine.Load(ctx, file, src, eopts)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/npu"
 	"pldworkbench/kernels"
@@ -67,7 +68,7 @@ func exportable(t *testing.T) []exported {
 
 // exportAll exports every entry into dir, with the golden attached as
 // workbench export attaches it.
-func exportAll(t *testing.T, dir string, fill engine.Fill) []exported {
+func exportAll(t *testing.T, dir string, fill emu.Fill) []exported {
 	t.Helper()
 	list := exportable(t)
 	for i := range list {
@@ -105,7 +106,7 @@ func exportAll(t *testing.T, dir string, fill engine.Fill) []exported {
 func TestExportEveryKernel(t *testing.T) {
 	py := python(t)
 	dir := t.TempDir()
-	list := exportAll(t, dir, engine.FillIndex)
+	list := exportAll(t, dir, emu.FillIndex)
 	args := []string{"-m", "py_compile"}
 	for _, x := range list {
 		if !bytes.Contains(x.res.Script, x.kernel.Source) {
@@ -167,12 +168,12 @@ func TestExportRefusesNPUErrors(t *testing.T) {
 func TestExportRunsOnStandin(t *testing.T) {
 	py := python(t)
 	standin, _ := filepath.Abs("testdata/standin")
-	for _, fill := range []engine.Fill{engine.FillIndex, engine.FillRandn} {
+	for _, fill := range []emu.Fill{emu.FillIndex, emu.FillRandn} {
 		dir := t.TempDir()
 		list := exportAll(t, dir, fill)
 		passed, failed := 0, 0
 		for i, x := range list {
-			if x.starter && fill == engine.FillRandn {
+			if x.starter && fill == emu.FillRandn {
 				continue // the index pass has shown a starter's gaps; randn is about the inputs
 			}
 			entry := strings.ReplaceAll(x.entry, "{P}", fmt.Sprint(x.ranks))

@@ -98,7 +98,7 @@ func ParseBug(s string) (Bug, error) {
 	return Bug{status, rx}, nil
 }
 
-var bugStatuses = []string{string(emu.StatusRace), string(emu.StatusDeadlock), string(emu.StatusRuntimeError), WrongData, string(engine.StatusCompileError)}
+var bugStatuses = []string{string(emu.StatusRace), string(emu.StatusDeadlock), string(emu.StatusRuntimeError), WrongData, string(emu.StatusCompileError)}
 
 // Matches reports whether v fails the way b documents.
 func (b Bug) Matches(v Verdict) bool {
@@ -154,7 +154,7 @@ func runOnce(ctx context.Context, b limits.Budget, prog *engine.Program, p int, 
 	// verdict).
 	res := prog.Run(ctx, engine.RunOptions{
 		Options: engine.Options{Budget: b},
-		Fill:    engine.FillRandn, Seed: Seed, Schedule: sched,
+		Fill:    emu.FillRandn, Seed: Seed, Schedule: sched,
 	})
 	if res.Status != emu.StatusOK {
 		return string(res.Status), runFailure(res)

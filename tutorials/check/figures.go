@@ -12,6 +12,7 @@ import (
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/limits"
 	"pldworkbench/engine/sweep"
 	"pldworkbench/engine/trace"
@@ -127,7 +128,7 @@ func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
 		}
 		return "", fmt.Errorf("figure %s: the check reports no error", f.Key())
 	}
-	fl, err := engine.ParseFill(*fill)
+	fl, err := emu.ParseFill(*fill)
 	if err != nil {
 		return "", fmt.Errorf("figure %s: %v", f.Key(), err)
 	}
@@ -164,7 +165,7 @@ func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
 		ro.OnEvent = events.Sink()
 	}
 	res := prog.Run(ctx, ro)
-	if res.Status == engine.StatusCompileError {
+	if res.Status == emu.StatusCompileError {
 		return "", fmt.Errorf("figure %s: the kernel does not compile", f.Key())
 	}
 	st := res.Stats

@@ -22,7 +22,7 @@ func TestRankChecks(t *testing.T) {
 	}{{"08_allreduce_mesh", true}, {"08_allreduce_mesh_starter", false}} {
 		k, _ := kernels.Get(tt.kernel)
 		res := engine.Run(context.Background(), k.File, k.Source, engine.RunOptions{
-			Options: engine.Options{Entry: "mesh_allreduce", Ranks: 4}, Fill: engine.FillRandn, Seed: Seed,
+			Options: engine.Options{Entry: "mesh_allreduce", Ranks: 4}, Fill: emu.FillRandn, Seed: Seed,
 		})
 		if res.Status != emu.StatusOK {
 			t.Fatalf("%s: %s", tt.kernel, res.Status)
