@@ -23,7 +23,8 @@ func loadFile(t *testing.T, path string) *engine.Module {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod, diags := engine.Load(context.Background(), path, src, engine.Options{})
+	mod := engine.Load(context.Background(), path, src, engine.Options{})
+	diags := mod.Diags()
 	if diags.HasErrors() {
 		t.Fatalf("%s: %v", path, diags)
 	}
@@ -181,7 +182,7 @@ class Ranked:
         for r in pl.range(pld.world_size()):
             self.per_rank(x[r], y[r], device=r)
 `)
-	mod, _ := engine.Load(context.Background(), "ranked.py", src, engine.Options{})
+	mod := engine.Load(context.Background(), "ranked.py", src, engine.Options{})
 	if got := mod.Entries(0); !slices.Equal(got, []string{"Ranked.host_orch"}) {
 		t.Errorf("Entries = %q, want the host orchestrator alone", got)
 	}
@@ -205,7 +206,7 @@ func TestChipEntryExport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := engine.Export(context.Background(), c.file, src, engine.ExportOptions{Options: engine.Options{Entry: c.entry}})
+		res, err := engine.Load(context.Background(), c.file, src, engine.Options{}).Export(context.Background(), engine.ExportOptions{Options: engine.Options{Entry: c.entry}})
 		if err != nil || res.Diags.HasErrors() || res.Ranks != 1 {
 			t.Fatalf("%s: %v %v at %d ranks", c.file, err, res.Diags, res.Ranks)
 		}

@@ -41,11 +41,14 @@ type ExportResult struct {
 	Diags  diag.List
 }
 
-// Export checks a program at one entry under the NPU's rules and writes it
-// as a runnable PyPTO script (npu.Export). A program with an error,
-// including a warning that is an error on an NPU, comes back with its
-// diagnostics and no script.
-func Export(ctx context.Context, name string, src []byte, opts ExportOptions) (*ExportResult, error) {
+// Export checks the module at one entry (opts.Entry, else its default
+// entry) under the NPU's rules and writes it as a runnable PyPTO script
+// (npu.Export). A program with an error, including a warning that is an
+// error on an NPU, comes back with its diagnostics and no script. The
+// module is not loaded again: a caller that exports at several rank
+// counts, or checks before it exports, loads the text once.
+func (m *Module) Export(ctx context.Context, opts ExportOptions) (*ExportResult, error) {
+	name, src := m.name, m.src
 	if opts.NPUPlatform == "" {
 		opts.NPUPlatform = "a2a3sim"
 	}
@@ -58,7 +61,6 @@ func Export(ctx context.Context, name string, src []byte, opts ExportOptions) (*
 		opts.Fill = emu.FillIndex
 	}
 	opts.Entry = expandP(opts.Entry, opts.Ranks)
-	m, _ := Load(ctx, name, src, opts.Options)
 	if opts.Entry == "" {
 		e, err := m.pickEntry(ctx, opts.Options)
 		if ne, ok := err.(*NoEntryError); ok {

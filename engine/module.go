@@ -39,22 +39,22 @@ type Module struct {
 }
 
 // Load parses name's text and evaluates its module code under opts.Budget
-// (its timeout, its compile-time steps and memory). It never panics: an
-// engine bug comes back as an E0599 diagnostic.
-func Load(ctx context.Context, name string, src []byte, opts Options) (m *Module, diags diag.List) {
+// (its timeout, its compile-time steps and memory). What loading reported
+// is the module's Diags, which every compile carries on. It never panics:
+// an engine bug comes back as an E0599 diagnostic.
+func Load(ctx context.Context, name string, src []byte, opts Options) (m *Module) {
 	meter, cancel := limits.Start(ctx, opts.budget())
 	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {
 			m = &Module{name: name, src: src, diags: diag.List{recovered(p).Diagnostic(name)}}
-			diags = m.diags
 		}
 	}()
 	m = loadModule(meter, name, src)
 	if m.mod != nil {
 		m.mod.SetMeter(nil) // each compile brings its own (start)
 	}
-	return m, m.diags
+	return m
 }
 
 // loadModule is Load charging meter.

@@ -16,7 +16,7 @@ import (
 func TestProgramRunsConcurrently(t *testing.T) {
 	src := readKernel(t, "08_allreduce_mesh.py")
 	opts := engine.Options{Ranks: 4}
-	mod, _ := engine.Load(context.Background(), "mesh.py", src, opts)
+	mod := engine.Load(context.Background(), "mesh.py", src, opts)
 	prog, diags := mod.Compile(context.Background(), "", opts)
 	if !prog.OK() || prog.Entry != "mesh_allreduce" || prog.Ranks != 4 {
 		t.Fatalf("compile: entry %q at %d ranks, %v", prog.Entry, prog.Ranks, diags)

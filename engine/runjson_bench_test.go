@@ -41,7 +41,7 @@ func BenchmarkRunJSON(b *testing.B) {
 		b.Fatal(err)
 	}
 	opts := engine.Options{Entry: "build_bench_mesh(8, 1048576, 4096).mesh_host", Ranks: 8}
-	mod, _ := engine.Load(context.Background(), "bench.py", src, opts)
+	mod := engine.Load(context.Background(), "bench.py", src, opts)
 	prog, diags := mod.Compile(context.Background(), opts.Entry, opts)
 	if prog.Entry == "" {
 		b.Fatalf("compile: %v", diags)

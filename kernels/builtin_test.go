@@ -331,7 +331,7 @@ func TestCompareHandAndBuiltin(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 			opts := engine.Options{Ranks: p}
 			compile := func(name string, src []byte, entry string) *engine.Program {
-				m, _ := engine.Load(ctx, name, src, opts)
+				m := engine.Load(ctx, name, src, opts)
 				prog, _ := m.Compile(ctx, entry, opts)
 				return prog
 			}

@@ -49,7 +49,7 @@ func (s *Server) postCheck(c *fiber.Ctx) error {
 	var b []byte
 	if err := s.withSlot("check", func() {
 		// The budget's clock starts here, once the slot is had.
-		mod, _ := engine.Load(s.base, fileName, []byte(req.Code), opts)
+		mod := engine.Load(s.base, fileName, []byte(req.Code), opts)
 		res := mod.Check(s.base, opts)
 		if res.Internal != nil {
 			err = internalAPIError(s.engineInternal("check", res.Internal))

@@ -154,7 +154,7 @@ func childCPU(tb testing.TB, pid int) time.Duration {
 func BenchmarkProgramRun(b *testing.B) {
 	code := []byte(kernelSourceTB(b, "08_allreduce_mesh"))
 	opts := engine.Options{Ranks: benchRanks, Platform: "910B"}
-	mod, _ := engine.Load(context.Background(), "08_allreduce_mesh.py", code, opts)
+	mod := engine.Load(context.Background(), "08_allreduce_mesh.py", code, opts)
 	prog, diags := mod.Compile(context.Background(), "mesh_allreduce", opts)
 	if !prog.OK() {
 		b.Fatalf("compile: %v", diags)

@@ -151,7 +151,7 @@ func (s *Server) postPyPTOCheck(c *fiber.Ctx) error {
 	var err error
 	if serr := s.withSlot("pypto check", func() {
 		var res *engine.ExportResult
-		res, err = engine.Export(s.base, fileName, []byte(req.Code), opts)
+		res, err = engine.Load(s.base, fileName, []byte(req.Code), opts.Options).Export(s.base, opts)
 		var l diag.List
 		switch {
 		case errors.As(err, &l):

@@ -140,7 +140,7 @@ func (s *Server) postSweep(c *fiber.Ctx) error {
 	if err := s.withSlot("sweep", func() {
 		ctx, cancel := context.WithTimeout(s.base, limits.SweepTime)
 		defer cancel()
-		mod, _ := engine.Load(ctx, fileName, []byte(req.Code), engine.Options{Budget: opts.Budget})
+		mod := engine.Load(ctx, fileName, []byte(req.Code), engine.Options{Budget: opts.Budget})
 		res, serr = sweep.Run(ctx, mod, opts)
 	}); err != nil {
 		return err

@@ -86,7 +86,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		case len(entries) == 1:
 			entry = entries[0] // one --entry names both files' orchestrator
 		}
-		mod, _ := engine.Load(context.Background(), files[i], src, opts.Options)
+		mod := engine.Load(context.Background(), files[i], src, opts.Options)
 		prog, _ := mod.Compile(context.Background(), entry, opts.Options)
 		if prog.Entry == "" {
 			// No default entry to pick, or the module does

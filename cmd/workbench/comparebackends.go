@@ -62,7 +62,7 @@ func runCompareBackends(args []string, stdout, stderr io.Writer) int {
 	fill, _ := emu.ParseFill(ef.fill)
 	var col trace.Collector
 	eopts := engine.Options{Ranks: res.Ranks, Platform: profile, Budget: bud}
-	mod, _ := engine.Load(ctx, file, src, eopts)
+	mod := engine.Load(ctx, file, src, eopts)
 	prog, _ := mod.Compile(ctx, res.Entry, eopts)
 	emu := prog.Run(ctx, engine.RunOptions{Options: eopts, Fill: fill, Seed: ef.seed, Args: ef.scalars, OnEvent: col.Sink()})
 	fmt.Fprintf(stdout, "%s: %s at %s, inputs %s\n", file, res.Entry, ranksText(res.Ranks), ef.fill)

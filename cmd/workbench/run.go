@@ -147,7 +147,7 @@ func runRunContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 // exit status after the reason was printed: the module's diagnostics
 // (1), or no default entry to pick (2).
 func compile(ctx context.Context, file string, src []byte, entry string, opts engine.Options, stderr io.Writer) (*engine.Program, int) {
-	mod, _ := engine.Load(ctx, file, src, opts)
+	mod := engine.Load(ctx, file, src, opts)
 	prog, diags := mod.Compile(ctx, entry, opts)
 	switch {
 	case prog.NoEntry != "":

@@ -172,7 +172,7 @@ func printFirstFailure(ctx context.Context, b limits.Budget, w io.Writer, file s
 			Fill: emu.FillRandn, Seed: check.Seed, Schedule: v.Schedule}
 		fmt.Fprintf(w, "\nthe first failing run, as `workbench run %s --entry '%s' --ranks %d --schedule %s --fill randn --seed %d` reports it:\n",
 			file, v.Entry, v.Ranks, v.Schedule, check.Seed)
-		mod, _ := engine.Load(ctx, file, src, opts.Options)
+		mod := engine.Load(ctx, file, src, opts.Options)
 		prog, _ := mod.Compile(ctx, v.Entry, opts.Options)
 		printRun(w, file, src, prog.Run(ctx, opts))
 		return

@@ -142,7 +142,7 @@ func runConformCase(ctx context.Context, name string, src []byte, s conformCaseS
 		g = langGoldens[name+"#"+s.Program.Name]
 	}
 	fill := emu.FillIndex
-	mod, _ := engine.Load(ctx, path.Base(name), src, o)
+	mod := engine.Load(ctx, path.Base(name), src, o)
 	if tc := g.testCheck(s.Test); tc != nil || s.Entry == "" {
 		return judgeProgram(ctx, c, mod, s, o, tc)
 	}

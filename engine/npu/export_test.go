@@ -82,7 +82,7 @@ func exportAll(t *testing.T, dir string, fill emu.Fill) []exported {
 			t.Fatalf("%s %s: no golden to export: %s", x.kernel.Name, entry, reason)
 		}
 		opts.Golden = &npu.Golden{Code: g.Code, Exact: g.Exact, Prose: prose}
-		res, err := engine.Export(context.Background(), x.kernel.File, x.kernel.Source, opts)
+		res, err := engine.Load(context.Background(), x.kernel.File, x.kernel.Source, opts.Options).Export(context.Background(), opts)
 		if err != nil || res.Script == nil {
 			t.Fatalf("%s %s at %d ranks: not exported: %v %v", x.kernel.Name, entry, x.ranks, err, res.Diags)
 		}
@@ -144,7 +144,7 @@ func TestExportRefusesNPUErrors(t *testing.T) {
 	if !warned || res.Diags.HasErrors() {
 		t.Fatalf("step 10 at 16 ranks does not just warn W0301 on the emulator: %v", res.Diags)
 	}
-	ex, err := engine.Export(context.Background(), k.File, src, engine.ExportOptions{Options: opts})
+	ex, err := engine.Load(context.Background(), k.File, src, opts).Export(context.Background(), engine.ExportOptions{Options: opts})
 	if err != nil && ex == nil {
 		t.Fatalf("export: %v", err)
 	}

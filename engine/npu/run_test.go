@@ -80,8 +80,9 @@ func exportOne(t *testing.T, name, entry string, p int, fill emu.Fill) (*engine.
 	if !ok {
 		t.Fatalf("no golden for %s %s", name, entry)
 	}
-	res, err := engine.Export(t.Context(), k.File, k.Source, engine.ExportOptions{Options: engine.Options{Entry: entry, Ranks: p},
+	res, err := engine.Load(t.Context(), k.File, k.Source, engine.Options{}).Export(t.Context(), engine.ExportOptions{Options: engine.Options{Entry: entry, Ranks: p},
 		Fill: fill, Seed: 3, DataFile: "exported.inputs.bin", Golden: &npu.Golden{Code: g.Code, Exact: g.Exact, Prose: prose}})
+
 	if err != nil || res.Script == nil {
 		t.Fatalf("export: %v %v", err, res.Diags)
 	}

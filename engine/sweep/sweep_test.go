@@ -229,6 +229,6 @@ func TestBusFactor(t *testing.T) {
 
 // loadModule loads src as name under the default budget.
 func loadModule(name string, src []byte) *engine.Module {
-	m, _ := engine.Load(context.Background(), name, src, engine.Options{})
+	m := engine.Load(context.Background(), name, src, engine.Options{})
 	return m
 }

@@ -119,7 +119,7 @@ var Schedules = []string{"fair", "adversarial"}
 // run is a piece of work under b (its zero fields the engine's defaults);
 // ctx bounds the whole check.
 func Run(ctx context.Context, b limits.Budget, kernel, entry, file string, src []byte, p int) Verdict {
-	mod, _ := engine.Load(ctx, file, src, engine.Options{Budget: b})
+	mod := engine.Load(ctx, file, src, engine.Options{Budget: b})
 	return runModule(ctx, b, kernel, entry, mod, p)
 }
 
@@ -251,7 +251,7 @@ func index(shape []int, flat int) string {
 // at each rank count in ranks.
 func kernelVerdicts(ctx context.Context, b limits.Budget, k kernels.Kernel, file string, src []byte, ranks []int) []Verdict {
 	var out []Verdict
-	mod, _ := engine.Load(ctx, file, src, engine.Options{Budget: b})
+	mod := engine.Load(ctx, file, src, engine.Options{Budget: b})
 	for _, p := range ranks {
 		for _, e := range k.Entries {
 			out = append(out, runModule(ctx, b, k.Name, e, mod, p))

@@ -133,7 +133,7 @@ func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
 		return "", fmt.Errorf("figure %s: %v", f.Key(), err)
 	}
 	ro := engine.RunOptions{Options: opts, Fill: fl, Seed: *seed, Schedule: *sched, NoRaces: *noRaces}
-	mod, _ := engine.Load(ctx, file, src, opts)
+	mod := engine.Load(ctx, file, src, opts)
 	prog, _ := mod.Compile(ctx, *entry, opts)
 	if prog.Entry == "" {
 		if prog.NoEntry != "" {
@@ -289,7 +289,7 @@ func sweepFigure(ctx context.Context, f tutorials.Figure, k kernels.Kernel, src 
 		if err != nil {
 			return nil, fmt.Errorf("figure %s: %v", f.Key(), err)
 		}
-		mod, _ := engine.Load(ctx, k.Name, src, engine.Options{Budget: limits.CLIBudget()})
+		mod := engine.Load(ctx, k.Name, src, engine.Options{Budget: limits.CLIBudget()})
 		res, err := sweep.Run(ctx, mod, sweep.Options{Ranks: []int{p}, Sizes: ss, Platform: platform, Budget: limits.CLIBudget()})
 		if err != nil {
 			return nil, fmt.Errorf("figure %s: %v", f.Key(), err)
