@@ -33,7 +33,7 @@ def h(x=1):
 `
 
 func TestDefaultedParamIsDiagnostic(t *testing.T) {
-	res := engine.Check(context.Background(), "crash.py", []byte(crashProgram), engine.Options{})
+	res := engine.Load(context.Background(), "crash.py", []byte(crashProgram), engine.Options{}).Check(context.Background(), engine.Options{})
 	if res.Internal != nil {
 		t.Fatalf("Check panicked: %v", res.Internal)
 	}
@@ -112,7 +112,7 @@ func TestPinnedRanksRefused(t *testing.T) {
 		if took > 500*time.Millisecond {
 			t.Errorf("MaxRanks=%d: refused after %v, want well under a second", tc.budget.MaxRanks, took)
 		}
-		chk := engine.Check(context.Background(), "p.py", src, engine.Options{Budget: tc.budget})
+		chk := engine.Load(context.Background(), "p.py", src, engine.Options{Budget: tc.budget}).Check(context.Background(), engine.Options{Budget: tc.budget})
 		if d := firstError(t, chk.Diags); d.Code != tc.code || d.Span.Start.Line != 23 {
 			t.Errorf("Check, MaxRanks=%d: %s at line %d %q, want %s at the host's line 23", tc.budget.MaxRanks, d.Code, d.Span.Start.Line, d.Msg, tc.code)
 		}
@@ -203,7 +203,7 @@ for i in range(5000):
     KEEP.append(BIG + str(i))
 `)
 	for _, mem := range []int64{64 << 20, 256 << 20} {
-		res := engine.Check(context.Background(), "s.py", src, engine.Options{Budget: limits.Budget{Memory: mem}})
+		res := engine.Load(context.Background(), "s.py", src, engine.Options{Budget: limits.Budget{Memory: mem}}).Check(context.Background(), engine.Options{Budget: limits.Budget{Memory: mem}})
 		d := firstError(t, res.Diags)
 		want := fmt.Sprintf("the limit is %s", limits.Bytes(mem))
 		if d.Code != meta.CodeMemory || d.Span.Start.Line != 6 || !strings.Contains(d.Msg, want) {
@@ -266,7 +266,7 @@ func TestCPUBoundFrontEndTimesOut(t *testing.T) {
 			}
 		}
 		start := time.Now()
-		res := engine.Check(context.Background(), tc.name+".py", src, opts)
+		res := engine.Load(context.Background(), tc.name+".py", src, opts).Check(context.Background(), opts)
 		within("Check", start)
 		if d := firstError(t, res.Diags); d.Code != meta.CodeTimeout {
 			t.Errorf("%s Check: %s %q, want %s", tc.name, d.Code, d.Msg, meta.CodeTimeout)
@@ -319,12 +319,12 @@ def build(n):
 `)
 	// Either loop alone fits in 1000 steps (two a round); both together
 	// do not.
-	res := engine.Check(context.Background(), "b.py", src, engine.Options{Budget: limits.Budget{Steps: 1000}})
+	res := engine.Load(context.Background(), "b.py", src, engine.Options{Budget: limits.Budget{Steps: 1000}}).Check(context.Background(), engine.Options{Budget: limits.Budget{Steps: 1000}})
 	if d := firstError(t, res.Diags); d.Code != meta.CodeBudget || d.Span.Start.Line != 8 {
 		t.Errorf("got %s at line %d %q, want %s at the factory's loop, line 8", d.Code, d.Span.Start.Line, d.Msg, meta.CodeBudget)
 	}
 	copies := []byte("S = \"x\" * (8 << 20)\nT = S + S\n")
-	res = engine.Check(context.Background(), "c.py", copies, engine.Options{Budget: limits.Budget{Steps: 4096}})
+	res = engine.Load(context.Background(), "c.py", copies, engine.Options{Budget: limits.Budget{Steps: 4096}}).Check(context.Background(), engine.Options{Budget: limits.Budget{Steps: 4096}})
 	if d := firstError(t, res.Diags); d.Code != meta.CodeBudget || d.Span.Start.Line != 2 {
 		t.Errorf("16 MiB copy under 4096 steps: %s at line %d %q, want %s at line 2", d.Code, d.Span.Start.Line, d.Msg, meta.CodeBudget)
 	}
@@ -386,7 +386,7 @@ func TestDispatchLoopPinsRanks(t *testing.T) {
 	if res.Status != emu.StatusOK || res.Ranks != 2 {
 		t.Errorf("rounds.py without ranks: status %s at %d ranks (%v), want ok at 2", res.Status, res.Ranks, res.Diags)
 	}
-	if chk := engine.Check(context.Background(), "rounds.py", src, engine.Options{}); len(chk.Diags) != 0 {
+	if chk := engine.Load(context.Background(), "rounds.py", src, engine.Options{}).Check(context.Background(), engine.Options{}); len(chk.Diags) != 0 {
 		t.Errorf("Check rounds.py without ranks: %v", chk.Diags)
 	}
 }

@@ -80,7 +80,7 @@ func FuzzPipeline(f *testing.F) {
 		}
 
 		start := time.Now()
-		res := engine.Check(ctx, "fuzz.py", src, opts)
+		res := engine.Load(ctx, "fuzz.py", src, opts).Check(ctx, opts)
 		within("Check", start)
 		if res.Internal != nil {
 			t.Fatalf("Check panicked: %v\n%s", res.Internal, res.Internal.Stack)

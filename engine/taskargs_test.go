@@ -20,7 +20,7 @@ func TestTensorAfterScalarFailsAtRunTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := engine.Check(context.Background(), file, src, engine.Options{}); res.Diags.HasErrors() {
+	if res := engine.Load(context.Background(), file, src, engine.Options{}).Check(context.Background(), engine.Options{}); res.Diags.HasErrors() {
 		t.Fatalf("check reports errors, want none (PyPTO compiles it): %v", res.Diags)
 	}
 	res := engine.Run(context.Background(), file, src, engine.RunOptions{})

@@ -124,7 +124,7 @@ func testCell(t *testing.T, l tutorials.Lesson, c tutorials.Cell) {
 			t.Errorf("the step's check fails on %s: %+v", k.File, kr)
 		}
 	case "ir":
-		if res := engine.Check(context.Background(), k.File, k.Source, engine.Options{Entry: entry, Ranks: ranks}); res.Diags.HasErrors() {
+		if res := engine.Load(context.Background(), k.File, k.Source, engine.Options{}).Check(context.Background(), engine.Options{Entry: entry, Ranks: ranks}); res.Diags.HasErrors() {
 			t.Errorf("%s does not check: %v", k.File, res.Diags)
 		}
 	case "compare":

@@ -136,7 +136,7 @@ func TestExportRefusesNPUErrors(t *testing.T) {
 	k, _ := kernels.Get("10_allreduce_ring")
 	src := k.Source
 	opts := engine.Options{Entry: "build_ring_allreduce(16).ring_allreduce", Ranks: 16}
-	res := engine.Check(context.Background(), k.File, src, opts)
+	res := engine.Load(context.Background(), k.File, src, opts).Check(context.Background(), opts)
 	warned := false
 	for _, d := range res.Diags {
 		warned = warned || d.Code == "W0301"

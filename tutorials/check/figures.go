@@ -112,7 +112,7 @@ func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
 	*entry = strings.ReplaceAll(*entry, "{P}", strconv.Itoa(*ranks))
 	opts := engine.Options{Entry: *entry, Ranks: *ranks, Platform: *platform, Budget: limits.CLIBudget()}
 	if strings.HasPrefix(f.Field, "diag.") {
-		res := engine.Check(ctx, file, src, opts)
+		res := engine.Load(ctx, file, src, opts).Check(ctx, opts)
 		for _, d := range res.Diags {
 			if d.Severity != diag.Error {
 				continue
