@@ -26,7 +26,7 @@ func TestRemoveBarrier(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res := engine.Run(ctx, meshKernel+".py", []byte(edited), engine.RunOptions{
+	res := engine.Load(ctx, meshKernel+".py", []byte(edited), engine.Options{}).Run(ctx, engine.RunOptions{
 		Options:  engine.Options{Entry: "mesh_allreduce", Ranks: 4},
 		Fill:     emu.FillRandn,
 		Seed:     1,

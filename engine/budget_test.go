@@ -41,7 +41,7 @@ func TestDefaultedParamIsDiagnostic(t *testing.T) {
 	if d.Code != "E0112" || d.Span.Start.Line != 5 || d.Span.Start.Col != 7 || !strings.Contains(d.Msg, "parameter x has a default") || d.Hint == "" {
 		t.Errorf("got %s at %d:%d %q hint %q, want E0112 at 5:7 naming x with a hint", d.Code, d.Span.Start.Line, d.Span.Start.Col, d.Msg, d.Hint)
 	}
-	run := engine.Run(context.Background(), "crash.py", []byte(crashProgram), engine.RunOptions{Options: engine.Options{Entry: "h"}})
+	run := engine.Load(context.Background(), "crash.py", []byte(crashProgram), engine.Options{}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Entry: "h"}})
 	if run.Status != emu.StatusCompileError || run.Internal != nil || len(run.Diags) == 0 || run.Diags[0].Code != "E0112" {
 		t.Errorf("Run: status %s, diagnostics %+v, want compile_error with E0112", run.Status, run.Diags)
 	}
@@ -85,7 +85,7 @@ func window(ranks int, alloc string) []byte {
 func TestWindowProgramRuns(t *testing.T) {
 	// The programs below differ from this one only in their numbers: it
 	// must run, so what refuses them is the budget.
-	res := engine.Run(context.Background(), "w.py", window(4, "SIZE * 4"), engine.RunOptions{})
+	res := engine.Load(context.Background(), "w.py", window(4, "SIZE * 4"), engine.Options{}).Run(context.Background(), engine.RunOptions{})
 	if res.Status != emu.StatusOK {
 		t.Fatalf("status %s: %v %v", res.Status, res.Error, res.Diags)
 	}
@@ -104,7 +104,7 @@ func TestPinnedRanksRefused(t *testing.T) {
 		{limits.CLIBudget(), "E0516"},
 	} {
 		start := time.Now()
-		res := engine.Run(context.Background(), "p.py", src, engine.RunOptions{Options: engine.Options{Budget: tc.budget}})
+		res := engine.Load(context.Background(), "p.py", src, engine.Options{Budget: tc.budget}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Budget: tc.budget}})
 		took := time.Since(start)
 		if res.Status != emu.StatusCompileError || len(res.Diags) == 0 || res.Diags[0].Code != tc.code {
 			t.Errorf("MaxRanks=%d: status %s, diagnostics %+v, want compile_error %s", tc.budget.MaxRanks, res.Status, res.Diags, tc.code)
@@ -118,7 +118,7 @@ func TestPinnedRanksRefused(t *testing.T) {
 		}
 	}
 	// An explicit rank count is held to the same cap.
-	res := engine.Run(context.Background(), "p.py", window(4, "256"), engine.RunOptions{Options: engine.Options{Ranks: 200, Budget: limits.ServerBudget()}})
+	res := engine.Load(context.Background(), "p.py", window(4, "256"), engine.Options{Budget: limits.ServerBudget()}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Ranks: 200, Budget: limits.ServerBudget()}})
 	if res.Status != emu.StatusCompileError || len(res.Diags) == 0 || res.Diags[0].Code != "E0517" {
 		t.Errorf("ranks 200: status %s, diagnostics %+v, want E0517", res.Status, res.Diags)
 	}
@@ -160,7 +160,7 @@ func TestBigWindowRefused(t *testing.T) {
 
 func bigWindowChild(t *testing.T) {
 	start := time.Now()
-	res := engine.Run(context.Background(), "w.py", window(4, "2**31 - 1"), engine.RunOptions{Options: engine.Options{Budget: limits.Budget{Memory: limits.DefaultMemory}}})
+	res := engine.Load(context.Background(), "w.py", window(4, "2**31 - 1"), engine.Options{Budget: limits.Budget{Memory: limits.DefaultMemory}}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Budget: limits.Budget{Memory: limits.DefaultMemory}}})
 	took := time.Since(start)
 	if res.Status != emu.StatusRuntimeError || res.Error == nil || res.Error.Code != "E0516" || res.Error.Line != 24 {
 		t.Fatalf("status %s, error %+v, want runtime_error E0516 at line 24", res.Status, res.Error)
@@ -182,7 +182,7 @@ def host(x: pl.Tensor[[4, 100000000], pl.FP32], y: pl.Out[pl.Tensor[[4, 10000000
     pass
 `)
 	start := time.Now()
-	res := engine.Run(context.Background(), "h.py", src, engine.RunOptions{Options: engine.Options{Budget: limits.Budget{Memory: limits.DefaultMemory}}})
+	res := engine.Load(context.Background(), "h.py", src, engine.Options{Budget: limits.Budget{Memory: limits.DefaultMemory}}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Budget: limits.Budget{Memory: limits.DefaultMemory}}})
 	if res.Status != emu.StatusRuntimeError || res.Error == nil || res.Error.Code != "E0516" || !strings.Contains(res.Error.Message, "the limit is 1 GiB") {
 		t.Fatalf("status %s, error %+v, want E0516 naming the limit", res.Status, res.Error)
 	}
@@ -278,7 +278,7 @@ func TestCPUBoundFrontEndTimesOut(t *testing.T) {
 			t.Errorf("%s IRText: err %v, diags %v, want %s", tc.name, err, diags, meta.CodeTimeout)
 		}
 		start = time.Now()
-		run := engine.Run(context.Background(), tc.name+".py", src, engine.RunOptions{Options: opts})
+		run := engine.Load(context.Background(), tc.name+".py", src, opts).Run(context.Background(), engine.RunOptions{Options: opts})
 		within("Run", start)
 		if run.Status != emu.StatusTimeout {
 			t.Errorf("%s Run: status %s %v, want timeout", tc.name, run.Status, run.Diags)
@@ -291,7 +291,7 @@ func TestCanceledFrontEnd(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	start := time.Now()
-	run := engine.Run(ctx, "m.py", []byte(cpuBound[0].src), engine.RunOptions{Options: engine.Options{Budget: limits.Budget{Steps: 1 << 60}}})
+	run := engine.Load(ctx, "m.py", []byte(cpuBound[0].src), engine.Options{Budget: limits.Budget{Steps: 1 << 60}}).Run(ctx, engine.RunOptions{Options: engine.Options{Budget: limits.Budget{Steps: 1 << 60}}})
 	if run.Status != emu.StatusCanceled || time.Since(start) > time.Second {
 		t.Errorf("status %s after %v, want canceled within a second", run.Status, time.Since(start))
 	}
@@ -335,13 +335,13 @@ def build(n):
 func TestTraceEventsCharged(t *testing.T) {
 	src := window(4, "SIZE * 4")
 	full := 0
-	engine.Run(context.Background(), "w.py", src, engine.RunOptions{OnEvent: func(trace.Event) { full++ }})
+	engine.Load(context.Background(), "w.py", src, engine.Options{}).Run(context.Background(), engine.RunOptions{OnEvent: func(trace.Event) { full++ }})
 	// The least budget the run fits in without events, found by bisection,
 	// plus room for half of them.
 	lo, hi := int64(1), int64(1<<20)
 	for lo < hi {
 		mid := (lo + hi) / 2
-		r := engine.Run(context.Background(), "w.py", src, engine.RunOptions{Options: engine.Options{Budget: limits.Budget{Memory: mid}}})
+		r := engine.Load(context.Background(), "w.py", src, engine.Options{Budget: limits.Budget{Memory: mid}}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Budget: limits.Budget{Memory: mid}}})
 		if r.Status == emu.StatusOK {
 			hi = mid
 		} else {
@@ -350,7 +350,7 @@ func TestTraceEventsCharged(t *testing.T) {
 	}
 	mem := lo + int64(full*limits.EventBytes/2)
 	kept := 0
-	res := engine.Run(context.Background(), "w.py", src, engine.RunOptions{
+	res := engine.Load(context.Background(), "w.py", src, engine.Options{Budget: limits.Budget{Memory: mem}}).Run(context.Background(), engine.RunOptions{
 		Options: engine.Options{Budget: limits.Budget{Memory: mem}},
 		OnEvent: func(trace.Event) { kept++ },
 	})
@@ -382,7 +382,7 @@ func TestDispatchLoopPinsRanks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Run(context.Background(), "rounds.py", src, engine.RunOptions{Options: engine.Options{Entry: "host_orch"}})
+	res := engine.Load(context.Background(), "rounds.py", src, engine.Options{}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Entry: "host_orch"}})
 	if res.Status != emu.StatusOK || res.Ranks != 2 {
 		t.Errorf("rounds.py without ranks: status %s at %d ranks (%v), want ok at 2", res.Status, res.Ranks, res.Diags)
 	}
@@ -399,7 +399,7 @@ func TestNoDeviceDispatchPinsOneRank(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Run(context.Background(), "at_scopes.py", src, engine.RunOptions{Options: engine.Options{Entry: "Inline.host_orch"}})
+	res := engine.Load(context.Background(), "at_scopes.py", src, engine.Options{}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Entry: "Inline.host_orch"}})
 	if res.Status != emu.StatusOK || res.Ranks != 1 {
 		t.Errorf("at_scopes.py without ranks: status %s at %d ranks (%v), want ok at 1", res.Status, res.Ranks, res.Diags)
 	}

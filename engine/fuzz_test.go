@@ -105,7 +105,7 @@ func FuzzPipeline(f *testing.F) {
 			o := opts
 			o.Entry = u.Label
 			start = time.Now()
-			r := engine.Run(ctx, "fuzz.py", src, engine.RunOptions{Options: o, Fill: emu.FillRandn, Seed: 1})
+			r := engine.Load(ctx, "fuzz.py", src, o).Run(ctx, engine.RunOptions{Options: o, Fill: emu.FillRandn, Seed: 1})
 			within("Run "+u.Label, start)
 			if r.Internal != nil {
 				t.Fatalf("Run %s panicked: %v\n%s", u.Label, r.Internal, r.Internal.Stack)

@@ -36,6 +36,10 @@ type Module struct {
 	// as it did when each piece of work parsed the text anew.
 	spent, made int64
 	took        time.Duration
+	// internal is set when loading panicked: what is compiled or checked
+	// from the module carries it, as when one piece of work loaded and
+	// compiled.
+	internal *InternalError
 }
 
 // Load parses name's text and evaluates its module code under opts.Budget
@@ -47,7 +51,8 @@ func Load(ctx context.Context, name string, src []byte, opts Options) (m *Module
 	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {
-			m = &Module{name: name, src: src, diags: diag.List{recovered(p).Diagnostic(name)}}
+			ie := recovered(p)
+			m = &Module{name: name, src: src, diags: diag.List{ie.Diagnostic(name)}, internal: ie}
 		}
 	}()
 	m = loadModule(meter, name, src)
@@ -120,7 +125,11 @@ func (m *Module) Check(ctx context.Context, opts Options) (res *Result) {
 		}
 	}()
 	opts.Entry = expandP(opts.Entry, opts.Ranks)
-	return m.check(meter, opts)
+	res = m.check(meter, opts)
+	if m.internal != nil {
+		res.Internal = m.internal
+	}
+	return res
 }
 
 // expandP replaces {P} in an entry with the rank count (limits.DefaultRanks when
@@ -189,6 +198,11 @@ func (m *Module) compile(meter *limits.Meter, entry string, opts Options) *Progr
 	prog := &Program{Name: m.name, src: m.src, Platform: opts.Platform, status: emu.StatusCompileError}
 	if prog.Platform == "" {
 		prog.Platform = platform.Default()
+	}
+	if m.internal != nil {
+		prog.Entry, prog.Diags, prog.Internal = entry, m.diags, m.internal
+		prog.status, prog.failure = emu.StatusRuntimeError, m.internal.RunError()
+		return prog
 	}
 	if entry == "" {
 		picked, err := m.defaultEntry(meter, opts.Ranks)

@@ -198,14 +198,16 @@ type NoEntryError struct {
 
 func (e *NoEntryError) Error() string { return e.Diag.Msg }
 
-// Run loads, compiles (at opts.Entry) and runs a program in one piece of
-// work under opts.Budget, for a caller that runs the text once: a front
-// end stopped by the deadline ends with status timeout. It never panics.
-func Run(ctx context.Context, name string, src []byte, opts RunOptions) (res *RunResult) {
-	meter, cancel := limits.Start(ctx, opts.budget())
-	defer cancel()
+// Run compiles the module at opts.Entry ("" = its default entry) and
+// runs it in one piece of work under opts.Budget less what loading took,
+// for a caller that runs the module once: compiling and running share one
+// clock and one memory account, and a front end stopped by the deadline
+// ends with status timeout. A caller that runs more than once compiles
+// once (Compile) and calls Program.Run. It never panics.
+func (m *Module) Run(ctx context.Context, opts RunOptions) (res *RunResult) {
+	meter, done := m.start(ctx, opts.budget())
+	defer done()
 	defer giveBack(meter)
-	var prog *Program
 	defer func() {
 		if p := recover(); p != nil {
 			ie := recovered(p)
@@ -216,8 +218,7 @@ func Run(ctx context.Context, name string, src []byte, opts RunOptions) (res *Ru
 			res.Status, res.Error, res.Internal = emu.StatusRuntimeError, ie.RunError(), ie
 		}
 	}()
-	prog = loadModule(meter, name, src).compile(meter, opts.Entry, opts.Options)
-	return prog.run(meter, opts)
+	return m.compile(meter, opts.Entry, opts.Options).run(meter, opts)
 }
 
 // newResult is the empty result of a run of p.

@@ -16,7 +16,7 @@ import (
 // The compile path: reading and checking a kernel, which the workbench does
 // on every keystroke in the editor and before every run.
 //
-// BenchmarkCompile/<kernel> is engine.Check of the kernel at its first
+// BenchmarkCompile/<kernel> is engine.Load and Module.Check of the kernel at its first
 // entry and first rank count: parse, evaluate the module (factories
 // included), check, build the IR. Two native-Go baselines run beside it,
 // all three reporting MB/s of source so the ratios hold across file sizes:

@@ -37,7 +37,7 @@ import (
 //
 // BenchmarkProgramRun is the native baseline: Program.Run of the same
 // program, compiled once, at the same settings, its events kept in a
-// trace.Collector. BenchmarkEngineRunDirect is engine.Run, which loads and
+// trace.Collector. BenchmarkEngineRunDirect is engine.Load and Module.Run, which load and
 // compiles the text on every call. The ratio of the websocket run to
 // Program.Run is the server's overhead per run. Each reports cpu-ns/op,
 // the process's user+system CPU per run (getrusage): for the websocket run
@@ -179,7 +179,7 @@ func BenchmarkEngineRunDirect(b *testing.B) {
 	cpu := cpuNow()
 	for i := 0; b.Loop(); i++ {
 		var c trace.Collector
-		res := engine.Run(context.Background(), "08_allreduce_mesh.py", code, engine.RunOptions{
+		res := engine.Load(context.Background(), "08_allreduce_mesh.py", code, engine.Options{}).Run(context.Background(), engine.RunOptions{
 			Options:  engine.Options{Entry: "mesh_allreduce", Ranks: benchRanks, Platform: "910B"},
 			Fill:     emu.FillRandn,
 			Seed:     uint64(1000 + i),
@@ -187,7 +187,7 @@ func BenchmarkEngineRunDirect(b *testing.B) {
 			OnEvent:  c.Sink(),
 		})
 		if res.Status != "ok" {
-			b.Fatalf("engine.Run: %s", res.Status)
+			b.Fatalf("Module.Run: %s", res.Status)
 		}
 		events = len(c.Events)
 	}

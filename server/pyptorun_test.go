@@ -22,7 +22,7 @@ import (
 func standinOutputs(t *testing.T, kernel, entry string, p int) string {
 	t.Helper()
 	k, _ := kernels.Get(kernel)
-	run := engine.Run(t.Context(), k.File, k.Source, engine.RunOptions{Options: engine.Options{Entry: entry, Ranks: p}, Fill: emu.FillIndex})
+	run := engine.Load(t.Context(), k.File, k.Source, engine.Options{}).Run(t.Context(), engine.RunOptions{Options: engine.Options{Entry: entry, Ranks: p}, Fill: emu.FillIndex})
 	if run.Status != "ok" {
 		t.Fatalf("emulator: %s", run.Status)
 	}

@@ -103,14 +103,14 @@ func testCell(t *testing.T, l tutorials.Lesson, c tutorials.Cell) {
 			t.Errorf("%s has no function %s", k.File, fn)
 		}
 	case "run":
-		res := engine.Run(ctx, k.File, k.Source, engine.RunOptions{Options: engine.Options{Entry: entry, Ranks: ranks}, Schedule: flags["schedule"]})
+		res := engine.Load(ctx, k.File, k.Source, engine.Options{}).Run(ctx, engine.RunOptions{Options: engine.Options{Entry: entry, Ranks: ranks}, Schedule: flags["schedule"]})
 		if res.Status != emu.StatusOK {
 			t.Errorf("%s at %d ranks: %s", k.File, ranks, res.Status)
 		}
 	case "predict":
 		// A predict cell may run a bug on purpose; it must run, and its
 		// answer must not be empty (ParseLesson refuses that).
-		res := engine.Run(ctx, k.File, k.Source, engine.RunOptions{Options: engine.Options{Entry: entry, Ranks: ranks}, Schedule: flags["schedule"]})
+		res := engine.Load(ctx, k.File, k.Source, engine.Options{}).Run(ctx, engine.RunOptions{Options: engine.Options{Entry: entry, Ranks: ranks}, Schedule: flags["schedule"]})
 		if res.Status == emu.StatusCompileError {
 			t.Errorf("%s at %d ranks does not compile", k.File, ranks)
 		}

@@ -177,7 +177,7 @@ func TestExportRunsOnStandin(t *testing.T) {
 				continue // the index pass has shown a starter's gaps; randn is about the inputs
 			}
 			entry := strings.ReplaceAll(x.entry, "{P}", fmt.Sprint(x.ranks))
-			run := engine.Run(context.Background(), x.kernel.File, x.kernel.Source, engine.RunOptions{
+			run := engine.Load(context.Background(), x.kernel.File, x.kernel.Source, engine.Options{}).Run(context.Background(), engine.RunOptions{
 				Options: engine.Options{Entry: entry, Ranks: x.ranks}, Fill: fill, Seed: 7})
 			if run.Status != "ok" {
 				t.Fatalf("%s %s: emulator status %s", x.kernel.Name, entry, run.Status)

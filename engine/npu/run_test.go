@@ -93,7 +93,7 @@ func exportOne(t *testing.T, name, entry string, p int, fill emu.Fill) (*engine.
 // where the stand-in reads them, by argument position.
 func emulatorOutputs(t *testing.T, k kernels.Kernel, entry string, p int, fill emu.Fill) (string, *engine.RunResult) {
 	t.Helper()
-	run := engine.Run(t.Context(), k.File, k.Source, engine.RunOptions{Options: engine.Options{Entry: entry, Ranks: p}, Fill: fill, Seed: 3})
+	run := engine.Load(t.Context(), k.File, k.Source, engine.Options{}).Run(t.Context(), engine.RunOptions{Options: engine.Options{Entry: entry, Ranks: p}, Fill: fill, Seed: 3})
 	if run.Status != "ok" {
 		t.Fatalf("emulator: %s", run.Status)
 	}
