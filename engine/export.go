@@ -63,7 +63,7 @@ func (m *Module) Export(ctx context.Context, opts ExportOptions) (*ExportResult,
 	opts.Entry = expandP(opts.Entry, opts.Ranks)
 	if opts.Entry == "" {
 		e, err := m.pickEntry(ctx, opts.Options)
-		if ne, ok := err.(*NoEntryError); ok {
+		if ne, ok := err.(*noEntryError); ok {
 			return &ExportResult{Diags: diag.List{ne.Diag}}, nil // no default: E0412, the entries named
 		}
 		if err != nil {

@@ -214,7 +214,7 @@ func (m *Module) compile(meter *limits.Meter, entry string, opts Options) *Progr
 			}
 			prog.NoEntry = err.Error()
 			prog.failure = &emu.RunError{Rank: -1, Message: prog.NoEntry, Hint: "name the entry to run"}
-			if ne, ok := err.(*NoEntryError); ok {
+			if ne, ok := err.(*noEntryError); ok {
 				prog.Diags = diag.List{ne.Diag}
 				prog.failure.Code, prog.failure.Hint = ne.Diag.Code, ne.Diag.Hint
 			}

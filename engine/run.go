@@ -135,7 +135,7 @@ func (m *Module) pickEntry(ctx context.Context, opts Options) (entry string, err
 // defaultEntry is the one rule for an empty entry: the module's only host
 // orchestrator at ranks, else, in a module with none, the only chip
 // orchestration of a program with no HOST level (an L2-only program, run on
-// one chip). Anything else has no default: a *NoEntryError naming the
+// one chip). Anything else has no default: a *noEntryError naming the
 // entries to pick from, as PyPTO's CompiledProgram of several L2
 // orchestrations refuses a plain call ("select one explicitly"). A module
 // that does not load, or a factory that refuses the rank count, gives a
@@ -185,18 +185,18 @@ func (m *Module) defaultEntry(meter *limits.Meter, ranks int) (string, error) {
 	if len(list) > 1 {
 		hint += fmt.Sprintf(", e.g. --entry %s", quoted[0])
 	}
-	return "", &NoEntryError{Entries: list, Diag: diag.Diagnostic{Span: at, Code: string(check.ErrEntry), Severity: diag.Error, Msg: msg, Hint: hint}}
+	return "", &noEntryError{Entries: list, Diag: diag.Diagnostic{Span: at, Code: string(check.ErrEntry), Severity: diag.Error, Msg: msg, Hint: hint}}
 }
 
-// NoEntryError is why a module has no default entry: no entry was named,
+// noEntryError is why a module has no default entry: no entry was named,
 // and the module offers none or several (Entries). Diag is its coded
 // diagnostic (E0412).
-type NoEntryError struct {
+type noEntryError struct {
 	Entries []string
 	Diag    diag.Diagnostic
 }
 
-func (e *NoEntryError) Error() string { return e.Diag.Msg }
+func (e *noEntryError) Error() string { return e.Diag.Msg }
 
 // Run compiles the module at opts.Entry ("" = its default entry) and
 // runs it in one piece of work under opts.Budget less what loading took,
