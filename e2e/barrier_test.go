@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
 )
 
 // TestRemoveBarrier checks, without a browser, the edit TestRaceExplained
@@ -25,9 +26,9 @@ func TestRemoveBarrier(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res := engine.Run(ctx, meshKernel+".py", []byte(edited), engine.RunOptions{
+	res := engine.Load(ctx, meshKernel+".py", []byte(edited), engine.Options{}).Run(ctx, engine.RunOptions{
 		Options:  engine.Options{Entry: "mesh_allreduce", Ranks: 4},
-		Fill:     engine.FillRandn,
+		Fill:     emu.FillRandn,
 		Seed:     1,
 		Schedule: "fair",
 	})

@@ -33,7 +33,7 @@ def h(x=1):
 `
 
 func TestDefaultedParamIsDiagnostic(t *testing.T) {
-	res := engine.Check(context.Background(), "crash.py", []byte(crashProgram), engine.Options{})
+	res := engine.Load(context.Background(), "crash.py", []byte(crashProgram), engine.Options{}).Check(context.Background(), engine.Options{})
 	if res.Internal != nil {
 		t.Fatalf("Check panicked: %v", res.Internal)
 	}
@@ -41,8 +41,8 @@ func TestDefaultedParamIsDiagnostic(t *testing.T) {
 	if d.Code != "E0112" || d.Span.Start.Line != 5 || d.Span.Start.Col != 7 || !strings.Contains(d.Msg, "parameter x has a default") || d.Hint == "" {
 		t.Errorf("got %s at %d:%d %q hint %q, want E0112 at 5:7 naming x with a hint", d.Code, d.Span.Start.Line, d.Span.Start.Col, d.Msg, d.Hint)
 	}
-	run := engine.Run(context.Background(), "crash.py", []byte(crashProgram), engine.RunOptions{Options: engine.Options{Entry: "h"}})
-	if run.Status != engine.StatusCompileError || run.Internal != nil || len(run.Diags) == 0 || run.Diags[0].Code != "E0112" {
+	run := engine.Load(context.Background(), "crash.py", []byte(crashProgram), engine.Options{}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Entry: "h"}})
+	if run.Status != emu.StatusCompileError || run.Internal != nil || len(run.Diags) == 0 || run.Diags[0].Code != "E0112" {
 		t.Errorf("Run: status %s, diagnostics %+v, want compile_error with E0112", run.Status, run.Diags)
 	}
 }
@@ -85,7 +85,7 @@ func window(ranks int, alloc string) []byte {
 func TestWindowProgramRuns(t *testing.T) {
 	// The programs below differ from this one only in their numbers: it
 	// must run, so what refuses them is the budget.
-	res := engine.Run(context.Background(), "w.py", window(4, "SIZE * 4"), engine.RunOptions{})
+	res := engine.Load(context.Background(), "w.py", window(4, "SIZE * 4"), engine.Options{}).Run(context.Background(), engine.RunOptions{})
 	if res.Status != emu.StatusOK {
 		t.Fatalf("status %s: %v %v", res.Status, res.Error, res.Diags)
 	}
@@ -104,22 +104,22 @@ func TestPinnedRanksRefused(t *testing.T) {
 		{limits.CLIBudget(), "E0516"},
 	} {
 		start := time.Now()
-		res := engine.Run(context.Background(), "p.py", src, engine.RunOptions{Options: engine.Options{Budget: tc.budget}})
+		res := engine.Load(context.Background(), "p.py", src, engine.Options{Budget: tc.budget}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Budget: tc.budget}})
 		took := time.Since(start)
-		if res.Status != engine.StatusCompileError || len(res.Diags) == 0 || res.Diags[0].Code != tc.code {
+		if res.Status != emu.StatusCompileError || len(res.Diags) == 0 || res.Diags[0].Code != tc.code {
 			t.Errorf("MaxRanks=%d: status %s, diagnostics %+v, want compile_error %s", tc.budget.MaxRanks, res.Status, res.Diags, tc.code)
 		}
 		if took > 500*time.Millisecond {
 			t.Errorf("MaxRanks=%d: refused after %v, want well under a second", tc.budget.MaxRanks, took)
 		}
-		chk := engine.Check(context.Background(), "p.py", src, engine.Options{Budget: tc.budget})
+		chk := engine.Load(context.Background(), "p.py", src, engine.Options{Budget: tc.budget}).Check(context.Background(), engine.Options{Budget: tc.budget})
 		if d := firstError(t, chk.Diags); d.Code != tc.code || d.Span.Start.Line != 23 {
 			t.Errorf("Check, MaxRanks=%d: %s at line %d %q, want %s at the host's line 23", tc.budget.MaxRanks, d.Code, d.Span.Start.Line, d.Msg, tc.code)
 		}
 	}
 	// An explicit rank count is held to the same cap.
-	res := engine.Run(context.Background(), "p.py", window(4, "256"), engine.RunOptions{Options: engine.Options{Ranks: 200, Budget: limits.ServerBudget()}})
-	if res.Status != engine.StatusCompileError || len(res.Diags) == 0 || res.Diags[0].Code != "E0517" {
+	res := engine.Load(context.Background(), "p.py", window(4, "256"), engine.Options{Budget: limits.ServerBudget()}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Ranks: 200, Budget: limits.ServerBudget()}})
+	if res.Status != emu.StatusCompileError || len(res.Diags) == 0 || res.Diags[0].Code != "E0517" {
 		t.Errorf("ranks 200: status %s, diagnostics %+v, want E0517", res.Status, res.Diags)
 	}
 }
@@ -160,7 +160,7 @@ func TestBigWindowRefused(t *testing.T) {
 
 func bigWindowChild(t *testing.T) {
 	start := time.Now()
-	res := engine.Run(context.Background(), "w.py", window(4, "2**31 - 1"), engine.RunOptions{Options: engine.Options{Budget: limits.Budget{Memory: limits.DefaultMemory}}})
+	res := engine.Load(context.Background(), "w.py", window(4, "2**31 - 1"), engine.Options{Budget: limits.Budget{Memory: limits.DefaultMemory}}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Budget: limits.Budget{Memory: limits.DefaultMemory}}})
 	took := time.Since(start)
 	if res.Status != emu.StatusRuntimeError || res.Error == nil || res.Error.Code != "E0516" || res.Error.Line != 24 {
 		t.Fatalf("status %s, error %+v, want runtime_error E0516 at line 24", res.Status, res.Error)
@@ -182,7 +182,7 @@ def host(x: pl.Tensor[[4, 100000000], pl.FP32], y: pl.Out[pl.Tensor[[4, 10000000
     pass
 `)
 	start := time.Now()
-	res := engine.Run(context.Background(), "h.py", src, engine.RunOptions{Options: engine.Options{Budget: limits.Budget{Memory: limits.DefaultMemory}}})
+	res := engine.Load(context.Background(), "h.py", src, engine.Options{Budget: limits.Budget{Memory: limits.DefaultMemory}}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Budget: limits.Budget{Memory: limits.DefaultMemory}}})
 	if res.Status != emu.StatusRuntimeError || res.Error == nil || res.Error.Code != "E0516" || !strings.Contains(res.Error.Message, "the limit is 1 GiB") {
 		t.Fatalf("status %s, error %+v, want E0516 naming the limit", res.Status, res.Error)
 	}
@@ -203,7 +203,7 @@ for i in range(5000):
     KEEP.append(BIG + str(i))
 `)
 	for _, mem := range []int64{64 << 20, 256 << 20} {
-		res := engine.Check(context.Background(), "s.py", src, engine.Options{Budget: limits.Budget{Memory: mem}})
+		res := engine.Load(context.Background(), "s.py", src, engine.Options{Budget: limits.Budget{Memory: mem}}).Check(context.Background(), engine.Options{Budget: limits.Budget{Memory: mem}})
 		d := firstError(t, res.Diags)
 		want := fmt.Sprintf("the limit is %s", limits.Bytes(mem))
 		if d.Code != meta.CodeMemory || d.Span.Start.Line != 6 || !strings.Contains(d.Msg, want) {
@@ -266,7 +266,7 @@ func TestCPUBoundFrontEndTimesOut(t *testing.T) {
 			}
 		}
 		start := time.Now()
-		res := engine.Check(context.Background(), tc.name+".py", src, opts)
+		res := engine.Load(context.Background(), tc.name+".py", src, opts).Check(context.Background(), opts)
 		within("Check", start)
 		if d := firstError(t, res.Diags); d.Code != meta.CodeTimeout {
 			t.Errorf("%s Check: %s %q, want %s", tc.name, d.Code, d.Msg, meta.CodeTimeout)
@@ -278,7 +278,7 @@ func TestCPUBoundFrontEndTimesOut(t *testing.T) {
 			t.Errorf("%s IRText: err %v, diags %v, want %s", tc.name, err, diags, meta.CodeTimeout)
 		}
 		start = time.Now()
-		run := engine.Run(context.Background(), tc.name+".py", src, engine.RunOptions{Options: opts})
+		run := engine.Load(context.Background(), tc.name+".py", src, opts).Run(context.Background(), engine.RunOptions{Options: opts})
 		within("Run", start)
 		if run.Status != emu.StatusTimeout {
 			t.Errorf("%s Run: status %s %v, want timeout", tc.name, run.Status, run.Diags)
@@ -291,7 +291,7 @@ func TestCanceledFrontEnd(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	start := time.Now()
-	run := engine.Run(ctx, "m.py", []byte(cpuBound[0].src), engine.RunOptions{Options: engine.Options{Budget: limits.Budget{Steps: 1 << 60}}})
+	run := engine.Load(ctx, "m.py", []byte(cpuBound[0].src), engine.Options{Budget: limits.Budget{Steps: 1 << 60}}).Run(ctx, engine.RunOptions{Options: engine.Options{Budget: limits.Budget{Steps: 1 << 60}}})
 	if run.Status != emu.StatusCanceled || time.Since(start) > time.Second {
 		t.Errorf("status %s after %v, want canceled within a second", run.Status, time.Since(start))
 	}
@@ -319,12 +319,12 @@ def build(n):
 `)
 	// Either loop alone fits in 1000 steps (two a round); both together
 	// do not.
-	res := engine.Check(context.Background(), "b.py", src, engine.Options{Budget: limits.Budget{Steps: 1000}})
+	res := engine.Load(context.Background(), "b.py", src, engine.Options{Budget: limits.Budget{Steps: 1000}}).Check(context.Background(), engine.Options{Budget: limits.Budget{Steps: 1000}})
 	if d := firstError(t, res.Diags); d.Code != meta.CodeBudget || d.Span.Start.Line != 8 {
 		t.Errorf("got %s at line %d %q, want %s at the factory's loop, line 8", d.Code, d.Span.Start.Line, d.Msg, meta.CodeBudget)
 	}
 	copies := []byte("S = \"x\" * (8 << 20)\nT = S + S\n")
-	res = engine.Check(context.Background(), "c.py", copies, engine.Options{Budget: limits.Budget{Steps: 4096}})
+	res = engine.Load(context.Background(), "c.py", copies, engine.Options{Budget: limits.Budget{Steps: 4096}}).Check(context.Background(), engine.Options{Budget: limits.Budget{Steps: 4096}})
 	if d := firstError(t, res.Diags); d.Code != meta.CodeBudget || d.Span.Start.Line != 2 {
 		t.Errorf("16 MiB copy under 4096 steps: %s at line %d %q, want %s at line 2", d.Code, d.Span.Start.Line, d.Msg, meta.CodeBudget)
 	}
@@ -335,13 +335,13 @@ def build(n):
 func TestTraceEventsCharged(t *testing.T) {
 	src := window(4, "SIZE * 4")
 	full := 0
-	engine.Run(context.Background(), "w.py", src, engine.RunOptions{OnEvent: func(trace.Event) { full++ }})
+	engine.Load(context.Background(), "w.py", src, engine.Options{}).Run(context.Background(), engine.RunOptions{OnEvent: func(trace.Event) { full++ }})
 	// The least budget the run fits in without events, found by bisection,
 	// plus room for half of them.
 	lo, hi := int64(1), int64(1<<20)
 	for lo < hi {
 		mid := (lo + hi) / 2
-		r := engine.Run(context.Background(), "w.py", src, engine.RunOptions{Options: engine.Options{Budget: limits.Budget{Memory: mid}}})
+		r := engine.Load(context.Background(), "w.py", src, engine.Options{Budget: limits.Budget{Memory: mid}}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Budget: limits.Budget{Memory: mid}}})
 		if r.Status == emu.StatusOK {
 			hi = mid
 		} else {
@@ -350,7 +350,7 @@ func TestTraceEventsCharged(t *testing.T) {
 	}
 	mem := lo + int64(full*limits.EventBytes/2)
 	kept := 0
-	res := engine.Run(context.Background(), "w.py", src, engine.RunOptions{
+	res := engine.Load(context.Background(), "w.py", src, engine.Options{Budget: limits.Budget{Memory: mem}}).Run(context.Background(), engine.RunOptions{
 		Options: engine.Options{Budget: limits.Budget{Memory: mem}},
 		OnEvent: func(trace.Event) { kept++ },
 	})
@@ -382,11 +382,11 @@ func TestDispatchLoopPinsRanks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Run(context.Background(), "rounds.py", src, engine.RunOptions{Options: engine.Options{Entry: "host_orch"}})
+	res := engine.Load(context.Background(), "rounds.py", src, engine.Options{}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Entry: "host_orch"}})
 	if res.Status != emu.StatusOK || res.Ranks != 2 {
 		t.Errorf("rounds.py without ranks: status %s at %d ranks (%v), want ok at 2", res.Status, res.Ranks, res.Diags)
 	}
-	if chk := engine.Check(context.Background(), "rounds.py", src, engine.Options{}); len(chk.Diags) != 0 {
+	if chk := engine.Load(context.Background(), "rounds.py", src, engine.Options{}).Check(context.Background(), engine.Options{}); len(chk.Diags) != 0 {
 		t.Errorf("Check rounds.py without ranks: %v", chk.Diags)
 	}
 }
@@ -399,7 +399,7 @@ func TestNoDeviceDispatchPinsOneRank(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Run(context.Background(), "at_scopes.py", src, engine.RunOptions{Options: engine.Options{Entry: "Inline.host_orch"}})
+	res := engine.Load(context.Background(), "at_scopes.py", src, engine.Options{}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Entry: "Inline.host_orch"}})
 	if res.Status != emu.StatusOK || res.Ranks != 1 {
 		t.Errorf("at_scopes.py without ranks: status %s at %d ranks (%v), want ok at 1", res.Status, res.Ranks, res.Diags)
 	}

@@ -23,7 +23,8 @@ func loadFile(t *testing.T, path string) *engine.Module {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod, diags := engine.Load(context.Background(), path, src, engine.Options{})
+	mod := engine.Load(context.Background(), path, src, engine.Options{})
+	diags := mod.Diags()
 	if diags.HasErrors() {
 		t.Fatalf("%s: %v", path, diags)
 	}
@@ -37,7 +38,7 @@ func runChip(t *testing.T, prog *engine.Program) *engine.RunResult {
 	if !prog.OK() {
 		t.Fatalf("%s: did not compile: %v %s", prog.Entry, prog.Diags, prog.NoEntry)
 	}
-	res := prog.Run(context.Background(), engine.RunOptions{Fill: engine.FillRandn, Seed: 7})
+	res := prog.Run(context.Background(), engine.RunOptions{Fill: emu.FillRandn, Seed: 7})
 	if res.Status != emu.StatusOK || len(res.Races) > 0 {
 		t.Fatalf("%s: status %s, error %v, races %v", prog.Entry, res.Status, res.Error, res.Races)
 	}
@@ -98,7 +99,7 @@ func TestChipEntryNoDefault(t *testing.T) {
 		t.Errorf("failure %+v, want E0412 with the message", f)
 	}
 	// A run of it ends with that error, and the IR view reports it too.
-	if res := prog.Run(context.Background(), engine.RunOptions{}); res.Status != engine.StatusCompileError || res.Error == nil || res.Error.Code != "E0412" {
+	if res := prog.Run(context.Background(), engine.RunOptions{}); res.Status != emu.StatusCompileError || res.Error == nil || res.Error.Code != "E0412" {
 		t.Errorf("run: status %s, error %+v; want compile_error E0412", res.Status, res.Error)
 	}
 	if text, diags, err := prog.IRText(context.Background(), engine.Options{}, "", ir.PrintOptions{}); text != "" || err == nil || len(diags) != 1 || diags[0].Code != "E0412" {
@@ -147,7 +148,7 @@ func TestChipEntryRanks(t *testing.T) {
 			!strings.Contains(diags[0].Msg, "runs on one chip") || diags[0].Span.Start.Line == 0 {
 			t.Errorf("ranks %d: diagnostics %v, want one positioned %s with a hint", p, diags, emu.CodeChipRanks)
 		}
-		if res := prog.Run(context.Background(), engine.RunOptions{}); res.Status != engine.StatusCompileError {
+		if res := prog.Run(context.Background(), engine.RunOptions{}); res.Status != emu.StatusCompileError {
 			t.Errorf("ranks %d: run status %s, want compile_error", p, res.Status)
 		}
 	}
@@ -181,7 +182,7 @@ class Ranked:
         for r in pl.range(pld.world_size()):
             self.per_rank(x[r], y[r], device=r)
 `)
-	mod, _ := engine.Load(context.Background(), "ranked.py", src, engine.Options{})
+	mod := engine.Load(context.Background(), "ranked.py", src, engine.Options{})
 	if got := mod.Entries(0); !slices.Equal(got, []string{"Ranked.host_orch"}) {
 		t.Errorf("Entries = %q, want the host orchestrator alone", got)
 	}
@@ -205,7 +206,7 @@ func TestChipEntryExport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := engine.Export(context.Background(), c.file, src, engine.ExportOptions{Options: engine.Options{Entry: c.entry}})
+		res, err := engine.Load(context.Background(), c.file, src, engine.Options{}).Export(context.Background(), engine.ExportOptions{Options: engine.Options{Entry: c.entry}})
 		if err != nil || res.Diags.HasErrors() || res.Ranks != 1 {
 			t.Fatalf("%s: %v %v at %d ranks", c.file, err, res.Diags, res.Ranks)
 		}

@@ -10,8 +10,9 @@
 // *Program that runs as often as needed (Program.Run, Program.Schedules,
 // Program.IRText; engine/compare and engine/sweep take programs and
 // modules too). Diagnostics and IR come back together, so a caller never
-// has to know which stage found a problem. Check and Run do Load and one
-// compile in one piece of work, for one-shot callers.
+// has to know which stage found a problem. Nothing here starts from text
+// but Load: a caller that checks, runs or exports loads once and works on
+// the *Module and its *Program.
 //
 // Without an entry, Module.Check checks every DSL function the module can
 // instantiate without arguments: module-level host orchestrators (and,
@@ -23,7 +24,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -61,7 +61,7 @@ type Unit struct {
 	Func    *ir.Func
 }
 
-// Result is what Check found.
+// Result is what Module.Check found.
 type Result struct {
 	File   *syntax.File
 	Module *meta.Module
@@ -90,24 +90,6 @@ func load(meter *limits.Meter, name string, src []byte) (*syntax.File, *meta.Mod
 func (o Options) checkOptions() check.Options {
 	p := o.Ranks
 	return check.Options{Ranks: p, Platform: o.Platform} // check applies platform.Default()
-}
-
-// Check reads, evaluates and checks a program under opts.Budget: Load
-// and Module.Check in one piece of work, for a caller that checks the
-// text once. It never panics: an engine bug
-// comes back as an E0599 diagnostic with Result.Internal set.
-func Check(ctx context.Context, name string, src []byte, opts Options) (res *Result) {
-	meter, cancel := limits.Start(ctx, opts.budget())
-	defer cancel()
-	defer giveBack(meter)
-	defer func() {
-		if p := recover(); p != nil {
-			ie := recovered(p)
-			res = &Result{Diags: diag.List{ie.Diagnostic(name)}, Internal: ie}
-		}
-	}()
-	opts.Entry = expandP(opts.Entry, opts.Ranks)
-	return loadModule(meter, name, src).check(meter, opts)
 }
 
 // check checks the module at opts.Entry, or everything it can instantiate,

@@ -7,6 +7,7 @@ import (
 
 	"pldworkbench/engine/check"
 	"pldworkbench/engine/diag"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/meta"
 	"pldworkbench/engine/npu"
 )
@@ -22,7 +23,7 @@ var npuErrors = []check.Code{check.WarnTileAlign}
 type ExportOptions struct {
 	Options
 	NPUPlatform string // a2a3, a2a3sim, a5 or a5sim; "" is a2a3sim
-	Fill        Fill
+	Fill        emu.Fill
 	Seed        uint64
 	Args        map[string]float64
 	DataFile    string // base name of the randn data file beside the script
@@ -40,11 +41,14 @@ type ExportResult struct {
 	Diags  diag.List
 }
 
-// Export checks a program at one entry under the NPU's rules and writes it
-// as a runnable PyPTO script (npu.Export). A program with an error,
-// including a warning that is an error on an NPU, comes back with its
-// diagnostics and no script.
-func Export(ctx context.Context, name string, src []byte, opts ExportOptions) (*ExportResult, error) {
+// Export checks the module at one entry (opts.Entry, else its default
+// entry) under the NPU's rules and writes it as a runnable PyPTO script
+// (npu.Export). A program with an error, including a warning that is an
+// error on an NPU, comes back with its diagnostics and no script. The
+// module is not loaded again: a caller that exports at several rank
+// counts, or checks before it exports, loads the text once.
+func (m *Module) Export(ctx context.Context, opts ExportOptions) (*ExportResult, error) {
+	name, src := m.name, m.src
 	if opts.NPUPlatform == "" {
 		opts.NPUPlatform = "a2a3sim"
 	}
@@ -54,13 +58,12 @@ func Export(ctx context.Context, name string, src []byte, opts ExportOptions) (*
 	}
 	opts.Platform = profile
 	if opts.Fill == "" {
-		opts.Fill = FillIndex
+		opts.Fill = emu.FillIndex
 	}
 	opts.Entry = expandP(opts.Entry, opts.Ranks)
-	m, _ := Load(ctx, name, src, opts.Options)
 	if opts.Entry == "" {
 		e, err := m.pickEntry(ctx, opts.Options)
-		if ne, ok := err.(*NoEntryError); ok {
+		if ne, ok := err.(*noEntryError); ok {
 			return &ExportResult{Diags: diag.List{ne.Diag}}, nil // no default: E0412, the entries named
 		}
 		if err != nil {
@@ -93,7 +96,7 @@ func Export(ctx context.Context, name string, src []byte, opts ExportOptions) (*
 			spec.Method = fn.Def.Name
 		}
 	}
-	if opts.Fill == FillRandn {
+	if opts.Fill == emu.FillRandn {
 		in, err := makeInputs(prog, opts.Fill, opts.Seed, opts.Args, nil)
 		if err != nil {
 			return out, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/limits"
 )
 
@@ -79,7 +80,7 @@ func FuzzPipeline(f *testing.F) {
 		}
 
 		start := time.Now()
-		res := engine.Check(ctx, "fuzz.py", src, opts)
+		res := engine.Load(ctx, "fuzz.py", src, opts).Check(ctx, opts)
 		within("Check", start)
 		if res.Internal != nil {
 			t.Fatalf("Check panicked: %v\n%s", res.Internal, res.Internal.Stack)
@@ -104,7 +105,7 @@ func FuzzPipeline(f *testing.F) {
 			o := opts
 			o.Entry = u.Label
 			start = time.Now()
-			r := engine.Run(ctx, "fuzz.py", src, engine.RunOptions{Options: o, Fill: engine.FillRandn, Seed: 1})
+			r := engine.Load(ctx, "fuzz.py", src, o).Run(ctx, engine.RunOptions{Options: o, Fill: emu.FillRandn, Seed: 1})
 			within("Run "+u.Label, start)
 			if r.Internal != nil {
 				t.Fatalf("Run %s panicked: %v\n%s", u.Label, r.Internal, r.Internal.Stack)

@@ -21,7 +21,7 @@ func TestDeviceGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sched := range []string{"fair", "random:3", "adversarial"} {
-		res := engine.Run(context.Background(), file, src, engine.RunOptions{Fill: engine.FillIndex, Schedule: sched})
+		res := engine.Load(context.Background(), file, src, engine.Options{}).Run(context.Background(), engine.RunOptions{Fill: emu.FillIndex, Schedule: sched})
 		if res.Status != emu.StatusOK || len(res.Races) > 0 {
 			t.Fatalf("%s: status %s, error %+v, races %d, diags %v", sched, res.Status, res.Error, len(res.Races), res.Diags)
 		}
@@ -48,13 +48,13 @@ func TestDeviceGroups(t *testing.T) {
 	// compiles it; the run refuses the dispatch.
 	short := strings.Replace(string(src), "trio_box = pld.alloc_window_buffer(W * pl.FP32.get_byte())", "trio_box = pld.alloc_window_buffer(8 * pl.FP32.get_byte())", 1)
 	short = strings.Replace(short, "line = pld.window(trio_box, [W], dtype=pl.FP32)", "line = pld.window(trio_box, [8], dtype=pl.FP32)", 1)
-	res := engine.Run(context.Background(), file, []byte(short), engine.RunOptions{Fill: engine.FillIndex})
+	res := engine.Load(context.Background(), file, []byte(short), engine.Options{}).Run(context.Background(), engine.RunOptions{Fill: emu.FillIndex})
 	if res.Status != emu.StatusRuntimeError || res.Error == nil || !strings.Contains(res.Error.Message, "whose 32 bytes the kernel would read") {
 		t.Fatalf("a view of a short buffer: status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
 	}
 
 	bad := strings.Replace(string(src), "nxt = (me + 1) % pld.nranks(ctx)", "nxt = me + 1", 1)
-	res = engine.Run(context.Background(), file, []byte(bad), engine.RunOptions{Fill: engine.FillIndex})
+	res = engine.Load(context.Background(), file, []byte(bad), engine.Options{}).Run(context.Background(), engine.RunOptions{Fill: emu.FillIndex})
 	if res.Status != emu.StatusRuntimeError || res.Error == nil || !strings.Contains(res.Error.Message, "communication domain") {
 		t.Fatalf("peer past the group: status %s, error %+v", res.Status, res.Error)
 	}
@@ -69,7 +69,7 @@ func TestSubWorkerRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Ranks: 1}, Fill: engine.FillRandn})
+	res := engine.Load(context.Background(), file, src, engine.Options{}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Ranks: 1}, Fill: emu.FillRandn})
 	if res.Status != emu.StatusOK {
 		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
 	}

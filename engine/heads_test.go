@@ -105,7 +105,7 @@ func TestHeadConstructsRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, sched := range []string{"fair", "adversarial"} {
-			res := Run(context.Background(), c.file, src, RunOptions{Options: Options{Entry: c.entry, Ranks: c.ranks}, Fill: FillRandn, Seed: 3, Schedule: sched})
+			res := Load(context.Background(), c.file, src, Options{}).Run(context.Background(), RunOptions{Options: Options{Entry: c.entry, Ranks: c.ranks}, Fill: emu.FillRandn, Seed: 3, Schedule: sched})
 			if res.Status != emu.StatusOK {
 				t.Fatalf("%s %s: status %s, %v %v", c.file, sched, res.Status, res.Error, res.Diags)
 			}

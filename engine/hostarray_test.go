@@ -55,7 +55,7 @@ def launch(
 // TestHostArray: dst[r] = src[r] + biases[r], with biases = [5, 7] built
 // at the host.
 func TestHostArray(t *testing.T) {
-	res := engine.Run(context.Background(), "bias.py", []byte(hostArray), engine.RunOptions{Options: engine.Options{Ranks: 2}, Fill: engine.FillIndex})
+	res := engine.Load(context.Background(), "bias.py", []byte(hostArray), engine.Options{}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Ranks: 2}, Fill: emu.FillIndex})
 	if res.Status != emu.StatusOK {
 		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
 	}
@@ -79,7 +79,7 @@ func TestHostArrayParamRefusedAtRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Entry: "host"}})
+	res := engine.Load(context.Background(), file, src, engine.Options{}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Entry: "host"}})
 	if res.Diags.HasErrors() || res.Status != emu.StatusRuntimeError || res.Error == nil || res.Error.Code != "E0510" ||
 		!strings.Contains(res.Error.Message, "order") || !strings.Contains(res.Error.Message, "cannot pass in") {
 		t.Fatalf("status %s, error %+v, diags %v; want a clean check and E0510 naming order", res.Status, res.Error, res.Diags)

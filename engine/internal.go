@@ -77,5 +77,5 @@ func stoppedStatus(diags diag.List) (emu.Status, *diag.Diagnostic) {
 			return emu.StatusCanceled, &diags[i]
 		}
 	}
-	return StatusCompileError, nil
+	return emu.StatusCompileError, nil
 }

@@ -115,13 +115,13 @@ func TestRunAheadEnds(t *testing.T) {
 	}
 	// Tiles of 64 elements: statements enough for the clock to be checked.
 	opts := Options{Entry: "build_bench_mesh(8, 65536, 64).mesh_host", Ranks: 8}
-	mod, _ := Load(context.Background(), "bench.py", src, opts)
+	mod := Load(context.Background(), "bench.py", src, opts)
 	prog, diags := mod.Compile(context.Background(), opts.Entry, opts)
 	if prog.Entry == "" {
 		t.Fatalf("compile: %v", diags)
 	}
 	run := func(ctx context.Context, timeout time.Duration) *RunResult {
-		o := RunOptions{Options: opts, Fill: FillRandn, Seed: 1, JSONAhead: limits.JSONAhead}
+		o := RunOptions{Options: opts, Fill: emu.FillRandn, Seed: 1, JSONAhead: limits.JSONAhead}
 		o.Budget.Timeout = timeout
 		res := prog.Run(ctx, o)
 		// Run waits for the formatter, so none may be left the moment it

@@ -25,7 +25,7 @@ func TestCompositeDims(t *testing.T) {
 		if half != 2 {
 			opts.Dims = map[string]int64{"HALF": int64(half)}
 		}
-		res := engine.Run(context.Background(), file, src, opts)
+		res := engine.Load(context.Background(), file, src, opts.Options).Run(context.Background(), opts)
 		if res.Status != emu.StatusOK {
 			t.Fatalf("HALF=%d: status %s, error %+v, diags %v", half, res.Status, res.Error, res.Diags)
 		}
@@ -62,7 +62,7 @@ func TestArrayHistogram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Ranks: 2}, Fill: engine.FillIndex})
+	res := engine.Load(context.Background(), file, src, engine.Options{}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Ranks: 2}, Fill: emu.FillIndex})
 	if res.Status != emu.StatusOK {
 		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
 	}
@@ -116,11 +116,11 @@ def zero_host(y: pl.Out[pl.Tensor[[2, M - 3, 8], pl.FP32]]):
     for r in pl.range(pld.world_size()):
         zero_dev(y[r], device=r)
 `
-	res := engine.Run(context.Background(), "negdim.py", []byte(src), engine.RunOptions{Options: engine.Options{Ranks: 2}})
+	res := engine.Load(context.Background(), "negdim.py", []byte(src), engine.Options{}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Ranks: 2}})
 	if res.Status != emu.StatusRuntimeError || res.Error == nil || !strings.Contains(res.Error.Message, "host tensor y has dimension (M - 3) = -1 at 2 ranks, want > 0") {
 		t.Fatalf("status %s, error %+v, diags %v; want the host tensor y refused for (M - 3) = -1", res.Status, res.Error, res.Diags)
 	}
-	res = engine.Run(context.Background(), "negdim.py", []byte(src), engine.RunOptions{Options: engine.Options{Ranks: 2}, Dims: map[string]int64{"M": 5}})
+	res = engine.Load(context.Background(), "negdim.py", []byte(src), engine.Options{}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Ranks: 2}, Dims: map[string]int64{"M": 5}})
 	if res.Status != emu.StatusOK || len(res.Out["y"].Shape) != 3 || res.Out["y"].Shape[1] != 2 {
 		t.Fatalf("with M = 5: status %s, error %+v; want y of shape [2, 2, 8]", res.Status, res.Error)
 	}

@@ -1,7 +1,12 @@
 package engine_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os/exec"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -65,4 +70,52 @@ func TestLayers(t *testing.T) {
 			}
 		}
 	}
+}
+
+// maxFacadeNames is issue 15's bound on the engine root: the facade hands
+// out Load, the *Module and *Program it compiles and runs, and their
+// options and results; whatever else a caller needs lives in the package
+// that owns the fact (emu's fills and statuses, compare, sweep, floats).
+const maxFacadeNames = 15
+
+// TestFacadeSize keeps the engine root at most maxFacadeNames exported
+// top-level names (types, functions, constants, variables; methods are
+// not counted), the names `go doc -short ./engine` lists.
+func TestFacadeSize(t *testing.T) {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range pkgs["engine"].Files {
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil && d.Name.IsExported() {
+					names = append(names, d.Name.Name)
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						if s.Name.IsExported() {
+							names = append(names, s.Name.Name)
+						}
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							if n.IsExported() {
+								names = append(names, n.Name)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(names)
+	if len(names) == 0 || len(names) > maxFacadeNames {
+		t.Errorf("the engine root exports %d names, want 1..%d: %s", len(names), maxFacadeNames, strings.Join(names, ", "))
+	}
+	t.Logf("%d names: %s", len(names), strings.Join(names, ", "))
 }

@@ -24,9 +24,9 @@ func TestLoopControl(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []int{2, 4} {
-		opts := engine.RunOptions{Options: engine.Options{Ranks: p}, Fill: engine.FillIndex}
+		opts := engine.RunOptions{Options: engine.Options{Ranks: p}, Fill: emu.FillIndex}
 		opts.Entry = "build(" + string(rune('0'+p)) + ").host"
-		res := engine.Run(context.Background(), file, src, opts)
+		res := engine.Load(context.Background(), file, src, opts.Options).Run(context.Background(), opts)
 		if res.Status != emu.StatusOK {
 			t.Fatalf("P=%d: status %s, error %+v, diags %v", p, res.Status, res.Error, res.Diags)
 		}
@@ -93,7 +93,7 @@ func TestWhileNeverEnds(t *testing.T) {
 		"counter": "        n = 0\n        while n >= 0:\n            n = n + 1\n            t = pl.add(t, 1.0)",
 	} {
 		src := strings.NewReplacer("@BODY@", body, "@HOST@", dispatchAll).Replace(loopProgram)
-		res := engine.Run(context.Background(), name+".py", []byte(src), engine.RunOptions{
+		res := engine.Load(context.Background(), name+".py", []byte(src), engine.Options{Budget: limits.Budget{RunSteps: 20_000}}).Run(context.Background(), engine.RunOptions{
 			Options: engine.Options{Ranks: 2, Entry: "Spin.host", Budget: limits.Budget{RunSteps: 20_000}}})
 		if res.Status != emu.StatusRuntimeError || res.Error == nil || res.Error.Code != "E0504" {
 			t.Fatalf("%s: status %s, error %+v, diags %v; want the step budget's E0504", name, res.Status, res.Error, res.Diags)
@@ -117,8 +117,8 @@ func TestBreakDispatchLoop(t *testing.T) {
 		"continue": {"        for r in pl.range(2):\n            if r == 0:\n                continue\n            self.chip(x[r], y[r], r, device=r)", [2]bool{false, true}},
 	} {
 		src := strings.NewReplacer("@BODY@", "        t = pl.add(t, 1.0)", "@HOST@", c.host).Replace(loopProgram)
-		res := engine.Run(context.Background(), name+".py", []byte(src), engine.RunOptions{
-			Options: engine.Options{Ranks: 2, Entry: "Spin.host"}, Fill: engine.FillIndex})
+		res := engine.Load(context.Background(), name+".py", []byte(src), engine.Options{}).Run(context.Background(), engine.RunOptions{
+			Options: engine.Options{Ranks: 2, Entry: "Spin.host"}, Fill: emu.FillIndex})
 		if res.Status != emu.StatusOK {
 			t.Fatalf("%s: status %s, error %+v, diags %v", name, res.Status, res.Error, res.Diags)
 		}
@@ -147,7 +147,7 @@ func TestWhileDevice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Entry: "WhileDevice.host"}, Fill: engine.FillIndex})
+	res := engine.Load(context.Background(), file, src, engine.Options{}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Entry: "WhileDevice.host"}, Fill: emu.FillIndex})
 	if res.Status != emu.StatusOK {
 		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
 	}
@@ -174,7 +174,7 @@ func TestComputedWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Entry: "Computed.host", Ranks: 4}, Fill: engine.FillIndex})
+	res := engine.Load(context.Background(), file, src, engine.Options{}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Entry: "Computed.host", Ranks: 4}, Fill: emu.FillIndex})
 	if res.Status != emu.StatusOK {
 		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
 	}
@@ -199,7 +199,7 @@ func TestCarriedBreak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Entry: "launch"}, Fill: engine.FillIndex})
+	res := engine.Load(context.Background(), file, src, engine.Options{}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Entry: "launch"}, Fill: emu.FillIndex})
 	if res.Status != emu.StatusOK {
 		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
 	}

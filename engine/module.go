@@ -36,25 +36,30 @@ type Module struct {
 	// as it did when each piece of work parsed the text anew.
 	spent, made int64
 	took        time.Duration
+	// internal is set when loading panicked: what is compiled or checked
+	// from the module carries it, as when one piece of work loaded and
+	// compiled.
+	internal *InternalError
 }
 
 // Load parses name's text and evaluates its module code under opts.Budget
-// (its timeout, its compile-time steps and memory). It never panics: an
-// engine bug comes back as an E0599 diagnostic.
-func Load(ctx context.Context, name string, src []byte, opts Options) (m *Module, diags diag.List) {
+// (its timeout, its compile-time steps and memory). What loading reported
+// is the module's Diags, which every compile carries on. It never panics:
+// an engine bug comes back as an E0599 diagnostic.
+func Load(ctx context.Context, name string, src []byte, opts Options) (m *Module) {
 	meter, cancel := limits.Start(ctx, opts.budget())
 	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {
-			m = &Module{name: name, src: src, diags: diag.List{recovered(p).Diagnostic(name)}}
-			diags = m.diags
+			ie := recovered(p)
+			m = &Module{name: name, src: src, diags: diag.List{ie.Diagnostic(name)}, internal: ie}
 		}
 	}()
 	m = loadModule(meter, name, src)
 	if m.mod != nil {
 		m.mod.SetMeter(nil) // each compile brings its own (start)
 	}
-	return m, m.diags
+	return m
 }
 
 // loadModule is Load charging meter.
@@ -120,7 +125,11 @@ func (m *Module) Check(ctx context.Context, opts Options) (res *Result) {
 		}
 	}()
 	opts.Entry = expandP(opts.Entry, opts.Ranks)
-	return m.check(meter, opts)
+	res = m.check(meter, opts)
+	if m.internal != nil {
+		res.Internal = m.internal
+	}
+	return res
 }
 
 // expandP replaces {P} in an entry with the rank count (limits.DefaultRanks when
@@ -186,9 +195,14 @@ func (m *Module) Compile(ctx context.Context, entry string, opts Options) (prog 
 // compile is Compile charging meter.
 func (m *Module) compile(meter *limits.Meter, entry string, opts Options) *Program {
 	limits.CountCompile(meter.Context())
-	prog := &Program{Name: m.name, src: m.src, Platform: opts.Platform, status: StatusCompileError}
+	prog := &Program{Name: m.name, src: m.src, Platform: opts.Platform, status: emu.StatusCompileError}
 	if prog.Platform == "" {
 		prog.Platform = platform.Default()
+	}
+	if m.internal != nil {
+		prog.Entry, prog.Diags, prog.Internal = entry, m.diags, m.internal
+		prog.status, prog.failure = emu.StatusRuntimeError, m.internal.RunError()
+		return prog
 	}
 	if entry == "" {
 		picked, err := m.defaultEntry(meter, opts.Ranks)
@@ -200,7 +214,7 @@ func (m *Module) compile(meter *limits.Meter, entry string, opts Options) *Progr
 			}
 			prog.NoEntry = err.Error()
 			prog.failure = &emu.RunError{Rank: -1, Message: prog.NoEntry, Hint: "name the entry to run"}
-			if ne, ok := err.(*NoEntryError); ok {
+			if ne, ok := err.(*noEntryError); ok {
 				prog.Diags = diag.List{ne.Diag}
 				prog.failure.Code, prog.failure.Hint = ne.Diag.Code, ne.Diag.Hint
 			}

@@ -18,7 +18,7 @@ func TestTupleResultsFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Run(context.Background(), file, src, engine.RunOptions{})
+	res := engine.Load(context.Background(), file, src, engine.Options{}).Run(context.Background(), engine.RunOptions{})
 	if res.Status != emu.StatusOK {
 		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
 	}
@@ -41,7 +41,7 @@ func TestGemmTiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Ranks: 2}})
+	res := engine.Load(context.Background(), file, src, engine.Options{}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Ranks: 2}})
 	if res.Status != emu.StatusOK {
 		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
 	}
@@ -74,7 +74,7 @@ func TestAtScopes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Ranks: 1}, Fill: engine.FillRandn})
+	res := engine.Load(context.Background(), file, src, engine.Options{}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Ranks: 1}, Fill: emu.FillRandn})
 	if res.Status != emu.StatusOK {
 		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
 	}
@@ -98,7 +98,7 @@ func TestCreateTensor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Run(context.Background(), file, src, engine.RunOptions{Options: engine.Options{Ranks: 1}, Fill: engine.FillRandn})
+	res := engine.Load(context.Background(), file, src, engine.Options{}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Ranks: 1}, Fill: emu.FillRandn})
 	if res.Status != emu.StatusOK {
 		t.Fatalf("status %s, error %+v, diags %v", res.Status, res.Error, res.Diags)
 	}

@@ -28,8 +28,8 @@ func TestPerfettoFromRuns(t *testing.T) {
 	}
 	for _, c := range cases {
 		var col trace.Collector
-		res := engine.Run(context.Background(), c.file, readKernel(t, c.file), engine.RunOptions{
-			Options: engine.Options{Entry: c.entry, Ranks: c.ranks}, Fill: engine.FillIndex, OnEvent: col.Sink()})
+		res := engine.Load(context.Background(), c.file, readKernel(t, c.file), engine.Options{}).Run(context.Background(), engine.RunOptions{
+			Options: engine.Options{Entry: c.entry, Ranks: c.ranks}, Fill: emu.FillIndex, OnEvent: col.Sink()})
 		if res.Status != emu.StatusOK {
 			t.Fatalf("%s: %s %v", c.file, res.Status, res.Error)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
 )
 
 // TestProgramRunsConcurrently: one compiled Program runs from several
@@ -15,12 +16,12 @@ import (
 func TestProgramRunsConcurrently(t *testing.T) {
 	src := readKernel(t, "08_allreduce_mesh.py")
 	opts := engine.Options{Ranks: 4}
-	mod, _ := engine.Load(context.Background(), "mesh.py", src, opts)
+	mod := engine.Load(context.Background(), "mesh.py", src, opts)
 	prog, diags := mod.Compile(context.Background(), "", opts)
 	if !prog.OK() || prog.Entry != "mesh_allreduce" || prog.Ranks != 4 {
 		t.Fatalf("compile: entry %q at %d ranks, %v", prog.Entry, prog.Ranks, diags)
 	}
-	alone := prog.Run(context.Background(), engine.RunOptions{Fill: engine.FillRandn, Seed: 3})
+	alone := prog.Run(context.Background(), engine.RunOptions{Fill: emu.FillRandn, Seed: 3})
 	if alone.Status != "ok" {
 		t.Fatalf("run: %s", alone.Status)
 	}
@@ -29,8 +30,8 @@ func TestProgramRunsConcurrently(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res := prog.Run(context.Background(), engine.RunOptions{Fill: engine.FillRandn, Seed: 3, Schedule: "adversarial"})
-			res2 := prog.Run(context.Background(), engine.RunOptions{Fill: engine.FillRandn, Seed: 3})
+			res := prog.Run(context.Background(), engine.RunOptions{Fill: emu.FillRandn, Seed: 3, Schedule: "adversarial"})
+			res2 := prog.Run(context.Background(), engine.RunOptions{Fill: emu.FillRandn, Seed: 3})
 			if res.Status != "ok" || !reflect.DeepEqual(res2.Out, alone.Out) || res2.Stats != alone.Stats {
 				t.Errorf("concurrent run: %s, outputs or stats differ from the run alone", res.Status)
 			}

@@ -59,7 +59,7 @@ class Pull:
 // and line that made it and the window's shape, instead of reading past it.
 func TestRemoteLoadDynamicBounds(t *testing.T) {
 	for _, p := range []int{2, 3} {
-		res := engine.Run(context.Background(), "pull.py", []byte(dynamicPull), engine.RunOptions{Options: engine.Options{Ranks: p, Entry: "Pull.host"}})
+		res := engine.Load(context.Background(), "pull.py", []byte(dynamicPull), engine.Options{}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Ranks: p, Entry: "Pull.host"}})
 		if res.Diags.HasErrors() {
 			t.Fatalf("P=%d: check: %v", p, res.Diags)
 		}

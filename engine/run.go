@@ -19,34 +19,10 @@ import (
 	"pldworkbench/engine/trace"
 )
 
-// Fill names how Run makes a host orchestrator's input tensors.
-type Fill string
-
-// The input fills. Index is the default because a learner can read it:
-// element i of every input is i, so a shifted or reduced output says where
-// each value came from.
-const (
-	FillIndex Fill = "index" // element i = i (its flat row-major index), converted to the dtype
-	FillRandn Fill = "randn" // standard normals drawn from Seed
-	FillOnes  Fill = "ones"
-	FillZeros Fill = "zeros"
-)
-
-// ParseFill validates a --fill value.
-func ParseFill(s string) (Fill, error) {
-	switch f := Fill(s); f {
-	case FillIndex, FillRandn, FillOnes, FillZeros:
-		return f, nil
-	case "":
-		return FillIndex, nil
-	}
-	return "", fmt.Errorf("unknown fill %q: want index, randn, ones or zeros", s)
-}
-
 // RunOptions says what to run and how.
 type RunOptions struct {
 	Options
-	Fill     Fill
+	Fill     emu.Fill
 	Seed     uint64
 	Args     map[string]float64 // host scalar parameters by name
 	Schedule string
@@ -71,10 +47,6 @@ type RunOptions struct {
 	// composite one (M * 2) is its arithmetic on them.
 	Dims map[string]int64
 }
-
-// Run statuses beyond the emulator's own: a program that does not compile
-// never starts.
-const StatusCompileError emu.Status = "compile_error"
 
 // RunResult is everything a run produced, as domain values: the
 // diagnostics, the tensors, the program that ran. It marshals to the JSON
@@ -163,7 +135,7 @@ func (m *Module) pickEntry(ctx context.Context, opts Options) (entry string, err
 // defaultEntry is the one rule for an empty entry: the module's only host
 // orchestrator at ranks, else, in a module with none, the only chip
 // orchestration of a program with no HOST level (an L2-only program, run on
-// one chip). Anything else has no default: a *NoEntryError naming the
+// one chip). Anything else has no default: a *noEntryError naming the
 // entries to pick from, as PyPTO's CompiledProgram of several L2
 // orchestrations refuses a plain call ("select one explicitly"). A module
 // that does not load, or a factory that refuses the rank count, gives a
@@ -213,27 +185,29 @@ func (m *Module) defaultEntry(meter *limits.Meter, ranks int) (string, error) {
 	if len(list) > 1 {
 		hint += fmt.Sprintf(", e.g. --entry %s", quoted[0])
 	}
-	return "", &NoEntryError{Entries: list, Diag: diag.Diagnostic{Span: at, Code: string(check.ErrEntry), Severity: diag.Error, Msg: msg, Hint: hint}}
+	return "", &noEntryError{Entries: list, Diag: diag.Diagnostic{Span: at, Code: string(check.ErrEntry), Severity: diag.Error, Msg: msg, Hint: hint}}
 }
 
-// NoEntryError is why a module has no default entry: no entry was named,
+// noEntryError is why a module has no default entry: no entry was named,
 // and the module offers none or several (Entries). Diag is its coded
 // diagnostic (E0412).
-type NoEntryError struct {
+type noEntryError struct {
 	Entries []string
 	Diag    diag.Diagnostic
 }
 
-func (e *NoEntryError) Error() string { return e.Diag.Msg }
+func (e *noEntryError) Error() string { return e.Diag.Msg }
 
-// Run loads, compiles (at opts.Entry) and runs a program in one piece of
-// work under opts.Budget, for a caller that runs the text once: a front
-// end stopped by the deadline ends with status timeout. It never panics.
-func Run(ctx context.Context, name string, src []byte, opts RunOptions) (res *RunResult) {
-	meter, cancel := limits.Start(ctx, opts.budget())
-	defer cancel()
+// Run compiles the module at opts.Entry ("" = its default entry) and
+// runs it in one piece of work under opts.Budget less what loading took,
+// for a caller that runs the module once: compiling and running share one
+// clock and one memory account, and a front end stopped by the deadline
+// ends with status timeout. A caller that runs more than once compiles
+// once (Compile) and calls Program.Run. It never panics.
+func (m *Module) Run(ctx context.Context, opts RunOptions) (res *RunResult) {
+	meter, done := m.start(ctx, opts.budget())
+	defer done()
 	defer giveBack(meter)
-	var prog *Program
 	defer func() {
 		if p := recover(); p != nil {
 			ie := recovered(p)
@@ -244,8 +218,7 @@ func Run(ctx context.Context, name string, src []byte, opts RunOptions) (res *Ru
 			res.Status, res.Error, res.Internal = emu.StatusRuntimeError, ie.RunError(), ie
 		}
 	}()
-	prog = loadModule(meter, name, src).compile(meter, opts.Entry, opts.Options)
-	return prog.run(meter, opts)
+	return m.compile(meter, opts.Entry, opts.Options).run(meter, opts)
 }
 
 // newResult is the empty result of a run of p.
@@ -373,7 +346,7 @@ func inputBytes(prog *ir.Program, dims map[string]int64) int64 {
 // makeInputs builds every host tensor parameter that is not pl.Out: its
 // shape from the annotation with dynamic dimensions bound by dims or else to the rank count,
 // its elements from fill. Host scalar parameters must all be in args.
-func makeInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float64, dims map[string]int64) (map[string]*emu.Tensor, error) {
+func makeInputs(prog *ir.Program, fill emu.Fill, seed uint64, args map[string]float64, dims map[string]int64) (map[string]*emu.Tensor, error) {
 	in, fills, err := newInputs(prog, fill, seed, args, dims)
 	if err == nil {
 		fills.run(nil)
@@ -407,10 +380,10 @@ func (fs inputFill) run(p *fillProgress) {
 // newInputs is makeInputs in two steps: the tensors, zero, and the fill
 // that writes their elements, so that a reader can follow behind the
 // writer (RunOptions.JSONAhead).
-func newInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float64, dims map[string]int64) (map[string]*emu.Tensor, inputFill, error) {
+func newInputs(prog *ir.Program, fill emu.Fill, seed uint64, args map[string]float64, dims map[string]int64) (map[string]*emu.Tensor, inputFill, error) {
 	dim := hostDim(prog, dims)
 	if fill == "" {
-		fill = FillIndex
+		fill = emu.FillIndex
 	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	in := map[string]*emu.Tensor{}
@@ -437,11 +410,11 @@ func newInputs(prog *ir.Program, fill Fill, seed uint64, args map[string]float64
 			fills = append(fills, tensorFill{x, func(i int) float64 {
 				var v float64
 				switch fill {
-				case FillIndex:
+				case emu.FillIndex:
 					v = float64(i)
-				case FillRandn:
+				case emu.FillRandn:
 					v = rng.NormFloat64()
-				case FillOnes:
+				case emu.FillOnes:
 					v = 1
 				}
 				return floats.RoundTo(t.DType, v)

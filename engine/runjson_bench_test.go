@@ -41,12 +41,12 @@ func BenchmarkRunJSON(b *testing.B) {
 		b.Fatal(err)
 	}
 	opts := engine.Options{Entry: "build_bench_mesh(8, 1048576, 4096).mesh_host", Ranks: 8}
-	mod, _ := engine.Load(context.Background(), "bench.py", src, opts)
+	mod := engine.Load(context.Background(), "bench.py", src, opts)
 	prog, diags := mod.Compile(context.Background(), opts.Entry, opts)
 	if prog.Entry == "" {
 		b.Fatalf("compile: %v", diags)
 	}
-	for _, fill := range []engine.Fill{engine.FillIndex, engine.FillRandn} {
+	for _, fill := range []emu.Fill{emu.FillIndex, emu.FillRandn} {
 		b.Run("fill="+string(fill), func(b *testing.B) {
 			ropts := engine.RunOptions{Options: opts, Fill: fill, Seed: 1}
 			run := func(ahead int64) (*engine.RunResult, time.Duration) {

@@ -37,15 +37,15 @@ func TestWriteJSONMatchesMarshal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, fill := range []engine.Fill{engine.FillIndex, engine.FillRandn, "randn ahead"} {
+		for _, fill := range []emu.Fill{emu.FillIndex, emu.FillRandn, "randn ahead"} {
 			opts := engine.RunOptions{Fill: fill}
 			if fill == "randn ahead" {
 				// The inputs' text formatted while the run runs.
-				opts = engine.RunOptions{Fill: engine.FillRandn, JSONAhead: limits.JSONAhead}
+				opts = engine.RunOptions{Fill: emu.FillRandn, JSONAhead: limits.JSONAhead}
 			}
-			res := engine.Run(context.Background(), f, src, opts)
+			res := engine.Load(context.Background(), f, src, opts.Options).Run(context.Background(), opts)
 			statuses[string(res.Status)] = true
-			if f == files[0] && fill == engine.FillRandn {
+			if f == files[0] && fill == emu.FillRandn {
 				// Elements JSON has no number for.
 				for _, o := range res.Out {
 					if d := o.Floats(); len(d) >= 3 {
@@ -88,7 +88,7 @@ func TestWriteJSONLongTensor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Run(context.Background(), "01_hello_rank.py", src, engine.RunOptions{})
+	res := engine.Load(context.Background(), "01_hello_rank.py", src, engine.Options{}).Run(context.Background(), engine.RunOptions{})
 	rng := rand.New(rand.NewPCG(3, 4))
 	data := make([]float64, 13*(1<<15)+17)
 	for i := range data {
@@ -129,7 +129,7 @@ func TestWriteJSONStreamsBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Run(context.Background(), "01_hello_rank.py", src, engine.RunOptions{})
+	res := engine.Load(context.Background(), "01_hello_rank.py", src, engine.Options{}).Run(context.Background(), engine.RunOptions{})
 	if len(res.OutputOrder) == 0 {
 		t.Fatalf("status %s, no outputs", res.Status)
 	}

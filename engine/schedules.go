@@ -37,7 +37,7 @@ func (p *Program) Schedules(ctx context.Context, opts RunOptions, n int) (fair *
 	base := opts
 	base.Schedule = "fair"
 	fair = p.Run(ctx, base)
-	if fair.Status == StatusCompileError || fair.In == nil {
+	if fair.Status == emu.StatusCompileError || fair.In == nil {
 		return fair, nil
 	}
 	for seed := uint64(1); seed <= uint64(n); seed++ {

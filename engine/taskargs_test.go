@@ -20,10 +20,10 @@ func TestTensorAfterScalarFailsAtRunTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := engine.Check(context.Background(), file, src, engine.Options{}); res.Diags.HasErrors() {
+	if res := engine.Load(context.Background(), file, src, engine.Options{}).Check(context.Background(), engine.Options{}); res.Diags.HasErrors() {
 		t.Fatalf("check reports errors, want none (PyPTO compiles it): %v", res.Diags)
 	}
-	res := engine.Run(context.Background(), file, src, engine.RunOptions{})
+	res := engine.Load(context.Background(), file, src, engine.Options{}).Run(context.Background(), engine.RunOptions{})
 	if res.Status != emu.StatusRuntimeError || res.Error == nil || res.Error.Code != "E0518" {
 		t.Fatalf("status %s, error %+v, want runtime_error E0518", res.Status, res.Error)
 	}

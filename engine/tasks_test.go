@@ -33,7 +33,7 @@ func TestDeferredTasks(t *testing.T) {
 				at[e.Rank] = e.Seq
 			}
 		}
-		res := engine.Run(context.Background(), file, src, engine.RunOptions{Fill: engine.FillIndex, Schedule: sched, OnEvent: sink})
+		res := engine.Load(context.Background(), file, src, engine.Options{}).Run(context.Background(), engine.RunOptions{Fill: emu.FillIndex, Schedule: sched, OnEvent: sink})
 		if res.Status != emu.StatusOK || len(res.Races) > 0 {
 			t.Fatalf("%s: status %s, error %+v, races %d, diags %v", sched, res.Status, res.Error, len(res.Races), res.Diags)
 		}
@@ -60,7 +60,7 @@ func TestDeferredTasks(t *testing.T) {
 
 	blocking := strings.Replace(string(src), "pld.system.defer_wait(", "pld.system.wait(", 1)
 	blocking = strings.Replace(blocking, `  ### "^W0308 the emulator runs these tasks one at a time"`, "", 1)
-	res := engine.Run(context.Background(), file, []byte(blocking), engine.RunOptions{Fill: engine.FillIndex})
+	res := engine.Load(context.Background(), file, []byte(blocking), engine.Options{}).Run(context.Background(), engine.RunOptions{Fill: emu.FillIndex})
 	if res.Status != emu.StatusDeadlock || res.Deadlock == nil {
 		t.Fatalf("blocking waiters: status %s, want a deadlock (diags %v)", res.Status, res.Diags)
 	}
@@ -82,7 +82,7 @@ func TestDeferredAuto(t *testing.T) {
 		t.Fatal("the no-return variant is the same program")
 	}
 	for _, prog := range []string{string(src), noReturn} {
-		res := engine.Run(context.Background(), file, []byte(prog), engine.RunOptions{Fill: engine.FillIndex})
+		res := engine.Load(context.Background(), file, []byte(prog), engine.Options{}).Run(context.Background(), engine.RunOptions{Fill: emu.FillIndex})
 		if res.Status != emu.StatusOK || len(res.Races) > 0 {
 			t.Fatalf("status %s, error %+v, races %d, diags %v", res.Status, res.Error, len(res.Races), res.Diags)
 		}

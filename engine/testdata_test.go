@@ -85,7 +85,7 @@ func TestPrograms(t *testing.T) {
 		}
 		for _, inst := range h.instances() {
 			p, _ := strconv.Atoi(inst[1])
-			res := engine.Check(context.Background(), file, src, engine.Options{Entry: inst[0], Ranks: p})
+			res := engine.Load(context.Background(), file, src, engine.Options{}).Check(context.Background(), engine.Options{Entry: inst[0], Ranks: p})
 			if res.Diags.HasErrors() {
 				t.Errorf("%s --entry %q --ranks %d:\n%s", file, inst[0], p, diag.RenderAll(res.Diags, src))
 				continue
@@ -98,7 +98,7 @@ func TestPrograms(t *testing.T) {
 				t.Errorf("%s --entry %q: program has %d ranks, want %d", file, inst[0], got, p)
 			}
 		}
-		res := engine.Check(context.Background(), file, src, engine.Options{Ranks: h.ranks[0]})
+		res := engine.Load(context.Background(), file, src, engine.Options{}).Check(context.Background(), engine.Options{Ranks: h.ranks[0]})
 		if res.Diags.HasErrors() {
 			t.Errorf("%s without --entry at %d ranks:\n%s", file, h.ranks[0], diag.RenderAll(res.Diags, src))
 		}
@@ -138,7 +138,7 @@ func TestErrors(t *testing.T) {
 		if len(h.entries) > 0 {
 			opts.Entry = strings.ReplaceAll(h.entries[0], "{P}", strconv.Itoa(h.ranks[0]))
 		}
-		res := engine.Check(context.Background(), file, src, opts)
+		res := engine.Load(context.Background(), file, src, opts).Check(context.Background(), opts)
 		var errs []diag.Diagnostic
 		for _, d := range res.Diags {
 			if d.Severity == diag.Error {
@@ -183,7 +183,7 @@ import pypto.language.distributed as pld
 def kernel(signal: pld.DistributedTensor[[4, 1], pl.INT32]):
     n = pld.world_size()
 `)
-	res := engine.Check(context.Background(), "prog.py", src, engine.Options{})
+	res := engine.Load(context.Background(), "prog.py", src, engine.Options{}).Check(context.Background(), engine.Options{})
 	for _, d := range res.Diags {
 		fmt.Println(d.Span.Start.Line, d.Severity)
 	}

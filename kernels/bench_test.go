@@ -16,7 +16,7 @@ import (
 // The compile path: reading and checking a kernel, which the workbench does
 // on every keystroke in the editor and before every run.
 //
-// BenchmarkCompile/<kernel> is engine.Check of the kernel at its first
+// BenchmarkCompile/<kernel> is engine.Load and Module.Check of the kernel at its first
 // entry and first rank count: parse, evaluate the module (factories
 // included), check, build the IR. Two native-Go baselines run beside it,
 // all three reporting MB/s of source so the ratios hold across file sizes:
@@ -32,14 +32,14 @@ import (
 func BenchmarkCompile(b *testing.B) {
 	for _, k := range kernels.All() {
 		opts := engine.Options{Entry: k.EntriesAt(k.Ranks[0])[0], Ranks: k.Ranks[0]}
-		if res := engine.Check(context.Background(), k.File, k.Source, opts); onlyAnnounced(k, res.Diags) != nil || len(res.Units) != 1 {
+		if res := engine.Load(context.Background(), k.File, k.Source, opts).Check(context.Background(), opts); onlyAnnounced(k, res.Diags) != nil || len(res.Units) != 1 {
 			b.Fatalf("%s does not check clean", k.File)
 		}
 		b.Run(k.Name, func(b *testing.B) {
 			b.SetBytes(int64(len(k.Source)))
 			b.ReportAllocs()
 			for b.Loop() {
-				engine.Check(context.Background(), k.File, k.Source, opts)
+				engine.Load(context.Background(), k.File, k.Source, opts).Check(context.Background(), opts)
 			}
 		})
 	}

@@ -331,12 +331,12 @@ func TestCompareHandAndBuiltin(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 			opts := engine.Options{Ranks: p}
 			compile := func(name string, src []byte, entry string) *engine.Program {
-				m, _ := engine.Load(ctx, name, src, opts)
+				m := engine.Load(ctx, name, src, opts)
 				prog, _ := m.Compile(ctx, entry, opts)
 				return prog
 			}
 			cr := compare.Programs(ctx, compile(a.File, a.Source, ea), compile(b.File, b.Source, eb),
-				compare.Options{RunOptions: engine.RunOptions{Options: opts, Fill: engine.FillRandn, Seed: 11}})
+				compare.Options{RunOptions: engine.RunOptions{Options: opts, Fill: emu.FillRandn, Seed: 11}})
 			cancel()
 			what := fmt.Sprintf("%s --entry %s vs %s --entry %s at P=%d", a.File, ea, b.File, eb, p)
 			if cr.A.Status != emu.StatusOK || cr.B.Status != emu.StatusOK {

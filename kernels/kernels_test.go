@@ -207,7 +207,7 @@ func compile(t testing.TB, in instance) *ir.Program {
 
 func compileSource(t testing.TB, in instance, src []byte) *ir.Program {
 	t.Helper()
-	res := engine.Check(context.Background(), in.k.File, src, engine.Options{Entry: in.expanded(), Ranks: in.p})
+	res := engine.Load(context.Background(), in.k.File, src, engine.Options{}).Check(context.Background(), engine.Options{Entry: in.expanded(), Ranks: in.p})
 	if err := onlyAnnounced(in.k, res.Diags); err != nil {
 		t.Fatalf("%s: %v:\n%s", in, err, diag.RenderAll(res.Diags, src))
 	}
@@ -229,7 +229,7 @@ func TestCheckClean(t *testing.T) {
 	seen := map[string]bool{}
 	for _, in := range instances() {
 		compile(t, in)
-		res := engine.Check(context.Background(), in.k.File, in.k.Source, engine.Options{Entry: in.expanded(), Ranks: in.p})
+		res := engine.Load(context.Background(), in.k.File, in.k.Source, engine.Options{}).Check(context.Background(), engine.Options{Entry: in.expanded(), Ranks: in.p})
 		for _, d := range res.Diags {
 			seen[in.k.Name+" "+string(d.Code)] = true
 		}
@@ -249,7 +249,7 @@ func TestCheckClean(t *testing.T) {
 		wantError := strings.HasPrefix(k.Bug, "compile_error ")
 		for _, p := range k.Ranks {
 			for _, e := range k.EntriesAt(p) {
-				res := engine.Check(context.Background(), k.File, k.Source, engine.Options{Entry: e, Ranks: p})
+				res := engine.Load(context.Background(), k.File, k.Source, engine.Options{}).Check(context.Background(), engine.Options{Entry: e, Ranks: p})
 				if wantError && !res.Diags.HasErrors() {
 					t.Errorf("%s --entry %s --ranks %d: its #! bug line documents a compile error, but the check reports none", k.File, e, p)
 				}
@@ -260,7 +260,7 @@ func TestCheckClean(t *testing.T) {
 		}
 	}
 	for _, k := range kernels.All() {
-		res := engine.Check(context.Background(), k.File, k.Source, engine.Options{Ranks: k.Ranks[0]})
+		res := engine.Load(context.Background(), k.File, k.Source, engine.Options{}).Check(context.Background(), engine.Options{Ranks: k.Ranks[0]})
 		if err := onlyAnnounced(k, res.Diags); err != nil {
 			t.Errorf("%s without --entry: %v:\n%s", k.File, err, diag.RenderAll(res.Diags, k.Source))
 		}
@@ -289,7 +289,7 @@ func TestRanksHonest(t *testing.T) {
 				continue
 			}
 			for _, e := range k.EntriesAt(p) {
-				res := engine.Check(context.Background(), k.File, k.Source, engine.Options{Entry: e, Ranks: p})
+				res := engine.Load(context.Background(), k.File, k.Source, engine.Options{}).Check(context.Background(), engine.Options{Entry: e, Ranks: p})
 				if !res.Diags.HasErrors() {
 					t.Errorf("%s --entry %s --ranks %d checks clean, but the header leaves %d out", k.File, e, p, p)
 				}

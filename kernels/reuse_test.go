@@ -57,7 +57,7 @@ func TestSignalReuseOnHost(t *testing.T) {
 	for _, p := range k.Ranks {
 		in := instance{k, "build_signal_reuse({P}).twice_on_host", p}
 		t.Run(in.String(), func(t *testing.T) {
-			res := engine.Check(context.Background(), k.File, k.Source, engine.Options{Entry: in.expanded(), Ranks: p})
+			res := engine.Load(context.Background(), k.File, k.Source, engine.Options{}).Check(context.Background(), engine.Options{Entry: in.expanded(), Ranks: p})
 			if len(res.Diags) != 0 {
 				t.Fatalf("want no diagnostics, got:\n%s", diag.RenderAll(res.Diags, k.Source))
 			}

@@ -49,7 +49,7 @@ func (s *Server) postCheck(c *fiber.Ctx) error {
 	var b []byte
 	if err := s.withSlot("check", func() {
 		// The budget's clock starts here, once the slot is had.
-		mod, _ := engine.Load(s.base, fileName, []byte(req.Code), opts)
+		mod := engine.Load(s.base, fileName, []byte(req.Code), opts)
 		res := mod.Check(s.base, opts)
 		if res.Internal != nil {
 			err = internalAPIError(s.engineInternal("check", res.Internal))
@@ -157,7 +157,7 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 		defer cancel()
 		a = s.compile(ctx, "a.py", []byte(req.A.Code), strings.TrimSpace(req.A.Entry), st.Ranks, st.Platform)
 		b = s.compile(ctx, nameB, srcB, strings.TrimSpace(entryB), st.Ranks, st.Platform)
-		fill, _ := engine.ParseFill(st.Fill)
+		fill, _ := emu.ParseFill(st.Fill)
 		cr = compare.Programs(ctx, a, b, compare.Options{RunOptions: engine.RunOptions{Options: engine.Options{Budget: s.budget()},
 			Fill: fill, Seed: st.Seed, Schedule: st.Schedule}, EventsA: evA.Sink(), EventsB: evB.Sink()})
 	})

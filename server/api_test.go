@@ -158,7 +158,7 @@ func TestCheck(t *testing.T) {
 	}
 	// Byte for byte what `workbench check --json` prints (its own
 	// file name aside): both call engine.Result.JSON.
-	want, err := engine.Check(context.Background(), fileName, []byte(src), engine.Options{Platform: "910B"}).JSON()
+	want, err := engine.Load(context.Background(), fileName, []byte(src), engine.Options{}).Check(context.Background(), engine.Options{Platform: "910B"}).JSON()
 	if err != nil || !bytes.Equal(b, want) {
 		t.Errorf("the answer differs from engine.Result.JSON:\n%s\n%s", b, want)
 	}

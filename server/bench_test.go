@@ -18,6 +18,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/trace"
 	"pldworkbench/kernels"
 )
@@ -36,7 +37,7 @@ import (
 //
 // BenchmarkProgramRun is the native baseline: Program.Run of the same
 // program, compiled once, at the same settings, its events kept in a
-// trace.Collector. BenchmarkEngineRunDirect is engine.Run, which loads and
+// trace.Collector. BenchmarkEngineRunDirect is engine.Load and Module.Run, which load and
 // compiles the text on every call. The ratio of the websocket run to
 // Program.Run is the server's overhead per run. Each reports cpu-ns/op,
 // the process's user+system CPU per run (getrusage): for the websocket run
@@ -153,7 +154,7 @@ func childCPU(tb testing.TB, pid int) time.Duration {
 func BenchmarkProgramRun(b *testing.B) {
 	code := []byte(kernelSourceTB(b, "08_allreduce_mesh"))
 	opts := engine.Options{Ranks: benchRanks, Platform: "910B"}
-	mod, _ := engine.Load(context.Background(), "08_allreduce_mesh.py", code, opts)
+	mod := engine.Load(context.Background(), "08_allreduce_mesh.py", code, opts)
 	prog, diags := mod.Compile(context.Background(), "mesh_allreduce", opts)
 	if !prog.OK() {
 		b.Fatalf("compile: %v", diags)
@@ -162,7 +163,7 @@ func BenchmarkProgramRun(b *testing.B) {
 	cpu := cpuNow()
 	for i := 0; b.Loop(); i++ {
 		var c trace.Collector
-		res := prog.Run(context.Background(), engine.RunOptions{Fill: engine.FillRandn, Seed: uint64(1000 + i), Schedule: "fair", OnEvent: c.Sink()})
+		res := prog.Run(context.Background(), engine.RunOptions{Fill: emu.FillRandn, Seed: uint64(1000 + i), Schedule: "fair", OnEvent: c.Sink()})
 		if res.Status != "ok" {
 			b.Fatalf("Program.Run: %s", res.Status)
 		}
@@ -178,15 +179,15 @@ func BenchmarkEngineRunDirect(b *testing.B) {
 	cpu := cpuNow()
 	for i := 0; b.Loop(); i++ {
 		var c trace.Collector
-		res := engine.Run(context.Background(), "08_allreduce_mesh.py", code, engine.RunOptions{
+		res := engine.Load(context.Background(), "08_allreduce_mesh.py", code, engine.Options{}).Run(context.Background(), engine.RunOptions{
 			Options:  engine.Options{Entry: "mesh_allreduce", Ranks: benchRanks, Platform: "910B"},
-			Fill:     engine.FillRandn,
+			Fill:     emu.FillRandn,
 			Seed:     uint64(1000 + i),
 			Schedule: "fair",
 			OnEvent:  c.Sink(),
 		})
 		if res.Status != "ok" {
-			b.Fatalf("engine.Run: %s", res.Status)
+			b.Fatalf("Module.Run: %s", res.Status)
 		}
 		events = len(c.Events)
 	}

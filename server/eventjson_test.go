@@ -34,7 +34,7 @@ func TestEventJSON(t *testing.T) {
 			continue
 		}
 		for _, sched := range []string{"fair", "adversarial"} {
-			engine.Run(context.Background(), k.File, k.Source, engine.RunOptions{
+			engine.Load(context.Background(), k.File, k.Source, engine.Options{}).Run(context.Background(), engine.RunOptions{
 				Options:  engine.Options{Entry: k.EntriesAt(k.Ranks[0])[0], Ranks: k.Ranks[0]},
 				Schedule: sched, OnEvent: check,
 			})

@@ -9,6 +9,7 @@ import (
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/npu"
 	"pldworkbench/engine/platform"
 	"pldworkbench/kernels"
@@ -71,7 +72,7 @@ func (s *Server) export(req *exportRequest) (exported, error) {
 	if err := validRanks(req.Ranks, false); err != nil {
 		return x, err
 	}
-	fill, err := engine.ParseFill(req.Fill)
+	fill, err := emu.ParseFill(req.Fill)
 	if err != nil {
 		return x, errorf(fiber.StatusBadRequest, "fill is index, ones, zeros or randn", "%v", err)
 	}
@@ -150,7 +151,7 @@ func (s *Server) postPyPTOCheck(c *fiber.Ctx) error {
 	var err error
 	if serr := s.withSlot("pypto check", func() {
 		var res *engine.ExportResult
-		res, err = engine.Export(s.base, fileName, []byte(req.Code), opts)
+		res, err = engine.Load(s.base, fileName, []byte(req.Code), opts.Options).Export(s.base, opts)
 		var l diag.List
 		switch {
 		case errors.As(err, &l):

@@ -86,7 +86,7 @@ func (s *Server) compileSum(ctx context.Context, name string, src []byte, sum [s
 		return p
 	}
 	opts := engine.Options{Ranks: ranks, Platform: platform, Budget: s.budget()}
-	mod, _ := engine.Load(ctx, name, src, opts)
+	mod := engine.Load(ctx, name, src, opts)
 	p, _ := mod.Compile(ctx, entry, opts)
 	if p.Internal == nil && !p.Stopped() {
 		s.programs.put(k, p)

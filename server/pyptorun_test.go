@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
 	"pldworkbench/kernels"
 )
@@ -21,7 +22,7 @@ import (
 func standinOutputs(t *testing.T, kernel, entry string, p int) string {
 	t.Helper()
 	k, _ := kernels.Get(kernel)
-	run := engine.Run(t.Context(), k.File, k.Source, engine.RunOptions{Options: engine.Options{Entry: entry, Ranks: p}, Fill: engine.FillIndex})
+	run := engine.Load(t.Context(), k.File, k.Source, engine.Options{}).Run(t.Context(), engine.RunOptions{Options: engine.Options{Entry: entry, Ranks: p}, Fill: emu.FillIndex})
 	if run.Status != "ok" {
 		t.Fatalf("emulator: %s", run.Status)
 	}

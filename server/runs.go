@@ -279,7 +279,7 @@ func (s *Server) runEngine(r *run) *record {
 	ctx, cancel := context.WithTimeoutCause(r.ctx, s.opts.RunTimeout, limits.ErrTimeout)
 	defer cancel()
 	fail := func(ds diag.List, e *emu.RunError) *record {
-		rec.Status, rec.Error = string(engine.StatusCompileError), e
+		rec.Status, rec.Error = string(emu.StatusCompileError), e
 		// A front end cut short by the deadline or a cancellation is that,
 		// not a compile error of the program (and so it is not stored).
 		switch {
@@ -326,7 +326,7 @@ func (s *Server) runEngine(r *run) *record {
 		}
 		res = r.ran.res
 	} else {
-		fill, _ := engine.ParseFill(st.Fill) // validated by normalize
+		fill, _ := emu.ParseFill(st.Fill) // validated by normalize
 		res = prog.Run(ctx, engine.RunOptions{Options: engine.Options{Budget: s.budget()},
 			Fill: fill, Seed: st.Seed, Args: st.Args, Schedule: st.Schedule, OnEvent: r.event,
 			KeepEvents: maxEvents}) // the log keeps the first maxEvents; the rest cost nothing

@@ -12,7 +12,6 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"pldworkbench/engine"
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/limits"
 	"pldworkbench/engine/platform"
@@ -52,7 +51,7 @@ func normalize(req *runRequest) (Settings, *stepCheck, error) {
 	if st.Fill == "" {
 		st.Fill = defaultFill
 	}
-	if _, err := engine.ParseFill(st.Fill); err != nil {
+	if _, err := emu.ParseFill(st.Fill); err != nil {
 		return st, nil, errorf(fiber.StatusBadRequest, "fill is one of index, randn, ones, zeros", "%v", err)
 	}
 	if st.Schedule == "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/limits"
 	"pldworkbench/engine/lower"
@@ -51,7 +52,7 @@ func (s *Server) postSchedules(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	fill, err := engine.ParseFill(req.Fill)
+	fill, err := emu.ParseFill(req.Fill)
 	if err != nil {
 		return errorf(fiber.StatusBadRequest, "fill is index, randn, ones or zeros", "%v", err)
 	}
@@ -139,7 +140,7 @@ func (s *Server) postSweep(c *fiber.Ctx) error {
 	if err := s.withSlot("sweep", func() {
 		ctx, cancel := context.WithTimeout(s.base, limits.SweepTime)
 		defer cancel()
-		mod, _ := engine.Load(ctx, fileName, []byte(req.Code), engine.Options{Budget: opts.Budget})
+		mod := engine.Load(ctx, fileName, []byte(req.Code), engine.Options{Budget: opts.Budget})
 		res, serr = sweep.Run(ctx, mod, opts)
 	}); err != nil {
 		return err

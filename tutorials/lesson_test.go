@@ -103,15 +103,15 @@ func testCell(t *testing.T, l tutorials.Lesson, c tutorials.Cell) {
 			t.Errorf("%s has no function %s", k.File, fn)
 		}
 	case "run":
-		res := engine.Run(ctx, k.File, k.Source, engine.RunOptions{Options: engine.Options{Entry: entry, Ranks: ranks}, Schedule: flags["schedule"]})
+		res := engine.Load(ctx, k.File, k.Source, engine.Options{}).Run(ctx, engine.RunOptions{Options: engine.Options{Entry: entry, Ranks: ranks}, Schedule: flags["schedule"]})
 		if res.Status != emu.StatusOK {
 			t.Errorf("%s at %d ranks: %s", k.File, ranks, res.Status)
 		}
 	case "predict":
 		// A predict cell may run a bug on purpose; it must run, and its
 		// answer must not be empty (ParseLesson refuses that).
-		res := engine.Run(ctx, k.File, k.Source, engine.RunOptions{Options: engine.Options{Entry: entry, Ranks: ranks}, Schedule: flags["schedule"]})
-		if res.Status == engine.StatusCompileError {
+		res := engine.Load(ctx, k.File, k.Source, engine.Options{}).Run(ctx, engine.RunOptions{Options: engine.Options{Entry: entry, Ranks: ranks}, Schedule: flags["schedule"]})
+		if res.Status == emu.StatusCompileError {
 			t.Errorf("%s at %d ranks does not compile", k.File, ranks)
 		}
 	case "check":
@@ -124,7 +124,7 @@ func testCell(t *testing.T, l tutorials.Lesson, c tutorials.Cell) {
 			t.Errorf("the step's check fails on %s: %+v", k.File, kr)
 		}
 	case "ir":
-		if res := engine.Check(context.Background(), k.File, k.Source, engine.Options{Entry: entry, Ranks: ranks}); res.Diags.HasErrors() {
+		if res := engine.Load(context.Background(), k.File, k.Source, engine.Options{}).Check(context.Background(), engine.Options{Entry: entry, Ranks: ranks}); res.Diags.HasErrors() {
 			t.Errorf("%s does not check: %v", k.File, res.Diags)
 		}
 	case "compare":

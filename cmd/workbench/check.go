@@ -81,7 +81,7 @@ func (f *frontFlags) load(ctx context.Context, fs *flag.FlagSet, args []string, 
 	if !ok {
 		return "", nil, nil, 2
 	}
-	mod, _ = engine.Load(ctx, file, src, f.options())
+	mod = engine.Load(ctx, file, src, f.options())
 	return file, src, mod, -1
 }
 

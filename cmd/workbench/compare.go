@@ -12,6 +12,7 @@ import (
 	"pldworkbench/engine"
 	"pldworkbench/engine/compare"
 	"pldworkbench/engine/diag"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/limits"
 	"pldworkbench/engine/platform"
 )
@@ -51,7 +52,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if !ff.validate(stderr) {
 		return 2
 	}
-	f, err := engine.ParseFill(*fill)
+	f, err := emu.ParseFill(*fill)
 	if err != nil {
 		fmt.Fprintf(stderr, "--fill: %v\n", err)
 		return 2
@@ -85,7 +86,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		case len(entries) == 1:
 			entry = entries[0] // one --entry names both files' orchestrator
 		}
-		mod, _ := engine.Load(context.Background(), files[i], src, opts.Options)
+		mod := engine.Load(context.Background(), files[i], src, opts.Options)
 		prog, _ := mod.Compile(context.Background(), entry, opts.Options)
 		if prog.Entry == "" {
 			// No default entry to pick, or the module does

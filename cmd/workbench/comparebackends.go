@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/npu"
 	"pldworkbench/engine/trace"
 )
@@ -58,10 +59,10 @@ func runCompareBackends(args []string, stdout, stderr io.Writer) int {
 		bud = b
 	}
 	profile, _ := npu.Profile(ef.platform)
-	fill, _ := engine.ParseFill(ef.fill)
+	fill, _ := emu.ParseFill(ef.fill)
 	var col trace.Collector
 	eopts := engine.Options{Ranks: res.Ranks, Platform: profile, Budget: bud}
-	mod, _ := engine.Load(ctx, file, src, eopts)
+	mod := engine.Load(ctx, file, src, eopts)
 	prog, _ := mod.Compile(ctx, res.Entry, eopts)
 	emu := prog.Run(ctx, engine.RunOptions{Options: eopts, Fill: fill, Seed: ef.seed, Args: ef.scalars, OnEvent: col.Sink()})
 	fmt.Fprintf(stdout, "%s: %s at %s, inputs %s\n", file, res.Entry, ranksText(res.Ranks), ef.fill)

@@ -11,6 +11,7 @@ import (
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/limits"
 	"pldworkbench/engine/npu"
 	"pldworkbench/engine/platform"
@@ -46,7 +47,7 @@ func (f *exportFlags) register(fs *flag.FlagSet) {
 // base name. It prints diagnostics to stderr and returns the result, or
 // an exit status when there is nothing to write.
 func (f *exportFlags) exportFile(file string, src []byte, dataName string, stderr io.Writer) (*engine.ExportResult, int) {
-	fill, err := engine.ParseFill(f.fill)
+	fill, err := emu.ParseFill(f.fill)
 	if err != nil {
 		fmt.Fprintf(stderr, "--fill: %v\n", err)
 		return nil, 2

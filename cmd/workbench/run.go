@@ -70,7 +70,7 @@ func runRunContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if !ff.validate(stderr) {
 		return 2
 	}
-	f, err := engine.ParseFill(*fill)
+	f, err := emu.ParseFill(*fill)
 	if err != nil {
 		fmt.Fprintf(stderr, "--fill: %v\n", err)
 		return 2
@@ -147,7 +147,7 @@ func runRunContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 // exit status after the reason was printed: the module's diagnostics
 // (1), or no default entry to pick (2).
 func compile(ctx context.Context, file string, src []byte, entry string, opts engine.Options, stderr io.Writer) (*engine.Program, int) {
-	mod, _ := engine.Load(ctx, file, src, opts)
+	mod := engine.Load(ctx, file, src, opts)
 	prog, diags := mod.Compile(ctx, entry, opts)
 	switch {
 	case prog.NoEntry != "":
@@ -187,7 +187,7 @@ func runSchedules(ctx context.Context, prog *engine.Program, opts engine.RunOpti
 		fmt.Fprintln(stdout, string(b))
 	} else {
 		printRun(stdout, file, src, fair)
-		if fair.Status != engine.StatusCompileError {
+		if fair.Status != emu.StatusCompileError {
 			fmt.Fprintf(stdout, "\n%d random schedules: %d failed\n", len(seeds), len(failed))
 			for _, s := range failed {
 				fmt.Fprintf(stdout, "  --schedule %s: %s\n", s.Schedule, s.Why)
@@ -251,7 +251,7 @@ func printRun(w io.Writer, file string, src []byte, res *engine.RunResult) {
 	if res.RacesOmitted > 0 {
 		fmt.Fprintf(w, "  ... and %d more distinct races\n", res.RacesOmitted)
 	}
-	if res.Status != engine.StatusCompileError {
+	if res.Status != emu.StatusCompileError {
 		for _, name := range res.OutputOrder {
 			printTensor(w, name, res.Out[name])
 		}

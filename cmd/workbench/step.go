@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/limits"
 	"pldworkbench/tutorials/check"
 )
@@ -168,10 +169,10 @@ func printFirstFailure(ctx context.Context, b limits.Budget, w io.Writer, file s
 			continue
 		}
 		opts := engine.RunOptions{Options: engine.Options{Entry: v.Entry, Ranks: v.Ranks, Budget: b},
-			Fill: engine.FillRandn, Seed: check.Seed, Schedule: v.Schedule}
+			Fill: emu.FillRandn, Seed: check.Seed, Schedule: v.Schedule}
 		fmt.Fprintf(w, "\nthe first failing run, as `workbench run %s --entry '%s' --ranks %d --schedule %s --fill randn --seed %d` reports it:\n",
 			file, v.Entry, v.Ranks, v.Schedule, check.Seed)
-		mod, _ := engine.Load(ctx, file, src, opts.Options)
+		mod := engine.Load(ctx, file, src, opts.Options)
 		prog, _ := mod.Compile(ctx, v.Entry, opts.Options)
 		printRun(w, file, src, prog.Run(ctx, opts))
 		return

@@ -84,7 +84,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	mod, _ := engine.Load(ctx, name, src, engine.Options{Budget: opts.Budget})
+	mod := engine.Load(ctx, name, src, engine.Options{Budget: opts.Budget})
 	res, err := sweep.Run(ctx, mod, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "sweep: %v\n", err)

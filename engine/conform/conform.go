@@ -141,8 +141,8 @@ func runConformCase(ctx context.Context, name string, src []byte, s conformCaseS
 	if g == nil {
 		g = langGoldens[name+"#"+s.Program.Name]
 	}
-	fill := engine.FillIndex
-	mod, _ := engine.Load(ctx, path.Base(name), src, o)
+	fill := emu.FillIndex
+	mod := engine.Load(ctx, path.Base(name), src, o)
 	if tc := g.testCheck(s.Test); tc != nil || s.Entry == "" {
 		return judgeProgram(ctx, c, mod, s, o, tc)
 	}

@@ -85,7 +85,7 @@ func TestDispatchSurface(t *testing.T) {
 	}
 	ctx := context.Background()
 	o := engine.Options{Ranks: 1}
-	mod, _ := engine.Load(ctx, "l2_only.py", src, o)
+	mod := engine.Load(ctx, "l2_only.py", src, o)
 	s := conformCaseSpec{Program: &conformProgram{Name: "Blend", Class: true, Chips: []string{"blend", "distance"}}}
 	if msg := dispatchSurface([]string{"blend", "distance"}, []string{"x", "w", "out"}, "missing")(ctx, mod, s, o); msg != "" {
 		t.Errorf("the port fails on a program that does what the test asserts: %s", msg)

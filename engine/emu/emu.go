@@ -187,6 +187,9 @@ const (
 	// that no notify/wait orders (Result.Races). A run that failed in
 	// another way keeps that status and still lists its races.
 	StatusRace Status = "race"
+	// StatusCompileError: a program that does not compile never starts;
+	// the engine ends its run with this status.
+	StatusCompileError Status = "compile_error"
 )
 
 // Result is the outcome of a run.

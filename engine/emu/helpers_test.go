@@ -18,7 +18,7 @@ import (
 // the test on any diagnostic error.
 func compile(t testing.TB, name, src, entry string, ranks int) *ir.Program {
 	t.Helper()
-	res := engine.Check(context.Background(), name, []byte(src), engine.Options{Entry: entry, Ranks: ranks})
+	res := engine.Load(context.Background(), name, []byte(src), engine.Options{}).Check(context.Background(), engine.Options{Entry: entry, Ranks: ranks})
 	if res.Diags.HasErrors() {
 		t.Fatalf("%s %s at P=%d does not check:\n%s", name, entry, ranks, diag.RenderAll(res.Diags, []byte(src)))
 	}

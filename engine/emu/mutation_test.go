@@ -276,7 +276,7 @@ func mutationVerdicts(t *testing.T) string {
 	b.WriteString("# Verdicts of every program and of every mutant without one notify or wait\n")
 	b.WriteString("# (go test ./engine/emu/ -run TestMutations -update; see mutation_test.go).\n")
 	for _, c := range mutationCorpus(t) {
-		res := engine.Check(context.Background(), c.file, c.src, engine.Options{Entry: c.entry, Ranks: c.ranks})
+		res := engine.Load(context.Background(), c.file, c.src, engine.Options{}).Check(context.Background(), engine.Options{Entry: c.entry, Ranks: c.ranks})
 		if res.Diags.HasErrors() || len(res.Units) == 0 || res.Units[0].Program == nil {
 			fmt.Fprintf(&b, "%s: compile_error\n", c)
 			continue

@@ -101,7 +101,7 @@ func load(t testing.TB, in instance) *ir.Program {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := engine.Check(context.Background(), in.file, src, engine.Options{Entry: in.entry, Ranks: in.ranks})
+	res := engine.Load(context.Background(), in.file, src, engine.Options{}).Check(context.Background(), engine.Options{Entry: in.entry, Ranks: in.ranks})
 	if res.Diags.HasErrors() {
 		t.Fatalf("%s: %v", in, res.Diags)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/npu"
 	"pldworkbench/kernels"
@@ -67,7 +68,7 @@ func exportable(t *testing.T) []exported {
 
 // exportAll exports every entry into dir, with the golden attached as
 // workbench export attaches it.
-func exportAll(t *testing.T, dir string, fill engine.Fill) []exported {
+func exportAll(t *testing.T, dir string, fill emu.Fill) []exported {
 	t.Helper()
 	list := exportable(t)
 	for i := range list {
@@ -81,7 +82,7 @@ func exportAll(t *testing.T, dir string, fill engine.Fill) []exported {
 			t.Fatalf("%s %s: no golden to export: %s", x.kernel.Name, entry, reason)
 		}
 		opts.Golden = &npu.Golden{Code: g.Code, Exact: g.Exact, Prose: prose}
-		res, err := engine.Export(context.Background(), x.kernel.File, x.kernel.Source, opts)
+		res, err := engine.Load(context.Background(), x.kernel.File, x.kernel.Source, opts.Options).Export(context.Background(), opts)
 		if err != nil || res.Script == nil {
 			t.Fatalf("%s %s at %d ranks: not exported: %v %v", x.kernel.Name, entry, x.ranks, err, res.Diags)
 		}
@@ -105,7 +106,7 @@ func exportAll(t *testing.T, dir string, fill engine.Fill) []exported {
 func TestExportEveryKernel(t *testing.T) {
 	py := python(t)
 	dir := t.TempDir()
-	list := exportAll(t, dir, engine.FillIndex)
+	list := exportAll(t, dir, emu.FillIndex)
 	args := []string{"-m", "py_compile"}
 	for _, x := range list {
 		if !bytes.Contains(x.res.Script, x.kernel.Source) {
@@ -135,7 +136,7 @@ func TestExportRefusesNPUErrors(t *testing.T) {
 	k, _ := kernels.Get("10_allreduce_ring")
 	src := k.Source
 	opts := engine.Options{Entry: "build_ring_allreduce(16).ring_allreduce", Ranks: 16}
-	res := engine.Check(context.Background(), k.File, src, opts)
+	res := engine.Load(context.Background(), k.File, src, opts).Check(context.Background(), opts)
 	warned := false
 	for _, d := range res.Diags {
 		warned = warned || d.Code == "W0301"
@@ -143,7 +144,7 @@ func TestExportRefusesNPUErrors(t *testing.T) {
 	if !warned || res.Diags.HasErrors() {
 		t.Fatalf("step 10 at 16 ranks does not just warn W0301 on the emulator: %v", res.Diags)
 	}
-	ex, err := engine.Export(context.Background(), k.File, src, engine.ExportOptions{Options: opts})
+	ex, err := engine.Load(context.Background(), k.File, src, opts).Export(context.Background(), engine.ExportOptions{Options: opts})
 	if err != nil && ex == nil {
 		t.Fatalf("export: %v", err)
 	}
@@ -167,16 +168,16 @@ func TestExportRefusesNPUErrors(t *testing.T) {
 func TestExportRunsOnStandin(t *testing.T) {
 	py := python(t)
 	standin, _ := filepath.Abs("testdata/standin")
-	for _, fill := range []engine.Fill{engine.FillIndex, engine.FillRandn} {
+	for _, fill := range []emu.Fill{emu.FillIndex, emu.FillRandn} {
 		dir := t.TempDir()
 		list := exportAll(t, dir, fill)
 		passed, failed := 0, 0
 		for i, x := range list {
-			if x.starter && fill == engine.FillRandn {
+			if x.starter && fill == emu.FillRandn {
 				continue // the index pass has shown a starter's gaps; randn is about the inputs
 			}
 			entry := strings.ReplaceAll(x.entry, "{P}", fmt.Sprint(x.ranks))
-			run := engine.Run(context.Background(), x.kernel.File, x.kernel.Source, engine.RunOptions{
+			run := engine.Load(context.Background(), x.kernel.File, x.kernel.Source, engine.Options{}).Run(context.Background(), engine.RunOptions{
 				Options: engine.Options{Entry: entry, Ranks: x.ranks}, Fill: fill, Seed: 7})
 			if run.Status != "ok" {
 				t.Fatalf("%s %s: emulator status %s", x.kernel.Name, entry, run.Status)

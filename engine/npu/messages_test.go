@@ -18,7 +18,7 @@ import (
 // learner's file.
 func TestMessagesNameTheLearnersLines(t *testing.T) {
 	k, _ := kernels.Get("01_hello_rank")
-	res, err := engine.Export(context.Background(), k.File, k.Source, engine.ExportOptions{Options: engine.Options{Entry: "hello_rank", Ranks: 4}})
+	res, err := engine.Load(context.Background(), k.File, k.Source, engine.Options{}).Export(context.Background(), engine.ExportOptions{Options: engine.Options{Entry: "hello_rank", Ranks: 4}})
 	if err != nil || res.Script == nil {
 		t.Fatalf("export: %v %v", err, res.Diags)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/npu"
 )
 
@@ -27,7 +27,7 @@ var knownCompileFailures = map[string]string{}
 // verdict. The table of counts and refusals is logged (go test -v).
 func TestRealPyPTOCompileOnly(t *testing.T) {
 	tc := realPyPTO(t, "the exported scripts were not compiled by PyPTO")
-	list := exportAll(t, t.TempDir(), engine.FillIndex)
+	list := exportAll(t, t.TempDir(), emu.FillIndex)
 	compiled, known := 0, 0
 	var refused strings.Builder
 	for _, x := range list {
@@ -91,7 +91,7 @@ func TestRealPyPTORunHowFar(t *testing.T) {
 		{"08_allreduce_mesh", "mesh_allreduce"},
 		{"11_allreduce_reveal", `build_allreduce_reveal(4, "mesh", "sum").allreduce`},
 	} {
-		res, k := exportOne(t, c.name, c.entry, 4, engine.FillIndex)
+		res, k := exportOne(t, c.name, c.entry, 4, emu.FillIndex)
 		r, err := npu.Run(t.Context(), npu.RunSpec{Script: res.Script, Platform: "a2a3sim", Python: tc.Python, Timeout: 10 * time.Minute})
 		if err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/npu"
 	"pldworkbench/kernels"
@@ -72,15 +73,16 @@ func TestDetect(t *testing.T) {
 }
 
 // exportOne exports a course entry at p ranks with its golden.
-func exportOne(t *testing.T, name, entry string, p int, fill engine.Fill) (*engine.ExportResult, kernels.Kernel) {
+func exportOne(t *testing.T, name, entry string, p int, fill emu.Fill) (*engine.ExportResult, kernels.Kernel) {
 	t.Helper()
 	k, _ := kernels.Get(name)
 	g, prose, _, ok := check.ExportGolden(name, entry, p)
 	if !ok {
 		t.Fatalf("no golden for %s %s", name, entry)
 	}
-	res, err := engine.Export(t.Context(), k.File, k.Source, engine.ExportOptions{Options: engine.Options{Entry: entry, Ranks: p},
+	res, err := engine.Load(t.Context(), k.File, k.Source, engine.Options{}).Export(t.Context(), engine.ExportOptions{Options: engine.Options{Entry: entry, Ranks: p},
 		Fill: fill, Seed: 3, DataFile: "exported.inputs.bin", Golden: &npu.Golden{Code: g.Code, Exact: g.Exact, Prose: prose}})
+
 	if err != nil || res.Script == nil {
 		t.Fatalf("export: %v %v", err, res.Diags)
 	}
@@ -89,9 +91,9 @@ func exportOne(t *testing.T, name, entry string, p int, fill engine.Fill) (*engi
 
 // emulatorOutputs runs the entry on the emulator and writes its outputs
 // where the stand-in reads them, by argument position.
-func emulatorOutputs(t *testing.T, k kernels.Kernel, entry string, p int, fill engine.Fill) (string, *engine.RunResult) {
+func emulatorOutputs(t *testing.T, k kernels.Kernel, entry string, p int, fill emu.Fill) (string, *engine.RunResult) {
 	t.Helper()
-	run := engine.Run(t.Context(), k.File, k.Source, engine.RunOptions{Options: engine.Options{Entry: entry, Ranks: p}, Fill: fill, Seed: 3})
+	run := engine.Load(t.Context(), k.File, k.Source, engine.Options{}).Run(t.Context(), engine.RunOptions{Options: engine.Options{Entry: entry, Ranks: p}, Fill: fill, Seed: 3})
 	if run.Status != "ok" {
 		t.Fatalf("emulator: %s", run.Status)
 	}
@@ -113,8 +115,8 @@ func emulatorOutputs(t *testing.T, k kernels.Kernel, entry string, p int, fill e
 func TestRunStandin(t *testing.T) {
 	py := python(t)
 	const p = 4
-	res, k := exportOne(t, "08_allreduce_mesh", "mesh_allreduce", p, engine.FillRandn)
-	outs, run := emulatorOutputs(t, k, "mesh_allreduce", p, engine.FillRandn)
+	res, k := exportOne(t, "08_allreduce_mesh", "mesh_allreduce", p, emu.FillRandn)
+	outs, run := emulatorOutputs(t, k, "mesh_allreduce", p, emu.FillRandn)
 	log := filepath.Join(t.TempDir(), "calls.jsonl")
 	parent := t.TempDir()
 	r, err := npu.Run(t.Context(), npu.RunSpec{Script: res.Script, Data: res.Data, DataFile: "exported.inputs.bin",
@@ -163,8 +165,8 @@ func TestRunStandin(t *testing.T) {
 // mismatch in the manifest.
 func TestRunMismatch(t *testing.T) {
 	py := python(t)
-	res, k := exportOne(t, "01_hello_rank", "hello_rank", 2, engine.FillIndex)
-	outs, _ := emulatorOutputs(t, k, "hello_rank", 2, engine.FillIndex)
+	res, k := exportOne(t, "01_hello_rank", "hello_rank", 2, emu.FillIndex)
+	outs, _ := emulatorOutputs(t, k, "hello_rank", 2, emu.FillIndex)
 	var m map[string][]float64
 	b, _ := os.ReadFile(outs)
 	json.Unmarshal(b, &m)
@@ -185,7 +187,7 @@ func TestRunMismatch(t *testing.T) {
 // with Python's MemoryError instead of taking it.
 func TestRunLimits(t *testing.T) {
 	py := python(t)
-	res, _ := exportOne(t, "01_hello_rank", "hello_rank", 2, engine.FillIndex)
+	res, _ := exportOne(t, "01_hello_rank", "hello_rank", 2, emu.FillIndex)
 	r, err := npu.Run(context.Background(), npu.RunSpec{Script: res.Script, Platform: "a2a3sim", Python: py, Timeout: time.Second,
 		Env: standinEnv(t, "PLD_STANDIN_COMPILE_SECONDS=120")})
 	if err != nil {

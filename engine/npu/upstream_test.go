@@ -84,12 +84,12 @@ func TestDriverNamesUpstream(t *testing.T) {
 	// The lists are the driver's: every keyword a real export passes to a
 	// PyPTO call is in them.
 	k, _ := kernels.Get("18_three_ways")
-	res, err := engine.Export(t.Context(), k.File, k.Source, engine.ExportOptions{Options: engine.Options{Entry: "build_three_ways(4).host_builtin", Ranks: 4}})
+	res, err := engine.Load(t.Context(), k.File, k.Source, engine.Options{}).Export(t.Context(), engine.ExportOptions{Options: engine.Options{Entry: "build_three_ways(4).host_builtin", Ranks: 4}})
 	if err != nil || res.Script == nil {
 		t.Fatalf("export: %v %v", err, res.Diags)
 	}
 	k1, _ := kernels.Get("01_hello_rank")
-	res1, err := engine.Export(t.Context(), k1.File, k1.Source, engine.ExportOptions{Options: engine.Options{Ranks: 2}})
+	res1, err := engine.Load(t.Context(), k1.File, k1.Source, engine.Options{}).Export(t.Context(), engine.ExportOptions{Options: engine.Options{Ranks: 2}})
 	if err != nil || res1.Script == nil {
 		t.Fatalf("export: %v %v", err, res1.Diags)
 	}

@@ -113,7 +113,7 @@ func verdictCases(t *testing.T) (cases []verdictCase, skipped []string) {
 		entries := entryLine.FindAllSubmatch(src, -1)
 		if len(entries) == 0 {
 			// The program's one host orchestrator, as the checker finds it.
-			res := engine.Check(context.Background(), name, src, engine.Options{Ranks: p})
+			res := engine.Load(context.Background(), name, src, engine.Options{}).Check(context.Background(), engine.Options{Ranks: p})
 			for _, u := range res.Units {
 				if u.Program != nil && u.Label != "" {
 					cases = append(cases, verdictCase{name: name, file: file, entry: u.Label, src: src, ranks: p})
@@ -216,7 +216,7 @@ func TestPyPTOVerdicts(t *testing.T) {
 		if err := os.WriteFile(prog, c.src, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		res := engine.Check(context.Background(), c.name, c.src, engine.Options{Entry: c.entry, Ranks: c.ranks})
+		res := engine.Load(context.Background(), c.name, c.src, engine.Options{}).Check(context.Background(), engine.Options{Entry: c.entry, Ranks: c.ranks})
 		ours, oursWhy := "accept", ""
 		if res.Diags.HasErrors() {
 			ours = "reject"

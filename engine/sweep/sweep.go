@@ -370,7 +370,7 @@ func point(ctx context.Context, m *engine.Module, v Variant, p int, b int64, dt 
 		return row
 	}
 	if row.Count*int64(dt.Bytes()) != b || row.Count == 0 {
-		return fail(engine.StatusCompileError, "%d bytes is not a whole number of %s elements", b, dt)
+		return fail(emu.StatusCompileError, "%d bytes is not a whole number of %s elements", b, dt)
 	}
 	o := engine.Options{Ranks: p, Platform: opts.Platform, Budget: opts.Budget}
 	compiled, _ := m.Compile(ctx, v.expand(p, row.Count), o)
@@ -379,7 +379,7 @@ func point(ctx context.Context, m *engine.Module, v Variant, p int, b int64, dt 
 		return fail(r.Status, "%s", r.Error.Message)
 	}
 	if _, err := checked(compiled); err != nil {
-		return fail(engine.StatusCompileError, "%v", err)
+		return fail(emu.StatusCompileError, "%v", err)
 	}
 	prog := compiled.Lowered()
 	if prog == nil {

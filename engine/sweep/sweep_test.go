@@ -115,7 +115,7 @@ func TestSweepAllgatherLinkRate(t *testing.T) {
 			busy[l] = append(busy[l], [2]int64{e.StartNs, e.EndNs})
 		}
 	}
-	out := prog.Run(context.Background(), engine.RunOptions{Fill: engine.FillZeros, NoRaces: true, OnEvent: sink})
+	out := prog.Run(context.Background(), engine.RunOptions{Fill: emu.FillZeros, NoRaces: true, OnEvent: sink})
 	if out.Status != emu.StatusOK {
 		t.Fatalf("run: %s %v", out.Status, out.Error)
 	}
@@ -229,6 +229,6 @@ func TestBusFactor(t *testing.T) {
 
 // loadModule loads src as name under the default budget.
 func loadModule(name string, src []byte) *engine.Module {
-	m, _ := engine.Load(context.Background(), name, src, engine.Options{})
+	m := engine.Load(context.Background(), name, src, engine.Options{})
 	return m
 }

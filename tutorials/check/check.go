@@ -98,7 +98,7 @@ func ParseBug(s string) (Bug, error) {
 	return Bug{status, rx}, nil
 }
 
-var bugStatuses = []string{string(emu.StatusRace), string(emu.StatusDeadlock), string(emu.StatusRuntimeError), WrongData, string(engine.StatusCompileError)}
+var bugStatuses = []string{string(emu.StatusRace), string(emu.StatusDeadlock), string(emu.StatusRuntimeError), WrongData, string(emu.StatusCompileError)}
 
 // Matches reports whether v fails the way b documents.
 func (b Bug) Matches(v Verdict) bool {
@@ -119,7 +119,7 @@ var Schedules = []string{"fair", "adversarial"}
 // run is a piece of work under b (its zero fields the engine's defaults);
 // ctx bounds the whole check.
 func Run(ctx context.Context, b limits.Budget, kernel, entry, file string, src []byte, p int) Verdict {
-	mod, _ := engine.Load(ctx, file, src, engine.Options{Budget: b})
+	mod := engine.Load(ctx, file, src, engine.Options{Budget: b})
 	return runModule(ctx, b, kernel, entry, mod, p)
 }
 
@@ -154,7 +154,7 @@ func runOnce(ctx context.Context, b limits.Budget, prog *engine.Program, p int, 
 	// verdict).
 	res := prog.Run(ctx, engine.RunOptions{
 		Options: engine.Options{Budget: b},
-		Fill:    engine.FillRandn, Seed: Seed, Schedule: sched,
+		Fill:    emu.FillRandn, Seed: Seed, Schedule: sched,
 	})
 	if res.Status != emu.StatusOK {
 		return string(res.Status), runFailure(res)
@@ -251,7 +251,7 @@ func index(shape []int, flat int) string {
 // at each rank count in ranks.
 func kernelVerdicts(ctx context.Context, b limits.Budget, k kernels.Kernel, file string, src []byte, ranks []int) []Verdict {
 	var out []Verdict
-	mod, _ := engine.Load(ctx, file, src, engine.Options{Budget: b})
+	mod := engine.Load(ctx, file, src, engine.Options{Budget: b})
 	for _, p := range ranks {
 		for _, e := range k.Entries {
 			out = append(out, runModule(ctx, b, k.Name, e, mod, p))

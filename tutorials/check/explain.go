@@ -34,7 +34,7 @@ func explainWrongData(ctx context.Context, b limits.Budget, prog *engine.Program
 	}()
 	res := prog.Run(ctx, engine.RunOptions{
 		Options: engine.Options{Budget: b},
-		Fill:    engine.FillIndex, Schedule: sched,
+		Fill:    emu.FillIndex, Schedule: sched,
 	})
 	if res.Status != emu.StatusOK {
 		return ""

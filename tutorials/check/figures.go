@@ -12,6 +12,7 @@ import (
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/diag"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/limits"
 	"pldworkbench/engine/sweep"
 	"pldworkbench/engine/trace"
@@ -111,7 +112,7 @@ func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
 	*entry = strings.ReplaceAll(*entry, "{P}", strconv.Itoa(*ranks))
 	opts := engine.Options{Entry: *entry, Ranks: *ranks, Platform: *platform, Budget: limits.CLIBudget()}
 	if strings.HasPrefix(f.Field, "diag.") {
-		res := engine.Check(ctx, file, src, opts)
+		res := engine.Load(ctx, file, src, opts).Check(ctx, opts)
 		for _, d := range res.Diags {
 			if d.Severity != diag.Error {
 				continue
@@ -127,12 +128,12 @@ func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
 		}
 		return "", fmt.Errorf("figure %s: the check reports no error", f.Key())
 	}
-	fl, err := engine.ParseFill(*fill)
+	fl, err := emu.ParseFill(*fill)
 	if err != nil {
 		return "", fmt.Errorf("figure %s: %v", f.Key(), err)
 	}
 	ro := engine.RunOptions{Options: opts, Fill: fl, Seed: *seed, Schedule: *sched, NoRaces: *noRaces}
-	mod, _ := engine.Load(ctx, file, src, opts)
+	mod := engine.Load(ctx, file, src, opts)
 	prog, _ := mod.Compile(ctx, *entry, opts)
 	if prog.Entry == "" {
 		if prog.NoEntry != "" {
@@ -164,7 +165,7 @@ func FigureValue(ctx context.Context, f tutorials.Figure) (string, error) {
 		ro.OnEvent = events.Sink()
 	}
 	res := prog.Run(ctx, ro)
-	if res.Status == engine.StatusCompileError {
+	if res.Status == emu.StatusCompileError {
 		return "", fmt.Errorf("figure %s: the kernel does not compile", f.Key())
 	}
 	st := res.Stats
@@ -288,7 +289,7 @@ func sweepFigure(ctx context.Context, f tutorials.Figure, k kernels.Kernel, src 
 		if err != nil {
 			return nil, fmt.Errorf("figure %s: %v", f.Key(), err)
 		}
-		mod, _ := engine.Load(ctx, k.Name, src, engine.Options{Budget: limits.CLIBudget()})
+		mod := engine.Load(ctx, k.Name, src, engine.Options{Budget: limits.CLIBudget()})
 		res, err := sweep.Run(ctx, mod, sweep.Options{Ranks: []int{p}, Sizes: ss, Platform: platform, Budget: limits.CLIBudget()})
 		if err != nil {
 			return nil, fmt.Errorf("figure %s: %v", f.Key(), err)

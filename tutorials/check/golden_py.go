@@ -16,9 +16,9 @@ import (
 // (kernel is the file's name without .py; a learner's copy of a step
 // passes the step's kernel), else with the reason there is none.
 func Export(ctx context.Context, kernel, file string, src []byte, opts engine.ExportOptions) (*engine.ExportResult, error) {
+	mod := engine.Load(ctx, file, src, opts.Options)
 	if opts.Entry == "" {
 		// The module's default entry: its golden is attached.
-		mod, _ := engine.Load(ctx, file, src, opts.Options)
 		prog, diags := mod.Compile(ctx, "", opts.Options)
 		switch {
 		case prog.Internal != nil && prog.Entry == "":
@@ -40,12 +40,12 @@ func Export(ctx context.Context, kernel, file string, src []byte, opts engine.Ex
 		p = limits.DefaultRanks
 	}
 	attach(p)
-	res, err := engine.Export(ctx, file, src, opts)
+	res, err := mod.Export(ctx, opts)
 	if err == nil && res.Script != nil && res.Ranks != p {
 		// The rank count was the one the host's tensors pin: look the
 		// golden up again at it.
 		attach(res.Ranks)
-		res, err = engine.Export(ctx, file, src, opts)
+		res, err = mod.Export(ctx, opts)
 	}
 	return res, err
 }

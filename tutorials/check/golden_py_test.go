@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"pldworkbench/engine"
+	"pldworkbench/engine/emu"
 	"pldworkbench/engine/npu"
 	"pldworkbench/kernels"
 )
@@ -62,7 +63,7 @@ func TestGoldenPyAgrees(t *testing.T) {
 			t.Fatalf("%s: no kernel %s", key, name)
 		}
 		e := strings.ReplaceAll(entry, "{P}", fmt.Sprint(p))
-		res := engine.Run(context.Background(), k.File, k.Source, engine.RunOptions{Options: engine.Options{Entry: e, Ranks: p}, Fill: engine.FillRandn, Seed: 11})
+		res := engine.Load(context.Background(), k.File, k.Source, engine.Options{}).Run(context.Background(), engine.RunOptions{Options: engine.Options{Entry: e, Ranks: p}, Fill: emu.FillRandn, Seed: 11})
 		if res.In == nil {
 			skipped++ // a bug the checker refuses makes no inputs
 			continue

@@ -21,8 +21,8 @@ func TestRankChecks(t *testing.T) {
 		pass   bool
 	}{{"08_allreduce_mesh", true}, {"08_allreduce_mesh_starter", false}} {
 		k, _ := kernels.Get(tt.kernel)
-		res := engine.Run(context.Background(), k.File, k.Source, engine.RunOptions{
-			Options: engine.Options{Entry: "mesh_allreduce", Ranks: 4}, Fill: engine.FillRandn, Seed: Seed,
+		res := engine.Load(context.Background(), k.File, k.Source, engine.Options{}).Run(context.Background(), engine.RunOptions{
+			Options: engine.Options{Entry: "mesh_allreduce", Ranks: 4}, Fill: emu.FillRandn, Seed: Seed,
 		})
 		if res.Status != emu.StatusOK {
 			t.Fatalf("%s: %s", tt.kernel, res.Status)
