@@ -117,7 +117,7 @@ func TestBenchProgramsRaceFree(t *testing.T) {
 }
 
 // benchProgram compiles entry of file at ranks and lowers it, as
-// engine.Run does before it emulates.
+// engine.Module.Compile does before it emulates.
 func benchProgram(b testing.TB, file, entry string, ranks int) *ir.Program {
 	b.Helper()
 	prog, err := lower.Lower(compileFile(b, file, entry, ranks), "")

@@ -21,7 +21,7 @@ import (
 // schedules are the schedules every race and schedule test runs under.
 var schedules = []string{"fair", "adversarial", "random:1", "random:2", "random:3", "random:1234567"}
 
-// lowered checks and lowers one entry, as engine.Run does before it
+// lowered checks and lowers one entry, as engine.Module.Compile does before it
 // emulates, so builtin collectives run as the primitives they become.
 func lowered(t testing.TB, name, src, entry string, ranks int) *ir.Program {
 	t.Helper()
