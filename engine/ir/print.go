@@ -69,7 +69,11 @@ type printer struct {
 }
 
 func (pr *printer) program(p *Program) {
-	pr.b.WriteString("# program " + p.Name + ", " + strconv.Itoa(p.Ranks) + " ranks, platform " + p.Platform + "\n")
+	ranks := strconv.Itoa(p.Ranks) + " ranks"
+	if p.Ranks == 1 {
+		ranks = "1 rank"
+	}
+	pr.b.WriteString("# program " + p.Name + ", " + ranks + ", platform " + p.Platform + "\n")
 	for _, f := range p.Funcs {
 		pr.b.WriteByte('\n')
 		pr.fn(f)
