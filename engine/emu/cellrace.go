@@ -515,7 +515,7 @@ func (d *detector) dropClocks(sh *shadow) {
 		return
 	}
 	if sh.buf != nil {
-		sh.buf.eachRaceCell(sh.rank, func(_ int, c *cellRace) {
+		sh.buf.eachRaceCell(sh.rank, func(c *cellRace) {
 			if c.base != 0 || c.gen&raceOverflow != 0 {
 				d.dropSnaps(c)
 			}

@@ -322,16 +322,15 @@ func (b *bufDesc) pagesOf(rank int) []*cellPage {
 }
 
 // eachRaceCell calls f with the detector state of every cell of the
-// pages made for rank's copy of b, by offset from the buffer's first byte
-// (detection on).
-func (b *bufDesc) eachRaceCell(rank int, f func(x int, c *cellRace)) {
-	for i, pg := range b.pagesOf(rank) {
+// pages made for rank's copy of b (detection on).
+func (b *bufDesc) eachRaceCell(rank int, f func(c *cellRace)) {
+	for _, pg := range b.pagesOf(rank) {
 		if pg == nil {
 			continue
 		}
 		rp := (*raceCellPage)(unsafe.Pointer(pg))
 		for j := range rp {
-			f((i*cellPageLen+j)*cellGrain, &rp[j].race)
+			f(&rp[j].race)
 		}
 	}
 }

@@ -549,7 +549,7 @@ func (s *sim) joinRanks() {
 		// dispatches): start the cells over.
 		for _, sh := range d.all {
 			if sh.buf != nil {
-				sh.buf.eachRaceCell(sh.rank, func(_ int, c *cellRace) { *c = cellRace{} })
+				sh.buf.eachRaceCell(sh.rank, func(c *cellRace) { *c = cellRace{} })
 			}
 			clear(sh.odd)
 		}
