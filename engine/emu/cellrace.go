@@ -205,11 +205,6 @@ func (d *detector) stateAt(s *sim, sh *shadow, x int) *cellRace {
 	return nil
 }
 
-// clockOf is sn as a cell keeps it.
-func (d *detector) clockOf(sn hbSnap) cellClock {
-	return cellClock{tid: sn.tid, own: sn.own, base: d.vcID(sn.base)}
-}
-
 // snapOf is the hbSnap a cell keeps as cc.
 func (d *detector) snapOf(cc cellClock) hbSnap {
 	return hbSnap{tid: cc.tid, own: cc.own, base: d.vcs[cc.base]}

@@ -114,10 +114,6 @@ type tile struct {
 	owner   *frame
 }
 
-func newTile(dt ir.DType, shape, valid []int) *tile {
-	return &tile{dt: dt, shape: shape, valid: valid, data: make([]byte, numElems(shape)*dt.Bytes())}
-}
-
 // Tiles are recycled. A kernel that loops over chunks makes a new tile per
 // load and per operation, and a 4 MiB tile costs about 1 ms to allocate and
 // zero, more than the copy that fills it; so when a tile's last slot is

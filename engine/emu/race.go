@@ -161,17 +161,6 @@ type hbSnap struct {
 	base *vclock
 }
 
-// at returns the epoch of thread t the clock is ordered after.
-func (c hbSnap) at(t int32) uint32 {
-	if t == c.tid {
-		return c.own
-	}
-	if int(t) < len(c.base.v) {
-		return c.base.v[t]
-	}
-	return 0
-}
-
 // at returns the epoch of thread t that h is ordered after.
 func (h *hbThread) at(t int32) uint32 {
 	if t == h.tid {
