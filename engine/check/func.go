@@ -377,6 +377,25 @@ func (fc *funcChecker) merge(name string, x, y binding, sp diag.Span) binding {
 	return inv
 }
 
+// loopScope is the scope a loop's body starts from: the current one with
+// what was known about each name the body assigns (and the loop's own
+// names, also) forgotten, as a later iteration sees it reassigned.
+func (fc *funcChecker) loopScope(body []syntax.Stmt, also ...string) *scope {
+	assigned := map[string]bool{}
+	for _, n := range also {
+		assigned[n] = true
+	}
+	assignedNames(body, assigned)
+	pre := fc.scope.clone()
+	for n := range assigned {
+		if b, ok := pre.vars[n]; ok {
+			b.known = false
+			pre.vars[n] = b
+		}
+	}
+	return pre
+}
+
 // assignedNames lists the names a suite assigns (targets of assignments and
 // for loops, at any depth), to forget what was known about them before a
 // loop that may reassign them.

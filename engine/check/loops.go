@@ -42,15 +42,7 @@ func (fc *funcChecker) whileLoop(s *syntax.WhileStmt, carried bool) {
 	if s.Else != nil {
 		fc.loopElse("while", s.Pos, s.Else)
 	}
-	assigned := map[string]bool{}
-	assignedNames(s.Body, assigned)
-	pre := fc.scope.clone()
-	for n := range assigned {
-		if b, ok := pre.vars[n]; ok {
-			b.known = false
-			pre.vars[n] = b
-		}
-	}
+	pre := fc.loopScope(s.Body)
 	st := &ir.While{Body: &ir.Block{}, Site: irSite(joinSpan(s.Pos, s.Cond.Span()))}
 	li := &loopInfo{kind: "while", span: s.Cond.Span()}
 	ok := true

@@ -353,15 +353,7 @@ func (fc *funcChecker) forStmt(s *syntax.ForStmt) {
 	li.carried = carried
 	nb.loop = li
 	nb.loopVar = true
-	assigned := map[string]bool{id.Name: true}
-	assignedNames(s.Body, assigned)
-	pre := fc.scope.clone()
-	for n := range assigned {
-		if b, ok := pre.vars[n]; ok {
-			b.known = false
-			pre.vars[n] = b
-		}
-	}
+	pre := fc.loopScope(s.Body, id.Name)
 	body := pre.clone()
 	body.vars[id.Name] = nb
 	st := &ir.For{Var: v, Body: &ir.Block{}, Site: irSite(joinSpan(s.Pos, s.Iter.Span()))}
