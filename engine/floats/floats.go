@@ -115,12 +115,18 @@ func appendElems(b []byte, f []float64, lead, f32 bool) []byte {
 // appendFloat formats v the way encoding/json does.
 func appendFloat(b []byte, v float64) []byte {
 	abs := math.Abs(v)
+	return appendStrconv(b, v, abs != 0 && (abs < 1e-6 || abs >= 1e21), 64)
+}
+
+// appendStrconv formats v through strconv as encoding/json formats a float
+// of bitSize bits (32: v holds a float32), in the exponent form when exp.
+func appendStrconv(b []byte, v float64, exp bool, bitSize int) []byte {
 	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+	if exp {
 		format = 'e'
 	}
-	b = strconv.AppendFloat(b, v, format, -1, 64)
-	if format == 'e' {
+	b = strconv.AppendFloat(b, v, format, -1, bitSize)
+	if exp {
 		// clean up e-09 to e-9
 		n := len(b)
 		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {

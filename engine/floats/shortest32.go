@@ -3,7 +3,6 @@ package floats
 import (
 	"math"
 	"math/bits"
-	"strconv"
 
 	"pldworkbench/engine/ir"
 )
@@ -88,20 +87,7 @@ func exp32(x float32) bool {
 
 // appendFloat32 formats x the way encoding/json formats a float32.
 func appendFloat32(b []byte, x float32) []byte {
-	format := byte('f')
-	if x != 0 && exp32(x) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, float64(x), format, -1, 32)
-	if format == 'e' {
-		// clean up e-09 to e-9
-		n := len(b)
-		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
+	return appendStrconv(b, float64(x), x != 0 && exp32(x), 32)
 }
 
 // rop32 is g·cp / 2^95 rounded to odd: the paper's float rop, with g the
