@@ -69,6 +69,12 @@ import (
 //     kept as sent. A session's messages are written as
 //     {"id":RUN,"message":MSG}.
 //
+// Not recorded: GET /api/pypto, POST /api/pypto/check and
+// /api/pypto/run, whose answers depend on what this machine has installed
+// (python3, PyPTO, torch, NPU cards), not on the server; and the pages
+// (/, /step/{n}, /lessons/{name}, /assets/*), which are the bundle's
+// files, not /api. /api/platforms existed at 0da344d and is recorded.
+//
 // Run and share ids are not normalized: they are content hashes (API.md:
 // SHA-256 over the code and the normalized settings), so they must match.
 func TestRecordedAPI(t *testing.T) {
@@ -183,7 +189,7 @@ var recordedChanges = []recordedChange{
 // requires each still to show exactly as described (so the row goes when
 // the fix lands: then re-record that case, or name it in recordedChanges).
 var recordedRegressions = []recordedChange{
-	{"run-compare-side-b", "POST /api/runs of the code and settings a comparison's side B had (a program with no default entry) replays the side run the comparison stored (same id), whose diagnostic names the file \"b.py\": a run of that post made on its own names \"main.py\" (as 0da344d did). The side run reuses the comparison's program, compiled as b.py (server/analyze.go side: prog)",
+	{"run-compare-side-b", "POST /api/runs of the code and settings a comparison's side B had (a program with no default entry) finds the side run the comparison stored under the same id, and its E0412 diagnostic names the file \"b.py\", where a run of that post on its own names \"main.py\". Since f83f14a the comparison stores that side run (at 0da344d it answered 400 and stored nothing, so the post ran afresh). The file name comes from a defect that 0da344d already had for any side with diagnostics: the side run reuses the program the comparison compiled as a.py/b.py (server/analyze.go, side's prog), so the stored run says a.py/b.py",
 		`"hint":"name the host orchestrator to run in entry"`, `"file":"b.py"`},
 }
 
