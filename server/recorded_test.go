@@ -174,6 +174,12 @@ var recordedChanges = []recordedChange{
 		`"name":"host-signals"`, `!host-signals`},
 	{"check-host-allreduce-no-signal", "POST /api/check: a HOST allreduce without a signal is error E0250 (PyPTO cannot compile it), where it was warning W0306 (7b17b12)",
 		`"code": "W0306"`, `"code": "E0250"`},
+	{"ir-l2-only", "POST /api/ir: a program with no HOST level prints its IR at the chip orchestration named in entry, where it printed nothing (7a87760, 774538f: issue 12's L2-only programs)",
+		`"ir":"","diagnostics":[]`, `"ir":"# program Blend, 1 rank, platform 910B`},
+	{"run-l2-only", "POST /api/runs + /ws/runs: a program with no HOST level runs its named chip orchestration on one chip (ranks 1, events, outputs, done ok), where it ended compile_error at 0 ranks (7a87760)",
+		`"type":"done","status":"compile_error"`, `"type":"done","status":"ok"`},
+	{"run-l2-only-no-entry", "POST /api/runs + /ws/runs: a program with no HOST level and no entry named streams the coded E0412 naming its chip orchestrations, and done's error carries it, where done said \"main.py defines no host orchestrator\" (7a87760, 774538f)",
+		`"message":"main.py defines no host orchestrator; name a function with --entry"`, `"code":"E0412","severity":"error","message":"no entry named, and the file has 2 chip orchestrations`},
 	{"ir-factory-no-entry", "POST /api/ir: a program with no default entry answers the coded diagnostic E0412 naming its entries, where it was a bare \"error\" string (774538f)",
 		`"diagnostics":[],"error":"main.py's host orchestrator comes from a factory`, `"code":"E0412"`},
 	{"schedules-factory-no-entry", "POST /api/schedules: a program with no default entry adds \"diagnostics\" with the coded E0412, and its \"error\" is that diagnostic's message (f83f14a)",
@@ -254,6 +260,8 @@ func recordedCases(t *testing.T) []recordedCase {
 	// Step 17's solution as it was at 0da344d: its second entry calls a
 	// HOST allreduce without a signal (then warning W0306, now E0250).
 	oldStep17 := readFile(t, filepath.Join("testdata", "recorded-step17-0da344d.py"))
+	// A program with no HOST level: two chip orchestrations (issue 12).
+	l2 := readFile(t, filepath.Join("..", "engine", "check", "testdata", "ok", "l2_only.py"))
 	sweepSrc := readFile(t, filepath.Join("..", "kernels", "sweep", "allgather.py"))
 	js := func(v any) string {
 		b, err := json.Marshal(v)
@@ -305,6 +313,8 @@ func recordedCases(t *testing.T) []recordedCase {
 	add("check-compile-error", "POST", "/api/check", map[string]any{"code": broken, "entry": `build_allreduce(4, 1024, "ring").run`, "ranks": 4})
 	add("check-factory-all", "POST", "/api/check", map[string]any{"code": factory, "ranks": 4})
 	add("check-factory-entry", "POST", "/api/check", map[string]any{"code": factory, "entry": `build_allreduce_reveal(4, "ring", "min").allreduce`, "ranks": 4})
+	add("check-l2-only", "POST", "/api/check", map[string]any{"code": l2})
+	add("ir-l2-only", "POST", "/api/ir", map[string]any{"code": l2, "entry": "Blend.blend"})
 	add("check-host-allreduce-no-signal", "POST", "/api/check", map[string]any{"code": oldStep17, "entry": "build_many_cores_auto(4).synthesized", "ranks": 4})
 	add("check-950", "POST", "/api/check", map[string]any{"code": mesh, "ranks": 8, "platform": "950"})
 	add("check-bad-json", "POST", "/api/check", `{"code": `)
@@ -347,6 +357,8 @@ func recordedCases(t *testing.T) []recordedCase {
 	run("run-compile-error", map[string]any{"code": broken, "ranks": 4, "entry": `build_allreduce(4, 1024, "ring").run`})
 	run("run-factory-entry", map[string]any{"code": factory, "step": 11, "ranks": 3, "entry": `build_allreduce_reveal(3,"ring","sum").allreduce`, "fill": "index"})
 	run("run-factory-no-entry", map[string]any{"code": factory, "ranks": 4, "seed": 2})
+	run("run-l2-only", map[string]any{"code": l2, "entry": "Blend.blend", "fill": "ones"})
+	run("run-l2-only-no-entry", map[string]any{"code": l2})
 	add("run-ranks-over-cap", "POST", "/api/runs", map[string]any{"code": mesh, "ranks": 65})
 	add("run-unknown-step", "POST", "/api/runs", map[string]any{"code": mesh, "step": 99})
 	add("run-bad-json", "POST", "/api/runs", `{"code": 1}`)
