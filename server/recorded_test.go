@@ -418,7 +418,7 @@ func recordAll(t *testing.T, url, dir string, cs []recordedCase, fileOf func(rec
 		if strings.HasSuffix(name, ".now.txt") {
 			ch, _ := changeOf(rc.name)
 			changed = "CHANGED ON PURPOSE, see recordedChanges in recorded_test.go: " + ch.what + "\n" +
-				"Recorded from today's server (go test ./server -run TestRecordedAPI -args -record-changed).\n"
+				"Recorded from today's server at " + headCommit() + " (go test ./server -run TestRecordedAPI -args -record-changed).\n"
 		} else {
 			changed = "Recorded from " + os.Getenv("PLD_RECORD_BIN") + " (the workbench at 0da344d; see recorded_test.go).\n"
 		}
@@ -438,6 +438,15 @@ func recordAll(t *testing.T, url, dir string, cs []recordedCase, fileOf func(rec
 			t.Fatal(err)
 		}
 	}
+}
+
+// headCommit names the commit a -record-changed recording was made at.
+func headCommit() string {
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "an unknown commit"
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // recordFile is a file of testdata/recorded.
