@@ -170,6 +170,12 @@ type recordedChange struct {
 var recordedChanges = []recordedChange{
 	{"get-step-17", "GET /api/steps/17: step 17's lesson and kernels were rewritten (7b17b12): a HOST allreduce without a signal is E0250, so the solution keeps only its lane-signal entry and the bug asks 64 cores with 64 lanes",
 		`build_many_cores_auto({P}).synthesized`, `!build_many_cores_auto`},
+	{"get-step-11", "GET /api/steps/11: the lesson's table says a HOST allreduce's signal is explicit too (E0250), where it said the compiler may allocate it (7b17b12)",
+		`may be left out for mesh`, `explicit too: PyPTO documents a signal-less mesh form`},
+	{"get-step-18", "GET /api/steps/18: the lesson's tables say the HOST builtin's signal is required (E0250), where it was optional for mesh (7b17b12)",
+		`optional for mesh (synthesized`, `required (\u003ccode\u003eE0250\u003c/code\u003e: PyPTO e2d0f78ae cannot compile`},
+	{"get-lessons-doc-reference", "GET /api/lessons/doc/reference: pl.array.create, get_element and update_element are allowed in host code too (63d9948, a2e450c: issue 12's host pl.array)",
+		`allowed only in orchestration or InCore code`, `allowed only in host or orchestration or InCore code`},
 	{"get-passes", "GET /api/passes: the host-signals pass is gone (7b17b12): nothing reaches it since a HOST allreduce without a signal is E0250",
 		`"name":"host-signals"`, `!host-signals`},
 	{"check-host-allreduce-no-signal", "POST /api/check: a HOST allreduce without a signal is error E0250 (PyPTO cannot compile it), where it was warning W0306 (7b17b12)",
@@ -292,12 +298,17 @@ func recordedCases(t *testing.T) []recordedCase {
 	// Lessons and kernels.
 	add("get-steps", "GET", "/api/steps", nil)
 	add("get-step-8", "GET", "/api/steps/8", nil)
+	add("get-step-11", "GET", "/api/steps/11", nil)
 	add("get-step-17", "GET", "/api/steps/17", nil)
+	add("get-step-18", "GET", "/api/steps/18", nil)
 	add("get-step-unknown", "GET", "/api/steps/99", nil)
 	add("get-lessons-readme", "GET", "/api/lessons/readme", nil)
 	add("get-lessons-doc-glossary", "GET", "/api/lessons/doc/glossary", nil)
+	add("get-lessons-doc-reference", "GET", "/api/lessons/doc/reference", nil)
 	add("get-lessons-doc-unknown", "GET", "/api/lessons/doc/nope", nil)
 	add("get-kernel-mesh", "GET", "/api/kernels/08_allreduce_mesh", nil)
+	add("get-kernel-mesh-bug", "GET", "/api/kernels/08_allreduce_mesh_bug", nil)
+	add("get-kernel-mesh-starter", "GET", "/api/kernels/08_allreduce_mesh_starter", nil)
 	add("get-kernel-factory", "GET", "/api/kernels/11_allreduce_reveal", nil)
 	add("get-kernel-unknown", "GET", "/api/kernels/nope", nil)
 	add("get-kernel-bug-race", "GET", "/api/kernels/08_allreduce_mesh_bug/bug?ranks=4", nil)
@@ -353,8 +364,10 @@ func recordedCases(t *testing.T) []recordedCase {
 	add("get-share-page-unknown", "GET", "/r/AAAAAAAAAAAAAAAA", nil)
 	add("get-run-unknown", "GET", "/api/runs/AAAAAAAAAAAAAAAA", nil)
 	run("run-race-bug", map[string]any{"code": race, "step": 8, "variant": "bug", "ranks": 4, "seed": 7})
+	add("get-run-race-bug", "GET", "/api/runs/{id:run-race-bug}", nil)
 	run("run-deadlock-bug", map[string]any{"code": dead, "step": 20, "variant": "bug", "kernel": "20_set_not_add_bug", "ranks": 2, "schedule": "adversarial"})
 	run("run-compile-error", map[string]any{"code": broken, "ranks": 4, "entry": `build_allreduce(4, 1024, "ring").run`})
+	add("get-run-deadlock-bug-trace", "GET", "/api/runs/{id:run-deadlock-bug}/trace.json", nil)
 	run("run-factory-entry", map[string]any{"code": factory, "step": 11, "ranks": 3, "entry": `build_allreduce_reveal(3,"ring","sum").allreduce`, "fill": "index"})
 	run("run-factory-no-entry", map[string]any{"code": factory, "ranks": 4, "seed": 2})
 	run("run-l2-only", map[string]any{"code": l2, "entry": "Blend.blend", "fill": "ones"})
