@@ -168,6 +168,8 @@ type recordedChange struct {
 // recordedChanges lists every intended difference from 0da344d: the
 // commit that made it says why. A piece starting with "!" must be absent.
 var recordedChanges = []recordedChange{
+	{"run-compare-side-b", "POST /api/runs of the code and settings a comparison's side B had (a program with no default entry) finds the side run the comparison stored (cached), with its coded E0412 under main.py: since f83f14a a comparison stores such a side as a compile_error run, where it answered 400 and stored nothing; the side run's diagnostics name main.py, as the post's own would, since the fix that renames a side's a.py/b.py",
+		`"cached":false`, `"cached":true`},
 	{"get-step-17", "GET /api/steps/17: step 17's lesson and kernels were rewritten (7b17b12): a HOST allreduce without a signal is E0250, so the solution keeps only its lane-signal entry and the bug asks 64 cores with 64 lanes",
 		`build_many_cores_auto({P}).synthesized`, `!build_many_cores_auto`},
 	{"get-step-11", "GET /api/steps/11: the lesson's table says a HOST allreduce's signal is explicit too (E0250), where it said the compiler may allocate it (7b17b12)",
@@ -201,8 +203,6 @@ var recordedChanges = []recordedChange{
 // requires each still to show exactly as described (so the row goes when
 // the fix lands: then re-record that case, or name it in recordedChanges).
 var recordedRegressions = []recordedChange{
-	{"run-compare-side-b", "POST /api/runs of the code and settings a comparison's side B had (a program with no default entry) finds the side run the comparison stored under the same id, and its E0412 diagnostic names the file \"b.py\", where a run of that post on its own names \"main.py\". Since f83f14a the comparison stores that side run (at 0da344d it answered 400 and stored nothing, so the post ran afresh). The file name comes from a defect that 0da344d already had for any side with diagnostics: the side run reuses the program the comparison compiled as a.py/b.py (server/analyze.go, side's prog), so the stored run says a.py/b.py",
-		`"hint":"name the host orchestrator to run in entry"`, `"file":"b.py"`},
 }
 
 // shows reports whether s holds piece ("!piece": does not hold it).

@@ -303,17 +303,20 @@ func (s *Server) runEngine(r *run) *record {
 		rec.internal = s.engineInternal("run "+r.id, prog.Internal)
 		return rec
 	}
+	// A comparison's side (r.prog) was compiled as a.py or b.py; as a run
+	// its diagnostics name the file this run's own compile would.
+	diags := prog.Diags.Renamed(prog.Name, name)
 	switch {
 	case prog.NoEntry != "":
-		return fail(prog.Diags, prog.Failure()) // E0412, naming the entries
+		return fail(diags, prog.Failure()) // E0412, naming the entries
 	case prog.Entry == "":
-		return fail(prog.Diags, nil)
+		return fail(diags, nil)
 	}
 	rec.Entry = prog.Entry
 	if prog.Checked() != nil {
 		rec.Ranks = prog.Ranks
 	}
-	rec.Diagnostics = prog.Diags
+	rec.Diagnostics = diags
 	r.setStatus("running", rec.Ranks, rec.Entry)
 	r.add(statusMessage("running", r.id, st, rec.Ranks, rec.Entry))
 	r.add(diagMessages(rec.Diagnostics)...)

@@ -10,6 +10,7 @@ package diag
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -105,6 +106,22 @@ func (l List) HasErrors() bool {
 		}
 	}
 	return false
+}
+
+// Renamed is l with every span in file from said to be in file to: the
+// same findings about the same text loaded under another name. l itself
+// is left as it is (it may be shared).
+func (l List) Renamed(from, to string) List {
+	if from == to {
+		return l
+	}
+	out := slices.Clone(l)
+	for i := range out {
+		if out[i].Span.File == from {
+			out[i].Span.File = to
+		}
+	}
+	return out
 }
 
 // Sort orders the list by file, position, then severity, keeping the
