@@ -115,6 +115,14 @@ func TestRecordedAPI(t *testing.T) {
 	for _, name := range names {
 		old := readRecord(t, files[name])
 		got := replay(t, ts.url, old.req)
+		// A comparison stores its side runs in the background; a later
+		// post of a side's code finds that run only once it is stored, so
+		// the next case waits for them rather than racing the writer.
+		for _, m := range sideRunRe.FindAllStringSubmatch(got, -1) {
+			if !waitFor(20*time.Second, func() bool { return ts.stored(t, m[1]) }) {
+				t.Fatalf("%s: side run %s never stored", name, m[1])
+			}
+		}
 		if reg, ok := regressionOf(name); ok {
 			if !shows(old.answer, reg.old) {
 				t.Errorf("%s: the old answer does not show %q; recordedRegressions' row is stale", name, reg.old)
@@ -202,8 +210,7 @@ var recordedChanges = []recordedChange{
 // reported to the lead and left for a fix in production code. The test
 // requires each still to show exactly as described (so the row goes when
 // the fix lands: then re-record that case, or name it in recordedChanges).
-var recordedRegressions = []recordedChange{
-}
+var recordedRegressions = []recordedChange{}
 
 // shows reports whether s holds piece ("!piece": does not hold it).
 func shows(s, piece string) bool {
@@ -556,6 +563,7 @@ func replay(t *testing.T, url string, req recordedReq) string {
 }
 
 var (
+	sideRunRe = regexp.MustCompile(`"run_[ab]":\s*"([^"]+)"`)
 	createdRe = regexp.MustCompile(`"created":"[^"]*"`)
 	nonceRe   = regexp.MustCompile(`(<meta name="csp-nonce" content=")[^"]*(")`)
 )
