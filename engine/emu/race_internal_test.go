@@ -48,6 +48,7 @@ func TestRegionName(t *testing.T) {
 func TestShadowMatchesBytes(t *testing.T) {
 	const size, threads = 96, 4
 	rng := rand.New(rand.NewPCG(1, 2))
+	spilled := 0 // segments seen with their entries in the spill table
 	for round := 0; round < 200; round++ {
 		var sh shadow
 		bytes := make([][]cellAcc, size)
@@ -82,9 +83,7 @@ func TestShadowMatchesBytes(t *testing.T) {
 				if got[i] != want {
 					t.Fatalf("round %d step %d: byte %d race %v, the byte model says %v", round, step, i, got[i], want)
 				}
-				seg := segment{acc: bytes[i]}
-				seg.update(cur)
-				bytes[i] = seg.acc
+				bytes[i] = updateEntries(bytes[i], cur)
 			}
 			for i := range got {
 				if got[i] && (i < lo || i >= hi) {
@@ -96,16 +95,22 @@ func TestShadowMatchesBytes(t *testing.T) {
 				if s.lo >= s.hi || i > 0 && segs[i-1].hi > s.lo {
 					t.Fatalf("segments out of order: %+v", segs)
 				}
-				if i > 0 && segs[i-1].hi == s.lo && sameEntries(segs[i-1].acc, s.acc) {
+				if s.sp != 0 {
+					spilled++
+				}
+				if i > 0 && segs[i-1].hi == s.lo && sameEntries(sh.entries(&segs[i-1]), sh.entries(&s)) {
 					t.Fatalf("adjacent equal segments not merged at %d", s.lo)
 				}
 				for b := s.lo; b < s.hi; b++ {
-					if !sameSet(bytes[b], s.acc) {
-						t.Fatalf("byte %d: shadow %+v, model %+v", b, s.acc, bytes[b])
+					if !sameSet(bytes[b], sh.entries(&s)) {
+						t.Fatalf("byte %d: shadow %+v, model %+v", b, sh.entries(&s), bytes[b])
 					}
 				}
 			}
 		}
+	}
+	if spilled == 0 {
+		t.Fatal("no segment had more entries than it holds in place: the spill table went untested")
 	}
 }
 

@@ -40,17 +40,37 @@ type shadow struct {
 	buf  *bufDesc
 	rank int
 	odd  map[int]*cellRace
-	_    [16]byte // to 128 bytes (see above)
+	// spill holds the entries of segments with more than segInline.
+	spill *segSpill
+	_     [8]byte // to 128 bytes (see above)
 }
 
 // segment is a byte range [lo, hi) whose bytes share their accesses,
 // kept as a signal cell keeps its atomic ones (cellAcc: thread, epoch,
-// kind and an interned site, 12 bytes without a pointer), so a segment's
-// entries are not scanned by the garbage collector and copying them
-// needs no write barrier.
+// kind and an interned site, 12 bytes without a pointer). Up to
+// segInline entries live in the segment itself, so a segment is 64
+// bytes without a pointer: cutting one in two is a copy, not an
+// allocation, and the garbage collector never scans a shadow's segments
+// (a ring at P = 1024 carves a million of them, each of which was a
+// heap slice). A segment with more entries — a window read by many
+// concurrent peers — keeps them all in its shadow's spill table.
 type segment struct {
 	lo, hi int
-	acc    []cellAcc
+	n      int32 // the number of entries
+	sp     int32 // 1 + the index of the entries in the spill table, or 0: they are in acc
+	acc    [segInline]cellAcc
+}
+
+// segInline is the entries a segment holds in place: a chunk a ring
+// passes on holds its owner's write, its neighbour's read and its
+// owner's read before the next write.
+const segInline = 3
+
+// segSpill is a shadow's table of entry lists too long for a segment;
+// free lists the indexes not in use, whose slices are kept for reuse.
+type segSpill struct {
+	lists [][]cellAcc
+	free  []int32
 }
 
 // entry is one access as a report needs it: who (thread and epoch),
@@ -232,12 +252,58 @@ func (s *shadow) list() []segment {
 	return out
 }
 
+// entries returns seg's entries; they stay valid until the shadow
+// changes.
+func (s *shadow) entries(seg *segment) []cellAcc {
+	if seg.sp != 0 {
+		return s.spill.lists[seg.sp-1]
+	}
+	return seg.acc[:seg.n]
+}
+
+// setEntries makes acc, which is no spill list of s, seg's entries, in
+// place when they fit.
+func (s *shadow) setEntries(seg *segment, acc []cellAcc) {
+	if len(acc) <= segInline {
+		s.unspill(seg)
+		seg.n = int32(copy(seg.acc[:], acc))
+		return
+	}
+	if seg.sp == 0 {
+		sp := s.spill
+		if sp == nil {
+			sp = &segSpill{}
+			s.spill = sp
+		}
+		if k := len(sp.free); k > 0 {
+			seg.sp, sp.free = sp.free[k-1]+1, sp.free[:k-1]
+		} else {
+			sp.lists = append(sp.lists, nil)
+			seg.sp = int32(len(sp.lists))
+		}
+	}
+	l := &s.spill.lists[seg.sp-1]
+	*l = append((*l)[:0], acc...)
+	seg.n = int32(len(acc))
+}
+
+// unspill returns seg's spill list, if it has one, to the free list.
+func (s *shadow) unspill(seg *segment) {
+	if seg.sp == 0 {
+		return
+	}
+	i := seg.sp - 1
+	s.spill.lists[i] = s.spill.lists[i][:0]
+	s.spill.free = append(s.spill.free, i)
+	seg.sp = 0
+}
+
 // check reports the entries of bytes [lo, hi) that cur, by a thread whose
 // clock is h, conflicts with and is not ordered after, recording nothing.
 func (s *shadow) check(lo, hi int, cur cellAcc, h *hbThread, race func(e cellAcc, lo, hi int)) {
 	for i := s.first(lo); i < s.n() && s.at(i).lo < hi; i++ {
 		seg := s.at(i)
-		for _, e := range seg.acc {
+		for _, e := range s.entries(seg) {
 			if e.tid != cur.tid && conflicts(e.kind(), cur.kind()) && e.clk > h.at(e.tid) {
 				race(e, max(seg.lo, lo), min(seg.hi, hi))
 			}
@@ -251,6 +317,13 @@ func (s *shadow) reset() {
 	clear(s.segs)
 	s.gap, s.gapLen, s.nseg = 0, len(s.segs), 0
 	s.cellLo, s.cellHi = 0, 0
+	if sp := s.spill; sp != nil {
+		sp.free = sp.free[:0]
+		for i := range sp.lists {
+			sp.lists[i] = sp.lists[i][:0]
+			sp.free = append(sp.free, int32(i))
+		}
+	}
 }
 
 // first returns the index of the first segment that ends after lo.
@@ -288,14 +361,14 @@ func (s *shadow) access(lo, hi int, cur cellAcc, h *hbThread, race func(e cellAc
 			// The bytes are one segment already, as a ring's chunks are
 			// after its first round: nothing to split, and a merge only
 			// if a neighbour ends up with the same entries.
-			for _, e := range seg.acc {
+			for _, e := range s.entries(seg) {
 				if e.tid != cur.tid && conflicts(e.kind(), cur.kind()) && e.clk > h.at(e.tid) {
 					race(e, seg.lo, seg.hi)
 				}
 			}
-			seg.update(cur)
-			if i > 0 && s.at(i-1).hi == lo && sameEntries(s.at(i-1).acc, seg.acc) ||
-				i+1 < s.n() && s.at(i+1).lo == hi && sameEntries(s.at(i+1).acc, seg.acc) {
+			s.update(seg, cur)
+			if i > 0 && s.at(i-1).hi == lo && s.same(s.at(i-1), seg) ||
+				i+1 < s.n() && s.at(i+1).lo == hi && s.same(s.at(i+1), seg) {
 				s.merge(i, i+1)
 			}
 			return
@@ -304,33 +377,69 @@ func (s *shadow) access(lo, hi int, cur cellAcc, h *hbThread, race func(e cellAc
 	first, last := s.cover(lo, hi)
 	for i := first; i < last; i++ {
 		seg := s.at(i)
-		for _, e := range seg.acc {
+		for _, e := range s.entries(seg) {
 			if e.tid != cur.tid && conflicts(e.kind(), cur.kind()) && e.clk > h.at(e.tid) {
 				race(e, seg.lo, seg.hi)
 			}
 		}
-		seg.update(cur)
+		s.update(seg, cur)
 	}
 	s.merge(first, last)
 }
 
-// update records cur in the segment: a plain write replaces everything
-// (whatever comes later and is ordered after it is ordered after what it
-// overwrote, or a race was reported); other accesses replace only the
-// entries of their own thread that they cover.
-func (seg *segment) update(cur cellAcc) {
-	if cur.kind() == accWrite {
-		seg.acc = append(seg.acc[:0], cur)
+// update records cur in seg (updateEntries).
+func (s *shadow) update(seg *segment, cur cellAcc) {
+	if seg.sp != 0 {
+		i := seg.sp - 1
+		l := updateEntries(s.spill.lists[i], cur)
+		s.spill.lists[i] = l
+		if len(l) <= segInline {
+			copy(seg.acc[:], l)
+			s.unspill(seg)
+		}
+		seg.n = int32(len(l))
 		return
 	}
-	kept := seg.acc[:0]
-	for _, e := range seg.acc {
+	if cur.kind() == accWrite {
+		seg.acc[0], seg.n = cur, 1
+		return
+	}
+	// In place, the usual case: the entries cur keeps, then cur.
+	k := 0
+	for _, e := range seg.acc[:seg.n] {
+		if e.tid == cur.tid && covers(cur.kind(), e.kind()) {
+			continue
+		}
+		seg.acc[k] = e
+		k++
+	}
+	if k < segInline {
+		seg.acc[k], seg.n = cur, int32(k+1)
+		return
+	}
+	var buf [segInline + 1]cellAcc
+	copy(buf[:], seg.acc[:])
+	buf[segInline] = cur
+	s.setEntries(seg, buf[:])
+}
+
+// updateEntries records cur in the entries acc of a byte range and
+// returns them: a plain write replaces everything (whatever comes later
+// and is ordered after it is ordered after what it overwrote, or a race
+// was reported); other accesses replace only the entries of their own
+// thread that they cover.
+func updateEntries(acc []cellAcc, cur cellAcc) []cellAcc {
+	if cur.kind() == accWrite {
+		return append(acc[:0], cur)
+	}
+	kept := acc[:0]
+	for _, e := range acc {
 		if e.tid == cur.tid && covers(cur.kind(), e.kind()) {
 			continue
 		}
 		kept = append(kept, e)
 	}
-	seg.acc = append(kept, cur)
+	return append(kept, cur)
 }
 
 // cover makes the segments from index first to last (exclusive) cover
@@ -355,23 +464,21 @@ func (s *shadow) cover(lo, hi int) (first, last int) {
 		if i < s.n() && s.at(i).lo < end {
 			end = s.at(i).lo
 		}
-		s.insert(i, segment{lo: pos, hi: end, acc: make([]cellAcc, 0, segEntries)})
+		s.insert(i, segment{lo: pos, hi: end})
 		pos = end
 	}
 	return first, i
 }
 
-// segEntries is the room a new segment's entries get: a chunk a ring
-// passes on holds its owner's write, its neighbour's read and its owner's
-// read before the next write, and a segment that grows past its room
-// costs a second allocation.
-const segEntries = 3
-
 // split cuts segment i at byte at; both halves keep its entries.
 func (s *shadow) split(i, at int) {
 	seg := s.at(i)
-	right := segment{lo: at, hi: seg.hi, acc: append(make([]cellAcc, 0, max(len(seg.acc), segEntries)), seg.acc...)}
-	seg.hi = at
+	right := *seg
+	right.lo, seg.hi = at, at
+	if right.sp != 0 {
+		right.sp = 0
+		s.setEntries(&right, s.entries(seg))
+	}
 	s.insert(i+1, right)
 }
 
@@ -384,8 +491,9 @@ func (s *shadow) merge(first, last int) {
 	w := from
 	for r := from + 1; r < to; r++ {
 		sw, sr := s.at(w), s.at(r)
-		if sw.hi == sr.lo && sameEntries(sw.acc, sr.acc) {
+		if sw.hi == sr.lo && s.same(sw, sr) {
 			sw.hi = sr.hi
+			s.unspill(sr)
 			continue
 		}
 		w++
@@ -394,6 +502,17 @@ func (s *shadow) merge(first, last int) {
 		}
 	}
 	s.remove(w+1, to)
+}
+
+// same reports whether segments a and b have the same entries.
+func (s *shadow) same(a, b *segment) bool {
+	if a.n != b.n {
+		return false
+	}
+	if a.sp == 0 && b.sp == 0 {
+		return a.acc == b.acc || sameEntries(a.acc[:a.n], b.acc[:b.n])
+	}
+	return sameEntries(s.entries(a), s.entries(b))
 }
 
 func sameEntries(a, b []cellAcc) bool {
