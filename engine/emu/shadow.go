@@ -24,16 +24,19 @@ type shadowKey struct {
 // (a 128-byte object, so 128-aligned): a barrier's notify finds the
 // shadow of another rank's window, out of the cache at large P, and a
 // second line was a second miss.
+//
+// An access reads the segment fields, which are in that line too: the
+// shadow of a ring's peer window is out of the cache by the time its
+// next chunk is read, and the first line holds all an access needs.
 type shadow struct {
 	// [cellLo, cellHi) spans the signal cells with atomic accesses, in
 	// the same offsets as the segments (empty when cellHi <= cellLo).
 	cellLo, cellHi int
-	nseg           int  // the number of segments (n)
+	nseg           int32 // the number of segments (n)
+	gap, gapLen    int32 // the hole in segs, a gap buffer: see insert
+	hint           int32 // the segment first found last
+	segs           []segment
 	clocks         bool // a notify gave a cell here a clock this dispatch
-
-	segs        []segment // a gap buffer: see insert
-	gap, gapLen int
-	hint        int // the segment first found last
 	// The memory shadowed, for a rank's copy of a window buffer: the
 	// states of its INT32 signal cells live in the buffer's cell pages
 	// (cellrace.go); odd holds those of any other cell, by offset.
@@ -42,7 +45,7 @@ type shadow struct {
 	odd  map[int]*cellRace
 	// spill holds the entries of segments with more than segInline.
 	spill *segSpill
-	_     [8]byte // to 128 bytes (see above)
+	_     [32]byte // to 128 bytes (see above)
 }
 
 // segment is a byte range [lo, hi) whose bytes share their accesses,
@@ -151,10 +154,24 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 	h := &m.hb
 	cur := cellAcc{tid: h.tid, clk: h.epoch(), sk: d.siteOf(h, n, t, k)<<2 | uint32(k)}
 	lo, hi = t.off+lo, t.off+hi
-	sh.access(lo, hi, cur, h, func(e cellAcc, lo, hi int) { d.report(key, d.entryOf(e), d.entryOf(cur), lo, hi) })
+	pm := &h.plain[uint(n.span.Line)%uint(len(h.plain))]
+	fresh := pm.n == n && pm.view == t && pm.k == k && pm.clk != cur.clk
+	*pm = plainMemo{n: n, view: t, k: k, clk: cur.clk}
+	sh.access(lo, hi, cur, h, fresh, func(e cellAcc, lo, hi int) { d.report(key, d.entryOf(e), d.entryOf(cur), lo, hi) })
 	if sh.cellHi > sh.cellLo && lo < sh.cellHi && hi > sh.cellLo {
 		d.plainOnCells(m, key, sh, max(lo, sh.cellLo), min(hi, sh.cellHi), cur)
 	}
+}
+
+// plainMemo is a thread's latest plain access at (n, view) of kind k:
+// clk is its epoch. An access whose memo names it with another epoch is
+// the first of its site and kind in its thread's epoch, so no segment
+// holds its entry (cur) yet; see shadow.access.
+type plainMemo struct {
+	n    *node
+	view *tref
+	k    accessKind
+	clk  uint32
 }
 
 // shadowOf returns the shadow of key, made on first use.
@@ -190,27 +207,28 @@ func (d *detector) shadowOf(key shadowKey) *shadow {
 // at P = 1024 with a plain sorted slice).
 
 // n returns the number of segments.
-func (s *shadow) n() int { return s.nseg }
+func (s *shadow) n() int { return int(s.nseg) }
 
 // at returns segment i.
 func (s *shadow) at(i int) *segment {
-	if i >= s.gap {
-		i += s.gapLen
+	if i >= int(s.gap) {
+		i += int(s.gapLen)
 	}
 	return &s.segs[i]
 }
 
 // moveGap puts the hole at logical index i.
 func (s *shadow) moveGap(i int) {
+	gap, gapLen := int(s.gap), int(s.gapLen)
 	switch {
-	case i < s.gap:
-		copy(s.segs[i+s.gapLen:s.gap+s.gapLen], s.segs[i:s.gap])
-		clear(s.segs[i:min(s.gap, i+s.gapLen)])
-	case i > s.gap:
-		copy(s.segs[s.gap:i], s.segs[s.gap+s.gapLen:i+s.gapLen])
-		clear(s.segs[max(s.gap+s.gapLen, i) : i+s.gapLen])
+	case i < gap:
+		copy(s.segs[i+gapLen:gap+gapLen], s.segs[i:gap])
+		clear(s.segs[i:min(gap, i+gapLen)])
+	case i > gap:
+		copy(s.segs[gap:i], s.segs[gap+gapLen:i+gapLen])
+		clear(s.segs[max(gap+gapLen, i) : i+gapLen])
 	}
-	s.gap = i
+	s.gap = int32(i)
 }
 
 // insert makes seg segment i.
@@ -221,7 +239,7 @@ func (s *shadow) insert(i int, seg segment) {
 		copy(grown, s.segs[:i])
 		gl := len(grown) - n
 		copy(grown[i+gl:], s.segs[i:])
-		s.segs, s.gap, s.gapLen = grown, i, gl
+		s.segs, s.gap, s.gapLen = grown, int32(i), int32(gl)
 	} else {
 		s.moveGap(i)
 	}
@@ -238,9 +256,9 @@ func (s *shadow) remove(i, j int) {
 	}
 	s.moveGap(j)
 	clear(s.segs[i:j])
-	s.gap = i
-	s.gapLen += j - i
-	s.nseg -= j - i
+	s.gap = int32(i)
+	s.gapLen += int32(j - i)
+	s.nseg -= int32(j - i)
 }
 
 // list returns the segments in order (for tests).
@@ -315,7 +333,7 @@ func (s *shadow) check(lo, hi int, cur cellAcc, h *hbThread, race func(e cellAcc
 // whatever comes next.
 func (s *shadow) reset() {
 	clear(s.segs)
-	s.gap, s.gapLen, s.nseg = 0, len(s.segs), 0
+	s.gap, s.gapLen, s.nseg = 0, int32(len(s.segs)), 0
 	s.cellLo, s.cellHi = 0, 0
 	if sp := s.spill; sp != nil {
 		sp.free = sp.free[:0]
@@ -328,13 +346,21 @@ func (s *shadow) reset() {
 
 // first returns the index of the first segment that ends after lo.
 // Accesses move through a window a tile at a time (a ring's rounds step
-// one chunk over), so the segments next to the last one found are tried
-// before a binary search.
+// one chunk over, its owner and its reader a chunk apart), so the
+// segment found last and its neighbours are tried before a binary
+// search, each by whether it holds lo: segments are sorted and
+// disjoint, so one that does is the first to end after lo, a test that
+// reads only that segment.
 func (s *shadow) first(lo int) int {
 	n := s.n()
-	for i := max(s.hint-1, 0); i <= s.hint+2 && i < n; i++ {
-		if s.at(i).hi > lo && (i == 0 || s.at(i-1).hi <= lo) {
-			s.hint = i
+	for _, d := range [...]int{0, 1, -1, 2} {
+		i := int(s.hint) + d
+		if i < 0 || i >= n {
+			continue
+		}
+		seg := s.at(i)
+		if seg.lo <= lo && lo < seg.hi {
+			s.hint = int32(i)
 			return i
 		}
 	}
@@ -347,7 +373,7 @@ func (s *shadow) first(lo int) int {
 			a = mid + 1
 		}
 	}
-	s.hint = a
+	s.hint = int32(a)
 	return a
 }
 
@@ -355,7 +381,14 @@ func (s *shadow) first(lo int) int {
 // is h, against the entries of those bytes, calls race for each entry it
 // conflicts with that h is not ordered after (with the bytes they share),
 // and records it.
-func (s *shadow) access(lo, hi int, cur cellAcc, h *hbThread, race func(e cellAcc, lo, hi int)) {
+//
+// fresh says no segment holds cur yet (its thread's first access of its
+// site and kind in its epoch). Every segment the access updates ends
+// with cur, so one outside [lo, hi) can have the same entries only if
+// it holds cur: when fresh, the segments around are not read to merge,
+// which for a ring's chunks, never merged, is a cache miss saved on
+// each side.
+func (s *shadow) access(lo, hi int, cur cellAcc, h *hbThread, fresh bool, race func(e cellAcc, lo, hi int)) {
 	if i := s.first(lo); i < s.n() {
 		if seg := s.at(i); seg.lo == lo && seg.hi == hi {
 			// The bytes are one segment already, as a ring's chunks are
@@ -367,9 +400,9 @@ func (s *shadow) access(lo, hi int, cur cellAcc, h *hbThread, race func(e cellAc
 				}
 			}
 			s.update(seg, cur)
-			if i > 0 && s.at(i-1).hi == lo && s.same(s.at(i-1), seg) ||
-				i+1 < s.n() && s.at(i+1).lo == hi && s.same(s.at(i+1), seg) {
-				s.merge(i, i+1)
+			if !fresh && (i > 0 && s.at(i-1).hi == lo && s.same(s.at(i-1), seg) ||
+				i+1 < s.n() && s.at(i+1).lo == hi && s.same(s.at(i+1), seg)) {
+				s.merge(i-1, i+2)
 			}
 			return
 		}
@@ -384,7 +417,11 @@ func (s *shadow) access(lo, hi int, cur cellAcc, h *hbThread, race func(e cellAc
 		}
 		s.update(seg, cur)
 	}
-	s.merge(first, last)
+	if fresh {
+		s.merge(first, last)
+	} else {
+		s.merge(first-1, last+1)
+	}
 }
 
 // update records cur in seg (updateEntries).
@@ -482,9 +519,10 @@ func (s *shadow) split(i, at int) {
 	s.insert(i+1, right)
 }
 
-// merge joins adjacent segments with equal entries around [first, last).
-func (s *shadow) merge(first, last int) {
-	from, to := max(first-1, 0), min(last+1, s.n())
+// merge joins adjacent segments with equal entries among segments
+// [from, to) (clipped to those there are).
+func (s *shadow) merge(from, to int) {
+	from, to = max(from, 0), min(to, s.n())
 	if to-from < 2 {
 		return
 	}
@@ -509,8 +547,14 @@ func (s *shadow) same(a, b *segment) bool {
 	if a.n != b.n {
 		return false
 	}
+	if a.n == 0 {
+		return true
+	}
 	if a.sp == 0 && b.sp == 0 {
-		return a.acc == b.acc || sameEntries(a.acc[:a.n], b.acc[:b.n])
+		// The last entries first: the entry an access just added, so
+		// the usual pair, with different epochs, differs there.
+		k := a.n - 1
+		return a.acc[k] == b.acc[k] && sameEntries(a.acc[:k], b.acc[:k])
 	}
 	return sameEntries(s.entries(a), s.entries(b))
 }
