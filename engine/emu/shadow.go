@@ -104,13 +104,28 @@ func (m *machine) touch(n *node, t *tref, rank int, offs, ext []int, k accessKin
 		m.touchBytes(n, t, rank, 0, t.nbytes(), k)
 		return
 	}
-	st := strides(shape)
 	// Dimensions after k0 are covered whole: a run is ext[k0] rows of
-	// st[k0] elements.
-	k0 := nd - 1
+	// stride elements. When each dimension before k0 has one index (a
+	// tile of whole rows, a ring's chunk of a row) that is one run.
+	k0, stride := nd-1, 1
 	for k0 > 0 && offs[k0] == 0 && ext[k0] == shape[k0] {
+		stride *= shape[k0]
 		k0--
 	}
+	one := true
+	for _, e := range ext[:k0] {
+		one = one && e == 1
+	}
+	if one {
+		lo, st := offs[k0]*stride, stride*shape[k0]
+		for d := k0 - 1; d >= 0; d-- {
+			lo += offs[d] * st
+			st *= shape[d]
+		}
+		m.touchBytes(n, t, rank, lo*esz, (lo+ext[k0]*stride)*esz, k)
+		return
+	}
+	st := strides(shape)
 	run := ext[k0] * st[k0] * esz
 	var idxBuf [8]int
 	idx := idxBuf[:0]
@@ -147,30 +162,46 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 		return
 	}
 	key := shadowKey{buf: t.buf, rank: rank}
+	var sh *shadow
 	if t.host != nil {
 		key = shadowKey{host: t.host}
+	} else if t.buf.shadows != nil {
+		sh = t.buf.shadows[rank]
 	}
-	sh := d.shadowOf(key)
+	if sh == nil {
+		sh = d.shadowOf(key)
+	}
 	h := &m.hb
-	cur := cellAcc{tid: h.tid, clk: h.epoch(), sk: d.siteOf(h, n, t, k)<<2 | uint32(k)}
-	lo, hi = t.off+lo, t.off+hi
+	clk := h.epoch()
+	// The thread's memo of this site gives its interned id without
+	// siteOf, and whether this is its first access in the epoch.
 	pm := &h.plain[uint(n.span.Line)%uint(len(h.plain))]
-	fresh := pm.n == n && pm.view == t && pm.k == k && pm.clk != cur.clk
-	*pm = plainMemo{n: n, view: t, k: k, clk: cur.clk}
+	var sk uint32
+	fresh := false
+	if pm.n == n && pm.view == t && accessKind(pm.sk&3) == k {
+		sk, fresh = pm.sk, pm.clk != clk
+	} else {
+		sk = d.siteOf(h, n, t, k)<<2 | uint32(k)
+	}
+	*pm = plainMemo{n: n, view: t, sk: sk, clk: clk}
+	cur := cellAcc{tid: h.tid, clk: clk, sk: sk}
+	lo, hi = t.off+lo, t.off+hi
 	sh.access(lo, hi, cur, h, fresh, func(e cellAcc, lo, hi int) { d.report(key, d.entryOf(e), d.entryOf(cur), lo, hi) })
 	if sh.cellHi > sh.cellLo && lo < sh.cellHi && hi > sh.cellLo {
 		d.plainOnCells(m, key, sh, max(lo, sh.cellLo), min(hi, sh.cellHi), cur)
 	}
 }
 
-// plainMemo is a thread's latest plain access at (n, view) of kind k:
-// clk is its epoch. An access whose memo names it with another epoch is
-// the first of its site and kind in its thread's epoch, so no segment
-// holds its entry (cur) yet; see shadow.access.
+// plainMemo is a thread's latest plain access at (n, view): sk is its
+// site and kind as an entry has them, clk its epoch. An access whose
+// memo names it with another epoch is the first of its site and kind in
+// its thread's epoch, so no segment holds its entry (cur) yet; see
+// shadow.access. (A memo taken over by another site forgets that, so
+// the next access there counts as not the first.)
 type plainMemo struct {
 	n    *node
 	view *tref
-	k    accessKind
+	sk   uint32
 	clk  uint32
 }
 
@@ -347,21 +378,27 @@ func (s *shadow) reset() {
 // first returns the index of the first segment that ends after lo.
 // Accesses move through a window a tile at a time (a ring's rounds step
 // one chunk over, its owner and its reader a chunk apart), so the
-// segment found last and its neighbours are tried before a binary
-// search, each by whether it holds lo: segments are sorted and
+// segment found last, then the neighbour on lo's side, are tried before
+// a binary search, each by whether it holds lo: segments are sorted and
 // disjoint, so one that does is the first to end after lo, a test that
 // reads only that segment.
 func (s *shadow) first(lo int) int {
 	n := s.n()
-	for _, d := range [...]int{0, 1, -1, 2} {
-		i := int(s.hint) + d
-		if i < 0 || i >= n {
-			continue
-		}
-		seg := s.at(i)
-		if seg.lo <= lo && lo < seg.hi {
-			s.hint = int32(i)
+	if i := int(s.hint); i < n {
+		if seg := s.at(i); seg.lo > lo {
+			if i > 0 {
+				if p := s.at(i - 1); p.lo <= lo && lo < p.hi {
+					s.hint--
+					return i - 1
+				}
+			}
+		} else if lo < seg.hi {
 			return i
+		} else if i+1 < n {
+			if p := s.at(i + 1); p.lo <= lo && lo < p.hi {
+				s.hint++
+				return i + 1
+			}
 		}
 	}
 	a, b := 0, n
