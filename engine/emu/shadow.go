@@ -491,6 +491,14 @@ func (s *shadow) update(seg *segment, cur cellAcc) {
 		seg.acc[k], seg.n = cur, int32(k+1)
 		return
 	}
+	s.spillWith(seg, cur)
+}
+
+// spillWith moves seg's entries, full in place, and cur to a spill list
+// (out of update, whose every call would clear the buffer otherwise).
+//
+//go:noinline
+func (s *shadow) spillWith(seg *segment, cur cellAcc) {
 	var buf [segInline + 1]cellAcc
 	copy(buf[:], seg.acc[:])
 	buf[segInline] = cur
