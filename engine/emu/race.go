@@ -151,6 +151,9 @@ type hbThread struct {
 	released bool
 	// sites are the thread's last access sites (siteOf).
 	sites [8]siteMemo
+	// plain are its last plain-memory accesses by site and kind, with
+	// the epoch of each one's latest (touchBytes).
+	plain [4]plainMemo
 }
 
 // hbSnap is a published clock of thread tid; base is held (counted in its

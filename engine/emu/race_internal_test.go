@@ -48,13 +48,17 @@ func TestRegionName(t *testing.T) {
 func TestShadowMatchesBytes(t *testing.T) {
 	const size, threads = 96, 4
 	rng := rand.New(rand.NewPCG(1, 2))
+	spilled := 0 // segments seen with their entries in the spill table
 	for round := 0; round < 200; round++ {
 		var sh shadow
 		bytes := make([][]cellAcc, size)
 		clk := make([]uint32, threads)
+		applied := map[cellAcc]bool{} // the accesses recorded so far
 		for step := 0; step < 40; step++ {
 			tid := int32(rng.IntN(threads))
-			clk[tid]++
+			if clk[tid] == 0 || rng.IntN(2) == 0 {
+				clk[tid]++ // else another access in the same epoch
+			}
 			h := &hbThread{tid: tid, own: clk[tid], base: &vclock{v: make([]uint32, threads), refs: 1}}
 			for o := range h.base.v {
 				if int32(o) != tid {
@@ -67,7 +71,9 @@ func TestShadowMatchesBytes(t *testing.T) {
 			cur := cellAcc{tid: tid, clk: clk[tid], sk: site<<2 | uint32(rng.IntN(4))}
 
 			got := make([]bool, size)
-			sh.access(lo, hi, cur, h, func(e cellAcc, a, b int) {
+			fresh := !applied[cur] // no segment holds cur yet
+			applied[cur] = true
+			sh.access(lo, hi, cur, h, fresh, func(e cellAcc, a, b int) {
 				for i := max(a, lo); i < min(b, hi); i++ {
 					got[i] = true
 				}
@@ -82,9 +88,7 @@ func TestShadowMatchesBytes(t *testing.T) {
 				if got[i] != want {
 					t.Fatalf("round %d step %d: byte %d race %v, the byte model says %v", round, step, i, got[i], want)
 				}
-				seg := segment{acc: bytes[i]}
-				seg.update(cur)
-				bytes[i] = seg.acc
+				bytes[i] = updateEntries(bytes[i], cur)
 			}
 			for i := range got {
 				if got[i] && (i < lo || i >= hi) {
@@ -96,16 +100,22 @@ func TestShadowMatchesBytes(t *testing.T) {
 				if s.lo >= s.hi || i > 0 && segs[i-1].hi > s.lo {
 					t.Fatalf("segments out of order: %+v", segs)
 				}
-				if i > 0 && segs[i-1].hi == s.lo && sameEntries(segs[i-1].acc, s.acc) {
+				if s.sp != 0 {
+					spilled++
+				}
+				if i > 0 && segs[i-1].hi == s.lo && sameEntries(sh.entries(&segs[i-1]), sh.entries(&s)) {
 					t.Fatalf("adjacent equal segments not merged at %d", s.lo)
 				}
 				for b := s.lo; b < s.hi; b++ {
-					if !sameSet(bytes[b], s.acc) {
-						t.Fatalf("byte %d: shadow %+v, model %+v", b, s.acc, bytes[b])
+					if !sameSet(bytes[b], sh.entries(&s)) {
+						t.Fatalf("byte %d: shadow %+v, model %+v", b, sh.entries(&s), bytes[b])
 					}
 				}
 			}
 		}
+	}
+	if spilled == 0 {
+		t.Fatal("no segment had more entries than it holds in place: the spill table went untested")
 	}
 }
 
@@ -399,10 +409,12 @@ func TestCellStateCompact(t *testing.T) {
 	if hasPtr(reflect.TypeOf(cellRace{})) {
 		t.Error("cellRace holds a pointer")
 	}
-	// What fastSignal reads of a shadow is in its first cache line.
+	// What fastSignal and an access read of a shadow is in its first
+	// cache line, of a 128-byte object (so 128-aligned).
 	var sh shadow
-	if end := unsafe.Offsetof(sh.clocks) + 1; end > 64 || unsafe.Sizeof(sh) > 128 {
-		t.Errorf("a shadow is %d bytes with its signal fields ending at %d; want them in the first 64 of at most 128", unsafe.Sizeof(sh), end)
+	end := max(unsafe.Offsetof(sh.clocks)+1, unsafe.Offsetof(sh.segs)+unsafe.Sizeof(sh.segs), unsafe.Offsetof(sh.hint)+4)
+	if end > 64 || unsafe.Sizeof(sh) != 128 {
+		t.Errorf("a shadow is %d bytes with its signal and segment fields ending at %d; want them in the first 64 of 128", unsafe.Sizeof(sh), end)
 	}
 }
 

@@ -10,6 +10,17 @@ package emu
 // a binary search and a scan of a few entries each, never a loop over
 // bytes. A region of a tensor view is first cut into contiguous byte runs
 // (one per row of the innermost dimension it does not fully cover).
+//
+// What an access costs is mostly cache misses, not instructions: a ring
+// of P ranks visits each window's shadow once per round, after every
+// other rank has run, so a shadow's hot fields share one cache line, a
+// segment is one line with its (usually at most three) entries in place,
+// and an access that is its site's first in its thread's epoch does not
+// read the neighbouring segments to merge (none of them can hold its
+// entry). Measured on a ring of P = 256 with 16-byte chunks, that
+// halved the shadow's cost, to about two fifths of what detection adds
+// (0.18× of the run without it); the vector-clock joins (race.go) and
+// the signal cells (cellrace.go) are the rest.
 
 // shadowKey names a shadowed memory: one rank's copy of a window buffer,
 // or a host tensor.
@@ -24,33 +35,56 @@ type shadowKey struct {
 // (a 128-byte object, so 128-aligned): a barrier's notify finds the
 // shadow of another rank's window, out of the cache at large P, and a
 // second line was a second miss.
+//
+// An access reads the segment fields, which are in that line too: the
+// shadow of a ring's peer window is out of the cache by the time its
+// next chunk is read, and the first line holds all an access needs.
 type shadow struct {
 	// [cellLo, cellHi) spans the signal cells with atomic accesses, in
 	// the same offsets as the segments (empty when cellHi <= cellLo).
 	cellLo, cellHi int
-	nseg           int  // the number of segments (n)
+	nseg           int32 // the number of segments (n)
+	gap, gapLen    int32 // the hole in segs, a gap buffer: see insert
+	hint           int32 // the segment first found last
+	segs           []segment
 	clocks         bool // a notify gave a cell here a clock this dispatch
-
-	segs        []segment // a gap buffer: see insert
-	gap, gapLen int
-	hint        int // the segment first found last
 	// The memory shadowed, for a rank's copy of a window buffer: the
 	// states of its INT32 signal cells live in the buffer's cell pages
 	// (cellrace.go); odd holds those of any other cell, by offset.
 	buf  *bufDesc
 	rank int
 	odd  map[int]*cellRace
-	_    [16]byte // to 128 bytes (see above)
+	// spill holds the entries of segments with more than segInline.
+	spill *segSpill
+	_     [32]byte // to 128 bytes (see above)
 }
 
 // segment is a byte range [lo, hi) whose bytes share their accesses,
 // kept as a signal cell keeps its atomic ones (cellAcc: thread, epoch,
-// kind and an interned site, 12 bytes without a pointer), so a segment's
-// entries are not scanned by the garbage collector and copying them
-// needs no write barrier.
+// kind and an interned site, 12 bytes without a pointer). Up to
+// segInline entries live in the segment itself, so a segment is 64
+// bytes without a pointer: cutting one in two is a copy, not an
+// allocation, and the garbage collector never scans a shadow's segments
+// (a ring at P = 1024 carves a million of them, each of which was a
+// heap slice). A segment with more entries — a window read by many
+// concurrent peers — keeps them all in its shadow's spill table.
 type segment struct {
 	lo, hi int
-	acc    []cellAcc
+	n      int32 // the number of entries
+	sp     int32 // 1 + the index of the entries in the spill table, or 0: they are in acc
+	acc    [segInline]cellAcc
+}
+
+// segInline is the entries a segment holds in place: a chunk a ring
+// passes on holds its owner's write, its neighbour's read and its
+// owner's read before the next write.
+const segInline = 3
+
+// segSpill is a shadow's table of entry lists too long for a segment;
+// free lists the indexes not in use, whose slices are kept for reuse.
+type segSpill struct {
+	lists [][]cellAcc
+	free  []int32
 }
 
 // entry is one access as a report needs it: who (thread and epoch),
@@ -81,13 +115,28 @@ func (m *machine) touch(n *node, t *tref, rank int, offs, ext []int, k accessKin
 		m.touchBytes(n, t, rank, 0, t.nbytes(), k)
 		return
 	}
-	st := strides(shape)
 	// Dimensions after k0 are covered whole: a run is ext[k0] rows of
-	// st[k0] elements.
-	k0 := nd - 1
+	// stride elements. When each dimension before k0 has one index (a
+	// tile of whole rows, a ring's chunk of a row) that is one run.
+	k0, stride := nd-1, 1
 	for k0 > 0 && offs[k0] == 0 && ext[k0] == shape[k0] {
+		stride *= shape[k0]
 		k0--
 	}
+	one := true
+	for _, e := range ext[:k0] {
+		one = one && e == 1
+	}
+	if one {
+		lo, st := offs[k0]*stride, stride*shape[k0]
+		for d := k0 - 1; d >= 0; d-- {
+			lo += offs[d] * st
+			st *= shape[d]
+		}
+		m.touchBytes(n, t, rank, lo*esz, (lo+ext[k0]*stride)*esz, k)
+		return
+	}
+	st := strides(shape)
 	run := ext[k0] * st[k0] * esz
 	var idxBuf [8]int
 	idx := idxBuf[:0]
@@ -124,17 +173,47 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 		return
 	}
 	key := shadowKey{buf: t.buf, rank: rank}
+	var sh *shadow
 	if t.host != nil {
 		key = shadowKey{host: t.host}
+	} else if t.buf.shadows != nil {
+		sh = t.buf.shadows[rank]
 	}
-	sh := d.shadowOf(key)
+	if sh == nil {
+		sh = d.shadowOf(key)
+	}
 	h := &m.hb
-	cur := cellAcc{tid: h.tid, clk: h.epoch(), sk: d.siteOf(h, n, t, k)<<2 | uint32(k)}
+	clk := h.epoch()
+	// The thread's memo of this site gives its interned id without
+	// siteOf, and whether this is its first access in the epoch.
+	pm := &h.plain[uint(n.span.Line)%uint(len(h.plain))]
+	var sk uint32
+	fresh := false
+	if pm.n == n && pm.view == t && accessKind(pm.sk&3) == k {
+		sk, fresh = pm.sk, pm.clk != clk
+	} else {
+		sk = d.siteOf(h, n, t, k)<<2 | uint32(k)
+	}
+	*pm = plainMemo{n: n, view: t, sk: sk, clk: clk}
+	cur := cellAcc{tid: h.tid, clk: clk, sk: sk}
 	lo, hi = t.off+lo, t.off+hi
-	sh.access(lo, hi, cur, h, func(e cellAcc, lo, hi int) { d.report(key, d.entryOf(e), d.entryOf(cur), lo, hi) })
+	sh.access(lo, hi, cur, h, fresh, func(e cellAcc, lo, hi int) { d.report(key, d.entryOf(e), d.entryOf(cur), lo, hi) })
 	if sh.cellHi > sh.cellLo && lo < sh.cellHi && hi > sh.cellLo {
 		d.plainOnCells(m, key, sh, max(lo, sh.cellLo), min(hi, sh.cellHi), cur)
 	}
+}
+
+// plainMemo is a thread's latest plain access at (n, view): sk is its
+// site and kind as an entry has them, clk its epoch. An access whose
+// memo names it with another epoch is the first of its site and kind in
+// its thread's epoch, so no segment holds its entry (cur) yet; see
+// shadow.access. (A memo taken over by another site forgets that, so
+// the next access there counts as not the first.)
+type plainMemo struct {
+	n    *node
+	view *tref
+	sk   uint32
+	clk  uint32
 }
 
 // shadowOf returns the shadow of key, made on first use.
@@ -170,27 +249,28 @@ func (d *detector) shadowOf(key shadowKey) *shadow {
 // at P = 1024 with a plain sorted slice).
 
 // n returns the number of segments.
-func (s *shadow) n() int { return s.nseg }
+func (s *shadow) n() int { return int(s.nseg) }
 
 // at returns segment i.
 func (s *shadow) at(i int) *segment {
-	if i >= s.gap {
-		i += s.gapLen
+	if i >= int(s.gap) {
+		i += int(s.gapLen)
 	}
 	return &s.segs[i]
 }
 
 // moveGap puts the hole at logical index i.
 func (s *shadow) moveGap(i int) {
+	gap, gapLen := int(s.gap), int(s.gapLen)
 	switch {
-	case i < s.gap:
-		copy(s.segs[i+s.gapLen:s.gap+s.gapLen], s.segs[i:s.gap])
-		clear(s.segs[i:min(s.gap, i+s.gapLen)])
-	case i > s.gap:
-		copy(s.segs[s.gap:i], s.segs[s.gap+s.gapLen:i+s.gapLen])
-		clear(s.segs[max(s.gap+s.gapLen, i) : i+s.gapLen])
+	case i < gap:
+		copy(s.segs[i+gapLen:gap+gapLen], s.segs[i:gap])
+		clear(s.segs[i:min(gap, i+gapLen)])
+	case i > gap:
+		copy(s.segs[gap:i], s.segs[gap+gapLen:i+gapLen])
+		clear(s.segs[max(gap+gapLen, i) : i+gapLen])
 	}
-	s.gap = i
+	s.gap = int32(i)
 }
 
 // insert makes seg segment i.
@@ -201,7 +281,7 @@ func (s *shadow) insert(i int, seg segment) {
 		copy(grown, s.segs[:i])
 		gl := len(grown) - n
 		copy(grown[i+gl:], s.segs[i:])
-		s.segs, s.gap, s.gapLen = grown, i, gl
+		s.segs, s.gap, s.gapLen = grown, int32(i), int32(gl)
 	} else {
 		s.moveGap(i)
 	}
@@ -218,9 +298,9 @@ func (s *shadow) remove(i, j int) {
 	}
 	s.moveGap(j)
 	clear(s.segs[i:j])
-	s.gap = i
-	s.gapLen += j - i
-	s.nseg -= j - i
+	s.gap = int32(i)
+	s.gapLen += int32(j - i)
+	s.nseg -= int32(j - i)
 }
 
 // list returns the segments in order (for tests).
@@ -232,12 +312,58 @@ func (s *shadow) list() []segment {
 	return out
 }
 
+// entries returns seg's entries; they stay valid until the shadow
+// changes.
+func (s *shadow) entries(seg *segment) []cellAcc {
+	if seg.sp != 0 {
+		return s.spill.lists[seg.sp-1]
+	}
+	return seg.acc[:seg.n]
+}
+
+// setEntries makes acc, which is no spill list of s, seg's entries, in
+// place when they fit.
+func (s *shadow) setEntries(seg *segment, acc []cellAcc) {
+	if len(acc) <= segInline {
+		s.unspill(seg)
+		seg.n = int32(copy(seg.acc[:], acc))
+		return
+	}
+	if seg.sp == 0 {
+		sp := s.spill
+		if sp == nil {
+			sp = &segSpill{}
+			s.spill = sp
+		}
+		if k := len(sp.free); k > 0 {
+			seg.sp, sp.free = sp.free[k-1]+1, sp.free[:k-1]
+		} else {
+			sp.lists = append(sp.lists, nil)
+			seg.sp = int32(len(sp.lists))
+		}
+	}
+	l := &s.spill.lists[seg.sp-1]
+	*l = append((*l)[:0], acc...)
+	seg.n = int32(len(acc))
+}
+
+// unspill returns seg's spill list, if it has one, to the free list.
+func (s *shadow) unspill(seg *segment) {
+	if seg.sp == 0 {
+		return
+	}
+	i := seg.sp - 1
+	s.spill.lists[i] = s.spill.lists[i][:0]
+	s.spill.free = append(s.spill.free, i)
+	seg.sp = 0
+}
+
 // check reports the entries of bytes [lo, hi) that cur, by a thread whose
 // clock is h, conflicts with and is not ordered after, recording nothing.
 func (s *shadow) check(lo, hi int, cur cellAcc, h *hbThread, race func(e cellAcc, lo, hi int)) {
 	for i := s.first(lo); i < s.n() && s.at(i).lo < hi; i++ {
 		seg := s.at(i)
-		for _, e := range seg.acc {
+		for _, e := range s.entries(seg) {
 			if e.tid != cur.tid && conflicts(e.kind(), cur.kind()) && e.clk > h.at(e.tid) {
 				race(e, max(seg.lo, lo), min(seg.hi, hi))
 			}
@@ -249,20 +375,41 @@ func (s *shadow) check(lo, hi int, cur cellAcc, h *hbThread, race func(e cellAcc
 // whatever comes next.
 func (s *shadow) reset() {
 	clear(s.segs)
-	s.gap, s.gapLen, s.nseg = 0, len(s.segs), 0
+	s.gap, s.gapLen, s.nseg = 0, int32(len(s.segs)), 0
 	s.cellLo, s.cellHi = 0, 0
+	if sp := s.spill; sp != nil {
+		sp.free = sp.free[:0]
+		for i := range sp.lists {
+			sp.lists[i] = sp.lists[i][:0]
+			sp.free = append(sp.free, int32(i))
+		}
+	}
 }
 
 // first returns the index of the first segment that ends after lo.
 // Accesses move through a window a tile at a time (a ring's rounds step
-// one chunk over), so the segments next to the last one found are tried
-// before a binary search.
+// one chunk over, its owner and its reader a chunk apart), so the
+// segment found last, then the neighbour on lo's side, are tried before
+// a binary search, each by whether it holds lo: segments are sorted and
+// disjoint, so one that does is the first to end after lo, a test that
+// reads only that segment.
 func (s *shadow) first(lo int) int {
 	n := s.n()
-	for i := max(s.hint-1, 0); i <= s.hint+2 && i < n; i++ {
-		if s.at(i).hi > lo && (i == 0 || s.at(i-1).hi <= lo) {
-			s.hint = i
+	if i := int(s.hint); i < n {
+		if seg := s.at(i); seg.lo > lo {
+			if i > 0 {
+				if p := s.at(i - 1); p.lo <= lo && lo < p.hi {
+					s.hint--
+					return i - 1
+				}
+			}
+		} else if lo < seg.hi {
 			return i
+		} else if i+1 < n {
+			if p := s.at(i + 1); p.lo <= lo && lo < p.hi {
+				s.hint++
+				return i + 1
+			}
 		}
 	}
 	a, b := 0, n
@@ -274,7 +421,7 @@ func (s *shadow) first(lo int) int {
 			a = mid + 1
 		}
 	}
-	s.hint = a
+	s.hint = int32(a)
 	return a
 }
 
@@ -282,21 +429,28 @@ func (s *shadow) first(lo int) int {
 // is h, against the entries of those bytes, calls race for each entry it
 // conflicts with that h is not ordered after (with the bytes they share),
 // and records it.
-func (s *shadow) access(lo, hi int, cur cellAcc, h *hbThread, race func(e cellAcc, lo, hi int)) {
+//
+// fresh says no segment holds cur yet (its thread's first access of its
+// site and kind in its epoch). Every segment the access updates ends
+// with cur, so one outside [lo, hi) can have the same entries only if
+// it holds cur: when fresh, the segments around are not read to merge,
+// which for a ring's chunks, never merged, is a cache miss saved on
+// each side.
+func (s *shadow) access(lo, hi int, cur cellAcc, h *hbThread, fresh bool, race func(e cellAcc, lo, hi int)) {
 	if i := s.first(lo); i < s.n() {
 		if seg := s.at(i); seg.lo == lo && seg.hi == hi {
 			// The bytes are one segment already, as a ring's chunks are
 			// after its first round: nothing to split, and a merge only
 			// if a neighbour ends up with the same entries.
-			for _, e := range seg.acc {
+			for _, e := range s.entries(seg) {
 				if e.tid != cur.tid && conflicts(e.kind(), cur.kind()) && e.clk > h.at(e.tid) {
 					race(e, seg.lo, seg.hi)
 				}
 			}
-			seg.update(cur)
-			if i > 0 && s.at(i-1).hi == lo && sameEntries(s.at(i-1).acc, seg.acc) ||
-				i+1 < s.n() && s.at(i+1).lo == hi && sameEntries(s.at(i+1).acc, seg.acc) {
-				s.merge(i, i+1)
+			s.update(seg, cur)
+			if !fresh && (i > 0 && s.at(i-1).hi == lo && s.same(s.at(i-1), seg) ||
+				i+1 < s.n() && s.at(i+1).lo == hi && s.same(s.at(i+1), seg)) {
+				s.merge(i-1, i+2)
 			}
 			return
 		}
@@ -304,33 +458,81 @@ func (s *shadow) access(lo, hi int, cur cellAcc, h *hbThread, race func(e cellAc
 	first, last := s.cover(lo, hi)
 	for i := first; i < last; i++ {
 		seg := s.at(i)
-		for _, e := range seg.acc {
+		for _, e := range s.entries(seg) {
 			if e.tid != cur.tid && conflicts(e.kind(), cur.kind()) && e.clk > h.at(e.tid) {
 				race(e, seg.lo, seg.hi)
 			}
 		}
-		seg.update(cur)
+		s.update(seg, cur)
 	}
-	s.merge(first, last)
+	if fresh {
+		s.merge(first, last)
+	} else {
+		s.merge(first-1, last+1)
+	}
 }
 
-// update records cur in the segment: a plain write replaces everything
-// (whatever comes later and is ordered after it is ordered after what it
-// overwrote, or a race was reported); other accesses replace only the
-// entries of their own thread that they cover.
-func (seg *segment) update(cur cellAcc) {
-	if cur.kind() == accWrite {
-		seg.acc = append(seg.acc[:0], cur)
+// update records cur in seg (updateEntries).
+func (s *shadow) update(seg *segment, cur cellAcc) {
+	if seg.sp != 0 {
+		i := seg.sp - 1
+		l := updateEntries(s.spill.lists[i], cur)
+		s.spill.lists[i] = l
+		if len(l) <= segInline {
+			copy(seg.acc[:], l)
+			s.unspill(seg)
+		}
+		seg.n = int32(len(l))
 		return
 	}
-	kept := seg.acc[:0]
-	for _, e := range seg.acc {
+	if cur.kind() == accWrite {
+		seg.acc[0], seg.n = cur, 1
+		return
+	}
+	// In place, the usual case: the entries cur keeps, then cur.
+	k := 0
+	for _, e := range seg.acc[:seg.n] {
+		if e.tid == cur.tid && covers(cur.kind(), e.kind()) {
+			continue
+		}
+		seg.acc[k] = e
+		k++
+	}
+	if k < segInline {
+		seg.acc[k], seg.n = cur, int32(k+1)
+		return
+	}
+	s.spillWith(seg, cur)
+}
+
+// spillWith moves seg's entries, full in place, and cur to a spill list
+// (out of update, whose every call would clear the buffer otherwise).
+//
+//go:noinline
+func (s *shadow) spillWith(seg *segment, cur cellAcc) {
+	var buf [segInline + 1]cellAcc
+	copy(buf[:], seg.acc[:])
+	buf[segInline] = cur
+	s.setEntries(seg, buf[:])
+}
+
+// updateEntries records cur in the entries acc of a byte range and
+// returns them: a plain write replaces everything (whatever comes later
+// and is ordered after it is ordered after what it overwrote, or a race
+// was reported); other accesses replace only the entries of their own
+// thread that they cover.
+func updateEntries(acc []cellAcc, cur cellAcc) []cellAcc {
+	if cur.kind() == accWrite {
+		return append(acc[:0], cur)
+	}
+	kept := acc[:0]
+	for _, e := range acc {
 		if e.tid == cur.tid && covers(cur.kind(), e.kind()) {
 			continue
 		}
 		kept = append(kept, e)
 	}
-	seg.acc = append(kept, cur)
+	return append(kept, cur)
 }
 
 // cover makes the segments from index first to last (exclusive) cover
@@ -355,37 +557,37 @@ func (s *shadow) cover(lo, hi int) (first, last int) {
 		if i < s.n() && s.at(i).lo < end {
 			end = s.at(i).lo
 		}
-		s.insert(i, segment{lo: pos, hi: end, acc: make([]cellAcc, 0, segEntries)})
+		s.insert(i, segment{lo: pos, hi: end})
 		pos = end
 	}
 	return first, i
 }
 
-// segEntries is the room a new segment's entries get: a chunk a ring
-// passes on holds its owner's write, its neighbour's read and its owner's
-// read before the next write, and a segment that grows past its room
-// costs a second allocation.
-const segEntries = 3
-
 // split cuts segment i at byte at; both halves keep its entries.
 func (s *shadow) split(i, at int) {
 	seg := s.at(i)
-	right := segment{lo: at, hi: seg.hi, acc: append(make([]cellAcc, 0, max(len(seg.acc), segEntries)), seg.acc...)}
-	seg.hi = at
+	right := *seg
+	right.lo, seg.hi = at, at
+	if right.sp != 0 {
+		right.sp = 0
+		s.setEntries(&right, s.entries(seg))
+	}
 	s.insert(i+1, right)
 }
 
-// merge joins adjacent segments with equal entries around [first, last).
-func (s *shadow) merge(first, last int) {
-	from, to := max(first-1, 0), min(last+1, s.n())
+// merge joins adjacent segments with equal entries among segments
+// [from, to) (clipped to those there are).
+func (s *shadow) merge(from, to int) {
+	from, to = max(from, 0), min(to, s.n())
 	if to-from < 2 {
 		return
 	}
 	w := from
 	for r := from + 1; r < to; r++ {
 		sw, sr := s.at(w), s.at(r)
-		if sw.hi == sr.lo && sameEntries(sw.acc, sr.acc) {
+		if sw.hi == sr.lo && s.same(sw, sr) {
 			sw.hi = sr.hi
+			s.unspill(sr)
 			continue
 		}
 		w++
@@ -394,6 +596,23 @@ func (s *shadow) merge(first, last int) {
 		}
 	}
 	s.remove(w+1, to)
+}
+
+// same reports whether segments a and b have the same entries.
+func (s *shadow) same(a, b *segment) bool {
+	if a.n != b.n {
+		return false
+	}
+	if a.n == 0 {
+		return true
+	}
+	if a.sp == 0 && b.sp == 0 {
+		// The last entries first: the entry an access just added, so
+		// the usual pair, with different epochs, differs there.
+		k := a.n - 1
+		return a.acc[k] == b.acc[k] && sameEntries(a.acc[:k], b.acc[:k])
+	}
+	return sameEntries(s.entries(a), s.entries(b))
 }
 
 func sameEntries(a, b []cellAcc) bool {
