@@ -589,7 +589,7 @@ func (m *machine) hbNotify(n *node, t *tref, key cellKey, c *cell, set bool) {
 	if d == nil {
 		return
 	}
-	if !d.fastSignal(m, n, t, key, c, accAtomicWrite) {
+	if !d.fastNotify(m, n, t, key, c) {
 		d.release(m, d.cellAccess(m, n, t, key, accAtomicWrite), set)
 	}
 }
@@ -598,7 +598,7 @@ func (m *machine) hbNotify(n *node, t *tref, key cellKey, c *cell, set bool) {
 // acquire, then an atomic read of the cell. w.cell is the cell's
 // bookkeeping (waitOp looks it up when detection is on).
 func (m *machine) hbWait(n *node, w *waitInfo) {
-	if d := m.s.race; d != nil && !d.fastSignal(m, n, w.view, w.key, w.cell, accAtomicRead) {
+	if d := m.s.race; d != nil && !d.fastWait(m, n, w.view, w.key, w.cell) {
 		d.cellAccess(m, n, w.view, w.key, accAtomicRead)
 	}
 }
