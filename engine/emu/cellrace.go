@@ -614,6 +614,7 @@ func (d *detector) fastWait(m *machine, n *node, t *tref, key cellKey, cl *cell)
 				b.v[a0.tid] = a0.clk
 				d.bump(b)
 			}
+			h.hot = a0.tid
 		} else if a0.clk > h.at(a0.tid) {
 			d.join(h, hbSnap{tid: a0.tid, own: a0.clk, base: sb})
 		}
