@@ -173,10 +173,13 @@ const (
 // mostly other ranks' unused cells) wants.
 const tileRanks = 64
 
+// tileShift is log2 of the ranks (and of the elements) of a tile.
+const tileShift = 4
+
 // tileBits is log2 of how many ranks' copies share a cell page among P.
 func tileBits(p int) uint8 {
 	if p >= tileRanks {
-		return 4
+		return tileShift
 	}
 	return 0
 }
@@ -199,7 +202,7 @@ const flatPages = 1 << 20
 func (s *sim) lookupCell(k cellKey, create bool) *cell {
 	b := k.buf
 	i := k.off - b.off
-	if i%cellGrain != 0 {
+	if i&(cellGrain-1) != 0 { // i%cellGrain, without the fix-up for a negative i
 		c := s.bigCells[k]
 		if c == nil && create {
 			c = s.newCell()
@@ -207,7 +210,7 @@ func (s *sim) lookupCell(k cellKey, create bool) *cell {
 		}
 		return c
 	}
-	e := i / cellGrain
+	e := i >> 2 // i / cellGrain (4), exact: i is a multiple of it
 	if b.npages == 0 {
 		if !create {
 			return nil
@@ -224,9 +227,13 @@ func (s *sim) lookupCell(k cellKey, create bool) *cell {
 		}
 	}
 	// The page of the rank's block and the element's, and in it the cell:
-	// element-major, so that ranks side by side have their cells so.
-	blk, pi := k.rank>>b.rbits, e>>(cellPageBits-b.rbits)
-	j := (e&(cellPageLen>>b.rbits-1))<<b.rbits | k.rank&(1<<b.rbits-1)
+	// element-major in a tile, so that ranks side by side have their cells
+	// so. (Constant shifts: rbits is 0 or tileShift.)
+	blk, pi, j := k.rank, e>>cellPageBits, e&(cellPageLen-1)
+	if b.rbits != 0 {
+		const t = tileShift
+		blk, pi, j = k.rank>>t, e>>(cellPageBits-t), (e&(cellPageLen>>t-1))<<t|k.rank&(1<<t-1)
+	}
 	var slot **cellPage
 	if b.flat != nil {
 		slot = &b.flat[blk*b.npages+pi]
