@@ -3,6 +3,8 @@ package emu
 import (
 	"slices"
 	"unsafe"
+
+	"pldworkbench/engine/ir"
 )
 
 // Signal cells live outside the segments of the shadow (shadow.go): a
@@ -556,7 +558,7 @@ func (d *detector) fastCell(m *machine, n *node, t *tref, key cellKey, cl *cell,
 		return nil, nil, 0, 0
 	}
 	x = t.off + key.off - b.off
-	if !inPage(key, x, t.dt.Bytes()) {
+	if !inPage(key, x, int(dtBytes[t.dt])) {
 		return nil, nil, 0, 0
 	}
 	memo := &m.hb.sites[(uint(n.span.Line)<<2|uint(k))%uint(len(m.hb.sites))]
@@ -572,6 +574,15 @@ func (d *detector) fastCell(m *machine, n *node, t *tref, key cellKey, cl *cell,
 	}
 	return c, sh, x, memo.id
 }
+
+// dtBytes is ir.DType.Bytes as a table, for fastCell: the method's range
+// check and lookup cost as much as the rest of fastCell's checks.
+var dtBytes = func() (t [256]uint8) {
+	for d := range t {
+		t[d] = uint8(ir.DType(d).Bytes())
+	}
+	return t
+}()
 
 // fastNotify is fastSignal for a notify: the cell has no access yet (so
 // no clock either, and a Set is an AtomicAdd), and takes the notify's
