@@ -3,6 +3,8 @@ package emu
 import (
 	"slices"
 	"unsafe"
+
+	"pldworkbench/engine/ir"
 )
 
 // Signal cells live outside the segments of the shadow (shadow.go): a
@@ -525,65 +527,123 @@ func (d *detector) dropClocks(sh *shadow) {
 // or after acquire (a wait, accAtomicRead), for the usual case, in one
 // pass without building a list: the cell keeps its state beside cl, its
 // scheduler bookkeeping (inPage), without an overflow, the shadow has no
-// plain accesses to check, and the access
-// takes an empty inline slot (a notify the first, a wait the second after
-// its notify, whose clock it acquires). It reports
-// false, having changed nothing, when the case is not that one; the
-// general path then does the same work. A barrier's and a ring's signal
-// ops all take it, at a fraction of the general path's instructions. (A
-// cell from an earlier dispatch is cleared first, as state clears it,
-// which is no change to what the general path would find.)
+// plain accesses to check, and the access takes an empty inline slot (a
+// notify the first, a wait the second after its notify, whose clock it
+// acquires). It reports false, having changed nothing, when the case is
+// not that one; the general path then does the same work. A barrier's
+// and a ring's signal ops all take it, at a fraction of the general
+// path's instructions. (A cell from an earlier dispatch is cleared first,
+// as state clears it, which is no change to what the general path would
+// find.) hbNotify and hbWait call fastNotify and fastWait, its two halves,
+// directly.
 func (d *detector) fastSignal(m *machine, n *node, t *tref, key cellKey, cl *cell, k accessKind) bool {
+	if k == accAtomicWrite {
+		return d.fastNotify(m, n, t, key, cl)
+	}
+	return d.fastWait(m, n, t, key, cl)
+}
+
+// fastCell is what fastNotify and fastWait check first: the cell's state
+// when it is in a page (cl, beside its bookkeeping) without an overflow,
+// its shadow has no segments and m's site memo of (n, t) for kind k holds
+// the access's site id; c is nil when the fast path does not apply. A
+// state from an earlier dispatch is cleared, as state clears it.
+func (d *detector) fastCell(m *machine, n *node, t *tref, key cellKey, cl *cell, k accessKind) (c *cellRace, sh *shadow, x int, site uint32) {
 	b := key.buf
 	if key.rank >= len(b.shadows) || cl == nil {
-		return false
+		return nil, nil, 0, 0
 	}
-	sh := b.shadows[key.rank]
+	sh = b.shadows[key.rank]
 	if sh == nil || sh.n() > 0 {
-		return false
+		return nil, nil, 0, 0
 	}
-	x, size := t.off+key.off-b.off, t.dt.Bytes()
-	if !inPage(key, x, size) {
-		return false
+	x = t.off + key.off - b.off
+	if !inPage(key, x, int(dtBytes[t.dt])) {
+		return nil, nil, 0, 0
 	}
-	c := raceOf(cl)
-	h := &m.hb
-	memo := &h.sites[(uint(n.span.Line)<<2|uint(k))%uint(len(h.sites))]
+	memo := &m.hb.sites[(uint(n.span.Line)<<2|uint(k))%uint(len(m.hb.sites))]
+	c = raceOf(cl)
 	if c.gen&raceOverflow != 0 || memo.n != n || memo.view != t || memo.id == 0 {
-		return false
+		return nil, nil, 0, 0
 	}
 	if c.gen&raceGen != d.gen { // from an earlier dispatch, or never used: as state clears it
-		d.dropSnaps(c)
+		if c.base != 0 {
+			d.dropSnaps(c)
+		}
 		*c = cellRace{gen: d.gen}
 	}
-	if k == accAtomicWrite {
-		// With no access there is no inline clock either (it names one).
-		if c.acc[0].sk != 0 {
-			return false
-		}
-		h.advance()
-		c.acc[0] = cellAcc{tid: h.tid, clk: h.own, sk: memo.id<<2 | uint32(k)}
-		c.base = d.vcID(d.snap(h).base) // the clock names acc[0]
-		d.countClock(false, true)
-		sh.clocks = true
-		sh.spanCell(x, x+size)
-		return true
+	return c, sh, x, memo.id
+}
+
+// dtBytes is ir.DType.Bytes as a table, for fastCell: the method's range
+// check and lookup cost as much as the rest of fastCell's checks.
+var dtBytes = func() (t [256]uint8) {
+	for d := range t {
+		t[d] = uint8(ir.DType(d).Bytes())
 	}
+	return t
+}()
+
+// fastNotify is fastSignal for a notify: the cell has no access yet (so
+// no clock either, and a Set is an AtomicAdd), and takes the notify's
+// access and clock inline.
+func (d *detector) fastNotify(m *machine, n *node, t *tref, key cellKey, cl *cell) bool {
+	c, sh, x, site := d.fastCell(m, n, t, key, cl, accAtomicWrite)
+	if c == nil || c.acc[0].sk != 0 {
+		return false
+	}
+	h := &m.hb
+	h.advance()
+	c.acc[0] = cellAcc{tid: h.tid, clk: h.own, sk: site<<2 | uint32(accAtomicWrite)}
+	c.base = d.vcID(d.snap(h).base) // the clock names acc[0]
+	d.cellClocks++                  // countClock(false, true)
+	sh.clocks = true
+	sh.spanCell(x, x+cellGrain)
+	return true
+}
+
+// fastWait is fastSignal for a wait that passed: the cell holds another
+// thread's access alone, and the clock it names if any, which the wait
+// acquires (join's O(1) case inline) before its own access takes the
+// second slot.
+func (d *detector) fastWait(m *machine, n *node, t *tref, key cellKey, cl *cell) bool {
+	c, sh, x, site := d.fastCell(m, n, t, key, cl, accAtomicRead)
+	if c == nil {
+		return false
+	}
+	h := &m.hb
 	a0 := c.acc[0]
 	if a0.sk == 0 || c.acc[1].sk != 0 || a0.tid == h.tid {
 		return false
 	}
 	if c.base != 0 { // with a1 empty, the clock is a0's
-		if a0.clk > h.at(a0.tid) {
-			d.join(h, hbSnap{tid: a0.tid, own: a0.clk, base: d.vcs[c.base]})
+		sb, b := d.vcs[c.base], h.base
+		if int(a0.tid) < len(b.v) && (sb == b || sb == h.from) && h.sub == nil && b.refs == 1 {
+			// join's first case: the snapshot adds its epoch at most, and
+			// h's base is its own to write (h.advance comes below).
+			if a0.clk > b.v[a0.tid] {
+				b.v[a0.tid] = a0.clk
+				d.bump(b)
+			}
+			h.hot = a0.tid
+		} else if a0.clk > h.at(a0.tid) {
+			d.join(h, hbSnap{tid: a0.tid, own: a0.clk, base: sb})
 		}
 		if m.block == 0 && m.parent == nil {
-			d.dropSnaps(c)
+			// dropSnaps of the inline clock: acquire lets it go.
+			if sb.refs > 1 {
+				sb.refs--
+			} else {
+				d.drop(sb)
+			}
+			c.base = 0
+			c.gen &^= raceClock1
+			d.cellClocks-- // countClock(true, false)
 		}
 	}
 	h.advance()
-	c.acc[1] = cellAcc{tid: h.tid, clk: h.own, sk: memo.id<<2 | uint32(k)}
-	sh.spanCell(x, x+size)
+	c.acc[1] = cellAcc{tid: h.tid, clk: h.own, sk: site<<2 | uint32(accAtomicRead)}
+	sh.spanCell(x, x+cellGrain)
 	return true
 }
 

@@ -48,13 +48,15 @@ type bufDesc struct {
 	// domain lists the ranks of its communication domain, nil for the
 	// world (domain.go).
 	domain []int
-	// The pages of the bookkeeping of the signal cells of each rank's
-	// copy, by element, made when first touched (see lookupCell): flat[
-	// rank*npages + page] for a buffer of a few pages per rank, else
-	// cells[rank][page].
+	// The pages of the bookkeeping of the signal cells of every rank's
+	// copy, made when first touched (see lookupCell): a page holds
+	// 1<<rbits ranks' copies (a block) of 256>>rbits elements, flat[
+	// block*npages + page] for a buffer of a few pages per block, else
+	// cells[block][page].
 	flat   []*cellPage
 	npages int
 	cells  [][]*cellPage
+	rbits  uint8
 	// shadows[rank] is the race detector's shadow of each rank's copy.
 	shadows []*shadow
 }

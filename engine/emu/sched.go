@@ -2,6 +2,7 @@ package emu
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -101,8 +102,13 @@ type readyHeap struct {
 	first readyEntry // the minimum, when hasFirst: earlier than every other entry
 	// hasFirst is set while first holds an entry.
 	hasFirst bool
-	sched    schedule
-	rng      *rand.Rand
+	// live has bit i set while runs[i] holds an entry, so that a pop looks
+	// only at the runs in use (a barrier's one or two, not all four); n
+	// counts the entries queued, which flush asks for before every pop.
+	live  uint8
+	n     int
+	sched schedule
+	rng   *rand.Rand
 }
 
 // readyEntry is one ready machine and its key. The key is its clock; the
@@ -148,15 +154,12 @@ func (h *readyHeap) setSchedule(sched schedule, seed uint64) {
 	}
 }
 
-func (h *readyHeap) len() int {
-	n := len(h.a)
-	for i := range h.runs {
-		n += len(h.runs[i].q) - h.runs[i].head
-	}
-	if h.hasFirst {
-		n++
-	}
-	return n
+func (h *readyHeap) len() int { return h.n }
+
+// pushRun appends e to run i, no earlier than its last entry.
+func (h *readyHeap) pushRun(i int, e readyEntry) {
+	h.runs[i].push(e)
+	h.live |= 1 << i
 }
 
 func (h *readyHeap) less(i, j int) bool { return h.a[i].before(&h.a[j]) }
@@ -178,9 +181,10 @@ func (h *readyHeap) restMin() (e *readyEntry, i int, ok bool) {
 	if len(h.a) > 0 {
 		e, i, ok = &h.a[0], -1, true
 	}
-	for j := range h.runs {
+	for live := h.live; live != 0; live &= live - 1 {
+		j := bits.TrailingZeros8(live)
 		r := &h.runs[j]
-		if r.head < len(r.q) && (!ok || r.q[r.head].before(e)) {
+		if !ok || r.q[r.head].before(e) {
 			e, i, ok = &r.q[r.head], j, true
 		}
 	}
@@ -189,6 +193,7 @@ func (h *readyHeap) restMin() (e *readyEntry, i int, ok bool) {
 
 func (h *readyHeap) push(m *machine) {
 	e := readyEntry{key: m.clock, rank: m.rank, block: m.block, m: m}
+	h.n++
 	if h.sched == schedAdversarial {
 		e.key += int64(m.accessClass()) << classShift
 	}
@@ -207,13 +212,12 @@ func (h *readyHeap) push(m *machine) {
 		// look for the minimum: the case of every push of a barrier's round
 		// of notifies.
 		for i := range h.runs {
-			r := &h.runs[i]
-			n := len(r.q)
-			if r.head == n {
+			if h.live&(1<<i) == 0 {
 				break
 			}
-			if !e.before(&r.q[n-1]) {
-				r.push(e)
+			r := &h.runs[i]
+			if !e.before(&r.q[len(r.q)-1]) {
+				h.pushRun(i, e)
 				return
 			}
 		}
@@ -223,9 +227,8 @@ func (h *readyHeap) push(m *machine) {
 		}
 	}
 	for i := range h.runs {
-		r := &h.runs[i]
-		if n := len(r.q); r.head == n || !e.before(&r.q[n-1]) {
-			r.push(e)
+		if r := &h.runs[i]; h.live&(1<<i) == 0 || !e.before(&r.q[len(r.q)-1]) {
+			h.pushRun(i, e)
 			return
 		}
 	}
@@ -248,6 +251,7 @@ func (h *readyHeap) heapPush(e readyEntry) {
 }
 
 func (h *readyHeap) pop() *machine {
+	h.n--
 	if h.hasFirst {
 		m := h.first.m
 		h.first, h.hasFirst = readyEntry{}, false
@@ -267,7 +271,9 @@ func (h *readyHeap) pop() *machine {
 		r := &h.runs[i]
 		m := r.q[r.head].m
 		r.q[r.head] = readyEntry{}
-		r.head++
+		if r.head++; r.head == len(r.q) {
+			h.live &^= 1 << i
+		}
 		return m
 	}
 	top := a[0].m
