@@ -6,26 +6,30 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
 	"pldworkbench/engine/limits"
 )
 
-// storeWriter writes finished runs to the store, one goroutine for all of
-// them: what has accumulated goes in one transaction (a commit per run
-// was a tenth of a run's CPU through the server), SQLite sees one writer
-// (a second one waits in its busy handler, which sleeps in steps of
+// storeWriter writes finished runs to the store, one goroutine at a time:
+// what has accumulated goes in one transaction (a commit per run was a
+// tenth of a run's CPU through the server), SQLite sees one writer (a
+// second one waits in its busy handler, which sleeps in steps of
 // milliseconds), and while runs wait for a worker slot the writes wait
 // too, at most limits.StoreYield: in a burst the CPU goes first to the
-// runs that have not sent their first event. A run's done message, with
-// its share link, is sent only after its write is committed (execute), so
-// a link shown is a run stored, as before.
+// runs that have not sent their first event. The goroutine writing is a
+// finished run's own when none is writing (write), else the writer's
+// (loop), which also applies the pins. A run's done message, with its
+// share link, is sent only after its write is committed (execute), so a
+// link shown is a run stored, as before.
 type storeWriter struct {
 	s       *Server
 	mu      sync.Mutex
 	pending []*writeJob
 	pins    []string   // runs whose share link a client was sent (Server.pin)
+	writing bool       // a goroutine has the turn at writing (turn, write)
 	cmu     sync.Mutex // guards conn, has and closed: held for a whole transaction
 	conn    *sql.Conn  // the writer's own connection (begin, lookup), nil until first used
 	has     *sql.Stmt  // lookup's statement, prepared on conn
@@ -139,16 +143,65 @@ func (w *storeWriter) noteIDs(ids []string, stored bool) {
 }
 
 // write hands a run's rows to the writer and waits for their commit.
+// When no goroutine is writing, the caller writes them itself, with
+// whatever else is pending (lead): handing each run to the writer's
+// goroutine and waking the run's again for the commit were two
+// goroutine switches a run, each waking an idle thread. Otherwise the
+// goroutine writing takes them in its next transaction, so runs that
+// finish while a transaction commits still share the next one.
 func (w *storeWriter) write(id string, rows func(ctx context.Context, tx *sql.Tx) (int64, error)) error {
 	j := &writeJob{id: id, rows: rows, queued: time.Now(), err: make(chan error, 1)}
 	w.mu.Lock()
 	w.pending = append(w.pending, j)
+	lead := !w.writing
+	w.writing = true
 	w.mu.Unlock()
+	if lead {
+		w.lead(j)
+	}
+	return <-j.err
+}
+
+// lead writes the pending batches, as the one goroutine writing, until
+// j's is committed; what is left then goes to the writer's goroutine,
+// so j's run sends its done without waiting on other runs' writes.
+func (w *storeWriter) lead(j *writeJob) {
+	for !slices.Contains(w.flush(), j) {
+	}
+	w.release()
+}
+
+// release ends a turn at writing (w.writing), waking the writer's
+// goroutine when something is left to write.
+func (w *storeWriter) release() {
+	w.mu.Lock()
+	w.writing = false
+	more := len(w.pending) > 0 || len(w.pins) > 0
+	w.mu.Unlock()
+	if more {
+		w.kick()
+	}
+}
+
+// kick wakes the writer's goroutine.
+func (w *storeWriter) kick() {
 	select {
 	case w.wake <- struct{}{}:
 	default:
 	}
-	return <-j.err
+}
+
+// turn takes a turn at writing: false when another goroutine is writing
+// (it writes what is pending, or kicks when it leaves) or nothing is
+// pending.
+func (w *storeWriter) turn() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.writing || (len(w.pending) == 0 && len(w.pins) == 0) {
+		return false
+	}
+	w.writing = true
+	return true
 }
 
 // pin marks run id pinned in the writer's next transaction.
@@ -156,10 +209,7 @@ func (w *storeWriter) pin(id string) {
 	w.mu.Lock()
 	w.pins = append(w.pins, id)
 	w.mu.Unlock()
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
+	w.kick()
 }
 
 // stop ends the writer after what is pending (Shutdown calls it once no
@@ -181,23 +231,36 @@ func (w *storeWriter) loop() {
 		select {
 		case <-w.wake:
 		case <-w.quit:
-			for w.flush() {
+			// Every run has ended (Shutdown waited for them) unless its
+			// context ran out: then a run still writing finishes its
+			// turn first.
+			for {
+				w.mu.Lock()
+				busy, empty := w.writing, len(w.pending) == 0 && len(w.pins) == 0
+				w.mu.Unlock()
+				switch {
+				case busy:
+					time.Sleep(time.Millisecond)
+				case empty:
+					return
+				case w.turn():
+					w.flush()
+					w.release()
+				}
 			}
-			return
 		}
-		for w.flush() {
+		for w.turn() {
+			w.flush()
+			w.release()
 		}
 	}
 }
 
-// flush writes up to writeBatch pending runs, after yielding to queued
-// runs; it reports whether it wrote any.
-func (w *storeWriter) flush() bool {
+// flush writes up to writeBatch pending runs and the pending pins, after
+// yielding to queued runs, and returns the runs it wrote. The caller has
+// the turn (w.writing).
+func (w *storeWriter) flush() []*writeJob {
 	w.mu.Lock()
-	if len(w.pending) == 0 && len(w.pins) == 0 {
-		w.mu.Unlock()
-		return false
-	}
 	oldest := time.Now()
 	if len(w.pending) > 0 {
 		oldest = w.pending[0].queued
@@ -217,7 +280,7 @@ func (w *storeWriter) flush() bool {
 	if len(batch) > 0 {
 		w.commit(batch)
 	}
-	return true
+	return batch
 }
 
 // begin starts a transaction on the writer's own connection (w.cmu held
