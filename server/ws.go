@@ -73,7 +73,7 @@ func (s *Server) wsRun(c *websocket.Conn) {
 	pinger := func() error {
 		return c.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteTimeout))
 	}
-	switch s.streamRun(r, send, ping.C, pinger, gone) {
+	switch s.streamRun(r, r.subscribe(), send, ping.C, pinger, gone) {
 	case streamEnded:
 		s.wsClose(c, websocket.CloseNormalClosure, "done", gone)
 	case streamShutdown:
@@ -88,13 +88,13 @@ const (
 	streamShutdown        // the server is shutting down; what the log had was sent
 )
 
-// streamRun sends r's log, from its start, through send: whatever
+// streamRun sends r's log, from its start, to sub (r.subscribe's, which
+// it unsubscribes) through send: whatever
 // accumulated as one call, at most batchMax messages. tick and onTick
 // (nil for none) keep the connection alive; gone closes when the client
 // went. The end of the log pins the run (this client was shown its share
 // link) and ends its stay in the live map.
-func (s *Server) streamRun(r *run, send func([][]byte) error, tick <-chan time.Time, onTick func() error, gone <-chan struct{}) int {
-	sub := r.subscribe()
+func (s *Server) streamRun(r *run, sub *subscriber, send func([][]byte) error, tick <-chan time.Time, onTick func() error, gone <-chan struct{}) int {
 	defer r.unsubscribe(sub)
 	pace := time.NewTimer(0)
 	defer pace.Stop()
