@@ -123,6 +123,7 @@ type Server struct {
 	conns      sync.WaitGroup // websocket connections
 	executions atomic.Int64
 	programs   *programCache // compiled programs, by source hash and settings
+	workers    *workers      // the goroutines of runs and their session streams
 
 	writer     *storeWriter
 	storeMu    sync.Mutex // guards storeBytes and eviction
@@ -179,6 +180,7 @@ func New(opts Options) (*Server, error) {
 		programs:   newProgramCache(limits.ProgramCache),
 		storeBytes: -1,
 	}
+	s.workers = newWorkers(limits.IdleWorkers, limits.WorkerIdle, s.quit)
 	s.writer = newStoreWriter(s)
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.app = fiber.New(fiber.Config{

@@ -418,7 +418,7 @@ func (ss *session) start(m sessionIn, req *runRequest) {
 	// run: a run that finished first was stored unpinned and pinned in
 	// a transaction of its own when its done went out.
 	sub := r.subscribe()
-	go ss.stream(r, sub)
+	s.workers.do(func() { ss.stream(r, sub) })
 }
 
 // stream sends run r's log to sub as messages frames until its done.
