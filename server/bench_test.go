@@ -210,12 +210,28 @@ func BenchmarkEngineRunDirect(b *testing.B) {
 // The queue is raised to 256 so a burst of 200 waits rather than being
 // refused (the default 128 answers the rest 503, the documented
 // back-pressure); the worker slots stay the default 2.
+//
+// BenchmarkFirstEvent serves in this process, BenchmarkFirstEventServe
+// from a `workbench serve` child, with the settings the command line
+// gives the server (its GC percent, GOMAXPROCS following the slots in
+// use: procs.go) and the clients in a process of their own.
 func BenchmarkFirstEvent(b *testing.B) {
+	loadBursts(b, func(b *testing.B) *testServer { return startOpts(b, Options{MaxQueue: 256}) })
+}
+
+func BenchmarkFirstEventServe(b *testing.B) {
+	loadBursts(b, func(b *testing.B) *testServer {
+		return &testServer{url: startChild(b, b.TempDir(), "--queue", "256").url}
+	})
+}
+
+// loadBursts is the load test against the servers serve makes.
+func loadBursts(b *testing.B, serve func(*testing.B) *testServer) {
 	code := kernelSourceTB(b, "08_allreduce_mesh")
 	for _, path := range []string{"session", "post"} {
 		for _, n := range []int{10, 50, 200} {
 			b.Run(fmt.Sprintf("path=%s/clients=%d", path, n), func(b *testing.B) {
-				ts := startOpts(b, Options{MaxQueue: 256})
+				ts := serve(b)
 				var socks []*websocket.Conn
 				if path == "session" {
 					for range n {

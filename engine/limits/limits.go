@@ -200,6 +200,9 @@ const (
 	// streams, with room for a few sessions.
 	IdleWorkers = 8
 	WorkerIdle  = 5 * time.Second
+	// ProcsHold is how long fewer worker slots must have been in use
+	// before `workbench serve` lowers GOMAXPROCS to match (server/procs.go).
+	ProcsHold = time.Second
 	// StoreBudget is the run store's size (code, record and compressed
 	// events) beyond which the oldest unpinned runs are evicted.
 	StoreBudget = 1 << 30
