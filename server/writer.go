@@ -25,20 +25,21 @@ import (
 // share link, is sent only after its write is committed (execute), so a
 // link shown is a run stored, as before.
 type storeWriter struct {
-	s       *Server
-	mu      sync.Mutex
-	pending []*writeJob
-	pins    []string   // runs whose share link a client was sent (Server.pin)
-	writing bool       // a goroutine has the turn at writing (turn, write)
-	cmu     sync.Mutex // guards conn, has and closed: held for a whole transaction
-	conn    *sql.Conn  // the writer's own connection (begin, lookup), nil until first used
-	has     *sql.Stmt  // lookup's statement, prepared on conn
-	closed  bool       // the loop ended: conn is closed for good
-	idsMu   sync.Mutex
-	ids     map[storedKey]struct{} // every run stored, as far as this server knows (known); nil: unknown
-	wake    chan struct{}          // a token when pending grew
-	quit    chan struct{}          // closed by Shutdown once the runs are done
-	exited  chan struct{}
+	s        *Server
+	mu       sync.Mutex
+	pending  []*writeJob
+	pins     []string    // runs whose share link a client was sent (Server.pin)
+	pinTimer *time.Timer // kicks the writer's goroutine a PinDelay after a pin, if no write came
+	writing  bool        // a goroutine has the turn at writing (turn, write)
+	cmu      sync.Mutex  // guards conn, has and closed: held for a whole transaction
+	conn     *sql.Conn   // the writer's own connection (begin, lookup), nil until first used
+	has      *sql.Stmt   // lookup's statement, prepared on conn
+	closed   bool        // the loop ended: conn is closed for good
+	idsMu    sync.Mutex
+	ids      map[storedKey]struct{} // every run stored, as far as this server knows (known); nil: unknown
+	wake     chan struct{}          // a token when pending grew
+	quit     chan struct{}          // closed by Shutdown once the runs are done
+	exited   chan struct{}
 }
 
 // writeJob is one run's write: its rows in a transaction, returning
@@ -172,11 +173,11 @@ func (w *storeWriter) lead(j *writeJob) {
 }
 
 // release ends a turn at writing (w.writing), waking the writer's
-// goroutine when something is left to write.
+// goroutine when runs are left to write.
 func (w *storeWriter) release() {
 	w.mu.Lock()
 	w.writing = false
-	more := len(w.pending) > 0 || len(w.pins) > 0
+	more := len(w.pending) > 0 // pins wait for the next write, or their timer (pin)
 	w.mu.Unlock()
 	if more {
 		w.kick()
@@ -204,12 +205,24 @@ func (w *storeWriter) turn() bool {
 	return true
 }
 
-// pin marks run id pinned in the writer's next transaction.
+// pin marks run id pinned in the next transaction: the next run's write,
+// or, when none comes within limits.PinDelay, one of its own. A run
+// posted and then watched has mostly finished, stored unpinned, by the
+// time its client connects, and a transaction of its own for each such
+// pin was a twentieth of the server's CPU per run. Until it is applied
+// the run is kept by the evictions as if pinned (commit).
 func (w *storeWriter) pin(id string) {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.pins = append(w.pins, id)
-	w.mu.Unlock()
-	w.kick()
+	if len(w.pins) > 1 {
+		return // the timer is set already
+	}
+	if w.pinTimer == nil {
+		w.pinTimer = time.AfterFunc(limits.PinDelay, w.kick)
+	} else {
+		w.pinTimer.Reset(limits.PinDelay)
+	}
 }
 
 // stop ends the writer after what is pending (Shutdown calls it once no
@@ -276,9 +289,10 @@ func (w *storeWriter) flush() []*writeJob {
 	pins := w.pins
 	w.pins = nil
 	w.mu.Unlock()
-	w.applyPins(pins)
-	if len(batch) > 0 {
-		w.commit(batch)
+	if len(batch) == 0 {
+		w.applyPins(pins)
+	} else {
+		w.commit(batch, pins)
 	}
 	return batch
 }
@@ -388,22 +402,26 @@ func (w *storeWriter) applyPins(ids []string) {
 		return
 	}
 	ctx := context.Background() // as commit's
-	err := w.inTx(ctx, func(tx *sql.Tx) error {
-		for _, id := range ids {
-			if _, err := txExec(ctx, w.s.db, tx, `UPDATE runs SET pinned = 1 WHERE id = ? AND pinned = 0`, id); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	err := w.inTx(ctx, func(tx *sql.Tx) error { return w.pinTx(ctx, tx, ids) })
 	if err != nil {
 		w.s.logf("pinning %d runs: %v", len(ids), err)
 	}
 }
 
-// commit writes batch in one transaction; when that fails, each run in a
-// transaction of its own, so one run's error is its own.
-func (w *storeWriter) commit(batch []*writeJob) {
+// pinTx marks ids pinned in tx.
+func (w *storeWriter) pinTx(ctx context.Context, tx *sql.Tx, ids []string) error {
+	for _, id := range ids {
+		if _, err := txExec(ctx, w.s.db, tx, `UPDATE runs SET pinned = 1 WHERE id = ? AND pinned = 0`, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// commit writes batch, and marks pins pinned, in one transaction; when
+// that fails, each run in a transaction of its own, so one run's error is
+// its own, and the pins in one more.
+func (w *storeWriter) commit(batch []*writeJob, pins []string) {
 	s := w.s
 	// The write must land even when Shutdown cancelled the base context
 	// after the run ended, so it is not the run's context; and it is one
@@ -414,6 +432,9 @@ func (w *storeWriter) commit(batch []*writeJob) {
 	ctx := context.Background()
 	sizes := make([]int64, len(batch))
 	err := w.inTx(ctx, func(tx *sql.Tx) (err error) {
+		if err := w.pinTx(ctx, tx, pins); err != nil {
+			return err
+		}
 		for i, j := range batch {
 			if sizes[i], err = j.rows(ctx, tx); err != nil {
 				return err
@@ -421,14 +442,22 @@ func (w *storeWriter) commit(batch []*writeJob) {
 		}
 		return nil
 	})
-	if err != nil && len(batch) > 1 {
+	if err != nil && (len(batch) > 1 || len(pins) > 0) {
 		for _, j := range batch {
-			w.commit([]*writeJob{j})
+			w.commit([]*writeJob{j}, nil)
 		}
+		w.applyPins(pins)
 		return
 	}
 	if err == nil {
-		keep := make(map[string]bool, len(batch))
+		// The runs just written are kept, and so are the runs whose pins
+		// wait for the next transaction (pin).
+		w.mu.Lock()
+		keep := make(map[string]bool, len(batch)+len(w.pins))
+		for _, id := range w.pins {
+			keep[id] = true
+		}
+		w.mu.Unlock()
 		ids := make([]string, len(batch))
 		var size int64
 		for i, j := range batch {

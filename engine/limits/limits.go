@@ -203,6 +203,10 @@ const (
 	// ProcsHold is how long fewer worker slots must have been in use
 	// before `workbench serve` lowers GOMAXPROCS to match (server/procs.go).
 	ProcsHold = time.Second
+	// PinDelay is how long a run's pin (its share link was shown to a
+	// client after it was stored) waits for the next run's store write
+	// to go in before it gets a transaction of its own.
+	PinDelay = time.Second
 	// StoreBudget is the run store's size (code, record and compressed
 	// events) beyond which the oldest unpinned runs are evicted.
 	StoreBudget = 1 << 30
