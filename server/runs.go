@@ -105,7 +105,7 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 			r.drop()
 		}
 	})
-	go s.execute(r, w, grace)
+	s.workers.do(func() { s.execute(r, w, grace) })
 	return postResponse{ID: id, Settings: st}, nil
 }
 

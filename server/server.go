@@ -61,6 +61,10 @@ type Options struct {
 	// Token, when set, is required on every request (gate.go): the
 	// command line sets it when it binds a non-loopback address.
 	Token string
+	// TuneProcs makes GOMAXPROCS follow the worker slots in use
+	// (procs.go); the command line sets it. It is the process's setting,
+	// so a server embedded in another program leaves it alone by default.
+	TuneProcs bool
 }
 
 // Limits of the server: the values live in engine/limits's table.
@@ -123,6 +127,7 @@ type Server struct {
 	conns      sync.WaitGroup // websocket connections
 	executions atomic.Int64
 	programs   *programCache // compiled programs, by source hash and settings
+	workers    *workers      // the goroutines of runs and their session streams
 
 	writer     *storeWriter
 	storeMu    sync.Mutex // guards storeBytes and eviction
@@ -172,13 +177,14 @@ func New(opts Options) (*Server, error) {
 		opts:    opts,
 		db:      db,
 		lessons: ls,
-		slots:   newSlots(opts.MaxConcurrentRuns, opts.MaxQueue),
+		slots:   newSlots(opts.MaxConcurrentRuns, opts.MaxQueue, procsIf(opts.TuneProcs)),
 		quit:    make(chan struct{}),
 		live:    map[string]*run{},
 
 		programs:   newProgramCache(limits.ProgramCache),
 		storeBytes: -1,
 	}
+	s.workers = newWorkers(limits.IdleWorkers, limits.WorkerIdle, s.quit)
 	s.writer = newStoreWriter(s)
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.app = fiber.New(fiber.Config{
@@ -248,9 +254,18 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		if cerr := s.db.Close(); err == nil {
 			err = cerr
 		}
+		s.slots.procs.restore()
 		s.shutErr = err
 	})
 	return s.shutErr
+}
+
+// procsIf is newProcs when on, else nil.
+func procsIf(on bool) *procs {
+	if !on {
+		return nil
+	}
+	return newProcs()
 }
 
 // waitCtx waits for wg or ctx, whichever comes first.

@@ -23,11 +23,13 @@ import (
 // someone watches).
 type slots struct {
 	mu      sync.Mutex
+	n       int // slots
 	free    int
 	maxRuns int       // runs that may wait
 	queue   []*waiter // in arrival order
 	runs    int       // runs in queue
 	classes []bool    // positionsLocked's scratch: each waiter's watched()
+	procs   *procs    // told the slots in use (nil: GOMAXPROCS is left alone)
 }
 
 // waiter is one piece of work waiting for a slot.
@@ -37,8 +39,8 @@ type waiter struct {
 	granted bool
 }
 
-func newSlots(n, maxQueue int) *slots {
-	return &slots{free: n, maxRuns: maxQueue}
+func newSlots(n, maxQueue int, p *procs) *slots {
+	return &slots{n: n, free: n, maxRuns: maxQueue, procs: p}
 }
 
 // watched reports whether w goes in the first class.
@@ -54,6 +56,7 @@ func (s *slots) enqueueRun(r *run) (w *waiter, ok bool) {
 	w = &waiter{r: r, ready: make(chan struct{})}
 	if s.free > 0 && len(s.queue) == 0 {
 		s.free--
+		s.procs.inUse(s.n - s.free)
 		w.granted = true
 		close(w.ready)
 		return w, true
@@ -74,6 +77,7 @@ func (s *slots) acquire(ctx context.Context) bool {
 	w := &waiter{ready: make(chan struct{})}
 	if s.free > 0 && len(s.queue) == 0 {
 		s.free--
+		s.procs.inUse(s.n - s.free)
 		s.mu.Unlock()
 		return true
 	}
@@ -130,6 +134,7 @@ func (s *slots) releaseLocked() {
 		w.granted = true
 		close(w.ready)
 	}
+	s.procs.inUse(s.n - s.free)
 	s.positionsLocked()
 }
 

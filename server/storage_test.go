@@ -255,3 +255,29 @@ func TestMigrateV1(t *testing.T) {
 		t.Errorf("reopened: %d", code)
 	}
 }
+
+// TestPinLands: a run stored before anyone watched it (most posted runs)
+// is pinned once a client has been sent its done with the share link,
+// though the pin waits for the next run's store write or
+// limits.PinDelay (writer.go), and the run is not evicted meanwhile.
+func TestPinLands(t *testing.T) {
+	ts := startWith(t, Options{UnwatchedGrace: time.Minute})
+	mesh := kernelSource(t, "08_allreduce_mesh")
+	pr := ts.post(t, map[string]any{"code": mesh, "ranks": 2, "seed": 1})
+	if !waitFor(20*time.Second, func() bool { return ts.stored(t, pr.ID) }) {
+		t.Fatalf("run %s never stored", pr.ID)
+	}
+	pinned := func() bool {
+		return ts.count(t, `SELECT count(*) FROM runs WHERE id = ? AND pinned = 1`, pr.ID) == 1
+	}
+	if pinned() {
+		t.Fatalf("run %s pinned before anyone watched it", pr.ID)
+	}
+	ms := readAll(t, ts.dial(t, pr.ID))
+	if d := doneOf(t, ms); d.Share != "/r/"+pr.ID {
+		t.Fatalf("done without the share link: %s", ms[len(ms)-1].raw)
+	}
+	if !waitFor(20*time.Second, pinned) {
+		t.Errorf("run %s not pinned after its link was shown", pr.ID)
+	}
+}

@@ -6,35 +6,40 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
 	"pldworkbench/engine/limits"
 )
 
-// storeWriter writes finished runs to the store, one goroutine for all of
-// them: what has accumulated goes in one transaction (a commit per run
-// was a tenth of a run's CPU through the server), SQLite sees one writer
-// (a second one waits in its busy handler, which sleeps in steps of
+// storeWriter writes finished runs to the store, one goroutine at a time:
+// what has accumulated goes in one transaction (a commit per run was a
+// tenth of a run's CPU through the server), SQLite sees one writer (a
+// second one waits in its busy handler, which sleeps in steps of
 // milliseconds), and while runs wait for a worker slot the writes wait
 // too, at most limits.StoreYield: in a burst the CPU goes first to the
-// runs that have not sent their first event. A run's done message, with
-// its share link, is sent only after its write is committed (execute), so
-// a link shown is a run stored, as before.
+// runs that have not sent their first event. The goroutine writing is a
+// finished run's own when none is writing (write), else the writer's
+// (loop), which also applies the pins. A run's done message, with its
+// share link, is sent only after its write is committed (execute), so a
+// link shown is a run stored, as before.
 type storeWriter struct {
-	s       *Server
-	mu      sync.Mutex
-	pending []*writeJob
-	pins    []string   // runs whose share link a client was sent (Server.pin)
-	cmu     sync.Mutex // guards conn, has and closed: held for a whole transaction
-	conn    *sql.Conn  // the writer's own connection (begin, lookup), nil until first used
-	has     *sql.Stmt  // lookup's statement, prepared on conn
-	closed  bool       // the loop ended: conn is closed for good
-	idsMu   sync.Mutex
-	ids     map[storedKey]struct{} // every run stored, as far as this server knows (known); nil: unknown
-	wake    chan struct{}          // a token when pending grew
-	quit    chan struct{}          // closed by Shutdown once the runs are done
-	exited  chan struct{}
+	s        *Server
+	mu       sync.Mutex
+	pending  []*writeJob
+	pins     []string    // runs whose share link a client was sent (Server.pin)
+	pinTimer *time.Timer // kicks the writer's goroutine a PinDelay after a pin, if no write came
+	writing  bool        // a goroutine has the turn at writing (turn, write)
+	cmu      sync.Mutex  // guards conn, has and closed: held for a whole transaction
+	conn     *sql.Conn   // the writer's own connection (begin, lookup), nil until first used
+	has      *sql.Stmt   // lookup's statement, prepared on conn
+	closed   bool        // the loop ended: conn is closed for good
+	idsMu    sync.Mutex
+	ids      map[storedKey]struct{} // every run stored, as far as this server knows (known); nil: unknown
+	wake     chan struct{}          // a token when pending grew
+	quit     chan struct{}          // closed by Shutdown once the runs are done
+	exited   chan struct{}
 }
 
 // writeJob is one run's write: its rows in a transaction, returning
@@ -139,26 +144,84 @@ func (w *storeWriter) noteIDs(ids []string, stored bool) {
 }
 
 // write hands a run's rows to the writer and waits for their commit.
+// When no goroutine is writing, the caller writes them itself, with
+// whatever else is pending (lead): handing each run to the writer's
+// goroutine and waking the run's again for the commit were two
+// goroutine switches a run, each waking an idle thread. Otherwise the
+// goroutine writing takes them in its next transaction, so runs that
+// finish while a transaction commits still share the next one.
 func (w *storeWriter) write(id string, rows func(ctx context.Context, tx *sql.Tx) (int64, error)) error {
 	j := &writeJob{id: id, rows: rows, queued: time.Now(), err: make(chan error, 1)}
 	w.mu.Lock()
 	w.pending = append(w.pending, j)
+	lead := !w.writing
+	w.writing = true
 	w.mu.Unlock()
-	select {
-	case w.wake <- struct{}{}:
-	default:
+	if lead {
+		w.lead(j)
 	}
 	return <-j.err
 }
 
-// pin marks run id pinned in the writer's next transaction.
-func (w *storeWriter) pin(id string) {
+// lead writes the pending batches, as the one goroutine writing, until
+// j's is committed; what is left then goes to the writer's goroutine,
+// so j's run sends its done without waiting on other runs' writes.
+func (w *storeWriter) lead(j *writeJob) {
+	for !slices.Contains(w.flush(), j) {
+	}
+	w.release()
+}
+
+// release ends a turn at writing (w.writing), waking the writer's
+// goroutine when runs are left to write.
+func (w *storeWriter) release() {
 	w.mu.Lock()
-	w.pins = append(w.pins, id)
+	w.writing = false
+	more := len(w.pending) > 0 // pins wait for the next write, or their timer (pin)
 	w.mu.Unlock()
+	if more {
+		w.kick()
+	}
+}
+
+// kick wakes the writer's goroutine.
+func (w *storeWriter) kick() {
 	select {
 	case w.wake <- struct{}{}:
 	default:
+	}
+}
+
+// turn takes a turn at writing: false when another goroutine is writing
+// (it writes what is pending, or kicks when it leaves) or nothing is
+// pending.
+func (w *storeWriter) turn() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.writing || (len(w.pending) == 0 && len(w.pins) == 0) {
+		return false
+	}
+	w.writing = true
+	return true
+}
+
+// pin marks run id pinned in the next transaction: the next run's write,
+// or, when none comes within limits.PinDelay, one of its own. A run
+// posted and then watched has mostly finished, stored unpinned, by the
+// time its client connects, and a transaction of its own for each such
+// pin was a twentieth of the server's CPU per run. Until it is applied
+// the run is kept by the evictions as if pinned (commit).
+func (w *storeWriter) pin(id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.pins = append(w.pins, id)
+	if len(w.pins) > 1 {
+		return // the timer is set already
+	}
+	if w.pinTimer == nil {
+		w.pinTimer = time.AfterFunc(limits.PinDelay, w.kick)
+	} else {
+		w.pinTimer.Reset(limits.PinDelay)
 	}
 }
 
@@ -181,23 +244,36 @@ func (w *storeWriter) loop() {
 		select {
 		case <-w.wake:
 		case <-w.quit:
-			for w.flush() {
+			// Every run has ended (Shutdown waited for them) unless its
+			// context ran out: then a run still writing finishes its
+			// turn first.
+			for {
+				w.mu.Lock()
+				busy, empty := w.writing, len(w.pending) == 0 && len(w.pins) == 0
+				w.mu.Unlock()
+				switch {
+				case busy:
+					time.Sleep(time.Millisecond)
+				case empty:
+					return
+				case w.turn():
+					w.flush()
+					w.release()
+				}
 			}
-			return
 		}
-		for w.flush() {
+		for w.turn() {
+			w.flush()
+			w.release()
 		}
 	}
 }
 
-// flush writes up to writeBatch pending runs, after yielding to queued
-// runs; it reports whether it wrote any.
-func (w *storeWriter) flush() bool {
+// flush writes up to writeBatch pending runs and the pending pins, after
+// yielding to queued runs, and returns the runs it wrote. The caller has
+// the turn (w.writing).
+func (w *storeWriter) flush() []*writeJob {
 	w.mu.Lock()
-	if len(w.pending) == 0 && len(w.pins) == 0 {
-		w.mu.Unlock()
-		return false
-	}
 	oldest := time.Now()
 	if len(w.pending) > 0 {
 		oldest = w.pending[0].queued
@@ -213,11 +289,12 @@ func (w *storeWriter) flush() bool {
 	pins := w.pins
 	w.pins = nil
 	w.mu.Unlock()
-	w.applyPins(pins)
-	if len(batch) > 0 {
-		w.commit(batch)
+	if len(batch) == 0 {
+		w.applyPins(pins)
+	} else {
+		w.commit(batch, pins)
 	}
-	return true
+	return batch
 }
 
 // begin starts a transaction on the writer's own connection (w.cmu held
@@ -325,22 +402,26 @@ func (w *storeWriter) applyPins(ids []string) {
 		return
 	}
 	ctx := context.Background() // as commit's
-	err := w.inTx(ctx, func(tx *sql.Tx) error {
-		for _, id := range ids {
-			if _, err := txExec(ctx, w.s.db, tx, `UPDATE runs SET pinned = 1 WHERE id = ? AND pinned = 0`, id); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	err := w.inTx(ctx, func(tx *sql.Tx) error { return w.pinTx(ctx, tx, ids) })
 	if err != nil {
 		w.s.logf("pinning %d runs: %v", len(ids), err)
 	}
 }
 
-// commit writes batch in one transaction; when that fails, each run in a
-// transaction of its own, so one run's error is its own.
-func (w *storeWriter) commit(batch []*writeJob) {
+// pinTx marks ids pinned in tx.
+func (w *storeWriter) pinTx(ctx context.Context, tx *sql.Tx, ids []string) error {
+	for _, id := range ids {
+		if _, err := txExec(ctx, w.s.db, tx, `UPDATE runs SET pinned = 1 WHERE id = ? AND pinned = 0`, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// commit writes batch, and marks pins pinned, in one transaction; when
+// that fails, each run in a transaction of its own, so one run's error is
+// its own, and the pins in one more.
+func (w *storeWriter) commit(batch []*writeJob, pins []string) {
 	s := w.s
 	// The write must land even when Shutdown cancelled the base context
 	// after the run ended, so it is not the run's context; and it is one
@@ -351,6 +432,9 @@ func (w *storeWriter) commit(batch []*writeJob) {
 	ctx := context.Background()
 	sizes := make([]int64, len(batch))
 	err := w.inTx(ctx, func(tx *sql.Tx) (err error) {
+		if err := w.pinTx(ctx, tx, pins); err != nil {
+			return err
+		}
 		for i, j := range batch {
 			if sizes[i], err = j.rows(ctx, tx); err != nil {
 				return err
@@ -358,14 +442,22 @@ func (w *storeWriter) commit(batch []*writeJob) {
 		}
 		return nil
 	})
-	if err != nil && len(batch) > 1 {
+	if err != nil && (len(batch) > 1 || len(pins) > 0) {
 		for _, j := range batch {
-			w.commit([]*writeJob{j})
+			w.commit([]*writeJob{j}, nil)
 		}
+		w.applyPins(pins)
 		return
 	}
 	if err == nil {
-		keep := make(map[string]bool, len(batch))
+		// The runs just written are kept, and so are the runs whose pins
+		// wait for the next transaction (pin).
+		w.mu.Lock()
+		keep := make(map[string]bool, len(batch)+len(w.pins))
+		for _, id := range w.pins {
+			keep[id] = true
+		}
+		w.mu.Unlock()
 		ids := make([]string, len(batch))
 		var size int64
 		for i, j := range batch {

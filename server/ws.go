@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"time"
 
 	fastws "github.com/fasthttp/websocket"
@@ -69,11 +70,24 @@ func (s *Server) wsRun(c *websocket.Conn) {
 	}()
 	ping := time.NewTicker(wsPingEvery)
 	defer ping.Stop()
-	send := func(msgs [][]byte) error { return writeFrame(c, msgs) }
+	// One frame buffer for the connection, from the pool the session
+	// streams share (wssession.go): a frame of several messages was
+	// joined into a new slice and copied into another.
+	fp := frameBufs.Get().(*[]byte)
+	defer func() {
+		if cap(*fp) <= frameKeep {
+			frameBufs.Put(fp)
+		}
+	}()
+	send := func(msgs [][]byte) error {
+		var err error
+		*fp, err = writeFrame(c, (*fp)[:0], msgs)
+		return err
+	}
 	pinger := func() error {
 		return c.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteTimeout))
 	}
-	switch s.streamRun(r, send, ping.C, pinger, gone) {
+	switch s.streamRun(r, r.subscribe(), send, ping.C, pinger, gone) {
 	case streamEnded:
 		s.wsClose(c, websocket.CloseNormalClosure, "done", gone)
 	case streamShutdown:
@@ -88,13 +102,13 @@ const (
 	streamShutdown        // the server is shutting down; what the log had was sent
 )
 
-// streamRun sends r's log, from its start, through send: whatever
+// streamRun sends r's log, from its start, to sub (r.subscribe's, which
+// it unsubscribes) through send: whatever
 // accumulated as one call, at most batchMax messages. tick and onTick
 // (nil for none) keep the connection alive; gone closes when the client
 // went. The end of the log pins the run (this client was shown its share
 // link) and ends its stay in the live map.
-func (s *Server) streamRun(r *run, send func([][]byte) error, tick <-chan time.Time, onTick func() error, gone <-chan struct{}) int {
-	sub := r.subscribe()
+func (s *Server) streamRun(r *run, sub *subscriber, send func([][]byte) error, tick <-chan time.Time, onTick func() error, gone <-chan struct{}) int {
 	defer r.unsubscribe(sub)
 	pace := time.NewTimer(0)
 	defer pace.Stop()
@@ -211,16 +225,30 @@ func hasEvent(msgs [][]byte) bool {
 	return false
 }
 
-// writeFrame sends one message as itself, several as a JSON array.
-func writeFrame(c *websocket.Conn, msgs [][]byte) error {
+// writeFrame sends one message as itself, several as a JSON array built
+// in buf, which it returns (grown) for the next frame.
+func writeFrame(c *websocket.Conn, buf []byte, msgs [][]byte) ([]byte, error) {
 	b := msgs[0]
 	if len(msgs) > 1 {
-		b = append(append([]byte{'['}, bytes.Join(msgs, []byte{','})...), ']')
+		n := 1 + len(msgs)
+		for _, m := range msgs {
+			n += len(m)
+		}
+		buf = slices.Grow(buf[:0], n)
+		buf = append(buf, '[')
+		for i, m := range msgs {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, m...)
+		}
+		buf = append(buf, ']')
+		b = buf
 	}
 	if err := c.SetWriteDeadline(time.Now().Add(wsWriteTimeout)); err != nil {
-		return err
+		return buf, err
 	}
-	return c.WriteMessage(websocket.TextMessage, b)
+	return buf, c.WriteMessage(websocket.TextMessage, b)
 }
 
 // wsClose sends a close frame and waits a little for the client's.

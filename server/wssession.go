@@ -414,11 +414,15 @@ func (ss *session) start(m sessionIn, req *runRequest) {
 		}
 		return // the second request of a run this session streams already has it coming
 	}
-	go ss.stream(r)
+	// Watched from here, not from when the stream's goroutine gets to
+	// run: a run that finished first was stored unpinned and pinned in
+	// a transaction of its own when its done went out.
+	sub := r.subscribe()
+	s.workers.do(func() { ss.stream(r, sub) })
 }
 
-// stream sends run r's log as messages frames until its done.
-func (ss *session) stream(r *run) {
+// stream sends run r's log to sub as messages frames until its done.
+func (ss *session) stream(r *run, sub *subscriber) {
 	defer ss.wg.Done()
 	defer func() {
 		ss.mu.Lock()
@@ -438,7 +442,7 @@ func (ss *session) stream(r *run) {
 	}()
 	frame := (*fp)[:0]
 	defer func() { *fp = frame[:0] }()
-	ss.s.streamRun(r, func(msgs [][]byte) error {
+	ss.s.streamRun(r, sub, func(msgs [][]byte) error {
 		n := len(head) + 2 + len(msgs)
 		for _, m := range msgs {
 			n += len(m)

@@ -86,7 +86,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	srv, err := server.New(server.Options{DataDir: dir, Logger: stderr, Token: tok, MaxConcurrentRuns: *runs, MaxQueue: *queue,
-		RunTimeout: *timeout, StoreBudget: budget, MemoryBudget: mem})
+		RunTimeout: *timeout, StoreBudget: budget, MemoryBudget: mem, TuneProcs: true})
 	if err != nil {
 		ln.Close()
 		fmt.Fprintf(stderr, "workbench: %v\n", err)

@@ -193,6 +193,20 @@ const (
 	// once the queue is empty or the oldest has waited this long. The
 	// run's done (and share link) follows its write.
 	StoreYield = 200 * time.Millisecond
+	// IdleWorkers is how many of the server's run goroutines (a run's
+	// execution, a session's stream of it) wait for the next run once
+	// theirs is done, keeping the stack they grew, each at most
+	// WorkerIdle: enough for the two worker slots' runs and their
+	// streams, with room for a few sessions.
+	IdleWorkers = 8
+	WorkerIdle  = 5 * time.Second
+	// ProcsHold is how long fewer worker slots must have been in use
+	// before `workbench serve` lowers GOMAXPROCS to match (server/procs.go).
+	ProcsHold = time.Second
+	// PinDelay is how long a run's pin (its share link was shown to a
+	// client after it was stored) waits for the next run's store write
+	// to go in before it gets a transaction of its own.
+	PinDelay = time.Second
 	// StoreBudget is the run store's size (code, record and compressed
 	// events) beyond which the oldest unpinned runs are evicted.
 	StoreBudget = 1 << 30
