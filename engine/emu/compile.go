@@ -105,6 +105,9 @@ type node struct {
 	// (else AtomicAdd), a wait's comparison.
 	sigSet bool
 	cmp    waitCmp
+	// sigOffs is a notify's or wait's offset list decoded for signalKey,
+	// nil when an offset is not an integer variable or constant.
+	sigOffs []sigOff
 	// borrow marks a remote_load whose tile only the next statement reads
 	// (markBorrows).
 	borrow bool
@@ -304,11 +307,13 @@ func (c *compiler) stmt(s ir.Stmt) (*node, error) {
 		switch n.op {
 		case opNotify:
 			n.sigSet = enumMember(s, "op") == "Set"
+			n.sigOffs = decodeOffs(n.args, 2)
 		case opWait:
 			n.cmp = cmpGe
 			if enumMember(s, "cmp") == "Eq" {
 				n.cmp = cmpEq
 			}
+			n.sigOffs = decodeOffs(n.args, 1)
 		}
 	case *ir.Bin:
 		n.kind, n.bin, n.x, n.y = nBin, s.Op, c.operand(s.X), c.operand(s.Y)
@@ -358,4 +363,34 @@ func (c *compiler) stmt(s ir.Stmt) (*node, error) {
 		return nil, fmt.Errorf("line %d: unknown statement %T", s.Pos().Line, s)
 	}
 	return n, err
+}
+
+// sigOff is one offset of a signal op as signalKey reads it: the integer
+// in slot, or c when slot is -1.
+type sigOff struct {
+	slot int
+	c    int64
+}
+
+// decodeOffs returns the offset list args[i] of a notify or wait as
+// sigOffs, or nil unless it is a list whose every element is an integer
+// variable or constant (the rest goes through intArg, as other ops' do).
+func decodeOffs(args []opnd, i int) []sigOff {
+	if i >= len(args) || args[i].k != oList {
+		return nil
+	}
+	out := make([]sigOff, len(args[i].list))
+	for k, o := range args[i].list {
+		switch {
+		case o.dt.IsFloat():
+			return nil
+		case o.k == oSlot:
+			out[k] = sigOff{slot: o.slot}
+		case o.k == oConst:
+			out[k] = sigOff{slot: -1, c: o.c.i}
+		default:
+			return nil
+		}
+	}
+	return out
 }

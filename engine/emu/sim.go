@@ -261,7 +261,7 @@ func (s *sim) deadlock() *failure {
 		}
 		w := &m.wait
 		c := s.lookupCell(w.key, false)
-		b := Blocked{Rank: m.rank, Block: m.block, Line: w.n.line(), Cell: cellName(w.n, w.offs), Value: s.cellValue(w.key, w.dt),
+		b := Blocked{Rank: m.rank, Block: m.block, Line: w.n.line(), Cell: cellName(w.n, cellOffs(w.view, w.key, nil)), Value: s.cellValue(w.key, w.dt),
 			Cmp: w.cmp.String(), Expected: w.expected, NotifiedBy: []int{}}
 		if c != nil {
 			b.NotifiedBy = append(b.NotifiedBy, s.notifiersOf(c)...)
