@@ -61,13 +61,16 @@ const (
 
 // opnd is a compiled operand.
 type opnd struct {
-	k    opndKind
-	slot int
-	c    val
-	dt   ir.DType // the scalar dtype, InvalidDType for non-scalars
-	name string   // the variable's name, for messages and cell names
-	list []opnd
-	sym  string
+	k opndKind
+	// intVar marks a variable (oSlot) read as an integer, its dtype not a
+	// float one: intArg reads its slot without a look at the dtype.
+	intVar bool
+	slot   int
+	c      val
+	dt     ir.DType // the scalar dtype, InvalidDType for non-scalars
+	name   string   // the variable's name, for messages and cell names
+	list   []opnd
+	sym    string
 }
 
 type nodeKind uint8
@@ -246,7 +249,8 @@ func (c *compiler) operand(o ir.Operand) opnd {
 	case nil:
 		return opnd{k: oNone}
 	case *ir.Var:
-		return opnd{k: oSlot, slot: c.slot(o), dt: scalarDType(o.Type), name: o.Name}
+		dt := scalarDType(o.Type)
+		return opnd{k: oSlot, intVar: !dt.IsFloat(), slot: c.slot(o), dt: dt, name: o.Name}
 	case *ir.Const:
 		v := val{i: o.Int}
 		if o.DType.IsFloat() {

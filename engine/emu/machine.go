@@ -508,6 +508,14 @@ func (m *machine) eval(o opnd) val { return m.evalp(&o) }
 // through take their operands by pointer: an opnd is 104 bytes, and a
 // copy of it per operand was a tenth of a barrier's time.
 func (m *machine) evalp(o *opnd) val {
+	if o.k == oSlot {
+		return m.fr.env[o.slot] // inlined: most operands are variables
+	}
+	return m.evalOther(o)
+}
+
+// evalOther is evalp of an operand that is not a variable.
+func (m *machine) evalOther(o *opnd) val {
 	switch o.k {
 	case oSlot:
 		return m.top().env[o.slot]
@@ -528,6 +536,14 @@ func (m *machine) intOf(o opnd) int64 { return m.intArg(&o) }
 
 // intArg is intOf of the operand at o, read in place.
 func (m *machine) intArg(o *opnd) int64 {
+	if o.intVar {
+		return m.fr.env[o.slot].i // inlined: the common case
+	}
+	return m.intOther(o)
+}
+
+// intOther is intArg of an operand that is not an integer variable.
+func (m *machine) intOther(o *opnd) int64 {
 	var v *val
 	switch o.k {
 	case oSlot:
