@@ -63,14 +63,15 @@ const (
 type opnd struct {
 	k opndKind
 	// intVar marks a variable (oSlot) read as an integer, its dtype not a
-	// float one: intArg reads its slot without a look at the dtype.
-	intVar bool
-	slot   int
-	c      val
-	dt     ir.DType // the scalar dtype, InvalidDType for non-scalars
-	name   string   // the variable's name, for messages and cell names
-	list   []opnd
-	sym    string
+	// float one: intArg reads its slot without a look at the dtype;
+	// intConst likewise a constant (oConst), read from c.i.
+	intVar, intConst bool
+	slot             int
+	c                val
+	dt               ir.DType // the scalar dtype, InvalidDType for non-scalars
+	name             string   // the variable's name, for messages and cell names
+	list             []opnd
+	sym              string
 }
 
 type nodeKind uint8
@@ -256,7 +257,7 @@ func (c *compiler) operand(o ir.Operand) opnd {
 		if o.DType.IsFloat() {
 			v = val{f: roundFloat(o.DType, o.Float)}
 		}
-		return opnd{k: oConst, c: v, dt: o.DType, name: o.String()}
+		return opnd{k: oConst, intConst: !o.DType.IsFloat(), c: v, dt: o.DType, name: o.String()}
 	case *ir.SymRef:
 		return opnd{k: oSym, sym: o.Name, dt: ir.INDEX, name: o.Name}
 	case *ir.ListOp:

@@ -537,12 +537,16 @@ func (m *machine) intOf(o opnd) int64 { return m.intArg(&o) }
 // intArg is intOf of the operand at o, read in place.
 func (m *machine) intArg(o *opnd) int64 {
 	if o.intVar {
-		return m.fr.env[o.slot].i // inlined: the common case
+		return m.fr.env[o.slot].i // inlined: the common cases
+	}
+	if o.intConst {
+		return o.c.i
 	}
 	return m.intOther(o)
 }
 
-// intOther is intArg of an operand that is not an integer variable.
+// intOther is intArg of an operand that is not an integer variable or
+// constant.
 func (m *machine) intOther(o *opnd) int64 {
 	var v *val
 	switch o.k {

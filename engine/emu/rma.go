@@ -52,6 +52,33 @@ func (m *machine) windowPeer(n *node, i int) (*tref, int, *failure) {
 	return t, p, f
 }
 
+// sigWindow is windowArg(n, 0) of a notify or wait in the common case, a
+// variable holding a window view of a dtype the emulator holds, read in
+// place; nil sends the op through windowArg, which also reports what is
+// wrong.
+func (m *machine) sigWindow(n *node) *tref {
+	if len(n.args) == 0 || n.args[0].k != oSlot {
+		return nil
+	}
+	if t, ok := m.fr.env[n.args[0].slot].o.(*tref); ok && t.buf != nil && supported(t.dt) {
+		return t
+	}
+	return nil
+}
+
+// sigWindowPeer is windowPeer(n, 0) of a notify in the common case, a
+// window of the world (no domain to map the peer through) and a peer in
+// range; ok false sends the op through windowPeer.
+func (m *machine) sigWindowPeer(n *node) (t *tref, p int, ok bool) {
+	if t = m.sigWindow(n); t == nil || t.buf.domain != nil || len(n.args) < 2 {
+		return nil, 0, false
+	}
+	if q := m.intArg(&n.args[1]); q >= 0 && q < int64(m.s.P) {
+		return t, int(q), true
+	}
+	return nil, 0, false
+}
+
 // intsScratch evaluates a list operand into m's scratch slice, valid until
 // the next call.
 func (m *machine) intsScratch(o *opnd) []int {
@@ -120,9 +147,12 @@ func (m *machine) signalCell(n *node, t *tref, offs []int, rank int) (cellKey, *
 
 // notify is pld.system.notify(target, peer, offsets, value, op=).
 func (m *machine) notify(n *node) *failure {
-	t, p, f := m.windowPeer(n, 0)
-	if f != nil {
-		return f
+	t, p, ok := m.sigWindowPeer(n)
+	var f *failure
+	if !ok {
+		if t, p, f = m.windowPeer(n, 0); f != nil {
+			return f
+		}
 	}
 	key, f := m.signalKey(n, t, &n.args[2], p)
 	if f != nil {
@@ -177,9 +207,12 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		m.hb.warm() // before the cell's value and state are read: see warm
 	}
 	if !w.active {
-		t, f := m.windowArg(n, 0)
-		if f != nil {
-			return false, f
+		t := m.sigWindow(n)
+		if t == nil {
+			var f *failure
+			if t, f = m.windowArg(n, 0); f != nil {
+				return false, f
+			}
 		}
 		key, f := m.signalKey(n, t, &n.args[1], m.rank)
 		if f != nil {
