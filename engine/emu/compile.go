@@ -61,13 +61,17 @@ const (
 
 // opnd is a compiled operand.
 type opnd struct {
-	k    opndKind
-	slot int
-	c    val
-	dt   ir.DType // the scalar dtype, InvalidDType for non-scalars
-	name string   // the variable's name, for messages and cell names
-	list []opnd
-	sym  string
+	k opndKind
+	// intVar marks a variable (oSlot) read as an integer, its dtype not a
+	// float one: intArg reads its slot without a look at the dtype;
+	// intConst likewise a constant (oConst), read from c.i.
+	intVar, intConst bool
+	slot             int
+	c                val
+	dt               ir.DType // the scalar dtype, InvalidDType for non-scalars
+	name             string   // the variable's name, for messages and cell names
+	list             []opnd
+	sym              string
 }
 
 type nodeKind uint8
@@ -105,6 +109,9 @@ type node struct {
 	// (else AtomicAdd), a wait's comparison.
 	sigSet bool
 	cmp    waitCmp
+	// sigOffs is a notify's or wait's offset list decoded for signalKey,
+	// nil when an offset is not an integer variable or constant.
+	sigOffs []sigOff
 	// borrow marks a remote_load whose tile only the next statement reads
 	// (markBorrows).
 	borrow bool
@@ -243,13 +250,14 @@ func (c *compiler) operand(o ir.Operand) opnd {
 	case nil:
 		return opnd{k: oNone}
 	case *ir.Var:
-		return opnd{k: oSlot, slot: c.slot(o), dt: scalarDType(o.Type), name: o.Name}
+		dt := scalarDType(o.Type)
+		return opnd{k: oSlot, intVar: !dt.IsFloat(), slot: c.slot(o), dt: dt, name: o.Name}
 	case *ir.Const:
 		v := val{i: o.Int}
 		if o.DType.IsFloat() {
 			v = val{f: roundFloat(o.DType, o.Float)}
 		}
-		return opnd{k: oConst, c: v, dt: o.DType, name: o.String()}
+		return opnd{k: oConst, intConst: !o.DType.IsFloat(), c: v, dt: o.DType, name: o.String()}
 	case *ir.SymRef:
 		return opnd{k: oSym, sym: o.Name, dt: ir.INDEX, name: o.Name}
 	case *ir.ListOp:
@@ -304,11 +312,13 @@ func (c *compiler) stmt(s ir.Stmt) (*node, error) {
 		switch n.op {
 		case opNotify:
 			n.sigSet = enumMember(s, "op") == "Set"
+			n.sigOffs = decodeOffs(n.args, 2)
 		case opWait:
 			n.cmp = cmpGe
 			if enumMember(s, "cmp") == "Eq" {
 				n.cmp = cmpEq
 			}
+			n.sigOffs = decodeOffs(n.args, 1)
 		}
 	case *ir.Bin:
 		n.kind, n.bin, n.x, n.y = nBin, s.Op, c.operand(s.X), c.operand(s.Y)
@@ -358,4 +368,34 @@ func (c *compiler) stmt(s ir.Stmt) (*node, error) {
 		return nil, fmt.Errorf("line %d: unknown statement %T", s.Pos().Line, s)
 	}
 	return n, err
+}
+
+// sigOff is one offset of a signal op as signalKey reads it: the integer
+// in slot, or c when slot is -1.
+type sigOff struct {
+	slot int
+	c    int64
+}
+
+// decodeOffs returns the offset list args[i] of a notify or wait as
+// sigOffs, or nil unless it is a list whose every element is an integer
+// variable or constant (the rest goes through intArg, as other ops' do).
+func decodeOffs(args []opnd, i int) []sigOff {
+	if i >= len(args) || args[i].k != oList {
+		return nil
+	}
+	out := make([]sigOff, len(args[i].list))
+	for k, o := range args[i].list {
+		switch {
+		case o.dt.IsFloat():
+			return nil
+		case o.k == oSlot:
+			out[k] = sigOff{slot: o.slot}
+		case o.k == oConst:
+			out[k] = sigOff{slot: -1, c: o.c.i}
+		default:
+			return nil
+		}
+	}
+	return out
 }

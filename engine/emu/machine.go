@@ -14,6 +14,17 @@ type machine struct {
 	s      *sim
 	rank   int
 	frames []*frame
+	// fr is the top of frames (nil when it is empty), kept beside it by
+	// pushFrame and popFrame: every operand read goes through it, and
+	// the slice's last element cost 3% of a barrier's instructions.
+	fr *frame
+	// single is the one statement of the block an if just chose, when
+	// that is an operation other than a drain (exec): next returns it
+	// before anything else, as it would from a cursor of its own, without
+	// pushing and popping one — `if p != me: notify(...)` is every
+	// iteration of a barrier. Never set on the host, whose dispatch
+	// bookkeeping counts its cursors (host.go).
+	single *node
 	queue  []task // dispatched calls not started yet
 	state  mstate
 	at     *node // the shared operation it stands in front of
@@ -77,7 +88,7 @@ type task struct {
 	syms map[string]int64
 }
 
-func (m *machine) top() *frame { return m.frames[len(m.frames)-1] }
+func (m *machine) top() *frame { return m.fr }
 
 // fail builds a run-time failure of m at n.
 func (m *machine) fail(n *node, code, hint, format string, args ...any) *failure {
@@ -103,6 +114,13 @@ func (m *machine) loopDepth() int {
 // loop iterations, blocks and functions that fell off their end on the way.
 // It returns nil when the machine has no frame left.
 func (m *machine) next() (*node, *failure) {
+	if n := m.single; n != nil {
+		m.single = nil
+		if m.s.tick() {
+			return nil, m.s.tickFail(m, n)
+		}
+		return n, nil
+	}
 	for len(m.frames) > 0 {
 		fr := m.top()
 		if len(fr.cursors) == 0 {
@@ -113,8 +131,8 @@ func (m *machine) next() (*node, *failure) {
 		if c.pc < len(c.nodes) {
 			n := c.nodes[c.pc]
 			c.pc++
-			if f := m.s.tick(m, n); f != nil {
-				return nil, f
+			if m.s.tick() {
+				return nil, m.s.tickFail(m, n)
 			}
 			return n, nil
 		}
@@ -122,8 +140,8 @@ func (m *machine) next() (*node, *failure) {
 			c.pc = 0
 			// Every iteration is a step, so a while loop that never ends
 			// (even with an empty body) stops at the step budget.
-			if f := m.s.tick(m, c.loop); f != nil {
-				return nil, f
+			if m.s.tick() {
+				return nil, m.s.tickFail(m, c.loop)
 			}
 			continue
 		}
@@ -203,12 +221,17 @@ func (m *machine) pushFrame(fn *cfunc, args []val, syms map[string]int64, ret in
 		fr.cursors = append(fr.cursors, cursor{nodes: fn.body})
 	}
 	m.frames = append(m.frames, fr)
+	m.fr = fr
 }
 
 // popFrame returns from the current call with v.
 func (m *machine) popFrame(v val) {
 	fr := m.top()
 	m.frames = m.frames[:len(m.frames)-1]
+	m.fr = nil
+	if len(m.frames) > 0 {
+		m.fr = m.frames[len(m.frames)-1]
+	}
 	m.releaseFrame(fr, v)
 	if len(m.frames) > 0 && fr.ret >= 0 {
 		m.top().env[fr.ret] = v
@@ -283,7 +306,10 @@ func (m *machine) exec(n *node) (blocked bool, f *failure) {
 		if cond.integer(n.x.dt) != 0 {
 			body = n.body
 		}
-		if len(body) > 0 {
+		switch {
+		case len(body) == 1 && body[0].kind == nOp && body[0].op != ir.OpTaskDrain && m.rank >= 0:
+			m.single = body[0]
+		case len(body) > 0:
 			fr.cursors = append(fr.cursors, cursor{nodes: body})
 		}
 	case nWhile:
@@ -482,6 +508,14 @@ func (m *machine) eval(o opnd) val { return m.evalp(&o) }
 // through take their operands by pointer: an opnd is 104 bytes, and a
 // copy of it per operand was a tenth of a barrier's time.
 func (m *machine) evalp(o *opnd) val {
+	if o.k == oSlot {
+		return m.fr.env[o.slot] // inlined: most operands are variables
+	}
+	return m.evalOther(o)
+}
+
+// evalOther is evalp of an operand that is not a variable.
+func (m *machine) evalOther(o *opnd) val {
 	switch o.k {
 	case oSlot:
 		return m.top().env[o.slot]
@@ -502,6 +536,18 @@ func (m *machine) intOf(o opnd) int64 { return m.intArg(&o) }
 
 // intArg is intOf of the operand at o, read in place.
 func (m *machine) intArg(o *opnd) int64 {
+	if o.intVar {
+		return m.fr.env[o.slot].i // inlined: the common cases
+	}
+	if o.intConst {
+		return o.c.i
+	}
+	return m.intOther(o)
+}
+
+// intOther is intArg of an operand that is not an integer variable or
+// constant.
+func (m *machine) intOther(o *opnd) int64 {
 	var v *val
 	switch o.k {
 	case oSlot:

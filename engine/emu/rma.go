@@ -52,6 +52,33 @@ func (m *machine) windowPeer(n *node, i int) (*tref, int, *failure) {
 	return t, p, f
 }
 
+// sigWindow is windowArg(n, 0) of a notify or wait in the common case, a
+// variable holding a window view of a dtype the emulator holds, read in
+// place; nil sends the op through windowArg, which also reports what is
+// wrong.
+func (m *machine) sigWindow(n *node) *tref {
+	if len(n.args) == 0 || n.args[0].k != oSlot {
+		return nil
+	}
+	if t, ok := m.fr.env[n.args[0].slot].o.(*tref); ok && t.buf != nil && supported(t.dt) {
+		return t
+	}
+	return nil
+}
+
+// sigWindowPeer is windowPeer(n, 0) of a notify in the common case, a
+// window of the world (no domain to map the peer through) and a peer in
+// range; ok false sends the op through windowPeer.
+func (m *machine) sigWindowPeer(n *node) (t *tref, p int, ok bool) {
+	if t = m.sigWindow(n); t == nil || t.buf.domain != nil || len(n.args) < 2 {
+		return nil, 0, false
+	}
+	if q := m.intArg(&n.args[1]); q >= 0 && q < int64(m.s.P) {
+		return t, int(q), true
+	}
+	return nil, 0, false
+}
+
 // intsScratch evaluates a list operand into m's scratch slice, valid until
 // the next call.
 func (m *machine) intsScratch(o *opnd) []int {
@@ -64,6 +91,46 @@ func (m *machine) intsScratch(o *opnd) []int {
 
 // cellName renders the cell a notify or wait at n addresses: "signal[2, 0]".
 func cellName(n *node, offs []int) string { return string(appendCellName(nil, n, offs)) }
+
+// signalKey resolves the cell that list operand o (n's offsets) names in
+// rank's copy of t. Its common shape (one integer variable or constant
+// per dimension, decoded at compile time into n.sigOffs, inside the
+// shape, of an integer window) reads the offsets in place into the flat
+// index, without the scratch slice; anything else, every failure
+// included, goes through signalCell, which reports it.
+func (m *machine) signalKey(n *node, t *tref, o *opnd, rank int) (cellKey, *failure) {
+	if offs := n.sigOffs; offs != nil && len(offs) == len(t.shape) && (t.dt.IsInt() || t.dt.IsBool()) {
+		at, ok, env := 0, true, m.fr.env
+		for k, so := range offs {
+			x := int(so.c)
+			if so.slot >= 0 {
+				x = int(env[so.slot].i)
+			}
+			if x < 0 || x >= t.shape[k] {
+				ok = false
+				break
+			}
+			at = at*t.shape[k] + x
+		}
+		if ok {
+			return cellKey{buf: t.buf, rank: rank, off: t.buf.off + at*int(dtBytes[t.dt])}, nil
+		}
+	}
+	return m.signalCell(n, t, m.intsScratch(o), rank)
+}
+
+// cellOffs returns the offsets of the cell at key in view t (the inverse
+// of signalKey's flat index) in buf: the name of a cell is rebuilt only
+// when a trace or a deadlock report asks for it.
+func cellOffs(t *tref, key cellKey, buf []int) []int {
+	at := (key.off - t.buf.off) / int(dtBytes[t.dt])
+	offs := append(buf[:0], make([]int, len(t.shape))...)
+	for k := len(t.shape) - 1; k >= 0; k-- {
+		offs[k] = at % t.shape[k]
+		at /= t.shape[k]
+	}
+	return offs
+}
 
 // signalCell resolves the cell at offs in rank's copy of t.
 func (m *machine) signalCell(n *node, t *tref, offs []int, rank int) (cellKey, *failure) {
@@ -80,12 +147,14 @@ func (m *machine) signalCell(n *node, t *tref, offs []int, rank int) (cellKey, *
 
 // notify is pld.system.notify(target, peer, offsets, value, op=).
 func (m *machine) notify(n *node) *failure {
-	t, p, f := m.windowPeer(n, 0)
-	if f != nil {
-		return f
+	t, p, ok := m.sigWindowPeer(n)
+	var f *failure
+	if !ok {
+		if t, p, f = m.windowPeer(n, 0); f != nil {
+			return f
+		}
 	}
-	offs := m.intsScratch(&n.args[2])
-	key, f := m.signalCell(n, t, offs, p)
+	key, f := m.signalKey(n, t, &n.args[2], p)
 	if f != nil {
 		return f
 	}
@@ -121,7 +190,7 @@ func (m *machine) notify(n *node) *failure {
 	if m.tracing() {
 		e := trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000}
 		a := &m.s.evAlloc
-		e.Peer, e.Cell, e.Before, e.After = a.int(p), a.cellName(n, offs), a.int64(before), a.int64(after)
+		e.Peer, e.Cell, e.Before, e.After = a.int(p), a.cellName(n, cellOffs(t, key, m.scratch)), a.int64(before), a.int64(after)
 		m.s.emit(m, n, e)
 	} else {
 		m.s.count(m)
@@ -138,26 +207,27 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		m.hb.warm() // before the cell's value and state are read: see warm
 	}
 	if !w.active {
-		t, f := m.windowArg(n, 0)
-		if f != nil {
-			return false, f
+		t := m.sigWindow(n)
+		if t == nil {
+			var f *failure
+			if t, f = m.windowArg(n, 0); f != nil {
+				return false, f
+			}
 		}
-		offs := m.intsScratch(&n.args[1])
-		key, f := m.signalCell(n, t, offs, m.rank)
+		key, f := m.signalKey(n, t, &n.args[1], m.rank)
 		if f != nil {
 			return false, f
 		}
 		// Field by field rather than a new waitInfo: the struct is
-		// 136 bytes with pointers, and every wait of a barrier starts one.
+		// 112 bytes with pointers, and every wait of a barrier starts one.
 		// release and releaseArrive are read only while released is set.
-		w.active, w.n, w.key, w.view, w.cell, w.dt, w.offs = true, n, key, t, nil, t.dt, offs
+		// The cell's offsets are not kept: its name is rebuilt from key
+		// (cellOffs) when a trace or a deadlock report needs it.
+		w.active, w.n, w.key, w.view, w.cell, w.dt = true, n, key, t, nil, t.dt
 		w.cmp, w.expected, w.start, w.released = n.cmp, m.intArg(&n.args[2]), m.clock, false
 	}
 	v := m.s.cellValue(w.key, w.dt)
 	if !w.cmp.holds(v, w.expected) {
-		if len(w.offs) > 0 && &w.offs[0] == &m.scratch[0] {
-			w.offs = append([]int(nil), w.offs...) // keep the cell's name past the scratch's next use
-		}
 		if w.cell == nil {
 			w.cell = m.s.lookupCell(w.key, true) // kept while parked: a resumed wait does not look it up again
 		}
@@ -188,7 +258,7 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 	if m.tracing() {
 		e := trace.Event{StartNs: w.start / 1000, EndNs: m.clock / 1000}
 		a := &m.s.evAlloc
-		e.Cell, e.Value = a.cellName(n, w.offs), a.int64(v)
+		e.Cell, e.Value = a.cellName(n, cellOffs(w.view, w.key, m.scratch)), a.int64(v)
 		if hasBy {
 			e.ReleasedBy = a.ref(by)
 		}

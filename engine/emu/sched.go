@@ -477,7 +477,6 @@ type waitInfo struct {
 	view     *tref // the signal's window view (for the race detector)
 	cell     *cell // the cell's bookkeeping once the wait parked on it
 	dt       ir.DType
-	offs     []int // the cell's offsets, for its name
 	cmp      waitCmp
 	expected int64
 	start    int64 // when the wait began (ps)

@@ -195,10 +195,17 @@ func (s *sim) watch(ctx context.Context) func() {
 	}
 }
 
-// tick counts one executed statement of m at n against the budget and
-// checks the stop flag.
-func (s *sim) tick(m *machine, n *node) *failure {
+// tick counts one executed statement against the budget and checks the
+// stop flag; true when the run must stop (tickFail says why). Small
+// enough to inline: next calls it for every statement.
+func (s *sim) tick() bool {
 	s.steps++
+	return s.steps > s.maxSteps || s.stop.Load() != 0
+}
+
+// tickFail is the failure of m at n after tick said stop: the step
+// budget, then the stop flag.
+func (s *sim) tickFail(m *machine, n *node) *failure {
 	if s.steps > s.maxSteps {
 		return m.fail(n, codeBudget, "the step budget is exhausted",
 			"after %d statements the run is still going; a loop that never ends, or a bound far larger than meant?", s.maxSteps)
@@ -261,7 +268,7 @@ func (s *sim) deadlock() *failure {
 		}
 		w := &m.wait
 		c := s.lookupCell(w.key, false)
-		b := Blocked{Rank: m.rank, Block: m.block, Line: w.n.line(), Cell: cellName(w.n, w.offs), Value: s.cellValue(w.key, w.dt),
+		b := Blocked{Rank: m.rank, Block: m.block, Line: w.n.line(), Cell: cellName(w.n, cellOffs(w.view, w.key, nil)), Value: s.cellValue(w.key, w.dt),
 			Cmp: w.cmp.String(), Expected: w.expected, NotifiedBy: []int{}}
 		if c != nil {
 			b.NotifiedBy = append(b.NotifiedBy, s.notifiersOf(c)...)
