@@ -27,10 +27,11 @@ var (
 	exp32Tab  *[256]exp32Entry
 )
 
-// fastBqMin is the lowest biased exponent of the fast path: float32s from
-// 2^-19 (above float32(1e-6), the exponent form's cutoff, which lies in
-// the binade below); those from 2^23 on are all integers.
-const fastBqMin, fastBqMax = 108, 149
+// The biased exponents of AppendFloat32s' fast path: float32s from 2^-19
+// (above float32(1e-6), the exponent form's cutoff, which lies in the
+// binade below) to 2^26. From intBq (2^23) on every float32 is an
+// integer, and one below 2^26 has at most eight digits.
+const fastBqMin, intBq, fastBqMax = 108, 150, 152
 
 func buildExp32() {
 	gOnce.Do(buildG)
@@ -44,11 +45,16 @@ func buildExp32() {
 			panic("floats: float32 shift out of range")
 		}
 		g1 := g.hi + 1
+		frac := min(-q, 23) // significand bits below the binary point
+		if q >= 0 {
+			frac = 23
+		}
 		t[bq] = exp32Entry{
 			g1: g1, dhi: g1 >> (63 - h), dlo: g1 << (h + 1),
 			// Below 1 every element is a non-integer; above, the bits
-			// under the binary point must not all be zero.
-			mask: 1<<min(-q, 23) - 1,
+			// under the binary point must not all be zero; from 2^23 on,
+			// all but a power of two, which shortest32 treats apart.
+			mask: 1<<frac - 1,
 			sh:   uint8(h + 2), k: int8(k),
 		}
 	}
@@ -67,7 +73,10 @@ func buildExp32() {
 // loses): shortest32's steps with its exponent's constants from a table
 // and one 128-bit product instead of three (the bounds' products are
 // the value's plus and minus a constant), then its digits laid out by
-// put32. Every other element is AppendElem32's. As in appendElems, the
+// put32. An integer below 2^26 written as its digits (an index fill and
+// its sums) is putInt32's, one from 2^24 with shorter digits is
+// shortest32's steps and appendDigits', and every other element is
+// AppendElem32's. As in appendElems, the
 // digits of a batch are found first, then written: the first loop makes
 // no call, so its values stay in registers, and independent elements'
 // multiplies overlap (about 15 ns an element of a randn fill where
@@ -84,9 +93,14 @@ func AppendFloat32s(b []byte, f []float32, lead bool) []byte {
 			u := math.Float32bits(x)
 			e := &tab[u>>23&0xff]
 			ds[i] = 0
-			if u&e.mask == 0 {
-				continue
+			if u&e.mask == 0 || u>>23&0xff >= intBq && intDigits32(u, int32(x)) {
+				continue // not for shortest32 or written as an integer's digits
 			}
+			// shortest32, with k and the shifts from e: 4c is not the
+			// power of two's case (c has bits below the hidden one), so
+			// the bounds are 4c-2 and 4c+2, and rop32 of each needs only
+			// the upper 64 bits of its product with g1, which are those
+			// of g1·4c·2^h ∓ d.
 			c := uint64(u&(1<<23-1) | 1<<23)
 			phi, plo := bits.Mul64(e.g1, c<<(e.sh&63))
 			_, borrow := bits.Sub64(plo, e.dlo, 0)
@@ -106,54 +120,33 @@ func AppendFloat32s(b []byte, f []float32, lead bool) []byte {
 				b = room(b)
 			}
 			u := math.Float32bits(x)
-			if ds[i] == 0 {
-				if comma != 0 {
-					b = append(b, ',')
-				}
-				b = AppendElem32(b, float64(x))
-				comma = 1
-				continue
-			}
 			k := len(b)
 			o := (*[40]byte)(b[k : k+40])
 			o[0] = ','
 			o[comma] = '-' // kept for a negative x, overwritten for a positive one
 			w := comma + int(u>>31)
-			b = b[:k+w+put32((*[32]byte)(o[w&3:][:32]), uint64(ds[i]), int(tab[u>>23&0xff].k))]
+			switch bq := u >> 23 & 0xff; {
+			case ds[i] != 0 && bq < intBq:
+				b = b[:k+w+put32((*[32]byte)(o[w&3:][:32]), uint64(ds[i]), int(tab[bq].k))]
+			case x < 1<<26 && x > -1<<26 && x == float32(int32(x)) && u != 1<<31 && intDigits32(u, int32(x)):
+				// An integer written as its digits (the index fill and
+				// most of its sums), as AppendElem32 writes it.
+				b = b[:k+w+putInt32((*[8]byte)(o[w&3:][:8]), uint32(int32(math.Abs(float64(x)))))]
+			case ds[i] != 0:
+				// An integer from 2^24 on whose shortest digits end in
+				// zeros it does not have.
+				b = appendDigits(b[:k+comma], uint64(u>>31), false, uint64(ds[i]), int(tab[bq].k))
+			default:
+				if comma != 0 {
+					b = append(b, ',')
+				}
+				b = AppendElem32(b, float64(x))
+			}
 			comma = 1
 		}
 		f = f[n:]
 	}
 	return b
-}
-
-// digits32 is shortest32's d for the float32 with bits u, a normal
-// non-integer from 2^-19 to 2^23 whose exponent's constants are e, with
-// k and the shifts from e: 4c is not the power of two's case (c has bits
-// below the hidden one), so the bounds are 4c-2 and 4c+2, and rop32 of
-// each needs only the upper 64 bits of its product with g1, which are
-// those of g1·4c·2^h ∓ d.
-func digits32(u uint32, e *exp32Entry) uint64 {
-	c := uint64(u&(1<<23-1) | 1<<23)
-	phi, plo := bits.Mul64(e.g1, c<<(e.sh&63))
-	_, borrow := bits.Sub64(plo, e.dlo, 0)
-	lhi, _ := bits.Sub64(phi, e.dhi, borrow)
-	_, carry := bits.Add64(plo, e.dlo, 0)
-	rhi, _ := bits.Add64(phi, e.dhi, carry)
-	vb, vbl, vbr := ropHi(phi), ropHi(lhi), ropHi(rhi)
-	out := c & 1
-	// nearest and shorter, as shortest32 calls them, with a select in
-	// place of the branch on shorter's answer.
-	s := vb >> 2
-	_, sOut := bits.Sub64(s<<2, vbl+out, 0)
-	_, tOut := bits.Sub64(vbr, (s+1)<<2+out, 0)
-	r := vb & 3
-	d := s + 1 - (sOut^1)&(tOut|(r>>1^1)|r>>1&(r&1^1)&(s&1^1))
-	sp10 := s / 10 * 10
-	upin := b2u(vbl+out <= sp10<<2)
-	wpin := b2u((sp10+10)<<2+out <= vbr)
-	m := -(upin ^ wpin)
-	return d&^m | (sp10+10-10*upin)&m
 }
 
 // put32 writes d·10^k, the shortest digits of a float32 from 2^-19 to
@@ -193,6 +186,16 @@ func put32(o *[32]byte, d uint64, k int) int {
 	binary.LittleEndian.PutUint64(o[fp&15:][:8], l0>>sh|l1<<1<<(63-sh))
 	o[fp&15+8] = byte(l1)
 	return fp + nd - a
+}
+
+// putInt32 writes v < 10^8 in decimal at the start of o and returns its
+// length: eight's digits, less their leading zeros.
+func putInt32(o *[8]byte, v uint32) int {
+	const ascii0 = 0x3030303030303030
+	dg := eight(v)
+	nd := max(8-bits.TrailingZeros64(dg^ascii0)/8, 1) // "0" for 0
+	binary.LittleEndian.PutUint64(o[:], dg>>(uint(8-nd)*8&63))
+	return nd
 }
 
 // ropHi is rop32 of a product given by its upper 64 bits.
