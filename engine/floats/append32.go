@@ -41,8 +41,8 @@ func buildExp32() {
 		k := flog10pow2(q)
 		g := &gTable[k-gKMin]
 		h := q + g.f + 33
-		if h < 0 || h > 38 { // 4c < 2^26 shifted by h must fit 64 bits
-			panic("floats: float32 shift out of range")
+		if h < 0 || h > 38 || bq >= intBq && k != 0 { // 4c < 2^26 shifted by h must fit 64 bits; AppendFloat32s writes an integer's d as is
+			panic("floats: float32 constants out of range")
 		}
 		g1 := g.hi + 1
 		frac := min(-q, 23) // significand bits below the binary point
@@ -73,14 +73,14 @@ func buildExp32() {
 // loses): shortest32's steps with its exponent's constants from a table
 // and one 128-bit product instead of three (the bounds' products are
 // the value's plus and minus a constant), then its digits laid out by
-// put32. An integer below 2^26 written as its digits (an index fill and
-// its sums) is putInt32's, one from 2^24 with shorter digits is
-// shortest32's steps and appendDigits', and every other element is
-// AppendElem32's. As in appendElems, the
-// digits of a batch are found first, then written: the first loop makes
-// no call, so its values stay in registers, and independent elements'
-// multiplies overlap (about 15 ns an element of a randn fill where
-// shortest32 and a three-way layout took 23, BenchmarkAppendElem).
+// put32. An integer below 2^26 (an index fill and its sums) is
+// putInt32's: its own digits, or from 2^24 on, when fewer digits read
+// back as it, shortest32's. Every other element is AppendElem32's. As
+// in appendElems, the digits of a batch are found first, then written:
+// the first loop makes no call, so its values stay in registers, and
+// independent elements' multiplies overlap (about 15 ns an element of a
+// randn fill where shortest32 and a three-way layout took 23, 11 of an
+// index fill's sums where they took 15, BenchmarkAppendElem).
 func AppendFloat32s(b []byte, f []float32, lead bool) []byte {
 	exp32Once.Do(buildExp32)
 	tab := exp32Tab
@@ -128,14 +128,15 @@ func AppendFloat32s(b []byte, f []float32, lead bool) []byte {
 			switch bq := u >> 23 & 0xff; {
 			case ds[i] != 0 && bq < intBq:
 				b = b[:k+w+put32((*[32]byte)(o[w&3:][:32]), uint64(ds[i]), int(tab[bq].k))]
+			case ds[i] != 0:
+				// An integer from 2^24 to 2^26 with fewer digits than its
+				// own (some sums of an index fill): k is 0, so d is the
+				// integer it is written as, its digits and zeros.
+				b = b[:k+w+putInt32((*[8]byte)(o[w&3:][:8]), ds[i])]
 			case x < 1<<26 && x > -1<<26 && x == float32(int32(x)) && u != 1<<31 && intDigits32(u, int32(x)):
-				// An integer written as its digits (the index fill and
+				// An integer written as its own digits (an index fill and
 				// most of its sums), as AppendElem32 writes it.
 				b = b[:k+w+putInt32((*[8]byte)(o[w&3:][:8]), uint32(int32(math.Abs(float64(x)))))]
-			case ds[i] != 0:
-				// An integer from 2^24 on whose shortest digits end in
-				// zeros it does not have.
-				b = appendDigits(b[:k+comma], uint64(u>>31), false, uint64(ds[i]), int(tab[bq].k))
 			default:
 				if comma != 0 {
 					b = append(b, ',')
