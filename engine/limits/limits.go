@@ -62,12 +62,11 @@ const (
 	// formats on a second core while the fill makes the inputs and the
 	// emulator runs on the first (the run cannot print them yet: the
 	// status comes first). At P = 8 with 1 Mi FP32 per rank that window
-	// is about 130 ms (randn fill 65, emulator 65), in which one core
-	// could format all 8 Mi input elements at 15 ns each (88 MiB of
-	// text); 64 MiB holds 6 Mi of them and keeps the run's peak memory
-	// about 1.6× the plain run's, where the last 2 Mi cost some 15 ms
-	// after the run. What does not fit is formatted after the run, with
-	// the outputs.
+	// is about 140 ms (randn fill 70, emulator 70), in which one core
+	// formats some 6 Mi of the 8 Mi input elements (15 ns each alone,
+	// about 22 beside the run), 64 MiB of text: a 96 MiB cap got to
+	// 6.4 Mi and no sooner an end, for 3 MB more. What does not fit is
+	// formatted after the run, with the outputs.
 	JSONAhead = 64 << 20
 )
 
