@@ -19,8 +19,8 @@ import (
 // and the fill and the emulator keep one core busy, so on a machine with
 // two the inputs' text is made in time that costs no wall clock, up to
 // a budget: at P = 8 and 1 Mi FP32 per rank the fill and the run take
-// about 110 ms and the inputs' 8 Mi elements some 190 ms of one core's
-// formatting, half of the --json run's formatting.
+// about 140 ms, in which one core formats some 6 of the inputs' 8 Mi
+// elements, nearly half of the --json run's formatting.
 type aheadText struct {
 	names        []string // the input tensors in the document's order
 	buf          []byte

@@ -182,7 +182,7 @@ func (f *formatter) maxElemBytes() int {
 // writeFloats writes t's elements from element from on as
 // TensorJSON.MarshalJSON does, the first after a comma unless from is 0.
 // Formatting the shortest digits is nearly the whole cost of a large
-// output (about 25 ns an element of a randn fill,
+// output (about 15 ns an element of a randn fill,
 // floats.BenchmarkAppendElem; the CPU time of a --json run is several
 // times the plain run's, BenchmarkRunJSON's json1-ns/elem), so a long
 // tensor is formatted in chunks by one goroutine per core while this one

@@ -4,104 +4,203 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"sync"
 )
 
-// AppendFloat32s appends the elements of f as AppendElems32 appends their
+// exp32Entry is what AppendFloat32s needs of a float32's biased exponent
+// bq: mask, the significand bits that are not all zero exactly when the
+// element takes its fast path (0 for an exponent it never takes), and
+// shortest32's constants for bq, hoisted out of the element loop: g1
+// (the table entry's upper 63 bits plus one), the shift sh = h+2 that
+// scales c to 4c·2^h, k = flog10pow2(bq-150), and (dhi, dlo) =
+// g1·2^(h+1), the 128-bit distance from the scaled value's product to
+// either bound's (the bounds are 4c ∓ 2).
+type exp32Entry struct {
+	g1, dhi, dlo uint64
+	mask         uint32
+	sh           uint8
+	k            int8
+}
+
+var (
+	exp32Once sync.Once
+	exp32Tab  *[256]exp32Entry
+)
+
+// The biased exponents of AppendFloat32s' fast path: float32s from 2^-19
+// (above float32(1e-6), the exponent form's cutoff, which lies in the
+// binade below) to 2^26. From intBq (2^23) on every float32 is an
+// integer, and one below 2^26 has at most eight digits.
+const fastBqMin, intBq, fastBqMax = 108, 150, 152
+
+func buildExp32() {
+	gOnce.Do(buildG)
+	t := new([256]exp32Entry)
+	for bq := fastBqMin; bq <= fastBqMax; bq++ {
+		q := bq - 150
+		k := flog10pow2(q)
+		g := &gTable[k-gKMin]
+		h := q + g.f + 33
+		if h < 0 || h > 38 || bq >= intBq && k != 0 { // 4c < 2^26 shifted by h must fit 64 bits; AppendFloat32s writes an integer's d as is
+			panic("floats: float32 constants out of range")
+		}
+		g1 := g.hi + 1
+		frac := min(-q, 23) // significand bits below the binary point
+		if q >= 0 {
+			frac = 23
+		}
+		t[bq] = exp32Entry{
+			g1: g1, dhi: g1 >> (63 - h), dlo: g1 << (h + 1),
+			// Below 1 every element is a non-integer; above, the bits
+			// under the binary point must not all be zero; from 2^23 on,
+			// all but a power of two, which shortest32 treats apart.
+			mask: 1<<frac - 1,
+			sh:   uint8(h + 2), k: int8(k),
+		}
+	}
+	exp32Tab = t
+}
+
+// AppendFloat32s appends the elements of f as AppendElem32 appends their
 // float64 values, separated by commas, with a comma first when lead is
 // set: the writer of FP32, FP16 and BF16 output, fed straight from
-// float32s. The digits of a float32 are fewer than ten, so they are
-// written by put32 from one eight-digit block and a leading digit, not
-// through the 17-digit layout of a float64 (appendDigits):
-// about 20 ns an element of a randn fill where AppendElems32 takes 33,
-// against 46 for strconv (BenchmarkAppendElem, randn32).
+// float32s.
+//
+// A normal non-integer from 2^-19 to 2^23 (nearly every element of a
+// randn fill and of sums of them) takes a path without a branch that
+// depends on its value (which side of 1 a randn element falls, or
+// whether it has a digit fewer, is a coin toss the branch predictor
+// loses): shortest32's steps with its exponent's constants from a table
+// and one 128-bit product instead of three (the bounds' products are
+// the value's plus and minus a constant), then its digits laid out by
+// put32. An integer below 2^26 (an index fill and its sums) is
+// putInt32's: its own digits, or from 2^24 on, when fewer digits read
+// back as it, shortest32's. Every other element is AppendElem32's. As
+// in appendElems, the digits of a batch are found first, then written:
+// the first loop makes no call, so its values stay in registers, and
+// independent elements' multiplies overlap (about 15 ns an element of a
+// randn fill where shortest32 and a three-way layout took 23, 11 of an
+// index fill's sums where they took 15, BenchmarkAppendElem).
 func AppendFloat32s(b []byte, f []float32, lead bool) []byte {
+	exp32Once.Do(buildExp32)
+	tab := exp32Tab
+	comma := int(b2u(lead))
 	const batch = 16
 	var ds [batch]uint32
-	var es [batch]int
 	for len(f) > 0 {
 		n := min(len(f), batch)
 		for i, x := range f[:n] {
-			ds[i] = 0 // not a normal non-integer: AppendElem32 writes it
-			if u := math.Float32bits(x); u&(0xff<<23) != 0 && u&(0xff<<23) != 0xff<<23 &&
-				!(x < 1<<28 && x > -1<<28 && x == float32(int32(x)) && intDigits32(u, int32(x))) {
-				d, e := shortest32(u &^ (1 << 31))
-				ds[i], es[i] = uint32(d), e
+			u := math.Float32bits(x)
+			e := &tab[u>>23&0xff]
+			ds[i] = 0
+			if u&e.mask == 0 || u>>23&0xff >= intBq && intDigits32(u, int32(x)) {
+				continue // not for shortest32 or written as an integer's digits
 			}
+			// shortest32, with k and the shifts from e: 4c is not the
+			// power of two's case (c has bits below the hidden one), so
+			// the bounds are 4c-2 and 4c+2, and rop32 of each needs only
+			// the upper 64 bits of its product with g1, which are those
+			// of g1·4c·2^h ∓ d.
+			c := uint64(u&(1<<23-1) | 1<<23)
+			phi, plo := bits.Mul64(e.g1, c<<(e.sh&63))
+			_, borrow := bits.Sub64(plo, e.dlo, 0)
+			lhi, _ := bits.Sub64(phi, e.dhi, borrow)
+			_, carry := bits.Add64(plo, e.dlo, 0)
+			rhi, _ := bits.Add64(phi, e.dhi, carry)
+			vb, vbl, vbr := ropHi(phi), ropHi(lhi), ropHi(rhi)
+			// shortest32's choice, with a select in place of its branch
+			// on shorter's answer.
+			d := nearest(vb, vbl, vbr, c&1, 0)
+			short, ok := shorter(vb>>2, vbl, vbr, c&1)
+			m := -b2u(ok)
+			ds[i] = uint32(d&^m | short&m)
 		}
 		for i, x := range f[:n] {
-			if ds[i] == 0 {
-				if lead || i > 0 {
+			if cap(b)-len(b) < 40 {
+				b = room(b)
+			}
+			u := math.Float32bits(x)
+			k := len(b)
+			o := (*[40]byte)(b[k : k+40])
+			o[0] = ','
+			o[comma] = '-' // kept for a negative x, overwritten for a positive one
+			w := comma + int(u>>31)
+			switch bq := u >> 23 & 0xff; {
+			case ds[i] != 0 && bq < intBq:
+				b = b[:k+w+put32((*[32]byte)(o[w&3:][:32]), uint64(ds[i]), int(tab[bq].k))]
+			case ds[i] != 0:
+				// An integer from 2^24 to 2^26 with fewer digits than its
+				// own (some sums of an index fill): k is 0, so d is the
+				// integer it is written as, its digits and zeros.
+				b = b[:k+w+putInt32((*[8]byte)(o[w&3:][:8]), ds[i])]
+			case x < 1<<26 && x > -1<<26 && x == float32(int32(x)) && u != 1<<31 && intDigits32(u, int32(x)):
+				// An integer written as its own digits (an index fill and
+				// most of its sums), as AppendElem32 writes it.
+				b = b[:k+w+putInt32((*[8]byte)(o[w&3:][:8]), uint32(int32(math.Abs(float64(x)))))]
+			default:
+				if comma != 0 {
 					b = append(b, ',')
 				}
 				b = AppendElem32(b, float64(x))
-				continue
 			}
-			if exp32(x) {
-				if lead || i > 0 {
-					b = append(b, ',')
-				}
-				b = appendDigits(b, uint64(math.Float32bits(x)>>31), true, uint64(ds[i]), es[i])
-				continue
-			}
-			if cap(b)-len(b) < 48 {
-				b = room(b) // 64 bytes or more: a comma and put32's 40
-			}
-			k := len(b)
-			o := b[k : k+48]
-			o[0] = ','
-			w := int(b2u(lead || i > 0))
-			b = b[:k+w+put32(o[w:], x, ds[i], es[i])]
+			comma = 1
 		}
-		f, lead = f[n:], true
+		f = f[n:]
 	}
 	return b
 }
 
-// put32 writes x, a normal float32 whose shortest decimal is d·10^e
-// (0 < d < 10^9) and which is not in the exponent form (1e-6 ≤ |x| <
-// 1e21), at the start of o (at least 40 bytes), as appendDigits writes
-// it, and returns its length. The number is its digits with a point among
-// them, or "0." and up to six zeros before them, or the digits and zeros
-// after them: each layout is the digits stored as two words at an offset,
-// the point and the zeros written around them.
-func put32(o []byte, x float32, d uint32, e int) int {
-	_ = o[39]
+// put32 writes d·10^k, the shortest digits of a float32 from 2^-19 to
+// 2^23 that is not an integer, at the start of o and returns its length.
+func put32(o *[32]byte, d uint64, k int) int {
+	// 10^6 ≤ d < 2·10^8 (s < 10·2^24), and d·10^k is not an integer, so
+	// at most seven digits precede the point and at most five zeros
+	// follow "0.".
 	const ascii0 = 0x3030303030303030
-	hi := d / 1e8 // at most 9
-	lo := eight(d - hi*1e8)
-	// The nine digits of d, zero-padded, in bytes 0..8 of (p0, p1).
-	p0, p1 := uint64('0'+hi)|lo<<8, lo>>56
-	nd0 := ndigits(uint64(d))
-	tz := 8 // the trailing zeros: d's last digit is lo's top byte
-	if z := lo ^ ascii0; z != 0 {
-		tz = bits.LeadingZeros64(z) / 8
+	hi := b2u(d >= 1e8)
+	dg := eight(uint32(d - hi*1e8))
+	nd0 := 7 + int(b2u(d >= 1e7)+hi)
+	nd := nd0 - bits.LeadingZeros64(dg^ascii0)/8 // less the trailing zeros (dg is all zeros when d = 10^8)
+	// d's own digits, the first in byte 0 of l0: nine of them '1' and
+	// dg, eight dg, seven dg less its leading zero. Only the ninth is in
+	// l1.
+	l0 := dg >> (uint(8-nd0) * 8 & 63)
+	if hi != 0 {
+		l0 = '1' | dg<<8
 	}
-	nd := nd0 - tz
-	// d's own digits from the first, in (s0, s1): up to nine bytes.
-	r := uint(9-nd0) * 8
-	s0, s1 := p0>>r|p1<<(64-r), p1>>r
-	o[0] = '-' // kept for a negative x, overwritten for a positive one
-	w := int(math.Float32bits(x) >> 31)
-	dp := nd0 + e // x = 0.d1d2… · 10^dp
-	switch {
-	case dp >= nd:
-		// An integer: the digits, then zeros (dp ≤ 21).
-		binary.LittleEndian.PutUint64(o[w:], s0)
-		binary.LittleEndian.PutUint64(o[w+8:], s1)
-		copy24(o[w+nd:], zeros24)
-		return w + dp
-	case dp > 0:
-		// The digits before the point (at most eight), the point, the rest.
-		binary.LittleEndian.PutUint64(o[w:], s0)
-		o[w+dp] = '.'
-		q := uint(dp) * 8
-		binary.LittleEndian.PutUint64(o[w+dp+1:], s0>>q|s1<<(64-q))
-		binary.LittleEndian.PutUint64(o[w+dp+9:], s1>>q)
-		return w + nd + 1
+	l1 := dg >> 56
+	// x = 0.d1d2…·10^dp. From dp = 1 on, the first dp digits, the point
+	// and the rest (the digits shifted down dp bytes); else "0.", -dp
+	// zeros and the digits. The first word stored is the digits or
+	// "0.000000", the point goes after the integer part (where "0."
+	// already has one), and the fraction's word goes after it.
+	dp := nd0 + k
+	a := max(dp, 0) // digits before the point
+	fp := 2 - dp    // where the fraction starts
+	w0 := uint64('0' | '.'<<8 | ascii0&^0xffff)
+	if dp > 0 {
+		w0, fp = l0, dp+1
 	}
-	// "0.", then -dp zeros (at most six: |x| ≥ float32(1e-6)), the digits.
-	binary.LittleEndian.PutUint64(o[w:], '0'|'.'<<8|ascii0&^0xffff)
-	binary.LittleEndian.PutUint64(o[w+2-dp:], s0)
-	binary.LittleEndian.PutUint64(o[w+10-dp:], s1)
-	return w + 2 - dp + nd
+	binary.LittleEndian.PutUint64(o[:8], w0)
+	o[max(dp, 1)&7] = '.'
+	sh := uint(a) * 8 & 63
+	binary.LittleEndian.PutUint64(o[fp&15:][:8], l0>>sh|l1<<1<<(63-sh))
+	o[fp&15+8] = byte(l1)
+	return fp + nd - a
+}
+
+// putInt32 writes v < 10^8 in decimal at the start of o and returns its
+// length: eight's digits, less their leading zeros.
+func putInt32(o *[8]byte, v uint32) int {
+	const ascii0 = 0x3030303030303030
+	dg := eight(v)
+	nd := max(8-bits.TrailingZeros64(dg^ascii0)/8, 1) // "0" for 0
+	binary.LittleEndian.PutUint64(o[:], dg>>(uint(8-nd)*8&63))
+	return nd
+}
+
+// ropHi is rop32 of a product given by its upper 64 bits.
+func ropHi(x1 uint64) uint64 {
+	const mask32 = 1<<32 - 1
+	return x1>>31 | ((x1&mask32)+mask32)>>32
 }

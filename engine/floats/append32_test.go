@@ -42,12 +42,8 @@ func TestAppendFloat32s(t *testing.T) {
 	}
 }
 
-// appendDigits32 is AppendFloat32s' writing of one normal float32 with
-// the digits d·10^e: put32's form, or appendDigits' in the exponent form.
-func appendDigits32(b []byte, x float32, d uint32, e int) []byte {
-	if exp32(x) {
-		return appendDigits(b, uint64(math.Float32bits(x)>>31), true, uint64(d), e)
-	}
-	var o [48]byte
-	return append(b, o[:put32(o[:], x, d, e)]...)
+// appendOne32 is AppendFloat32s' text of x alone: its fast path's for
+// a normal non-integer from 2^-19 to 2^23, AppendElem32's for the rest.
+func appendOne32(b []byte, x float32) []byte {
+	return AppendFloat32s(b, []float32{x}, false)
 }

@@ -62,9 +62,10 @@ const (
 	// formats on a second core while the fill makes the inputs and the
 	// emulator runs on the first (the run cannot print them yet: the
 	// status comes first). At P = 8 with 1 Mi FP32 per rank that window
-	// is about 110 ms (randn fill 60, emulator 50), in which one core
-	// formats some 4.5 Mi of the 8 Mi input elements at 22–25 ns each,
-	// about 45 MiB of text: 64 MiB leaves room. What does not fit is
+	// is about 140 ms (randn fill 70, emulator 70), in which one core
+	// formats some 6 Mi of the 8 Mi input elements (15 ns each alone,
+	// about 22 beside the run), 64 MiB of text: a 96 MiB cap got to
+	// 6.4 Mi and no sooner an end, for 3 MB more. What does not fit is
 	// formatted after the run, with the outputs.
 	JSONAhead = 64 << 20
 )
