@@ -231,6 +231,15 @@ func factoryRanks(ranks int) int {
 	return ranks
 }
 
+// withArticle is "a str", "an int": a Python type name as a sentence
+// says it.
+func withArticle(typ string) string {
+	if typ != "" && strings.ContainsRune("aeiou", rune(typ[0])) {
+		return "an " + typ
+	}
+	return "a " + typ
+}
+
 // evalEntry evaluates an --entry expression and requires a DSL function.
 func evalEntry(mod *meta.Module, entry string) (*meta.DSLFunc, diag.List) {
 	v, diags := mod.Eval(entry)
@@ -239,7 +248,7 @@ func evalEntry(mod *meta.Module, entry string) (*meta.DSLFunc, diag.List) {
 	}
 	fn, ok := v.(*meta.DSLFunc)
 	if !ok {
-		span := diag.Span{File: "<entry>", Start: diag.Pos{Line: 1, Col: 1}, End: diag.Pos{Offset: len(entry), Line: 1, Col: len(entry) + 1}}
+		span := diag.Span{File: diag.EntryFile, Start: diag.Pos{Line: 1, Col: 1}, End: diag.Pos{Offset: len(entry), Line: 1, Col: len(entry) + 1}}
 		hint := "name a function decorated with @pl.jit.host or @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)"
 		if p, isProg := v.(*meta.Program); isProg {
 			var hosts []string
@@ -252,7 +261,7 @@ func evalEntry(mod *meta.Module, entry string) (*meta.DSLFunc, diag.List) {
 				hint = "name its host orchestrator: " + strings.Join(hosts, ", ")
 			}
 		}
-		diags.Errorf(span, string(check.ErrEntry), hint, "--entry %s is a %s, want a DSL function", entry, v.TypeName())
+		diags.Errorf(span, string(check.ErrEntry), hint, "--entry %s is %s, want a DSL function", entry, withArticle(v.TypeName()))
 		return nil, diags
 	}
 	return fn, diags

@@ -77,6 +77,22 @@ func (m *Module) Diags() diag.List { return m.diags }
 // Name returns the file name the module was loaded as; Source its text.
 func (m *Module) Name() string { return m.name }
 
+// Render renders l, quoting each span from the text it is in: the
+// module's file, or the entry expression its last compile evaluated.
+func (m *Module) Render(l diag.List) string {
+	return diag.RenderSources(l, func(file string) []byte {
+		if m.mod != nil {
+			if src := m.mod.SourceOf(file); src != nil {
+				return src
+			}
+		}
+		if file == diag.EntryFile {
+			return nil
+		}
+		return m.src
+	})
+}
+
 // Source returns the module's text.
 func (m *Module) Source() []byte { return m.src }
 
@@ -164,11 +180,12 @@ type Program struct {
 	// Internal is set when the engine panicked compiling it.
 	Internal *InternalError
 
-	src     []byte
-	checked *ir.Program // nil when it did not compile
-	lowered *ir.Program
-	failure *emu.RunError // why Run cannot start, with status
-	status  emu.Status
+	src      []byte
+	entrySrc []byte      // the entry expression's text as evaluated, for Render
+	checked  *ir.Program // nil when it did not compile
+	lowered  *ir.Program
+	failure  *emu.RunError // why Run cannot start, with status
+	status   emu.Status
 }
 
 // Compile resolves entry ("" = the default entry, defaultEntry; {P}
@@ -189,7 +206,21 @@ func (m *Module) Compile(ctx context.Context, entry string, opts Options) (prog 
 		}
 	}()
 	prog = m.compile(meter, entry, opts)
+	if m.mod != nil {
+		prog.entrySrc = m.mod.SourceOf(diag.EntryFile)
+	}
 	return prog, prog.Diags
+}
+
+// Render renders l, quoting each span from the text it is in: the
+// program's file, or its entry expression.
+func (p *Program) Render(l diag.List) string {
+	return diag.RenderSources(l, func(file string) []byte {
+		if file == diag.EntryFile {
+			return p.entrySrc
+		}
+		return p.src
+	})
 }
 
 // compile is Compile charging meter.

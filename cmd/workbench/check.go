@@ -177,7 +177,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, `print {"ok": bool, "diagnostics": [...]} as JSON`)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	file, src, mod, exit := ff.load(ctx, fs, args, stderr)
+	file, _, mod, exit := ff.load(ctx, fs, args, stderr)
 	if exit >= 0 {
 		return exit
 	}
@@ -190,7 +190,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stdout, string(out))
 	} else {
-		fmt.Fprint(stdout, diag.RenderAll(res.Diags, src))
+		fmt.Fprint(stdout, mod.Render(res.Diags))
 		if !res.Diags.HasErrors() {
 			fmt.Fprintln(stdout, summary(file, res, ff))
 		} else {
@@ -292,17 +292,17 @@ func runIR(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	_, src, mod, exit := ff.load(ctx, fs, args, stderr)
+	_, _, mod, exit := ff.load(ctx, fs, args, stderr)
 	if exit >= 0 {
 		return exit
 	}
 	prog, _ := mod.Compile(ctx, ff.entry, ff.options())
 	if prog.NoEntry != "" {
-		fmt.Fprint(stderr, diag.RenderAll(prog.Diags, src)) // no default entry: a usage error
+		fmt.Fprint(stderr, mod.Render(prog.Diags)) // no default entry: a usage error
 		return 2
 	}
 	text, diags, err := prog.IRText(ctx, ff.options(), *after, ir.PrintOptions{})
-	fmt.Fprint(stderr, diag.RenderAll(diags, src))
+	fmt.Fprint(stderr, prog.Render(diags))
 	fmt.Fprint(stdout, text)
 	switch {
 	case diags.HasErrors():

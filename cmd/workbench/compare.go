@@ -11,7 +11,6 @@ import (
 
 	"pldworkbench/engine"
 	"pldworkbench/engine/compare"
-	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/limits"
 	"pldworkbench/engine/platform"
@@ -93,7 +92,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			// not load: a usage error of the comparison.
 			switch {
 			case prog.NoEntry != "":
-				fmt.Fprint(stderr, diag.RenderAll(prog.Diags, src))
+				fmt.Fprint(stderr, mod.Render(prog.Diags))
 			case prog.Internal != nil:
 				fmt.Fprintln(stderr, prog.Internal)
 			default:
@@ -126,7 +125,7 @@ func printCompare(w io.Writer, sides [2]*engine.Program, cr *compare.Result) {
 	runs := [2]*engine.RunResult{cr.A, cr.B}
 	for i, r := range runs {
 		label := string(rune('A' + i))
-		fmt.Fprint(w, diag.RenderAll(r.Diags, sides[i].Source()))
+		fmt.Fprint(w, sides[i].Render(r.Diags))
 		fmt.Fprintf(w, "%s: %s --entry '%s': %s\n", label, sides[i].Name, sides[i].Entry, r.Status)
 		if e := r.Error; e != nil {
 			where := "host"

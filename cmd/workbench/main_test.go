@@ -295,3 +295,37 @@ func TestRunShadowedLoopVar(t *testing.T) {
 		t.Fatalf("workbench run (renamed): exit %d, want 0 with y[r] = x[r+1]\nstdout: %s\nstderr: %s", code, out, errs)
 	}
 }
+
+// TestEntryExcerpt: a diagnostic in an --entry expression quotes that
+// expression, not line 1 of the file (which is what it showed when every
+// excerpt came from the file's text).
+func TestEntryExcerpt(t *testing.T) {
+	const mesh = "../../engine/testdata/programs/08_allreduce_mesh.py"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", mesh, "--entry", "nosuch", "--ranks", "4"}, "<entry>:1:1: error E0303: name 'nosuch' is not defined\n 1 | nosuch\n   | ^^^^^^\n"},
+		{[]string{"run", mesh, "--entry", "nosuch", "--ranks", "4", "--schedules", "2"}, " 1 | nosuch\n   | ^^^^^^\n"},
+		{[]string{"check", mesh, "--entry", "mesh_allreduce("}, " 1 | mesh_allreduce(\n   |               ^\n"},
+		{[]string{"check", mesh, "--entry", "SIZE"}, "--entry SIZE is an int, want a DSL function\n 1 | SIZE\n   | ^^^^\n"},
+		{[]string{"ir", mesh, "--entry", "nosuch"}, " 1 | nosuch\n"},
+	} {
+		code, out, errb := runCLI(tc.args...)
+		if code == 0 || !strings.Contains(out+errb, tc.want) {
+			t.Errorf("%v: exit %d, want the entry quoted:\n%q\ngot:\n%s%s", tc.args, code, tc.want, out, errb)
+		}
+		if first, _, _ := strings.Cut(mustRead(t, mesh), "\n"); strings.Contains(out+errb, " | "+first) {
+			t.Errorf("%v quotes the file's first line %q for an entry diagnostic", tc.args, first)
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

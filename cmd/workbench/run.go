@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"pldworkbench/engine"
-	"pldworkbench/engine/diag"
 	"pldworkbench/engine/emu"
 )
 
@@ -133,7 +132,7 @@ func runRunContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return 2
 		}
 	} else {
-		printRun(stdout, file, src, res)
+		printRun(stdout, file, prog, res)
 	}
 	if res.Status != emu.StatusOK {
 		return 1
@@ -151,13 +150,13 @@ func compile(ctx context.Context, file string, src []byte, entry string, opts en
 	prog, diags := mod.Compile(ctx, entry, opts)
 	switch {
 	case prog.NoEntry != "":
-		fmt.Fprint(stderr, diag.RenderAll(prog.Diags, src)) // its coded diagnostic
+		fmt.Fprint(stderr, mod.Render(prog.Diags)) // its coded diagnostic
 		return nil, 2
 	case prog.Entry == "" && prog.Internal != nil:
 		fmt.Fprintln(stderr, prog.Internal)
 		return nil, 2
 	case prog.Entry == "":
-		fmt.Fprint(stderr, diag.RenderAll(diags, src))
+		fmt.Fprint(stderr, mod.Render(diags))
 		return nil, 1
 	}
 	return prog, -1
@@ -166,7 +165,7 @@ func compile(ctx context.Context, file string, src []byte, entry string, opts en
 // runSchedules reruns a program under n random schedules and lists the
 // seeds that fail.
 func runSchedules(ctx context.Context, prog *engine.Program, opts engine.RunOptions, n int, asJSON bool, stdout, stderr io.Writer) int {
-	file, src := prog.Name, prog.Source()
+	file := prog.Name
 	fair, seeds := prog.Schedules(ctx, opts, n)
 	var failed []engine.SeedOutcome
 	for _, s := range seeds {
@@ -186,7 +185,7 @@ func runSchedules(ctx context.Context, prog *engine.Program, opts engine.RunOpti
 		}
 		fmt.Fprintln(stdout, string(b))
 	} else {
-		printRun(stdout, file, src, fair)
+		printRun(stdout, file, prog, fair)
 		if fair.Status != emu.StatusCompileError {
 			fmt.Fprintf(stdout, "\n%d random schedules: %d failed\n", len(seeds), len(failed))
 			for _, s := range failed {
@@ -202,8 +201,8 @@ func runSchedules(ctx context.Context, prog *engine.Program, opts engine.RunOpti
 
 // printRun writes the readable summary: diagnostics, the status, what went
 // wrong, every output row per rank (long rows elided in the middle), stats.
-func printRun(w io.Writer, file string, src []byte, res *engine.RunResult) {
-	fmt.Fprint(w, diag.RenderAll(res.Diags, src))
+func printRun(w io.Writer, file string, prog *engine.Program, res *engine.RunResult) {
+	fmt.Fprint(w, prog.Render(res.Diags))
 	fmt.Fprintf(w, "%s: %s", file, res.Status)
 	if res.Ranks > 0 {
 		fmt.Fprintf(w, " (%s at %s)", res.Entry, ranksText(res.Ranks))

@@ -174,7 +174,7 @@ func printFirstFailure(ctx context.Context, b limits.Budget, w io.Writer, file s
 			file, v.Entry, v.Ranks, v.Schedule, check.Seed)
 		mod := engine.Load(ctx, file, src, opts.Options)
 		prog, _ := mod.Compile(ctx, v.Entry, opts.Options)
-		printRun(w, file, src, prog.Run(ctx, opts))
+		printRun(w, file, prog, prog.Run(ctx, opts))
 		return
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"pldworkbench/engine/diag"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/syntax"
 )
@@ -504,7 +505,7 @@ func (d *discoverer) sliceBound(body []syntax.Stmt, env map[string]string) (int,
 
 // mentionsName reports whether expression text names name.
 func mentionsName(expr, name string) bool {
-	x, diags := syntax.ParseExpr("<entry>", expr)
+	x, diags := syntax.ParseExpr(diag.EntryFile, expr)
 	if diags.HasErrors() || x == nil {
 		return false
 	}

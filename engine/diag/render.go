@@ -44,11 +44,28 @@ func Render(d Diagnostic, src []byte) string {
 	return b.String()
 }
 
-// RenderAll renders every diagnostic in l, one block each.
+// EntryFile is the file name of a span in an entry expression (an
+// --entry flag, a request's entry field, a kernel's "#! entry:" line),
+// parsed on its own.
+const EntryFile = "<entry>"
+
+// RenderAll renders every diagnostic in l, one block each, quoting src,
+// the file's text. A span in the entry expression gets no excerpt: src is
+// not its text (RenderSources quotes it).
 func RenderAll(l List, src []byte) string {
+	return RenderSources(l, func(file string) []byte {
+		if file == EntryFile {
+			return nil
+		}
+		return src
+	})
+}
+
+// RenderSources is RenderAll quoting each span from source(its file).
+func RenderSources(l List, source func(file string) []byte) string {
 	var b strings.Builder
 	for _, d := range l {
-		b.WriteString(Render(d, src))
+		b.WriteString(Render(d, source(d.Span.File)))
 	}
 	return b.String()
 }

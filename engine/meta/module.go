@@ -140,6 +140,11 @@ func (m *Module) SetMeter(meter *limits.Meter) (old *limits.Meter) {
 	return old
 }
 
+// SourceOf returns the text a span's file names: the module's file, or
+// the entry expression Eval last parsed (diag.EntryFile); nil for any
+// other.
+func (m *Module) SourceOf(file string) []byte { return m.srcs[file] }
+
 // Globals returns the module's global scope. Its Parent holds Python's
 // builtins.
 func (m *Module) Globals() *Env { return m.globals }
@@ -152,11 +157,11 @@ func (m *Module) File() *syntax.File { return m.file }
 // "build_ring_allreduce(4).ring_allreduce". An exception raised inside a
 // factory is reported at its raise in the module's file.
 func (m *Module) Eval(src string) (Value, diag.List) {
-	e, errs := syntax.ParseExpr("<entry>", src)
+	m.srcs[diag.EntryFile] = []byte(src) // quoted by a parse error too
+	e, errs := syntax.ParseExpr(diag.EntryFile, src)
 	if errs.HasErrors() {
 		return nil, errs
 	}
-	m.srcs["<entry>"] = []byte(src)
 	mc := m.newMachine()
 	fr := &frame{env: m.globals, closure: m.globals, module: true}
 	v, err := mc.eval(fr, e)
