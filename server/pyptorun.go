@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"sort"
 	"strings"
@@ -145,7 +144,7 @@ func pyptoRecord(id, code string, st Settings, res *npu.Result) *record {
 // emulator run's are.
 func (s *Server) storePyPTO(rec *record, events []trace.Event) error {
 	rec.Created = time.Now().UTC().Format(time.RFC3339Nano)
-	return s.writer.write(rec.ID, func(ctx context.Context, tx *sql.Tx) (int64, error) {
+	return s.writer.write(rec.ID, func(ctx context.Context, tx writeTx) (int64, error) {
 		i := 0
 		return s.putRecord(ctx, tx, rec.ID, rec.Code, nil, rec, true, func() ([]byte, bool) {
 			if i == len(events) {

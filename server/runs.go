@@ -3,7 +3,6 @@ package server
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -437,7 +436,7 @@ func failure(rec *record) string {
 // share link in the done message that follows (a client that gets done
 // later pins it then: Server.pin).
 func (s *Server) store(r *run, rec *record) error {
-	return s.writer.write(r.id, func(ctx context.Context, tx *sql.Tx) (int64, error) {
+	return s.writer.write(r.id, func(ctx context.Context, tx writeTx) (int64, error) {
 		rec.Created = r.created.Format(time.RFC3339Nano)
 		r.mu.Lock()
 		items := r.items[:len(r.items):len(r.items)] // the log only grows: this prefix never changes
@@ -467,7 +466,7 @@ func (s *Server) store(r *run, rec *record) error {
 // a row of its own, keyed by sum, its codeHash; nil: hashed here), its settings, and the event lines line yields (ok
 // false: no more), compressed in pages of limits.EventPage. It returns the
 // row's size for the store's accounting.
-func (s *Server) putRecord(ctx context.Context, tx *sql.Tx, id, code string, sum []byte, rec *record, pinned bool, line func() ([]byte, bool)) (int64, error) {
+func (s *Server) putRecord(ctx context.Context, tx writeTx, id, code string, sum []byte, rec *record, pinned bool, line func() ([]byte, bool)) (int64, error) {
 	keep := rec.Code
 	rec.Code = ""
 	result, err := recordJSON(rec)
@@ -492,7 +491,7 @@ func (s *Server) putRecord(ctx context.Context, tx *sql.Tx, id, code string, sum
 		left -= len(lines)
 		return page{count: len(lines), data: compressLines(lines)}, nil
 	}
-	return putRunTx(ctx, s.db, tx, &storedRun{ID: id, Code: code, CodeHash: sum, Settings: string(settings), Status: rec.Status,
+	return putRunTx(ctx, tx, &storedRun{ID: id, Code: code, CodeHash: sum, Settings: string(settings), Status: rec.Status,
 		EventCount: rec.Events, Created: rec.Created, Pinned: pinned}, result, next)
 }
 

@@ -227,15 +227,6 @@ func queryRow(ctx context.Context, db *sql.DB, query string, args ...any) (*sql.
 	return st.QueryRowContext(ctx, args...), nil
 }
 
-// txExec is tx.ExecContext through db's prepared statement.
-func txExec(ctx context.Context, db *sql.DB, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
-	st, err := prepared(ctx, db, query)
-	if err != nil {
-		return nil, err
-	}
-	return tx.StmtContext(ctx, st).ExecContext(ctx, args...)
-}
-
 // storedRun is one row of the runs table.
 type storedRun struct {
 	ID, Code, Settings, Status, Created string
@@ -260,7 +251,7 @@ type page struct {
 // page count in one statement. The code goes into codes unless its text
 // is there already; the size returned counts it only then. The record
 // is result, its JSON (r.Result is not read).
-func putRunTx(ctx context.Context, db *sql.DB, tx *sql.Tx, r *storedRun, result []byte, next func() (page, error)) (size int64, err error) {
+func putRunTx(ctx context.Context, tx writeTx, r *storedRun, result []byte, next func() (page, error)) (size int64, err error) {
 	var pages []page
 	result = compressResult(result)
 	size = int64(len(r.Settings) + len(result))
@@ -286,7 +277,7 @@ func putRunTx(ctx context.Context, db *sql.DB, tx *sql.Tx, r *storedRun, result 
 	if hash == nil {
 		hash = codeHash(r.Code)
 	}
-	res, err := txExec(ctx, db, tx, `INSERT OR IGNORE INTO runs (id, code, settings, status, result, events, event_count, created, pinned, size, pages, code_hash)
+	res, err := tx.exec(ctx, `INSERT OR IGNORE INTO runs (id, code, settings, status, result, events, event_count, created, pinned, size, pages, code_hash)
 		VALUES (?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.ID, r.Settings, r.Status, result, inline, r.EventCount, r.Created, r.Pinned, size, npages, hash)
 	if err != nil {
 		return 0, err
@@ -294,14 +285,14 @@ func putRunTx(ctx context.Context, db *sql.DB, tx *sql.Tx, r *storedRun, result 
 	if n, _ := res.RowsAffected(); n == 0 {
 		return 0, nil
 	}
-	if res, err = txExec(ctx, db, tx, `INSERT OR IGNORE INTO codes (hash, code) VALUES (?, ?)`, hash, r.Code); err != nil {
+	if res, err = tx.exec(ctx, `INSERT OR IGNORE INTO codes (hash, code) VALUES (?, ?)`, hash, r.Code); err != nil {
 		return 0, err
 	}
 	if n, _ := res.RowsAffected(); n > 0 {
 		size += int64(len(r.Code))
 	}
 	for i, p := range pages {
-		if _, err := txExec(ctx, db, tx, `INSERT INTO run_events (run_id, page, count, data) VALUES (?, ?, ?, ?)`,
+		if _, err := tx.exec(ctx, `INSERT INTO run_events (run_id, page, count, data) VALUES (?, ?, ?, ?)`,
 			r.ID, i, p.count, p.data); err != nil {
 			return 0, err
 		}

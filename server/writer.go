@@ -28,13 +28,13 @@ type storeWriter struct {
 	s        *Server
 	mu       sync.Mutex
 	pending  []*writeJob
-	pins     []string    // runs whose share link a client was sent (Server.pin)
-	pinTimer *time.Timer // kicks the writer's goroutine a PinDelay after a pin, if no write came
-	writing  bool        // a goroutine has the turn at writing (turn, write)
-	cmu      sync.Mutex  // guards conn, has and closed: held for a whole transaction
-	conn     *sql.Conn   // the writer's own connection (begin, lookup), nil until first used
-	has      *sql.Stmt   // lookup's statement, prepared on conn
-	closed   bool        // the loop ended: conn is closed for good
+	pins     []string             // runs whose share link a client was sent (Server.pin)
+	pinTimer *time.Timer          // kicks the writer's goroutine a PinDelay after a pin, if no write came
+	writing  bool                 // a goroutine has the turn at writing (turn, write)
+	cmu      sync.Mutex           // guards conn, has and closed: held for a whole transaction
+	conn     *sql.Conn            // the writer's own connection (inTx, lookup), nil until first used
+	stmts    map[string]*sql.Stmt // statements prepared on conn (writeTx.exec), BEGIN and COMMIT among them
+	closed   bool                 // the loop ended: conn is closed for good
 	idsMu    sync.Mutex
 	ids      map[storedKey]struct{} // every run stored, as far as this server knows (known); nil: unknown
 	wake     chan struct{}          // a token when pending grew
@@ -46,7 +46,7 @@ type storeWriter struct {
 // their size.
 type writeJob struct {
 	id     string
-	rows   func(ctx context.Context, tx *sql.Tx) (int64, error)
+	rows   func(ctx context.Context, tx writeTx) (int64, error)
 	queued time.Time
 	err    chan error
 }
@@ -150,7 +150,7 @@ func (w *storeWriter) noteIDs(ids []string, stored bool) {
 // goroutine switches a run, each waking an idle thread. Otherwise the
 // goroutine writing takes them in its next transaction, so runs that
 // finish while a transaction commits still share the next one.
-func (w *storeWriter) write(id string, rows func(ctx context.Context, tx *sql.Tx) (int64, error)) error {
+func (w *storeWriter) write(id string, rows func(ctx context.Context, tx writeTx) (int64, error)) error {
 	j := &writeJob{id: id, rows: rows, queued: time.Now(), err: make(chan error, 1)}
 	w.mu.Lock()
 	w.pending = append(w.pending, j)
@@ -297,20 +297,43 @@ func (w *storeWriter) flush() []*writeJob {
 	return batch
 }
 
-// begin starts a transaction on the writer's own connection (w.cmu held
+// writeTx is a transaction on the writer's own connection (w.cmu held
 // until it ends: inTx). A write on whichever pooled connection was free
 // found its page cache stale (in WAL mode a connection drops its cache
 // when another one has written), and read back the pages it was about to
-// change: 7% of the server's CPU per run was SQLite's reads.
-func (w *storeWriter) begin(ctx context.Context) (*sql.Tx, error) {
-	if err := w.connect(ctx); err != nil {
+// change: 7% of the server's CPU per run was SQLite's reads. Its
+// statements, BEGIN and COMMIT too, are prepared once on that connection
+// (exec): a database/sql transaction has the driver prepare its BEGIN and
+// COMMIT again each time, and a statement prepared on the pool is looked
+// up and bound to the transaction's connection per call; together a
+// fifth of a run's store write.
+type writeTx struct{ w *storeWriter }
+
+// exec runs query with args in the transaction, through the statement
+// prepared for it on the writer's connection.
+func (t writeTx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := t.w.stmt(ctx, query)
+	if err != nil {
 		return nil, err
 	}
-	tx, err := w.conn.BeginTx(ctx, nil)
-	if err != nil {
-		w.dropConn() // a new one next time
+	return st.ExecContext(ctx, args...)
+}
+
+// stmt is query's statement on the writer's connection, prepared on
+// first use (w.cmu held, conn open).
+func (w *storeWriter) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st := w.stmts[query]; st != nil {
+		return st, nil
 	}
-	return tx, err
+	st, err := w.conn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if w.stmts == nil {
+		w.stmts = map[string]*sql.Stmt{}
+	}
+	w.stmts[query] = st
+	return st, nil
 }
 
 // connect opens the writer's connection if it has none (w.cmu held).
@@ -329,12 +352,13 @@ func (w *storeWriter) connect(ctx context.Context) error {
 	return nil
 }
 
-// dropConn closes the writer's connection (w.cmu held).
+// dropConn closes the writer's connection and its statements (w.cmu
+// held).
 func (w *storeWriter) dropConn() {
-	if w.has != nil {
-		w.has.Close()
-		w.has = nil
+	for _, st := range w.stmts {
+		st.Close()
 	}
+	w.stmts = nil
 	if w.conn != nil {
 		w.conn.Close()
 		w.conn = nil
@@ -358,18 +382,16 @@ func (w *storeWriter) stored(ctx context.Context, id string) (bool, error) {
 	if err := w.connect(ctx); err != nil {
 		return false, err
 	}
-	if w.has == nil {
-		st, err := w.conn.PrepareContext(ctx, `SELECT 1 FROM runs WHERE id = ?`)
-		if err != nil {
-			w.dropConn()
-			return false, err
-		}
-		w.has = st
-	}
 	// Without ctx: an index probe of microseconds, and a cancellable
 	// context made the driver start a goroutine to watch it.
+	ctx = context.WithoutCancel(ctx)
+	has, err := w.stmt(ctx, `SELECT 1 FROM runs WHERE id = ?`)
+	if err != nil {
+		w.dropConn()
+		return false, err
+	}
 	var one int
-	err := w.has.QueryRowContext(context.WithoutCancel(ctx), id).Scan(&one)
+	err = has.QueryRowContext(ctx, id).Scan(&one)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return false, nil
@@ -381,19 +403,32 @@ func (w *storeWriter) stored(ctx context.Context, id string) (bool, error) {
 }
 
 // inTx runs fn in a transaction on the writer's connection and commits
-// it unless fn fails; lookups (stored) wait until it ends.
-func (w *storeWriter) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+// it unless fn fails; lookups (stored) wait until it ends. A failed
+// BEGIN or COMMIT drops the connection, so the next write starts on a
+// new one whatever state this one was left in.
+func (w *storeWriter) inTx(ctx context.Context, fn func(tx writeTx) error) error {
 	w.cmu.Lock()
 	defer w.cmu.Unlock()
-	tx, err := w.begin(ctx)
-	if err != nil {
+	if err := w.connect(ctx); err != nil {
 		return err
 	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
+	tx := writeTx{w}
+	if _, err := tx.exec(ctx, `BEGIN`); err != nil {
+		w.dropConn()
 		return err
 	}
-	return tx.Commit()
+	err := fn(tx)
+	if err == nil {
+		if _, err = tx.exec(ctx, `COMMIT`); err == nil {
+			return nil
+		}
+	}
+	// A failed COMMIT (SQLITE_BUSY) can leave the transaction open;
+	// ROLLBACK ends it either way.
+	if _, rerr := tx.exec(ctx, `ROLLBACK`); rerr != nil {
+		w.dropConn()
+	}
+	return err
 }
 
 // applyPins marks ids pinned, in one transaction.
@@ -402,16 +437,16 @@ func (w *storeWriter) applyPins(ids []string) {
 		return
 	}
 	ctx := context.Background() // as commit's
-	err := w.inTx(ctx, func(tx *sql.Tx) error { return w.pinTx(ctx, tx, ids) })
+	err := w.inTx(ctx, func(tx writeTx) error { return pinTx(ctx, tx, ids) })
 	if err != nil {
 		w.s.logf("pinning %d runs: %v", len(ids), err)
 	}
 }
 
 // pinTx marks ids pinned in tx.
-func (w *storeWriter) pinTx(ctx context.Context, tx *sql.Tx, ids []string) error {
+func pinTx(ctx context.Context, tx writeTx, ids []string) error {
 	for _, id := range ids {
-		if _, err := txExec(ctx, w.s.db, tx, `UPDATE runs SET pinned = 1 WHERE id = ? AND pinned = 0`, id); err != nil {
+		if _, err := tx.exec(ctx, `UPDATE runs SET pinned = 1 WHERE id = ? AND pinned = 0`, id); err != nil {
 			return err
 		}
 	}
@@ -431,8 +466,8 @@ func (w *storeWriter) commit(batch []*writeJob, pins []string) {
 	// busy_timeout for another process's lock (openStore).
 	ctx := context.Background()
 	sizes := make([]int64, len(batch))
-	err := w.inTx(ctx, func(tx *sql.Tx) (err error) {
-		if err := w.pinTx(ctx, tx, pins); err != nil {
+	err := w.inTx(ctx, func(tx writeTx) (err error) {
+		if err := pinTx(ctx, tx, pins); err != nil {
 			return err
 		}
 		for i, j := range batch {

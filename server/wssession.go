@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -177,6 +178,15 @@ func unquoteCode(b []byte) (s string, end int, ok bool) {
 	out.Grow(len(b))
 	from := 0 // the start of the run of plain bytes not yet copied
 	for i := 0; i < len(b); {
+		// Eight plain bytes at a time: a byte at a time, the scan was
+		// most of the decoding of a run message (2 ns a byte, 10 µs for
+		// step 8's program).
+		for i+8 <= len(b) && !special8(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
+		if i == len(b) {
+			break
+		}
 		c := b[i]
 		switch {
 		case c >= 0x20 && c != '"' && c != '\\':
@@ -225,6 +235,16 @@ func unquoteCode(b []byte) (s string, end int, ok bool) {
 		from = i
 	}
 	return "", 0, false // no closing quote
+}
+
+// special8 reports whether any of the eight bytes in w is one
+// unquoteCode stops at: a quote, a backslash or a control character
+// (below 0x20). Each test is the exact "has a zero byte" and "has a byte
+// less than n" word trick.
+func special8(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q, bs := w^(ones*'"'), w^(ones*'\\')
+	return ((w-ones*0x20)&^w|(q-ones)&^q|(bs-ones)&^bs)&highs != 0
 }
 
 type sessionStarted struct {

@@ -2,8 +2,10 @@ package server
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"reflect"
 	"strings"
@@ -495,4 +497,37 @@ func FuzzDecodeRunRequest(f *testing.F) {
 			t.Fatalf("%+v, decodeJSON's %+v", got, want)
 		}
 	})
+}
+
+// TestSpecial8: the word test finds a quote, a backslash or a control
+// byte wherever it is among the eight, whatever the others are, and
+// nothing in eight plain bytes.
+func TestSpecial8(t *testing.T) {
+	plain := func(c byte) bool { return c >= 0x20 && c != '"' && c != '\\' }
+	rng := rand.New(rand.NewPCG(8, 15))
+	for n := range 200000 {
+		var w [8]byte
+		for i := range w {
+			w[i] = byte(rng.Uint32())
+			if n%2 == 0 { // mostly plain words, near the boundaries
+				w[i] = []byte{0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xff, 'a'}[rng.IntN(9)]
+			}
+		}
+		want := false
+		for _, c := range w {
+			want = want || !plain(c)
+		}
+		if got := special8(binary.LittleEndian.Uint64(w[:])); got != want {
+			t.Fatalf("% x: special8 %v, want %v", w, got, want)
+		}
+	}
+	for c := range 256 {
+		for at := range 8 {
+			w := [8]byte{'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a'}
+			w[at] = byte(c)
+			if got := special8(binary.LittleEndian.Uint64(w[:])); got != !plain(byte(c)) {
+				t.Errorf("byte %#x at %d: special8 %v", c, at, got)
+			}
+		}
+	}
 }
