@@ -336,14 +336,20 @@ func (p *Program) Run(ctx context.Context, opts RunOptions) (res *RunResult) {
 	meter, cancel := limits.Start(ctx, opts.budget())
 	defer cancel()
 	defer giveBack(meter)
-	defer func() {
-		if r := recover(); r != nil {
-			ie := recovered(r)
-			if res == nil {
-				res = p.newResult()
-			}
-			res.Status, res.Error, res.Internal = emu.StatusRuntimeError, ie.RunError(), ie
-		}
-	}()
+	defer recoverRun(&res, p.Entry)
 	return p.run(meter, opts)
+}
+
+// recoverRun, deferred, ends a run the engine panicked in with
+// runtime_error, E0599 and Internal set, on *res or, when the panic came
+// before there was one, on a new result for entry.
+func recoverRun(res **RunResult, entry string) {
+	if r := recover(); r != nil {
+		ie := recovered(r)
+		if *res == nil {
+			*res = &RunResult{Entry: entry}
+			(*res).init()
+		}
+		(*res).Status, (*res).Error, (*res).Internal = emu.StatusRuntimeError, ie.RunError(), ie
+	}
 }

@@ -208,16 +208,7 @@ func (m *Module) Run(ctx context.Context, opts RunOptions) (res *RunResult) {
 	meter, done := m.start(ctx, opts.budget())
 	defer done()
 	defer giveBack(meter)
-	defer func() {
-		if p := recover(); p != nil {
-			ie := recovered(p)
-			if res == nil {
-				res = &RunResult{Entry: opts.Entry}
-				res.init()
-			}
-			res.Status, res.Error, res.Internal = emu.StatusRuntimeError, ie.RunError(), ie
-		}
-	}()
+	defer recoverRun(&res, opts.Entry)
 	return m.compile(meter, opts.Entry, opts.Options).run(meter, opts)
 }
 

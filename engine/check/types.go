@@ -216,27 +216,13 @@ func dtypeFromValue(v meta.Value) (ir.DType, bool) {
 	return ir.DTypeByName(d.Name)
 }
 
-// kindName describes a type's kind the way the DSL spells it.
+// kindName describes a type's kind the way the DSL spells it ("value"
+// when there is no type).
 func kindName(t ir.Type) string {
-	switch t.(type) {
-	case *ir.Tensor:
-		return "pl.Tensor"
-	case *ir.DistributedTensor:
-		return "pld.DistributedTensor"
-	case *ir.Tile:
-		return "tile"
-	case *ir.Scalar:
-		return "scalar"
-	case *ir.CommCtx:
-		return "comm context"
-	case *ir.Ptr:
-		return "window buffer"
-	case *ir.List:
-		return "list"
-	case *ir.Array:
-		return "pl.array"
+	if t == nil {
+		return "value"
 	}
-	return "value"
+	return t.Kind()
 }
 
 // describeType renders a type for messages: "pl.Tensor [1, 64] FP32",

@@ -12,7 +12,7 @@ type Array struct {
 	DType  DType
 }
 
-func (*Array) isType() {}
+func (*Array) Kind() string { return "pl.array" }
 
 func (t *Array) String() string {
 	return "Array[" + strconv.FormatInt(t.Extent, 10) + ", " + t.DType.String() + "]"

@@ -21,7 +21,7 @@ package ir
 // TaskID is the type of a task id (`as tid` of a pl.at scope).
 type TaskID struct{}
 
-func (*TaskID) isType()          {}
+func (*TaskID) Kind() string     { return "value" }
 func (t *TaskID) String() string { return "TaskId" }
 
 // TaskDrainOp is task.drain(): the end of a manual scope, where the

@@ -218,7 +218,9 @@ func (s Shape) Matches(t Shape) bool {
 // Type is the type of an IR value.
 type Type interface {
 	String() string
-	isType()
+	// Kind names the type's kind as the DSL and its messages spell it:
+	// "pl.Tensor", "tile", "scalar", ...
+	Kind() string
 }
 
 // Scalar is a scalar of one data type; comparisons yield Scalar{BOOL}.
@@ -284,15 +286,15 @@ type Tuple struct{ Elems []Type }
 // Bool is the type of comparison results and if conditions.
 var Bool = &Scalar{DType: BOOL}
 
-func (*Scalar) isType()            {}
-func (*Tensor) isType()            {}
-func (*DistributedTensor) isType() {}
-func (*Tile) isType()              {}
-func (*CommCtx) isType()           {}
-func (*Ptr) isType()               {}
-func (*List) isType()              {}
-func (*Invalid) isType()           {}
-func (*Tuple) isType()             {}
+func (*Scalar) Kind() string            { return "scalar" }
+func (*Tensor) Kind() string            { return "pl.Tensor" }
+func (*DistributedTensor) Kind() string { return "pld.DistributedTensor" }
+func (*Tile) Kind() string              { return "tile" }
+func (*CommCtx) Kind() string           { return "comm context" }
+func (*Ptr) Kind() string               { return "window buffer" }
+func (*List) Kind() string              { return "list" }
+func (*Invalid) Kind() string           { return "value" }
+func (*Tuple) Kind() string             { return "value" }
 
 func (t *Scalar) String() string { return t.DType.String() }
 func (t *Tensor) String() string { return "Tensor[" + t.Shape.String() + ", " + t.DType.String() + "]" }
