@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"testing"
@@ -268,10 +269,30 @@ func waitFor[T any](tb *tab, what, expr, state string) T {
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = errors.New("timed out")
+			logServerGoroutines(tb.t)
 		}
 		tb.t.Fatalf("waiting for %s: %v; the page shows: %s", what, err, got)
 	}
 	return v
+}
+
+// logServerGoroutines logs the stacks of the goroutines that are in the
+// server's code (the server runs in this process), so that a wait that
+// timed out says whether the server was stuck and where.
+func logServerGoroutines(t *testing.T) {
+	t.Helper()
+	var b strings.Builder
+	if err := pprof.Lookup("goroutine").WriteTo(&b, 2); err != nil {
+		t.Logf("goroutine dump: %v", err)
+		return
+	}
+	var keep []string
+	for _, g := range strings.Split(b.String(), "\n\n") {
+		if strings.Contains(g, "pldworkbench/server") {
+			keep = append(keep, g)
+		}
+	}
+	t.Logf("%d of the process's goroutines are in the server's code:\n%s", len(keep), strings.Join(keep, "\n\n"))
 }
 
 // shotDir is where screenshots go: $PLD_SCREENSHOTS, or a temporary dir.
