@@ -34,9 +34,9 @@ import (
 // copy of today's output. They were recorded from the workbench at commit
 // 0da344d (before issue 15's work began):
 //
-//	git -C /work/main worktree add /tmp/base15 0da344d
-//	(cd /tmp/base15 && go build -o /tmp/wb-0da344d ./cmd/workbench)
-//	PLD_RECORD_BIN=/tmp/wb-0da344d go test -count=1 ./server -run TestRecordedAPI -args -record
+//	git worktree add ../base15 0da344d
+//	(cd ../base15 && go build -o wb-0da344d ./cmd/workbench)
+//	PLD_RECORD_BIN=$(cd ../base15 && pwd)/wb-0da344d go test -count=1 ./server -run TestRecordedAPI -args -record
 //
 // (-record without PLD_RECORD_BIN is refused: the reference must come
 // from a binary named on purpose). Recording starts that binary as
@@ -440,7 +440,7 @@ func recordAll(t *testing.T, url, dir string, cs []recordedCase, fileOf func(rec
 			changed = "CHANGED ON PURPOSE, see recordedChanges in recorded_test.go: " + ch.what + "\n" +
 				"Recorded from today's server at " + headCommit() + " (go test ./server -run TestRecordedAPI -args -record-changed).\n"
 		} else {
-			changed = "Recorded from " + os.Getenv("PLD_RECORD_BIN") + " (the workbench at 0da344d; see recorded_test.go).\n"
+			changed = "Recorded from the workbench at 0da344d (PLD_RECORD_BIN; see recorded_test.go).\n"
 		}
 		ar := &txtar.Archive{Comment: []byte(rc.name + ": " + req.line() + "\n" + changed)}
 		var head strings.Builder
