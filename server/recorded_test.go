@@ -123,17 +123,6 @@ func TestRecordedAPI(t *testing.T) {
 				t.Fatalf("%s: side run %s never stored", name, m[1])
 			}
 		}
-		if reg, ok := regressionOf(name); ok {
-			if !shows(old.answer, reg.old) {
-				t.Errorf("%s: the old answer does not show %q; recordedRegressions' row is stale", name, reg.old)
-			}
-			if !shows(got, reg.now) {
-				t.Errorf("%s: the regression in recordedRegressions no longer shows (%q absent): fixed? re-record the case or drop its row:\n%s", name, reg.now, recordDiff(old.answer, got))
-			} else {
-				t.Logf("%s: known regression, reported: %s", name, reg.what)
-			}
-			continue
-		}
 		ch, changed := changeOf(name)
 		if !changed {
 			if d := recordDiff(old.answer, got); d != "" {
@@ -206,27 +195,12 @@ var recordedChanges = []recordedChange{
 		`"hint":"name the host orchestrator to run in entry"`, `{"type":"diagnostic","diagnostic":{"file":"main.py","line":1,"col":1,"end_line":1,"end_col":1,"code":"E0412"`},
 }
 
-// recordedRegressions are differences from 0da344d that are NOT meant,
-// reported to the lead and left for a fix in production code. The test
-// requires each still to show exactly as described (so the row goes when
-// the fix lands: then re-record that case, or name it in recordedChanges).
-var recordedRegressions = []recordedChange{}
-
 // shows reports whether s holds piece ("!piece": does not hold it).
 func shows(s, piece string) bool {
 	if p, ok := strings.CutPrefix(piece, "!"); ok {
 		return !strings.Contains(s, p)
 	}
 	return strings.Contains(s, piece)
-}
-
-func regressionOf(name string) (recordedChange, bool) {
-	for _, c := range recordedRegressions {
-		if c.name == name {
-			return c, true
-		}
-	}
-	return recordedChange{}, false
 }
 
 func changeOf(name string) (recordedChange, bool) {
