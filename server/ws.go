@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"time"
 
 	fastws "github.com/fasthttp/websocket"
@@ -73,12 +72,8 @@ func (s *Server) wsRun(c *websocket.Conn) {
 	// One frame buffer for the connection, from the pool the session
 	// streams share (wssession.go): a frame of several messages was
 	// joined into a new slice and copied into another.
-	fp := frameBufs.Get().(*[]byte)
-	defer func() {
-		if cap(*fp) <= frameKeep {
-			frameBufs.Put(fp)
-		}
-	}()
+	fp := getFrameBuf()
+	defer putFrameBuf(fp)
 	send := func(msgs [][]byte) error {
 		var err error
 		*fp, err = writeFrame(c, (*fp)[:0], msgs)
@@ -230,19 +225,7 @@ func hasEvent(msgs [][]byte) bool {
 func writeFrame(c *websocket.Conn, buf []byte, msgs [][]byte) ([]byte, error) {
 	b := msgs[0]
 	if len(msgs) > 1 {
-		n := 1 + len(msgs)
-		for _, m := range msgs {
-			n += len(m)
-		}
-		buf = slices.Grow(buf[:0], n)
-		buf = append(buf, '[')
-		for i, m := range msgs {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = append(buf, m...)
-		}
-		buf = append(buf, ']')
+		buf = joinFrame(buf, arrayOpen, msgs, "]")
 		b = buf
 	}
 	if err := c.SetWriteDeadline(time.Now().Add(wsWriteTimeout)); err != nil {

@@ -454,41 +454,55 @@ func (ss *session) stream(r *run, sub *subscriber) {
 	// share (it grew to a run's largest frame, a tenth of what a run
 	// allocated): WriteMessage has copied a frame out by the time send
 	// returns.
-	fp := frameBufs.Get().(*[]byte)
-	defer func() {
-		if cap(*fp) <= frameKeep {
-			frameBufs.Put(fp)
-		}
-	}()
-	frame := (*fp)[:0]
-	defer func() { *fp = frame[:0] }()
+	fp := getFrameBuf()
+	defer putFrameBuf(fp)
 	ss.s.streamRun(r, sub, func(msgs [][]byte) error {
-		n := len(head) + 2 + len(msgs)
-		for _, m := range msgs {
-			n += len(m)
-		}
-		b := slices.Grow(frame[:0], n)
-		b = append(b, head...)
-		for i, m := range msgs {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, m...)
-		}
-		b = append(b, ']', '}')
-		frame = b
-		if !ss.send(b) {
+		*fp = joinFrame(*fp, head, msgs, "]}")
+		if !ss.send(*fp) {
 			return errSessionGone
 		}
 		return nil
 	}, nil, nil, ss.gone)
 }
 
-// frameBufs holds the streams' frame buffers; one grown past frameKeep
-// (a run's frames are at most batchMax messages) is left to the collector.
+// frameBufs holds the streams' frame buffers (a /ws/runs socket's and a
+// session stream's); one grown past frameKeep (a run's frames are at most
+// batchMax messages) is left to the collector.
 var frameBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 const frameKeep = 256 << 10
+
+// getFrameBuf takes a frame buffer from the pool; putFrameBuf gives it
+// back, unless it grew past frameKeep.
+func getFrameBuf() *[]byte { return frameBufs.Get().(*[]byte) }
+
+func putFrameBuf(fp *[]byte) {
+	if cap(*fp) <= frameKeep {
+		*fp = (*fp)[:0]
+		frameBufs.Put(fp)
+	}
+}
+
+// arrayOpen opens a frame of several messages on a /ws/runs socket.
+var arrayOpen = []byte("[")
+
+// joinFrame lays out open, msgs separated by commas, and close in buf
+// (from its start, grown once to fit) and returns it.
+func joinFrame(buf, open []byte, msgs [][]byte, close string) []byte {
+	n := len(open) + len(close) + len(msgs)
+	for _, m := range msgs {
+		n += len(m)
+	}
+	buf = slices.Grow(buf[:0], n)
+	buf = append(buf, open...)
+	for i, m := range msgs {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, m...)
+	}
+	return append(buf, close...)
+}
 
 // quotedCount counts the quoted strings in b that may be word as a key:
 // equal under Unicode case folding (json matches a key to a field so), or
