@@ -523,8 +523,9 @@ func (d *detector) dropClocks(sh *shadow) {
 	}
 }
 
-// fastSignal is cellAccess, then release (a notify, kind accAtomicWrite)
-// or after acquire (a wait, accAtomicRead), for the usual case, in one
+// The signal fast path (fastNotify, fastWait) is cellAccess, then
+// release (a notify, kind accAtomicWrite) or after acquire (a wait,
+// accAtomicRead), for the usual case, in one
 // pass without building a list: the cell keeps its state beside cl, its
 // scheduler bookkeeping (inPage), without an overflow, the shadow has no
 // plain accesses to check, and the access takes an empty inline slot (a
@@ -534,14 +535,7 @@ func (d *detector) dropClocks(sh *shadow) {
 // and a ring's signal ops all take it, at a fraction of the general
 // path's instructions. (A cell from an earlier dispatch is cleared first,
 // as state clears it, which is no change to what the general path would
-// find.) hbNotify and hbWait call fastNotify and fastWait, its two halves,
-// directly.
-func (d *detector) fastSignal(m *machine, n *node, t *tref, key cellKey, cl *cell, k accessKind) bool {
-	if k == accAtomicWrite {
-		return d.fastNotify(m, n, t, key, cl)
-	}
-	return d.fastWait(m, n, t, key, cl)
-}
+// find.) hbNotify and hbWait call its two halves directly.
 
 // fastCell is what fastNotify and fastWait check first: the cell's state
 // when it is in a page (cl, beside its bookkeeping) without an overflow,
@@ -584,7 +578,7 @@ var dtBytes = func() (t [256]uint8) {
 	return t
 }()
 
-// fastNotify is fastSignal for a notify: the cell has no access yet (so
+// fastNotify is the fast path for a notify: the cell has no access yet (so
 // no clock either, and a Set is an AtomicAdd), and takes the notify's
 // access and clock inline.
 func (d *detector) fastNotify(m *machine, n *node, t *tref, key cellKey, cl *cell) bool {
@@ -602,7 +596,7 @@ func (d *detector) fastNotify(m *machine, n *node, t *tref, key cellKey, cl *cel
 	return true
 }
 
-// fastWait is fastSignal for a wait that passed: the cell holds another
+// fastWait is the fast path for a wait that passed: the cell holds another
 // thread's access alone, and the clock it names if any, which the wait
 // acquires (join's O(1) case inline) before its own access takes the
 // second slot.

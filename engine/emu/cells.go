@@ -337,13 +337,6 @@ func (p *pagePool[P]) put(pages []*P) {
 	p.mu.Unlock()
 }
 
-// len is how many spare pages p holds.
-func (p *pagePool[P]) len() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.free)
-}
-
 // raceOf is the detector's state of c, a cell of a page lookupCell made
 // while detection is on.
 func raceOf(c *cell) *cellRace { return &(*raceCell)(unsafe.Pointer(c)).race }

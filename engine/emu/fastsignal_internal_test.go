@@ -126,3 +126,12 @@ func worldState(d *detector, ms []*machine, b *bufDesc) string {
 	}
 	return s
 }
+
+// fastSignal is the signal fast path by kind: fastNotify for a notify
+// (accAtomicWrite), fastWait for a wait (accAtomicRead).
+func (d *detector) fastSignal(m *machine, n *node, t *tref, key cellKey, cl *cell, k accessKind) bool {
+	if k == accAtomicWrite {
+		return d.fastNotify(m, n, t, key, cl)
+	}
+	return d.fastWait(m, n, t, key, cl)
+}

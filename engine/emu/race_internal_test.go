@@ -554,3 +554,12 @@ func checkCellClocks(t *testing.T, d *detector, cs []cellRace) {
 		t.Fatalf("%d cells hold a clock, the detector counts %d", n, d.cellClocks)
 	}
 }
+
+// list returns the segments in order (for tests).
+func (s *shadow) list() []segment {
+	out := make([]segment, 0, s.n())
+	for i := 0; i < s.n(); i++ {
+		out = append(out, *s.at(i))
+	}
+	return out
+}

@@ -86,3 +86,10 @@ func TestRacePagePool(t *testing.T) {
 		t.Error("get made a new page while the pool had spares")
 	}
 }
+
+// len is how many spare pages p holds.
+func (p *pagePool[P]) len() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.free)
+}

@@ -303,15 +303,6 @@ func (s *shadow) remove(i, j int) {
 	s.nseg -= int32(j - i)
 }
 
-// list returns the segments in order (for tests).
-func (s *shadow) list() []segment {
-	out := make([]segment, 0, s.n())
-	for i := 0; i < s.n(); i++ {
-		out = append(out, *s.at(i))
-	}
-	return out
-}
-
 // entries returns seg's entries; they stay valid until the shadow
 // changes.
 func (s *shadow) entries(seg *segment) []cellAcc {
