@@ -188,12 +188,17 @@ const (
 	// SlotWait bounds how long a check, IR, compare or step check waits
 	// for a worker slot before it answers 503.
 	SlotWait = 20 * time.Second
-	// StoreYield is how long a finished run's store write may wait while
-	// other runs wait for a worker slot: in a burst the CPU goes first to
-	// runs that have not started, and the writes go in one transaction
-	// once the queue is empty or the oldest has waited this long. The
-	// run's done (and share link) follows its write.
+	// StoreYield is how long a batch of finished runs' store writes may
+	// wait, past StoreDelay, while other runs wait for a worker slot: in
+	// a burst the CPU goes first to runs that have not started, and the
+	// writes go in one transaction once the queue is empty or the oldest
+	// has waited this long.
 	StoreYield = 200 * time.Millisecond
+	// StoreDelay is how long a finished run's record waits in the store
+	// writer's pending batch before the batch is committed (at once when
+	// 64 are pending): the run's done and share link go out before the
+	// commit, and runs one after another share a transaction.
+	StoreDelay = 50 * time.Millisecond
 	// IdleWorkers is how many of the server's run goroutines (a run's
 	// execution, a session's stream of it) wait for the next run once
 	// theirs is done, keeping the stack they grew, each at most
@@ -287,7 +292,9 @@ var Table = []Limit{
 		Error: "the run is dropped (done status `cancelled`, not stored)"},
 	{Name: "store-budget", What: "size of the run store (code, records, compressed events)", Server: "1 GiB", CLI: "—", Flag: "--store-budget",
 		Error: "the oldest unpinned runs are evicted; their links answer 404"},
-	{Name: "store-yield", What: "how long a finished run's store write waits while other runs wait for a worker slot (writes go in one transaction; the run's `done` and share link follow its write)", Server: "200 ms", CLI: "—", Flag: "—",
+	{Name: "store-delay", What: "how long a finished run's record waits in the store writer's batch before the batch is committed in one transaction (at once when 64 runs are pending, or when its events or trace are asked for); the run's `done` and share link go out before the commit, and until it the run answers from memory as a stored one", Server: "50 ms", CLI: "—", Flag: "—",
+		Error: "the batch is committed; a server killed (or crashing) before that loses the runs of the batch: at most their delay and the store yield's, plus the commit's own time. Their links were shown and then answer 404, and a re-post runs them again. A commit that fails is logged and leaves its runs lingering unstored for the unwatched grace, answering from memory (share page, record, socket; events and trace 404)"},
+	{Name: "store-yield", What: "how much longer, past the store delay, a batch of finished runs' store writes waits while other runs wait for a worker slot (writes go in one transaction)", Server: "200 ms", CLI: "—", Flag: "—",
 		Error: "the write goes ahead with whatever else is pending"},
 	{Name: "output-size", What: "tensor elements of a run's outputs kept whole", Server: "262144", CLI: "—", Flag: "—",
 		Error: "a larger output keeps its first 64 elements per rank, `truncated`, `full_shape` and `stats` (min, max, mean, count, nan)"},
