@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -289,5 +290,43 @@ func TestFullBatchCommits(t *testing.T) {
 	}
 	if got := ts.writer.commits.Load(); got != 1 {
 		t.Errorf("%d transactions, want 1", got)
+	}
+}
+
+// TestPinBeforeCommit: a run nobody watched that left the live map (more
+// than a page of events) is held until its commit; a client shown its
+// link in the meantime (a replay from memory) pins it, and the pin lands
+// with the row.
+func TestPinBeforeCommit(t *testing.T) {
+	ts := slowWriter(t, Options{UnwatchedGrace: time.Minute})
+	pr := ts.post(t, map[string]any{"code": loopCode(t, 700), "ranks": 2})
+	if !waitFor(20*time.Second, func() bool { return ts.writer.holding(pr.ID) != nil }) {
+		t.Fatalf("run %s never finished", pr.ID)
+	}
+	ts.mu.Lock()
+	_, live := ts.live[pr.ID]
+	ts.mu.Unlock()
+	if live || ts.stored(t, pr.ID) {
+		t.Fatalf("run %s: in the live map %v, stored %v; the test wants it held only", pr.ID, live, ts.stored(t, pr.ID))
+	}
+	ms := readAll(t, ts.dial(t, pr.ID))
+	if d := doneOf(t, ms); d.Share != "/r/"+pr.ID || !strings.Contains(string(ms[0].raw), `"status":"replay"`) {
+		t.Fatalf("replay from memory: %s … %s", ms[0].raw, ms[len(ms)-1].raw)
+	}
+	if n := len(ofType(ms, "event")); n <= 1024 {
+		t.Fatalf("%d events: the test wants more than a page", n)
+	}
+	// The pin is the socket's last act after done; it is applied by the
+	// commit that writes the row.
+	if !waitFor(5*time.Second, func() bool {
+		ts.writer.mu.Lock()
+		defer ts.writer.mu.Unlock()
+		return slices.Contains(ts.writer.pins, pr.ID)
+	}) {
+		t.Fatal("the replay did not pin the run")
+	}
+	ts.settle(t, pr.ID)
+	if n := ts.count(t, `SELECT count(*) FROM runs WHERE id = ? AND pinned = 1`, pr.ID); n != 1 {
+		t.Error("the run's pin did not land with its row")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -312,8 +313,17 @@ func (w *storeWriter) flush() bool {
 		w.armed = false // the next record starts a batch and its delay
 		w.due.Stop()
 	}
-	pins := w.pins
-	w.pins = nil
+	// A pin of a run still pending beyond this batch waits for the batch
+	// that writes its row: applied before it, it would match no row.
+	var pins, later []string
+	for _, id := range w.pins {
+		if w.held[id] != nil && !slices.ContainsFunc(batch, func(j *writeJob) bool { return j.id == id }) {
+			later = append(later, id)
+		} else {
+			pins = append(pins, id)
+		}
+	}
+	w.pins = later
 	w.mu.Unlock()
 	if len(batch) == 0 {
 		w.applyPins(pins)
