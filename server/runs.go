@@ -58,12 +58,12 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 	// The live map first, then the store, then the live map again, now to
 	// start the run. The store is asked without s.mu: under a burst of
 	// posts, one SQLite read at a time under the lock held every post and
-	// every socket's lookup behind it. A run leaves the live map only
-	// after its store write is committed (saved), so a post sees it in
-	// one place or the other,
-	// but for one that finished and left between the two looks: that
-	// content runs a second time, and its second write keeps the first
-	// row (putRunTx).
+	// every socket's lookup behind it. A finished run is held by the
+	// store writer from before it leaves the live map until after its
+	// row is committed and its id known (writer.go), and stored asks the
+	// writer first, so a post sees it in one place or the other. (Should
+	// a content run twice all the same, its second write keeps the first
+	// row: putRunTx.)
 	s.mu.Lock()
 	pr, found := s.liveLocked(id, st)
 	s.mu.Unlock()

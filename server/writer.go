@@ -19,17 +19,19 @@ import (
 // batch (queue) and its done, with the share link, goes out at once;
 // the batch is committed in one transaction limits.StoreDelay after its
 // first record was queued, or as soon as writeBatch records are pending,
-// or when a reader needs the rows (flushFor). A commit per run was a
-// fifth of a run's CPU through the server: the pages every transaction
-// rewrites (the header page, the index leaves, the runs leaf) are
-// written once per batch. SQLite sees one writer (a second one waits in
+// or when a reader needs the rows (storedRunOf kicks it). A commit per
+// run was a fifth of a run's CPU through the server: the pages every
+// transaction rewrites (the header page, the index leaves, the runs
+// leaf) are written once per batch. SQLite sees one writer (a second one waits in
 // its busy handler, which sleeps in steps of milliseconds), and while
 // runs wait for a worker slot the commit waits too, at most
 // limits.StoreYield: in a burst the CPU goes first to the runs that have
-// not sent their first event. Until its record is committed a run stays
-// in the live map and answers from memory as a stored one would
-// (Server.saved, liveLocked, getRunJSON, storedRunOf); the writer's
-// goroutine also applies the pins.
+// not sent their first event. Until its record is committed the writer
+// holds the run (holding), and it answers from memory as a stored one
+// would: stored says yes (a post is cached, the share page opens),
+// replayOf replays it from memory, getRunJSON answers its record, and
+// storedRunOf has it committed first. Server.saved ends the hold. The
+// writer's goroutine also applies the pins.
 type storeWriter struct {
 	s        *Server
 	mu       sync.Mutex
