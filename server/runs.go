@@ -222,8 +222,9 @@ func (s *Server) execute(r *run, w *waiter, grace *time.Timer) {
 	r.add(resultMessages(rec)...)
 	// The done, with the share link, goes out before the commit (write
 	// behind, writer.go): until the commit the run answers from memory
-	// as a stored one (liveLocked, getRunJSON, storedRunOf), and a
-	// commit that fails leaves it lingering unstored (saved).
+	// as a stored one (liveLocked, storeWriter.stored, replayOf,
+	// getRunJSON; storedRunOf has it committed first), and a commit that
+	// fails leaves it lingering unstored (saved).
 	rec.Created = r.created.Format(time.RFC3339Nano)
 	r.mu.Lock()
 	r.saving, r.unsaved, r.shared = make(chan struct{}), rec, true
