@@ -191,6 +191,14 @@ func (s *Server) postCompare(c *fiber.Ctx) error {
 		req := &runRequest{Code: code, Ranks: req.Ranks, Entry: entry, Fill: st.Fill,
 			Seed: &seed, Schedule: st.Schedule, Platform: st.Platform, prog: prog}
 		if res.OwnInputs() && res.Internal == nil && res.Status != emu.StatusTimeout && res.Status != emu.StatusCanceled {
+			// The side run's goroutine reads res while this handler
+			// encodes it: its tensors are decoded here, once, as either
+			// reader would on first use (Tensor.Floats), so neither writes.
+			for _, ts := range []map[string]*emu.Tensor{res.In, res.Out} {
+				for _, t := range ts {
+					t.Floats()
+				}
+			}
 			req.ran = &ranResult{res: res, events: events}
 		}
 		pr, err := s.startRun(c.UserContext(), req)

@@ -226,11 +226,15 @@ func readAll(t *testing.T, c *websocket.Conn) []msg {
 	return all
 }
 
-// watch posts a run and reads its whole stream.
+// watch posts a run and reads its whole stream, and returns once its
+// record is committed (the done comes before the commit: writer.go), for
+// the tests that read the store next.
 func (ts *testServer) watch(t *testing.T, body map[string]any) (postResponse, []msg) {
 	t.Helper()
 	pr := ts.post(t, body)
-	return pr, readAll(t, ts.dial(t, pr.ID))
+	ms := readAll(t, ts.dial(t, pr.ID))
+	ts.settle(t, pr.ID)
+	return pr, ms
 }
 
 func ofType(ms []msg, typ string) []msg {

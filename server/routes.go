@@ -107,7 +107,7 @@ func (s *Server) sharePage(c *fiber.Ctx) error {
 	if live {
 		return s.index(c, fiber.StatusOK)
 	}
-	stored, err := hasRun(c.UserContext(), s.db, id)
+	stored, err := s.writer.stored(c.UserContext(), id) // held until its commit, as good as stored
 	if err != nil {
 		return err
 	}

@@ -58,11 +58,12 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 	// The live map first, then the store, then the live map again, now to
 	// start the run. The store is asked without s.mu: under a burst of
 	// posts, one SQLite read at a time under the lock held every post and
-	// every socket's lookup behind it. A run leaves the live map only
-	// after its store write, so a post sees it in one place or the other,
-	// but for one that finished and left between the two looks: that
-	// content runs a second time, and its second write keeps the first
-	// row (putRunTx).
+	// every socket's lookup behind it. A finished run is held by the
+	// store writer from before it leaves the live map until after its
+	// row is committed and its id known (writer.go), and stored asks the
+	// writer first, so a post sees it in one place or the other. (Should
+	// a content run twice all the same, its second write keeps the first
+	// row: putRunTx.)
 	s.mu.Lock()
 	pr, found := s.liveLocked(id, st)
 	s.mu.Unlock()
@@ -109,9 +110,10 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 }
 
 // liveLocked answers a post of id from the live map: found when the run
-// is executing (the caller joins it) or finished, stored and lingering
-// (cached). A run that finished unstored is run again. Called with s.mu
-// held.
+// is executing (the caller joins it) or finished and stored, lingering
+// or with its record waiting for the writer's commit (cached). A run
+// that finished unstored, or whose commit failed, is run again. Called
+// with s.mu held.
 func (s *Server) liveLocked(id string, st Settings) (postResponse, bool) {
 	lr, ok := s.live[id]
 	if !ok {
@@ -121,10 +123,12 @@ func (s *Server) liveLocked(id string, st Settings) (postResponse, bool) {
 		return postResponse{ID: id, Cached: true, Settings: st}, true
 	}
 	lr.mu.Lock()
-	over := lr.finished
+	over, saving := lr.finished, lr.saving != nil && lr.saveErr == nil
 	lr.mu.Unlock()
-	// finished and not stored (its store write, if any, comes before it
-	// leaves the map): run it again
+	if over && saving {
+		return postResponse{ID: id, Cached: true, Settings: st}, true
+	}
+	// finished and not stored: run it again
 	return postResponse{ID: id, Settings: st}, !over
 }
 
@@ -141,26 +145,30 @@ func (s *Server) execute(r *run, w *waiter, grace *time.Timer) {
 	defer s.runs.Done()
 	defer grace.Stop()
 	start := time.Now()
-	stored, logged := false, false
+	queued, logged := false, false
 	defer func() {
-		// A stored run is found in the store from now on. One that was
-		// not (cut short, or a crash) lingers a grace in the live map, so
-		// a client that connects late still gets its done; a post of the
-		// same content replaces it (startRun).
+		// A run queued for the store is found as a stored one from now
+		// on: held by the writer until its commit (replayOf, getRunJSON,
+		// storedRunOf), then in the store. One that was not (cut short,
+		// or a crash), or whose commit failed already, lingers a grace in
+		// the live map, so a client that connects late still gets its
+		// done; a post of the same content replaces it (startRun).
 		//
 		// A stored run nobody watches yet lingers too, when it is small
 		// (one page of events) and fewer than the queue's length do: its
 		// client posted it and is about to connect, and the log in memory
 		// is what it would have seen a moment earlier, where a replay
-		// from the store (reading the record and the pages back, decoding
-		// the outputs) cost the server more than the run. Later viewers
-		// (a share link) get the replay.
+		// (reading the record and the pages back, decoding the outputs)
+		// cost the server more than the run. Later viewers (a share
+		// link) get the replay.
 		s.mu.Lock()
 		r.mu.Lock()
 		small := !r.watched && r.events <= limits.EventPage
+		failed := r.saveErr != nil
 		r.mu.Unlock()
 		switch {
-		case !stored:
+		case failed: // saved made it linger unstored
+		case !queued:
 			s.lingerLocked(r, false)
 		case small && s.lingering < s.opts.MaxQueue:
 			s.lingerLocked(r, true)
@@ -212,16 +220,60 @@ func (s *Server) execute(r *run, w *waiter, grace *time.Timer) {
 		return
 	}
 	r.add(resultMessages(rec)...)
-	share := ""
-	if err := s.store(r, rec); err != nil {
+	// The done, with the share link, goes out before the commit (write
+	// behind, writer.go): until the commit the run answers from memory
+	// as a stored one (liveLocked, storeWriter.stored, replayOf,
+	// getRunJSON; storedRunOf has it committed first), and a commit that
+	// fails leaves it lingering unstored (saved).
+	rec.Created = r.created.Format(time.RFC3339Nano)
+	r.mu.Lock()
+	r.saving, r.unsaved, r.shared = make(chan struct{}), rec, true
+	r.mu.Unlock()
+	// Queued before the done goes out: a client that has its done finds
+	// the run held by the writer (or stored) from then on.
+	s.store(r, rec)
+	queued = true
+	r.finish(rec.Status, doneMessage(rec, "/r/"+r.id))
+}
+
+// saved is the end of run r's store write (err nil: committed), called
+// by the writer before it stops holding r: a committed run is found in
+// the store from now on, and a lingering one lingers on.
+//
+// A failed commit is logged and the run lingers unstored, as a run cut
+// short does: back in the live map (if it had left it), for the
+// unwatched grace its share page, GET /api/runs/{id} and its socket
+// still answer from memory, the socket with the live log and the done
+// its client was sent (share link included); after that the link, the
+// record and the socket are 404s, and a post of the same content runs
+// it again (at once: it is not cached). Its events and trace.json are
+// 404s from the failure on: they are read from the store.
+func (s *Server) saved(r *run, err error) {
+	if err != nil {
 		s.logf("run %s: storing: %v", r.id, err)
-	} else {
-		share, stored = "/r/"+r.id, true
-		r.mu.Lock()
-		r.shared = true
-		r.mu.Unlock()
 	}
-	r.finish(rec.Status, doneMessage(rec, share))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r.mu.Lock()
+	r.saveErr = err
+	if err == nil {
+		r.unsaved = nil
+	}
+	close(r.saving)
+	r.mu.Unlock()
+	if err == nil {
+		return
+	}
+	if s.live[r.id] == nil {
+		s.live[r.id] = r
+	}
+	if s.live[r.id] == r {
+		if r.lingers {
+			r.lingers = false
+			s.lingering--
+		}
+		s.lingerLocked(r, false)
+	}
 }
 
 // lingerLocked keeps finished run r in the live map for the unwatched
@@ -430,14 +482,16 @@ func failure(rec *record) string {
 	return "the run ended with status " + rec.Status
 }
 
-// store writes a finished run, its record and its event pages, through
-// the store writer (writer.go), and returns once they are committed. A
-// run a client has watched is stored pinned: that client is shown its
-// share link in the done message that follows (a client that gets done
-// later pins it then: Server.pin).
-func (s *Server) store(r *run, rec *record) error {
-	return s.writer.write(r.id, func(ctx context.Context, tx writeTx) (int64, error) {
-		rec.Created = r.created.Format(time.RFC3339Nano)
+// store queues a finished run, its record and its event pages, for the
+// store writer's next commit (writer.go), and has saved called after it.
+// A run a client has watched by the commit is stored pinned: that client
+// was shown its share link in the done message (a client that gets done
+// later pins it then: Server.pin). rec is not written to from here on:
+// the commit works on a copy, and GET /api/runs/{id} reads it meanwhile.
+func (s *Server) store(r *run, rec *record) {
+	s.writer.queue(r.id, r, func(ctx context.Context, tx writeTx) (int64, error) {
+		cp := *rec // putRecord and recordJSON set fields for a moment
+		rec := &cp
 		r.mu.Lock()
 		items := r.items[:len(r.items):len(r.items)] // the log only grows: this prefix never changes
 		pinned := r.watched
@@ -459,7 +513,7 @@ func (s *Server) store(r *run, rec *record) error {
 			r.mu.Unlock()
 		}
 		return size, err
-	})
+	}, func(err error) { s.saved(r, err) })
 }
 
 // putRecord writes run id's row in tx: rec without its code (the code has
@@ -528,13 +582,24 @@ func (s *Server) getRunJSON(c *fiber.Ctx) error {
 	s.mu.Unlock()
 	if r != nil {
 		r.mu.Lock()
-		finished := r.finished
+		finished, unsaved := r.finished, r.unsaved
 		rec := record{ID: r.id, Code: r.code, Settings: r.settings, Status: r.status, Ranks: r.ranks, Entry: r.entry,
 			Events: r.events, EventsTruncated: r.truncated, Created: r.created.Format(time.RFC3339Nano),
 			Outputs: map[string]*outTensor{}, OutputOrder: []string{}, Races: []emu.Race{}}
 		r.mu.Unlock()
 		if !finished {
 			return c.JSON(rec)
+		}
+		if unsaved != nil {
+			return s.unsavedJSON(c, r, unsaved)
+		}
+	}
+	if r := s.writer.holding(id); r != nil {
+		r.mu.Lock()
+		unsaved := r.unsaved
+		r.mu.Unlock()
+		if unsaved != nil {
+			return s.unsavedJSON(c, r, unsaved)
 		}
 	}
 	sr, ok, err := getRun(c.UserContext(), s.db, id)
@@ -551,8 +616,45 @@ func (s *Server) getRunJSON(c *fiber.Ctx) error {
 	return c.JSON(rec)
 }
 
-// storedRunOf reads a stored run's row, 404 when it is not stored.
+// unsavedJSON answers GET /api/runs/{id} for a finished run whose record
+// is not committed.
+func (s *Server) unsavedJSON(c *fiber.Ctx, r *run, rec *record) error {
+	back, err := unsavedRecord(r, rec)
+	if err != nil {
+		return err
+	}
+	return c.JSON(back)
+}
+
+// unsavedRecord is run r's record rec as the store will give it back
+// (the same JSON, read back by loadRecord), so what is answered from it
+// is the same bytes before the commit and after.
+func unsavedRecord(r *run, rec *record) (*record, error) {
+	cp := *rec // recordJSON sets fields for a moment; rec is shared with the commit
+	result, err := recordJSON(&cp)
+	if err != nil {
+		return nil, err
+	}
+	return loadRecord(&storedRun{ID: r.id, Code: r.code, Result: string(result)})
+}
+
+// storedRunOf reads a stored run's row, 404 when it is not stored. A
+// run whose record waits for the writer's commit has it committed now
+// (these readers want the stored pages), and then is read as any other.
 func (s *Server) storedRunOf(ctx context.Context, id string) (*storedRun, error) {
+	if r := s.writer.holding(id); r != nil {
+		r.mu.Lock()
+		saving := r.saving
+		r.mu.Unlock()
+		if saving != nil {
+			s.writer.kick()
+			select {
+			case <-saving:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+	}
 	sr, ok, err := getRun(ctx, s.db, id)
 	if err != nil {
 		return nil, err
@@ -646,6 +748,11 @@ func (s *Server) getTrace(c *fiber.Ctx) error {
 // page at a time as the viewer's socket takes them.
 func (s *Server) replayOf(ctx context.Context, id string) (*run, error) {
 	id = strings.Clone(id) // the replay outlives the request whose Params id came from
+	if r := s.writer.holding(id); r != nil {
+		if rp, err := memoryReplay(r); rp != nil || err != nil {
+			return rp, err
+		}
+	}
 	sr, err := s.storedRunOf(ctx, id)
 	if err != nil {
 		return nil, err
@@ -660,6 +767,40 @@ func (s *Server) replayOf(ctx context.Context, id string) (*run, error) {
 	r := newReplay(id, &replayLog{db: s.db, sr: sr, head: head, tail: tail, logf: s.logf})
 	r.shared = true
 	return r, nil
+}
+
+// memoryReplay is the replay of run r, held by the store writer until
+// its record is committed: the messages a replay from the store will
+// send (head and tail from the record as the store gives it back, the
+// event messages the run logged), from memory. nil when r's commit has
+// ended meanwhile (the caller reads the store).
+func memoryReplay(r *run) (*run, error) {
+	r.mu.Lock()
+	rec := r.unsaved
+	items := r.items[:len(r.items):len(r.items)] // the log only grows: this prefix never changes
+	r.mu.Unlock()
+	if rec == nil {
+		return nil, nil
+	}
+	back, err := unsavedRecord(r, rec)
+	if err != nil {
+		return nil, err
+	}
+	rp := newReplay(r.id, nil)
+	rp.shared = true
+	rp.items = append(rp.items, item{raw: statusMessage("replay", r.id, back.Settings, back.Ranks, back.Entry)})
+	for _, m := range diagMessages(back.Diagnostics) {
+		rp.items = append(rp.items, item{raw: m})
+	}
+	for _, it := range items {
+		if it.isEvent {
+			rp.items = append(rp.items, it)
+		}
+	}
+	for _, m := range append(resultMessages(back), doneMessage(back, "/r/"+r.id)) {
+		rp.items = append(rp.items, item{raw: m})
+	}
+	return rp, nil
 }
 
 // pin records that a client was sent a run's done with its share link:

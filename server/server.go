@@ -16,11 +16,12 @@
 // every event to the run's log, an in-memory list that only grows; each
 // websocket client (ws.go) reads the log from its own cursor, so a slow
 // client never slows the engine, and a client that connects late still
-// sees the whole run. When the engine returns, the run's record (outputs
-// capped, outputs.go) and its events (pages of compressed JSON lines)
-// are written to the store in one transaction (store.go) and only then is
-// `done`, with the share link, appended to the log; a replay reads the
-// pages back one at a time (replay.go). A run cut short (timeout,
+// sees the whole run. When the engine returns, `done`, with the share
+// link, is appended to the log, and the run's record (outputs capped,
+// outputs.go) and its events (pages of compressed JSON lines) join the
+// store writer's batch, committed in one transaction limits.StoreDelay
+// later (writer.go, store.go); until then the run answers from memory as
+// a stored one. A replay reads the pages back one at a time (replay.go). A run cut short (timeout,
 // cancelled, a panic) is not stored. A run whose last watching client
 // goes away mid-run is cancelled. Every piece of user work runs under
 // guard (errors.go): a panic is an internal error for its client, a stack

@@ -77,12 +77,15 @@ type run struct {
 	watched   bool // a client has subscribed at some point
 	queuePos  int  // position in the slot queue (1 = next), 0 when not queued
 	queueLen  int
-	queueSent int        // the position the last queue message said
-	onWatch   func()     // called (without r.mu) when the first client subscribes
-	replayed  *replayLog // a stored run's log, read page by page (replays only)
-	shared    bool       // stored: its done carries the share link
-	pinned    bool       // stored pinned (watched when it was written): Server.pin has nothing to do
-	lingers   bool       // stored and kept in the live map for its client (Server.lingerLocked; under Server.mu)
+	queueSent int           // the position the last queue message said
+	onWatch   func()        // called (without r.mu) when the first client subscribes
+	replayed  *replayLog    // a stored run's log, read page by page (replays only)
+	shared    bool          // stored: its done carries the share link
+	pinned    bool          // stored pinned (watched when it was written): Server.pin has nothing to do
+	lingers   bool          // stored and kept in the live map for its client (Server.lingerLocked; under Server.mu)
+	saving    chan struct{} // queued for the store (Server.store): closed once the commit is done, either way; nil if never queued
+	unsaved   *record       // the record while it is not committed (pending, or its commit failed): answered from memory
+	saveErr   error         // the commit's failure
 
 	codeSum [sha256.Size]byte // sha256.Sum256 of code (runIDSum): its program's and its stored code's key
 	prog    *engine.Program   // compiled by the caller (a comparison's side), else nil

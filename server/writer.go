@@ -8,54 +8,72 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"pldworkbench/engine/limits"
 )
 
-// storeWriter writes finished runs to the store, one goroutine at a time:
-// what has accumulated goes in one transaction (a commit per run was a
-// tenth of a run's CPU through the server), SQLite sees one writer (a
-// second one waits in its busy handler, which sleeps in steps of
-// milliseconds), and while runs wait for a worker slot the writes wait
-// too, at most limits.StoreYield: in a burst the CPU goes first to the
-// runs that have not sent their first event. The goroutine writing is a
-// finished run's own when none is writing (write), else the writer's
-// (loop), which also applies the pins. A run's done message, with its
-// share link, is sent only after its write is committed (execute), so a
-// link shown is a run stored, as before.
+// storeWriter writes finished runs to the store from one goroutine of
+// its own (loop), in group commits: a run's record joins the pending
+// batch (queue) and its done, with the share link, goes out at once;
+// the batch is committed in one transaction limits.StoreDelay after its
+// first record was queued, or as soon as writeBatch records are pending,
+// or when a reader needs the rows (storedRunOf kicks it). A commit per
+// run was a fifth of a run's CPU through the server: the pages every
+// transaction rewrites (the header page, the index leaves, the runs
+// leaf) are written once per batch. SQLite sees one writer (a second one waits in
+// its busy handler, which sleeps in steps of milliseconds), and while
+// runs wait for a worker slot the commit waits too, at most
+// limits.StoreYield: in a burst the CPU goes first to the runs that have
+// not sent their first event. Until its record is committed the writer
+// holds the run (holding), and it answers from memory as a stored one
+// would: stored says yes (a post is cached, the share page opens),
+// replayOf replays it from memory, getRunJSON answers its record, and
+// storedRunOf has it committed first. Server.saved ends the hold. The
+// writer's goroutine also applies the pins.
 type storeWriter struct {
 	s        *Server
 	mu       sync.Mutex
 	pending  []*writeJob
 	pins     []string             // runs whose share link a client was sent (Server.pin)
 	pinTimer *time.Timer          // kicks the writer's goroutine a PinDelay after a pin, if no write came
-	writing  bool                 // a goroutine has the turn at writing (turn, write)
+	delay    time.Duration        // limits.StoreDelay; the tests lengthen it
+	due      *time.Timer          // kicks the writer's goroutine a delay after a batch's first record
+	armed    bool                 // due is set for the pending batch
+	stopped  bool                 // the loop has ended: queue writes nothing more
+	held     map[string]*run      // runs queued and not yet committed (or failed), by id (holding)
+	commits  atomic.Int64         // transactions that committed runs (the tests hold a batch to one)
 	cmu      sync.Mutex           // guards conn, has and closed: held for a whole transaction
 	conn     *sql.Conn            // the writer's own connection (inTx, lookup), nil until first used
 	stmts    map[string]*sql.Stmt // statements prepared on conn (writeTx.exec), BEGIN and COMMIT among them
 	closed   bool                 // the loop ended: conn is closed for good
 	idsMu    sync.Mutex
 	ids      map[storedKey]struct{} // every run stored, as far as this server knows (known); nil: unknown
-	wake     chan struct{}          // a token when pending grew
+	wake     chan struct{}          // a token when a batch is due
 	quit     chan struct{}          // closed by Shutdown once the runs are done
 	exited   chan struct{}
 }
 
 // writeJob is one run's write: its rows in a transaction, returning
-// their size.
+// their size, and what to do once they are committed or have failed
+// (called on the writer's goroutine, without the writer's locks).
 type writeJob struct {
 	id     string
 	rows   func(ctx context.Context, tx writeTx) (int64, error)
+	run    *run // held until its commit ends; nil for none (write)
 	queued time.Time
-	err    chan error
+	done   func(err error)
 }
 
-// writeBatch bounds the runs one transaction writes.
+// writeBatch bounds the runs one transaction writes; that many pending
+// commit at once, without waiting for the delay.
 const writeBatch = 64
 
 func newStoreWriter(s *Server) *storeWriter {
-	w := &storeWriter{s: s, wake: make(chan struct{}, 1), quit: make(chan struct{}), exited: make(chan struct{})}
+	w := &storeWriter{s: s, delay: limits.StoreDelay, held: map[string]*run{}, wake: make(chan struct{}, 1), quit: make(chan struct{}), exited: make(chan struct{})}
+	w.due = time.AfterFunc(time.Hour, w.fire)
+	w.due.Stop()
 	if err := w.loadIDs(); err != nil {
 		s.logf("store: reading the stored runs' ids: %v (every post asks the store)", err)
 	}
@@ -143,66 +161,78 @@ func (w *storeWriter) noteIDs(ids []string, stored bool) {
 	}
 }
 
-// write hands a run's rows to the writer and waits for their commit.
-// When no goroutine is writing, the caller writes them itself, with
-// whatever else is pending (lead): handing each run to the writer's
-// goroutine and waking the run's again for the commit were two
-// goroutine switches a run, each waking an idle thread. Otherwise the
-// goroutine writing takes them in its next transaction, so runs that
-// finish while a transaction commits still share the next one.
-func (w *storeWriter) write(id string, rows func(ctx context.Context, tx writeTx) (int64, error)) error {
-	j := &writeJob{id: id, rows: rows, queued: time.Now(), err: make(chan error, 1)}
+// queue adds a run's rows to the pending batch and returns at once;
+// done is called once they are committed, or have failed, in the
+// writer's goroutine. Until then r (when not nil) is held: lookups find
+// it (holding). The first record of a batch sets the delay; a full batch
+// is committed at once.
+func (w *storeWriter) queue(id string, r *run, rows func(ctx context.Context, tx writeTx) (int64, error), done func(err error)) {
+	j := &writeJob{id: id, run: r, rows: rows, queued: time.Now(), done: done}
 	w.mu.Lock()
+	if w.stopped {
+		w.mu.Unlock()
+		done(errors.New("the store writer has stopped"))
+		return
+	}
+	if r != nil {
+		w.held[id] = r
+	}
 	w.pending = append(w.pending, j)
-	lead := !w.writing
-	w.writing = true
-	w.mu.Unlock()
-	if lead {
-		w.lead(j)
+	full := len(w.pending) >= writeBatch
+	if !full && !w.armed {
+		w.armed = true
+		w.due.Reset(w.delay)
 	}
-	return <-j.err
-}
-
-// lead writes the pending batches, as the one goroutine writing, until
-// j's is committed; what is left then goes to the writer's goroutine,
-// so j's run sends its done without waiting on other runs' writes.
-func (w *storeWriter) lead(j *writeJob) {
-	for !slices.Contains(w.flush(), j) {
-	}
-	w.release()
-}
-
-// release ends a turn at writing (w.writing), waking the writer's
-// goroutine when runs are left to write.
-func (w *storeWriter) release() {
-	w.mu.Lock()
-	w.writing = false
-	more := len(w.pending) > 0 // pins wait for the next write, or their timer (pin)
 	w.mu.Unlock()
-	if more {
+	if full {
 		w.kick()
 	}
 }
 
-// kick wakes the writer's goroutine.
+// write queues a run's rows, has them committed now and waits for the
+// commit (a PyPTO run, whose answer carries its link and follows its
+// write).
+func (w *storeWriter) write(id string, rows func(ctx context.Context, tx writeTx) (int64, error)) error {
+	errc := make(chan error, 1)
+	w.queue(id, nil, rows, func(err error) { errc <- err })
+	w.kick()
+	return <-errc
+}
+
+// holding is the run queued under id whose commit has not ended, or nil.
+func (w *storeWriter) holding(id string) *run {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.held[id]
+}
+
+// finished ends j: its done, then it is no longer held (a failed run's
+// done puts it back in the live map first: Server.saved).
+func (w *storeWriter) finished(j *writeJob, err error) {
+	j.done(err)
+	if j.run != nil {
+		w.mu.Lock()
+		if w.held[j.id] == j.run {
+			delete(w.held, j.id)
+		}
+		w.mu.Unlock()
+	}
+}
+
+// fire is the delay's end: the pending batch is due.
+func (w *storeWriter) fire() {
+	w.mu.Lock()
+	w.armed = false
+	w.mu.Unlock()
+	w.kick()
+}
+
+// kick wakes the writer's goroutine: it commits what is pending now.
 func (w *storeWriter) kick() {
 	select {
 	case w.wake <- struct{}{}:
 	default:
 	}
-}
-
-// turn takes a turn at writing: false when another goroutine is writing
-// (it writes what is pending, or kicks when it leaves) or nothing is
-// pending.
-func (w *storeWriter) turn() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.writing || (len(w.pending) == 0 && len(w.pins) == 0) {
-		return false
-	}
-	w.writing = true
-	return true
 }
 
 // pin marks run id pinned in the next transaction: the next run's write,
@@ -226,7 +256,7 @@ func (w *storeWriter) pin(id string) {
 }
 
 // stop ends the writer after what is pending (Shutdown calls it once no
-// run is left to write).
+// run is left to write) is committed.
 func (w *storeWriter) stop() {
 	close(w.quit)
 	<-w.exited
@@ -243,37 +273,32 @@ func (w *storeWriter) loop() {
 	for {
 		select {
 		case <-w.wake:
-		case <-w.quit:
-			// Every run has ended (Shutdown waited for them) unless its
-			// context ran out: then a run still writing finishes its
-			// turn first.
-			for {
-				w.mu.Lock()
-				busy, empty := w.writing, len(w.pending) == 0 && len(w.pins) == 0
-				w.mu.Unlock()
-				switch {
-				case busy:
-					time.Sleep(time.Millisecond)
-				case empty:
-					return
-				case w.turn():
-					w.flush()
-					w.release()
-				}
+			for w.flush() {
 			}
-		}
-		for w.turn() {
-			w.flush()
-			w.release()
+		case <-w.quit:
+			// Every run has ended and queued its record (Shutdown waited
+			// for them) unless Shutdown's context ran out: a run queued
+			// from now on is told the writer has stopped, and what is
+			// pending is committed, whatever its delay.
+			w.mu.Lock()
+			w.stopped = true
+			w.due.Stop()
+			w.mu.Unlock()
+			for w.flush() {
+			}
+			return
 		}
 	}
 }
 
-// flush writes up to writeBatch pending runs and the pending pins, after
-// yielding to queued runs, and returns the runs it wrote. The caller has
-// the turn (w.writing).
-func (w *storeWriter) flush() []*writeJob {
+// flush commits up to writeBatch pending runs and the pending pins, after
+// yielding to queued runs; false when there was nothing to write.
+func (w *storeWriter) flush() bool {
 	w.mu.Lock()
+	if len(w.pending) == 0 && len(w.pins) == 0 {
+		w.mu.Unlock()
+		return false
+	}
 	oldest := time.Now()
 	if len(w.pending) > 0 {
 		oldest = w.pending[0].queued
@@ -286,15 +311,28 @@ func (w *storeWriter) flush() []*writeJob {
 	n := min(len(w.pending), writeBatch)
 	batch := w.pending[:n:n]
 	w.pending = w.pending[n:]
-	pins := w.pins
-	w.pins = nil
+	if len(w.pending) == 0 && w.armed {
+		w.armed = false // the next record starts a batch and its delay
+		w.due.Stop()
+	}
+	// A pin of a run still pending beyond this batch waits for the batch
+	// that writes its row: applied before it, it would match no row.
+	var pins, later []string
+	for _, id := range w.pins {
+		if w.held[id] != nil && !slices.ContainsFunc(batch, func(j *writeJob) bool { return j.id == id }) {
+			later = append(later, id)
+		} else {
+			pins = append(pins, id)
+		}
+	}
+	w.pins = later
 	w.mu.Unlock()
 	if len(batch) == 0 {
 		w.applyPins(pins)
 	} else {
 		w.commit(batch, pins)
 	}
-	return batch
+	return true
 }
 
 // writeTx is a transaction on the writer's own connection (w.cmu held
@@ -371,6 +409,9 @@ func (w *storeWriter) dropConn() {
 // 6–9% of the server's CPU per run. The writer's connection sees every
 // commit, its own and any other process's, and nothing uncommitted.
 func (w *storeWriter) stored(ctx context.Context, id string) (bool, error) {
+	if w.holding(id) != nil {
+		return true, nil // committed soon (or its failure makes it linger: Server.saved)
+	}
 	if !w.known(id) {
 		return false, nil
 	}
@@ -466,16 +507,15 @@ func (w *storeWriter) commit(batch []*writeJob, pins []string) {
 	// busy_timeout for another process's lock (openStore).
 	ctx := context.Background()
 	sizes := make([]int64, len(batch))
+	// The rows before the pins: a pin may be of a run of this batch (its
+	// client read its done before the commit).
 	err := w.inTx(ctx, func(tx writeTx) (err error) {
-		if err := pinTx(ctx, tx, pins); err != nil {
-			return err
-		}
 		for i, j := range batch {
 			if sizes[i], err = j.rows(ctx, tx); err != nil {
 				return err
 			}
 		}
-		return nil
+		return pinTx(ctx, tx, pins)
 	})
 	if err != nil && (len(batch) > 1 || len(pins) > 0) {
 		for _, j := range batch {
@@ -485,6 +525,7 @@ func (w *storeWriter) commit(batch []*writeJob, pins []string) {
 		return
 	}
 	if err == nil {
+		w.commits.Add(1)
 		// The runs just written are kept, and so are the runs whose pins
 		// wait for the next transaction (pin).
 		w.mu.Lock()
@@ -506,7 +547,7 @@ func (w *storeWriter) commit(batch []*writeJob, pins []string) {
 		s.account(ctx, size, keep)
 	}
 	for _, j := range batch {
-		j.err <- err
+		w.finished(j, err)
 	}
 }
 
