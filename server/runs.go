@@ -233,7 +233,18 @@ func (s *Server) execute(r *run, w *waiter, grace *time.Timer) {
 	// the run held by the writer (or stored) from then on.
 	s.store(r, rec)
 	queued = true
-	r.finish(rec.Status, doneMessage(rec, "/r/"+r.id))
+	share := "/r/" + r.id
+	if s.opts.StoreDelay < 0 {
+		// --store-delay 0: the done follows the commit, and carries the
+		// link only when the run was stored.
+		<-r.saving
+		r.mu.Lock()
+		if r.saveErr != nil {
+			share = ""
+		}
+		r.mu.Unlock()
+	}
+	r.finish(rec.Status, doneMessage(rec, share))
 }
 
 // saved is the end of run r's store write (err nil: committed), called

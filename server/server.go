@@ -57,8 +57,13 @@ type Options struct {
 	UnwatchedGrace    time.Duration // 0 = limits.UnwatchedGrace
 	SlotWait          time.Duration // a request's wait for a slot; 0 = limits.SlotWait
 	StoreBudget       int64         // bytes; 0 = limits.StoreBudget
-	MemoryBudget      int64         // bytes one piece of work may make; 0 = limits.DefaultMemory
-	RunSteps          int64         // emulator statements of one run; 0 = limits.DefaultRunSteps
+	// StoreDelay is how long a finished run's record waits in the store
+	// writer's batch before the batch is committed; 0 = limits.StoreDelay.
+	// A negative delay commits at once and sends each run's done only
+	// after its commit (`--store-delay 0`): a link shown is a run stored.
+	StoreDelay   time.Duration
+	MemoryBudget int64 // bytes one piece of work may make; 0 = limits.DefaultMemory
+	RunSteps     int64 // emulator statements of one run; 0 = limits.DefaultRunSteps
 	// Token, when set, is required on every request (gate.go): the
 	// command line sets it when it binds a non-loopback address.
 	Token string
@@ -162,6 +167,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.StoreBudget <= 0 {
 		opts.StoreBudget = limits.StoreBudget
+	}
+	if opts.StoreDelay == 0 {
+		opts.StoreDelay = limits.StoreDelay
 	}
 	if err := os.MkdirAll(opts.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("server: data directory: %w", err)

@@ -330,3 +330,33 @@ func TestPinBeforeCommit(t *testing.T) {
 		t.Error("the run's pin did not land with its row")
 	}
 }
+
+// TestNoStoreDelay: with a negative StoreDelay (`--store-delay 0`) a
+// run's done follows its commit: the run is in SQLite when its done
+// arrives, and a run whose commit fails gets a done without a link.
+func TestNoStoreDelay(t *testing.T) {
+	dir := t.TempDir()
+	ts := startWith(t, Options{DataDir: dir, StoreDelay: -1})
+	pr, live := ts.watchRun(t, map[string]any{"code": kernelSource(t, "08_allreduce_mesh"), "ranks": 2, "seed": 11})
+	if d := doneOf(t, live); d.Status != "ok" || d.Share != "/r/"+pr.ID {
+		t.Fatalf("done %s", live[len(live)-1].raw)
+	}
+	if ts.writer.holding(pr.ID) != nil || !ts.stored(t, pr.ID) {
+		t.Errorf("run %s: its done came before its commit", pr.ID)
+	}
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "runs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TRIGGER refuse BEFORE INSERT ON runs BEGIN SELECT RAISE(ABORT, 'the test refuses runs'); END`); err != nil {
+		t.Fatal(err)
+	}
+	pr, live = ts.watchRun(t, map[string]any{"code": kernelSource(t, "08_allreduce_mesh"), "ranks": 2, "seed": 12})
+	if d := doneOf(t, live); d.Status != "ok" || d.Share != "" {
+		t.Errorf("done of a run whose commit failed: %s, want no share link", live[len(live)-1].raw)
+	}
+	if ts.stored(t, pr.ID) {
+		t.Error("stored despite the trigger")
+	}
+}

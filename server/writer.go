@@ -38,7 +38,7 @@ type storeWriter struct {
 	pending  []*writeJob
 	pins     []string             // runs whose share link a client was sent (Server.pin)
 	pinTimer *time.Timer          // kicks the writer's goroutine a PinDelay after a pin, if no write came
-	delay    time.Duration        // limits.StoreDelay; the tests lengthen it
+	delay    time.Duration        // Options.StoreDelay (negative: none); the tests lengthen it
 	due      *time.Timer          // kicks the writer's goroutine a delay after a batch's first record
 	armed    bool                 // due is set for the pending batch
 	stopped  bool                 // the loop has ended: queue writes nothing more
@@ -71,7 +71,7 @@ type writeJob struct {
 const writeBatch = 64
 
 func newStoreWriter(s *Server) *storeWriter {
-	w := &storeWriter{s: s, delay: limits.StoreDelay, held: map[string]*run{}, wake: make(chan struct{}, 1), quit: make(chan struct{}), exited: make(chan struct{})}
+	w := &storeWriter{s: s, delay: s.opts.StoreDelay, held: map[string]*run{}, wake: make(chan struct{}, 1), quit: make(chan struct{}), exited: make(chan struct{})}
 	w.due = time.AfterFunc(time.Hour, w.fire)
 	w.due.Stop()
 	if err := w.loadIDs(); err != nil {
@@ -178,7 +178,7 @@ func (w *storeWriter) queue(id string, r *run, rows func(ctx context.Context, tx
 		w.held[id] = r
 	}
 	w.pending = append(w.pending, j)
-	full := len(w.pending) >= writeBatch
+	full := len(w.pending) >= writeBatch || w.delay < 0 // no delay: commit now
 	if !full && !w.armed {
 		w.armed = true
 		w.due.Reset(w.delay)

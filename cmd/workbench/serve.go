@@ -23,7 +23,7 @@ import (
 // down gracefully: runs still executing are cancelled, finished ones are
 // written, the store is closed.
 func runServe(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("serve", "usage: workbench [serve] [--addr HOST:PORT] [--data DIR] [--token T] [--runs N] [--queue N] [--timeout DUR] [--mem-limit SIZE] [--store-budget SIZE]", stderr)
+	fs := newFlags("serve", "usage: workbench [serve] [--addr HOST:PORT] [--data DIR] [--token T] [--runs N] [--queue N] [--timeout DUR] [--mem-limit SIZE] [--store-budget SIZE] [--store-delay DUR]", stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (loopback by default; a port of 0 picks a free one)")
 	token := fs.String("token", "", "access token required on every request when --addr is not loopback (default: a random one, printed in the URL)")
 	data := fs.String("data", "", "data directory for the run store runs.db (default: $XDG_DATA_HOME/pld-workbench or ~/.local/share/pld-workbench)")
@@ -31,6 +31,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	queue := fs.Int("queue", limits.MaxQueue, "runs that may wait for a slot; a post beyond gets 503 with Retry-After")
 	timeout := fs.Duration("timeout", limits.DefaultTimeout, "wall clock of one run, from when it has a slot")
 	storeBudget := fs.String("store-budget", limits.Bytes(limits.StoreBudget), "size of the run store beyond which the oldest unpinned runs are evicted: 512MiB, 2GiB, ...")
+	storeDelay := fs.Duration("store-delay", limits.StoreDelay, "how long a finished run's record waits to be committed with the runs that finish meanwhile; its done and share link go out before (0: after its commit)")
 	memLimit := fs.String("mem-limit", limits.Bytes(limits.DefaultMemory), "memory one piece of work may make (windows × P, host tensors, tiles, events, compile-time values): 512MiB, 1GiB, 2G, ...")
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
@@ -39,9 +40,13 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "serve takes no arguments, got %q\n", fs.Args())
 		return 2
 	}
-	if *runs < 1 || *queue < 1 || *timeout <= 0 {
-		fmt.Fprintln(stderr, "serve: --runs and --queue must be at least 1, --timeout positive")
+	if *runs < 1 || *queue < 1 || *timeout <= 0 || *storeDelay < 0 {
+		fmt.Fprintln(stderr, "serve: --runs and --queue must be at least 1, --timeout positive, --store-delay not negative")
 		return 2
+	}
+	delay := *storeDelay
+	if delay == 0 {
+		delay = -1 // server.Options: negative is none, 0 the default
 	}
 	budget, err := limits.ParseBytes(*storeBudget)
 	if err != nil {
@@ -86,7 +91,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	srv, err := server.New(server.Options{DataDir: dir, Logger: stderr, Token: tok, MaxConcurrentRuns: *runs, MaxQueue: *queue,
-		RunTimeout: *timeout, StoreBudget: budget, MemoryBudget: mem, TuneProcs: true})
+		RunTimeout: *timeout, StoreBudget: budget, StoreDelay: delay, MemoryBudget: mem, TuneProcs: true})
 	if err != nil {
 		ln.Close()
 		fmt.Fprintf(stderr, "workbench: %v\n", err)

@@ -143,6 +143,7 @@ func TestServeLimitFlags(t *testing.T) {
 		{[]string{"--queue", "0"}, "--queue"},
 		{[]string{"--runs", "0"}, "--runs"},
 		{[]string{"--timeout", "0s"}, "--timeout"},
+		{[]string{"--store-delay", "-1s"}, "--store-delay"},
 	} {
 		code, _, errs := runCLI(append([]string{"serve", "--addr", "127.0.0.1:0", "--data", t.TempDir()}, c.args...)...)
 		if code != 2 || !strings.Contains(errs, c.want) {
