@@ -598,8 +598,8 @@ func (d *detector) fastNotify(m *machine, n *node, t *tref, key cellKey, cl *cel
 
 // fastWait is the fast path for a wait that passed: the cell holds another
 // thread's access alone, and the clock it names if any, which the wait
-// acquires (join's O(1) case inline) before its own access takes the
-// second slot.
+// acquires (join's O(1) case inline, its write left pending: see
+// pendjoin.go) before its own access takes the second slot.
 func (d *detector) fastWait(m *machine, n *node, t *tref, key cellKey, cl *cell) bool {
 	c, sh, x, site := d.fastCell(m, n, t, key, cl, accAtomicRead)
 	if c == nil {
