@@ -598,8 +598,8 @@ func (d *detector) fastNotify(m *machine, n *node, t *tref, key cellKey, cl *cel
 
 // fastWait is the fast path for a wait that passed: the cell holds another
 // thread's access alone, and the clock it names if any, which the wait
-// acquires (join's O(1) case inline) before its own access takes the
-// second slot.
+// acquires (join's O(1) case inline, its write left pending: see
+// pendjoin.go) before its own access takes the second slot.
 func (d *detector) fastWait(m *machine, n *node, t *tref, key cellKey, cl *cell) bool {
 	c, sh, x, site := d.fastCell(m, n, t, key, cl, accAtomicRead)
 	if c == nil {
@@ -611,15 +611,12 @@ func (d *detector) fastWait(m *machine, n *node, t *tref, key cellKey, cl *cell)
 		return false
 	}
 	if c.base != 0 { // with a1 empty, the clock is a0's
-		sb, b := d.vcs[c.base], h.base
-		if int(a0.tid) < len(b.v) && (sb == b || sb == h.from) && h.sub == nil && b.refs == 1 {
+		sb := d.vcs[c.base]
+		if (sb == h.base || sb == h.from) && d.ownsBase(h) && a0.tid < h.privLen {
 			// join's first case: the snapshot adds its epoch at most, and
-			// h's base is its own to write (h.advance comes below).
-			if a0.clk > b.v[a0.tid] {
-				b.v[a0.tid] = a0.clk
-				d.bump(b)
-			}
-			h.hot = a0.tid
+			// h's base is its own to write (h.advance comes below). The
+			// write waits in h's pend buffer (pendjoin.go).
+			d.notePend(h, a0.tid, a0.clk)
 		} else if a0.clk > h.at(a0.tid) {
 			d.join(h, hbSnap{tid: a0.tid, own: a0.clk, base: sb})
 		}

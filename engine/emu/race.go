@@ -124,12 +124,28 @@ type vclock struct {
 
 // hbThread is a machine's happens-before state.
 type hbThread struct {
+	// The fields a wait's fast path reads (fastWait, pendjoin.go) come
+	// first, so that they share as few cache lines as they can: at
+	// P = 1024 every rank's machine is out of the cache at each of its
+	// waits. The barrier's slowdown there is sensitive to this layout in
+	// ways measured rather than understood: with released, npend and
+	// privLen after base (by sub) it was 1.28-1.34 rather than 1.08-1.15,
+	// and with a uint32 more after pend and a wait that read its base's
+	// line ahead of a flush 1.42-1.51 (on the loaded 2-core machine);
+	// measure a change of these fields before keeping it.
 	tid int32
 	// own is the epoch that tags the thread's accesses; base.v[t] is the
 	// latest epoch of thread t (t != tid) the thread is ordered after
 	// (base.v[tid] is only a lower bound of own, never read for it).
-	own  uint32
-	base *vclock
+	own uint32
+	// released says own has been handed out, so the next access or change
+	// moves to a new epoch.
+	released bool
+	// npend counts the joins in pend (pendjoin.go).
+	npend uint8
+	// privLen is len(priv.v) when priv was seen.
+	privLen int32
+	base    *vclock
 	// from is a vclock base dominates (base was cloned from it and has
 	// only grown since), or nil: a snapshot whose base is from (or base)
 	// adds nothing but its thread's own epoch, an O(1) join. The ranks of a
@@ -143,38 +159,21 @@ type hbThread struct {
 	// knows but those two entries, so the join is a copy: in a ring each
 	// rank learns only through its left neighbour, whose every new clock
 	// descends from the one it published a round before.
-	sub    *vclock
+	sub *vclock
+	// priv is base when the thread last saw it held once and without a
+	// sub, or nil (pendjoin.go).
+	priv *vclock
+	// pend holds the O(1) joins of its waits not yet written to base, the
+	// first npend of them (pendjoin.go); beside the fields above, which a
+	// wait reads anyway.
+	pend   [pendLen]pendJoin
 	subVer uint64
 	subTid int32
-	// released says own has been handed out, so the next access or change
-	// moves to a new epoch.
-	released bool
 	// sites are the thread's last access sites (siteOf).
 	sites [8]siteMemo
 	// plain are its last plain-memory accesses by site and kind, with
 	// the epoch of each one's latest (touchBytes).
 	plain [4]plainMemo
-	// hot is the entry of base the thread's last O(1) join in fastWait
-	// wrote; seen is what warm read there (kept only so that the read is
-	// not dropped).
-	hot  int32
-	seen uint32
-}
-
-// warm reads the entry of h's base that its last O(1) join wrote, first
-// thing in a wait. The wait's join reads and writes the entry of the
-// notifier its cell names, which it learns only once the cell's line has
-// come in; at large P both lines are out of the cache (every rank has its
-// own P-entry base, 4 KiB at P = 1024), so the two misses came one after
-// the other. A barrier's waits go through the notifiers in order, so the
-// next entry is most often in the line of the last one: read here, that
-// line comes in while the wait reads the cell's value and state (on this
-// 2-core machine the barrier's slowdown at P = 1024 went from 1.52-1.56
-// to 1.37-1.43).
-func (h *hbThread) warm() {
-	if b := h.base; b != nil && int(h.hot) < len(b.v) {
-		h.seen = b.v[h.hot]
-	}
 }
 
 // hbSnap is a published clock of thread tid; base is held (counted in its
@@ -189,6 +188,9 @@ type hbSnap struct {
 func (h *hbThread) at(t int32) uint32 {
 	if t == h.tid {
 		return h.own
+	}
+	if h.npend != 0 {
+		h.flush()
 	}
 	if int(t) < len(h.base.v) {
 		return h.base.v[t]
@@ -213,6 +215,7 @@ func (h *hbThread) epoch() uint32 {
 // view returns h's clock for a join that reads it at once; nothing holds
 // its base.
 func (h *hbThread) view() hbSnap {
+	h.flush()
 	h.released = true
 	return hbSnap{tid: h.tid, own: h.own, base: h.base}
 }
@@ -220,6 +223,7 @@ func (h *hbThread) view() hbSnap {
 // snap publishes h's clock for a cell to keep.
 func (d *detector) snap(h *hbThread) hbSnap {
 	sn := h.view()
+	h.priv = nil // the cell holds base too
 	sn.base.refs++
 	return sn
 }
@@ -330,6 +334,8 @@ func (d *detector) writable(h *hbThread, n int) {
 // join makes h ordered after everything sn is ordered after.
 func (d *detector) join(h *hbThread, sn hbSnap) {
 	h.advance()
+	h.flush()
+	h.priv = nil // the join may change base or its holds
 	if b := h.base; (sn.base == b || sn.base == h.from) && h.sub == nil && b.refs == 1 && int(sn.tid) < len(b.v) {
 		// The general path below for this case, which is every wait of a
 		// barrier after a rank's first two: sn adds at most its own
@@ -523,6 +529,7 @@ func (s *sim) forkRank(m *machine) {
 		return
 	}
 	host := &s.host.hb
+	host.flush()
 	if d.fork == nil || d.forkOwn != host.own {
 		d.drop(d.fork)
 		d.fork = d.clone(host.base, 0)
@@ -533,11 +540,12 @@ func (s *sim) forkRank(m *machine) {
 	}
 	h := &m.hb
 	h.advance()
+	h.flush() // into the base it lets go of: as the joins would have written it
 	d.drop(h.base)
 	d.drop(h.from)
 	d.clearSub(h)
 	d.fork.refs++
-	h.base, h.from = d.fork, nil
+	h.base, h.from, h.priv = d.fork, nil, nil
 }
 
 // joinRanks continues the host after everything the ranks did. Nothing
@@ -586,6 +594,8 @@ func (s *sim) forkBlock(m, c *machine) {
 		d.blocks[key] = tid
 	}
 	// Past the epochs of this block's earlier grids, which m has joined.
+	m.hb.flush() // before the block shares m's base
+	m.hb.priv = nil
 	m.hb.base.refs++
 	c.hb = hbThread{tid: tid, own: m.hb.at(tid) + 1, base: m.hb.base}
 	d.join(&c.hb, m.hb.view())
@@ -601,7 +611,7 @@ func (s *sim) joinBlock(p, c *machine) {
 	d.drop(c.hb.base)
 	d.drop(c.hb.from)
 	d.clearSub(&c.hb)
-	c.hb.base, c.hb.from = nil, nil
+	c.hb.base, c.hb.from, c.hb.priv = nil, nil, nil
 }
 
 // hbNotify is the race detector's part of a notify by m at n on the cell

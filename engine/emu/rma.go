@@ -203,9 +203,6 @@ func (m *machine) notify(n *node) *failure {
 // blocked, parking the rank on the cell, while the predicate is false.
 func (m *machine) waitOp(n *node) (bool, *failure) {
 	w := &m.wait
-	if m.s.race != nil {
-		m.hb.warm() // before the cell's value and state are read: see warm
-	}
 	if !w.active {
 		t := m.sigWindow(n)
 		if t == nil {

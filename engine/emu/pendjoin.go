@@ -1,0 +1,76 @@
+package emu
+
+// Pending joins. A barrier's wait acquires its notifier's clock with
+// join's O(1) case (fastWait): the snapshot adds only the notifier's own
+// epoch to the waiter's base, one entry. At large P that entry is the
+// detector's costliest byte: every rank has its own P-entry base (4 KiB at
+// P = 1024) and the scheduler runs every other rank between two waits of
+// one, so the line is out of the cache at every wait. The wait therefore
+// notes (tid, epoch) in its thread's pend buffer, which lives in the
+// machine's hot lines, and the entries reach the base in one pass when the
+// buffer is full or before anything reads or publishes the base: a
+// barrier's waits go through the notifiers in order, so a pass over
+// pendLen entries writes one or two lines of the base instead of missing
+// on one per wait.
+//
+// The base is the thread's own to write (held once, no sub) while entries
+// are pending: whatever would share it (view, snap, forkBlock) or read it
+// (at, join, forkRank) flushes first. And the wait does not read the base
+// at all: priv remembers the base the thread last saw held once (with its
+// length), until the thread publishes it or a join changes it, the only
+// ways its holds can grow (every other holder got its hold from one of
+// the thread's snapshots). The base's version is bumped at the first
+// entry after a flush, before the write it stands for, so descends()
+// never sees an old version of a changed clock; an entry that changes
+// nothing costs a needless bump at most, which only makes descends more
+// cautious.
+
+// pendLen is the size of a thread's pend buffer: a flush of 16 entries
+// of a barrier's waits writes 64 bytes of its base.
+const pendLen = 16
+
+// pendJoin is a pending O(1) join: base.v[tid] = max(base.v[tid], own).
+type pendJoin struct {
+	tid int32
+	own uint32
+}
+
+// ownsBase reports whether h alone holds its base and has no sub, as
+// join's O(1) case needs, reading the base only when h has not seen it
+// so since it last changed or shared it.
+func (d *detector) ownsBase(h *hbThread) bool {
+	if h.priv == h.base {
+		return true
+	}
+	if b := h.base; b.refs == 1 && h.sub == nil {
+		h.priv, h.privLen = b, int32(len(b.v))
+		return true
+	}
+	return false
+}
+
+// notePend records the O(1) join of thread tid's epoch own into h's base
+// (ownsBase, tid < h.privLen).
+func (d *detector) notePend(h *hbThread, tid int32, own uint32) {
+	if h.npend == 0 {
+		d.bump(h.base)
+	}
+	h.pend[h.npend] = pendJoin{tid: tid, own: own}
+	if h.npend++; h.npend == pendLen {
+		h.flush()
+	}
+}
+
+// flush applies h's pending joins to its base.
+func (h *hbThread) flush() {
+	if h.npend == 0 {
+		return
+	}
+	v := h.base.v
+	for _, p := range h.pend[:h.npend] {
+		if p.own > v[p.tid] {
+			v[p.tid] = p.own
+		}
+	}
+	h.npend = 0
+}

@@ -1,0 +1,113 @@
+package emu
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"pldworkbench/engine/ir"
+)
+
+// TestPendingJoinsMatchGeneral runs barriers among more ranks than a pend
+// buffer holds on two detectors, one through the signal fast path (whose
+// waits leave their joins pending), the other through the general path
+// only, in a random order of the ranks' steps, with now and then a read
+// of a rank's clock (which flushes) or a join edge between two ranks
+// between them. Every rank's clock and every cell's state must be the
+// same at the end of each barrier, and the fast side must have filled a
+// pend buffer (its flush at pendLen) and left joins pending between
+// steps, so that both ways to a flush are taken.
+func TestPendingJoinsMatchGeneral(t *testing.T) {
+	const ranks = 2*pendLen + 5
+	rng := rand.New(rand.NewPCG(16, 1024))
+	ops := map[opKind]*ir.Op{opNotify: {Name: "pld.system.notify"}, opWait: {Name: "pld.system.wait"}}
+	nodes := map[opKind]*node{}
+	for i, op := range []opKind{opNotify, opWait} {
+		nodes[op] = &node{op: op, irop: ops[op], span: ir.Span{Line: i + 1}}
+	}
+	type world struct {
+		d  *detector
+		ms []*machine
+		b  *bufDesc
+		ts []*tref
+	}
+	mk := func() *world {
+		w := &world{d: &detector{seen: map[raceKey]bool{}, siteIDs: map[site]uint32{}, gen: 1}}
+		s := &sim{P: ranks, race: w.d}
+		w.b = &bufDesc{name: "ready", size: ranks * 4}
+		zero := &vclock{v: make([]uint32, ranks)}
+		for r := 0; r < ranks; r++ {
+			w.d.who = append(w.d.who, threadInfo{rank: r})
+			zero.refs++
+			w.ms = append(w.ms, &machine{s: s, rank: r, hb: hbThread{tid: int32(r), own: 1, base: zero}})
+			w.ts = append(w.ts, &tref{name: "ready", dt: ir.INT32, shape: []int{ranks}, buf: w.b})
+		}
+		return w
+	}
+	fast, slow := mk(), mk()
+	full, pending := false, false
+	for round := 0; round < 4; round++ {
+		// Rank r's program: notify element r of every other rank's
+		// cells, then wait on element p of its own for every other p
+		// once p has notified it.
+		pc := make([]int, ranks)
+		done := 0
+		for done < ranks {
+			i := rng.IntN(ranks)
+			if pc[i] == 2*ranks {
+				continue
+			}
+			p := pc[i] % ranks
+			if p == i {
+				pc[i]++
+				if pc[i] == 2*ranks {
+					done++
+				}
+				continue
+			}
+			waiting := pc[i] >= ranks
+			if waiting && pc[p] <= i { // p has not notified i yet
+				continue
+			}
+			pc[i]++
+			if pc[i] == 2*ranks {
+				done++
+			}
+			extra := rng.IntN(300)
+			j := rng.IntN(ranks)
+			for wi, w := range []*world{fast, slow} {
+				m, d := w.ms[i], w.d
+				if !waiting {
+					key := cellKey{buf: w.b, rank: p, off: i * 4}
+					if wi == 1 || !d.fastNotify(m, nodes[opNotify], w.ts[i], key, m.s.lookupCell(key, true)) {
+						d.release(m, d.cellAccess(m, nodes[opNotify], w.ts[i], key, accAtomicWrite), false)
+					}
+				} else {
+					key := cellKey{buf: w.b, rank: i, off: p * 4}
+					if wi == 1 || !d.fastWait(m, nodes[opWait], w.ts[i], key, m.s.lookupCell(key, true)) {
+						d.cellAccess(m, nodes[opWait], w.ts[i], key, accAtomicRead)
+					}
+					if wi == 0 {
+						if m.hb.npend == pendLen-1 {
+							full = true // the next fast wait flushes a full buffer
+						}
+						if m.hb.npend > 0 {
+							pending = true
+						}
+					}
+				}
+				switch {
+				case extra == 0: // a read of the clock, which flushes
+					m.hb.at(int32(j))
+				case extra == 1 && j != i: // a join edge from thread j
+					d.join(&m.hb, w.ms[j].hb.view())
+				}
+			}
+		}
+		if got, want := worldState(fast.d, fast.ms, fast.b), worldState(slow.d, slow.ms, slow.b); got != want {
+			t.Fatalf("round %d: fast path\n%s\ngeneral path\n%s", round, got, want)
+		}
+	}
+	if !full || !pending {
+		t.Fatalf("a full pend buffer: %v, joins left pending between steps: %v; want both", full, pending)
+	}
+}
