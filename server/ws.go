@@ -3,7 +3,9 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	fastws "github.com/fasthttp/websocket"
@@ -68,24 +70,32 @@ func (s *Server) wsRuns(c *fiber.Ctx) error {
 // sends (pongs, stop, the close); the stream is written from a worker
 // (workers.go), whose stack has grown already, as a session's streams are:
 // a second goroutine made per socket for the reader grew its stack anew
-// each time. The connection is closed when the stream ends, which ends
-// the read; the handler returns once both are done, since fasthttp closes
-// the connection and the upgrader reuses its write buffer then.
+// each time. When the stream ends, a read deadline already past ends the
+// read: Close does nothing on a hijacked connection (fasthttp closes it
+// once the handler returns), so a client that neither answered the close
+// nor hung up held the socket and both goroutines until the read deadline,
+// a minute after its done. The handler returns once both are done, since
+// fasthttp closes the connection and the upgrader reuses its write buffer
+// then.
 func (s *Server) wsRun(c *fastws.Conn, r *run) {
 	s.conns.Add(1)
 	defer s.conns.Done()
 	gone := make(chan struct{}) // closed when the read ends: the client went
 	streamed := make(chan struct{})
+	var ended atomic.Bool // the stream is over: the reader extends no deadline
 	sub := r.subscribe()
 	s.workers.do(func() {
 		defer close(streamed)
-		defer c.Close()
+		defer func() {
+			ended.Store(true)
+			_ = c.SetReadDeadline(time.Now())
+		}()
 		defer s.recoverWS(r.id)
 		s.wsStream(c, r, sub, gone)
 	})
 	func() {
 		defer s.recoverWS(r.id)
-		s.wsRead(c, r, gone)
+		s.wsRead(c, r, gone, &ended)
 	}()
 	<-streamed
 }
@@ -222,19 +232,34 @@ func (s *Server) drain(r *run, cursor int, send func([][]byte) error) int {
 	return streamShutdown
 }
 
-// wsRead reads what the client sends until the connection ends: pongs
-// extend the read deadline, {"type":"stop"} cancels the run.
-func (s *Server) wsRead(c *fastws.Conn, r *run, gone chan struct{}) {
+// wsRead reads what the client sends until the connection ends or the
+// stream has ended: pongs extend the read deadline, {"type":"stop"}
+// cancels the run.
+func (s *Server) wsRead(c *fastws.Conn, r *run, gone chan struct{}, ended *atomic.Bool) {
 	defer close(gone)
 	c.SetReadLimit(wsReadLimit)
-	_ = c.SetReadDeadline(time.Now().Add(wsReadTimeout))
-	c.SetPongHandler(func(string) error { return c.SetReadDeadline(time.Now().Add(wsReadTimeout)) })
+	extend := func() error {
+		if ended.Load() {
+			return errStreamEnded // the deadline the stream set stays
+		}
+		err := c.SetReadDeadline(time.Now().Add(wsReadTimeout))
+		if ended.Load() {
+			// The stream ended between the two loads and its deadline
+			// may have come before this one: put it back.
+			_ = c.SetReadDeadline(time.Now())
+			return errStreamEnded
+		}
+		return err
+	}
+	if extend() != nil {
+		return
+	}
+	c.SetPongHandler(func(string) error { return extend() })
 	for {
 		_, b, err := c.ReadMessage()
-		if err != nil {
+		if err != nil || extend() != nil {
 			return
 		}
-		_ = c.SetReadDeadline(time.Now().Add(wsReadTimeout))
 		var m struct {
 			Type string `json:"type"`
 		}
@@ -243,6 +268,8 @@ func (s *Server) wsRead(c *fastws.Conn, r *run, gone chan struct{}) {
 		}
 	}
 }
+
+var errStreamEnded = errors.New("the stream has ended")
 
 // hasEvent reports whether msgs hold an event message.
 func hasEvent(msgs [][]byte) bool {

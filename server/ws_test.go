@@ -2,11 +2,15 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gorilla/websocket"
 
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/floats"
@@ -196,5 +200,41 @@ func TestLingerEndsWhenRead(t *testing.T) {
 	ts.mu.Unlock()
 	if live || lingers || lingering != 0 || !stopped {
 		t.Errorf("after the read: live %v, lingers %v, lingering %d, timer stopped %v", live, lingers, lingering, stopped)
+	}
+}
+
+// TestSilentClientCut watches a run to its done with a client that then
+// neither answers the server's close nor closes its end: the server cuts
+// the connection after wsCloseGrace, rather than holding the socket and
+// its goroutine until the read deadline (a hijacked connection's Close is
+// fasthttp's to do, once the handler has returned).
+func TestSilentClientCut(t *testing.T) {
+	ts := start(t, "")
+	pr := ts.post(t, map[string]any{"code": kernelSource(t, "08_allreduce_mesh"), "step": 8, "ranks": 4, "seed": 43})
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.url, "http")+"/ws/runs/"+pr.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetCloseHandler(func(int, string) error { return nil }) // silent: no close frame back
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	for {
+		_, b, err := c.ReadMessage()
+		if err != nil {
+			if !websocket.IsCloseError(err, websocket.CloseNormalClosure) {
+				t.Fatalf("socket ended with %v before its close", err)
+			}
+			break
+		}
+		_ = b
+	}
+	closed := time.Now()
+	_ = c.UnderlyingConn().SetReadDeadline(time.Now().Add(wsCloseGrace + 10*time.Second))
+	n, err := c.UnderlyingConn().Read(make([]byte, 1))
+	if n != 0 || err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("after the close: read %d bytes, %v", n, err)
+	}
+	if d := time.Since(closed); d > wsCloseGrace+5*time.Second {
+		t.Errorf("the server cut the connection %v after its close (grace %v)", d, wsCloseGrace)
 	}
 }
