@@ -65,7 +65,7 @@ func (s *Server) routes() {
 	app.Get("/api/runs/:id", s.getRunJSON)
 	app.Get("/api/runs/:id/trace.json", s.getTrace)
 	app.Get("/api/runs/:id/events", s.getEvents)
-	app.Get("/ws/runs/:id", s.wsLookup, websocket.New(s.wsRun))
+	app.Get("/ws/runs/:id", s.wsRuns)                                     // a run's stream, on a socket of its own (ws.go)
 	app.Get("/ws/session", s.wsSessionLookup, websocket.New(s.wsSession)) // a page's runs, on its one socket (wssession.go)
 }
 

@@ -90,6 +90,8 @@ type run struct {
 	codeSum [sha256.Size]byte // sha256.Sum256 of code (runIDSum): its program's and its stored code's key
 	prog    *engine.Program   // compiled by the caller (a comparison's side), else nil
 	ran     *ranResult        // run by the caller too, else nil
+
+	lingerTimer *time.Timer // ends the stay in the live map lingerLocked began (under Server.mu)
 }
 
 // isWatched reports whether a client watches r now.

@@ -3,6 +3,9 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	fastws "github.com/fasthttp/websocket"
@@ -26,10 +29,20 @@ const (
 	wsCloseGrace   = 2 * time.Second
 )
 
-// wsLookup runs before the upgrade: it answers 404 (plain HTTP, so the
-// client sees a status) for an unknown id and 426 for a request that is
-// not a websocket upgrade, and hands the run to wsRun.
-func (s *Server) wsLookup(c *fiber.Ctx) error {
+// runsUpgrader upgrades GET /ws/runs/{id}. It is fasthttp/websocket's own
+// upgrader, not contrib/websocket's handler around it, which took a pooled
+// connection and copied every header, cookie, query parameter and local
+// of the request into maps of strings for each socket: a socket per run
+// (the CLI's, a script's) paid for copies its handler never reads, the
+// run being looked up before the upgrade. CheckOrigin nil is fasthttp's
+// same-origin rule, which every request the gate lets through passes
+// already (the gate checks scheme and host, this one the host).
+var runsUpgrader = fastws.FastHTTPUpgrader{ReadBufferSize: 1024, WriteBufferSize: 1024}
+
+// wsRuns answers GET /ws/runs/{id}: 404 (plain HTTP, so the client sees a
+// status) for an unknown id and 426 for a request that is not a websocket
+// upgrade, and upgrades the rest to wsRun's stream of the run.
+func (s *Server) wsRuns(c *fiber.Ctx) error {
 	if !websocket.IsWebSocketUpgrade(c) {
 		return errorf(fiber.StatusUpgradeRequired, "open it with new WebSocket(...)", "/ws/runs/{id} is a websocket")
 	}
@@ -46,27 +59,58 @@ func (s *Server) wsLookup(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	c.Locals("run", r)
-	return c.Next()
+	if err := runsUpgrader.Upgrade(c.Context(), func(conn *fastws.Conn) { s.wsRun(conn, r) }); err != nil {
+		return fiber.ErrUpgradeRequired // as contrib/websocket answered a failed handshake
+	}
+	return nil
 }
 
-// wsRun streams a run's log to one client: this goroutine writes, one
-// more reads (pongs, stop, the close).
-func (s *Server) wsRun(c *websocket.Conn) {
+// wsRun streams a run's log to one client. The connection's own goroutine
+// (fasthttp starts one per upgraded connection) reads what the client
+// sends (pongs, stop, the close); the stream is written from a worker
+// (workers.go), whose stack has grown already, as a session's streams are:
+// a second goroutine made per socket for the reader grew its stack anew
+// each time. When the stream ends, a read deadline already past ends the
+// read: Close does nothing on a hijacked connection (fasthttp closes it
+// once the handler returns), so a client that neither answered the close
+// nor hung up held the socket and both goroutines until the read deadline,
+// a minute after its done. The handler returns once both are done, since
+// fasthttp closes the connection and the upgrader reuses its write buffer
+// then.
+func (s *Server) wsRun(c *fastws.Conn, r *run) {
 	s.conns.Add(1)
 	defer s.conns.Done()
-	r, _ := c.Locals("run").(*run)
-	if r == nil {
-		return
-	}
-	// The reader must be gone before this returns: contrib/websocket puts
-	// c back in a pool then. Closing the connection ends its read.
-	gone := make(chan struct{})
-	go s.wsRead(c.Conn, r, gone)
-	defer func() {
-		_ = c.Close()
-		<-gone
+	gone := make(chan struct{}) // closed when the read ends: the client went
+	streamed := make(chan struct{})
+	var ended atomic.Bool // the stream is over: the reader extends no deadline
+	sub := r.subscribe()
+	s.workers.do(func() {
+		defer close(streamed)
+		defer func() {
+			ended.Store(true)
+			_ = c.SetReadDeadline(time.Now())
+		}()
+		defer s.recoverWS(r.id)
+		s.wsStream(c, r, sub, gone)
+	})
+	func() {
+		defer s.recoverWS(r.id)
+		s.wsRead(c, r, gone, &ended)
 	}()
+	<-streamed
+}
+
+// recoverWS logs a panic of a /ws/runs goroutine with its stack (the
+// server keeps serving; the client's socket is closed).
+func (s *Server) recoverWS(id string) {
+	if p := recover(); p != nil {
+		s.logf("panic in /ws/runs/%s: %v\n%s", id, p, debug.Stack())
+	}
+}
+
+// wsStream sends r's log to sub's socket to its end, then closes the
+// socket as the end calls for.
+func (s *Server) wsStream(c *fastws.Conn, r *run, sub *subscriber, gone chan struct{}) {
 	ping := time.NewTicker(wsPingEvery)
 	defer ping.Stop()
 	// One frame buffer for the connection, from the pool the session
@@ -82,7 +126,7 @@ func (s *Server) wsRun(c *websocket.Conn) {
 	pinger := func() error {
 		return c.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteTimeout))
 	}
-	switch s.streamRun(r, r.subscribe(), send, ping.C, pinger, gone) {
+	switch s.streamRun(r, sub, send, ping.C, pinger, gone) {
 	case streamEnded:
 		s.wsClose(c, websocket.CloseNormalClosure, "done", gone)
 	case streamShutdown:
@@ -188,19 +232,34 @@ func (s *Server) drain(r *run, cursor int, send func([][]byte) error) int {
 	return streamShutdown
 }
 
-// wsRead reads what the client sends until the connection ends: pongs
-// extend the read deadline, {"type":"stop"} cancels the run.
-func (s *Server) wsRead(c *fastws.Conn, r *run, gone chan struct{}) {
+// wsRead reads what the client sends until the connection ends or the
+// stream has ended: pongs extend the read deadline, {"type":"stop"}
+// cancels the run.
+func (s *Server) wsRead(c *fastws.Conn, r *run, gone chan struct{}, ended *atomic.Bool) {
 	defer close(gone)
 	c.SetReadLimit(wsReadLimit)
-	_ = c.SetReadDeadline(time.Now().Add(wsReadTimeout))
-	c.SetPongHandler(func(string) error { return c.SetReadDeadline(time.Now().Add(wsReadTimeout)) })
+	extend := func() error {
+		if ended.Load() {
+			return errStreamEnded // the deadline the stream set stays
+		}
+		err := c.SetReadDeadline(time.Now().Add(wsReadTimeout))
+		if ended.Load() {
+			// The stream ended between the two loads and its deadline
+			// may have come before this one: put it back.
+			_ = c.SetReadDeadline(time.Now())
+			return errStreamEnded
+		}
+		return err
+	}
+	if extend() != nil {
+		return
+	}
+	c.SetPongHandler(func(string) error { return extend() })
 	for {
 		_, b, err := c.ReadMessage()
-		if err != nil {
+		if err != nil || extend() != nil {
 			return
 		}
-		_ = c.SetReadDeadline(time.Now().Add(wsReadTimeout))
 		var m struct {
 			Type string `json:"type"`
 		}
@@ -209,6 +268,8 @@ func (s *Server) wsRead(c *fastws.Conn, r *run, gone chan struct{}) {
 		}
 	}
 }
+
+var errStreamEnded = errors.New("the stream has ended")
 
 // hasEvent reports whether msgs hold an event message.
 func hasEvent(msgs [][]byte) bool {
@@ -222,7 +283,7 @@ func hasEvent(msgs [][]byte) bool {
 
 // writeFrame sends one message as itself, several as a JSON array built
 // in buf, which it returns (grown) for the next frame.
-func writeFrame(c *websocket.Conn, buf []byte, msgs [][]byte) ([]byte, error) {
+func writeFrame(c *fastws.Conn, buf []byte, msgs [][]byte) ([]byte, error) {
 	b := msgs[0]
 	if len(msgs) > 1 {
 		buf = joinFrame(buf, arrayOpen, msgs, "]")
@@ -235,7 +296,7 @@ func writeFrame(c *websocket.Conn, buf []byte, msgs [][]byte) ([]byte, error) {
 }
 
 // wsClose sends a close frame and waits a little for the client's.
-func (s *Server) wsClose(c *websocket.Conn, code int, text string, gone chan struct{}) {
+func (s *Server) wsClose(c *fastws.Conn, code int, text string, gone chan struct{}) {
 	_ = c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(wsWriteTimeout))
 	t := time.NewTimer(wsCloseGrace)
 	defer t.Stop()

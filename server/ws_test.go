@@ -2,10 +2,15 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
 
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/floats"
@@ -161,5 +166,75 @@ func TestRunCompileError(t *testing.T) {
 	_, ms = ts.watch(t, map[string]any{"code": kernelSource(t, "05_remote_load_store")})
 	if last := ms[len(ms)-1]; last.Status != "compile_error" || !strings.Contains(string(last.raw), "host orchestrators") {
 		t.Errorf("two hosts, no entry: %s", last.raw)
+	}
+}
+
+// TestLingerEndsWhenRead posts a run, lets it finish before its socket
+// opens (so it is stored and lingers for its client), reads it to its end
+// on /ws/runs, and checks that its stay ended there: out of the live map,
+// no longer counted, and its grace timer stopped, so the timer no longer
+// holds the run and its log for the rest of the grace.
+func TestLingerEndsWhenRead(t *testing.T) {
+	ts := start(t, "")
+	pr := ts.post(t, map[string]any{"code": kernelSource(t, "08_allreduce_mesh"), "step": 8, "ranks": 4, "seed": 41})
+	var r *run
+	for deadline := time.Now().Add(30 * time.Second); r == nil; {
+		ts.mu.Lock()
+		if lr := ts.live[pr.ID]; lr != nil && lr.lingers {
+			r = lr
+		}
+		ts.mu.Unlock()
+		if time.Now().After(deadline) {
+			t.Fatalf("run %s never lingered", pr.ID)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	out, err := ts.follow(t, pr.ID, time.Now().Add(30*time.Second))
+	if err != nil || out.done.Status != "ok" || out.done.Share == "" {
+		t.Fatalf("follow: %v, done %+v", err, out)
+	}
+	ts.mu.Lock()
+	_, live := ts.live[pr.ID]
+	lingering, lingers := ts.lingering, r.lingers
+	stopped := !r.lingerTimer.Stop() // false: stopped already (or fired, which the grace has not allowed)
+	ts.mu.Unlock()
+	if live || lingers || lingering != 0 || !stopped {
+		t.Errorf("after the read: live %v, lingers %v, lingering %d, timer stopped %v", live, lingers, lingering, stopped)
+	}
+}
+
+// TestSilentClientCut watches a run to its done with a client that then
+// neither answers the server's close nor closes its end: the server cuts
+// the connection after wsCloseGrace, rather than holding the socket and
+// its goroutine until the read deadline (a hijacked connection's Close is
+// fasthttp's to do, once the handler has returned).
+func TestSilentClientCut(t *testing.T) {
+	ts := start(t, "")
+	pr := ts.post(t, map[string]any{"code": kernelSource(t, "08_allreduce_mesh"), "step": 8, "ranks": 4, "seed": 43})
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.url, "http")+"/ws/runs/"+pr.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetCloseHandler(func(int, string) error { return nil }) // silent: no close frame back
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	for {
+		_, b, err := c.ReadMessage()
+		if err != nil {
+			if !websocket.IsCloseError(err, websocket.CloseNormalClosure) {
+				t.Fatalf("socket ended with %v before its close", err)
+			}
+			break
+		}
+		_ = b
+	}
+	closed := time.Now()
+	_ = c.UnderlyingConn().SetReadDeadline(time.Now().Add(wsCloseGrace + 10*time.Second))
+	n, err := c.UnderlyingConn().Read(make([]byte, 1))
+	if n != 0 || err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("after the close: read %d bytes, %v", n, err)
+	}
+	if d := time.Since(closed); d > wsCloseGrace+5*time.Second {
+		t.Errorf("the server cut the connection %v after its close (grace %v)", d, wsCloseGrace)
 	}
 }
