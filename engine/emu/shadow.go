@@ -104,8 +104,16 @@ func (m *machine) touch(n *node, t *tref, rank int, offs, ext []int, k accessKin
 	if m.s.race == nil {
 		return
 	}
-	shape, esz := t.shape, t.dt.Bytes()
+	shape, esz := t.shape, int(dtBytes[t.dt])
 	nd := len(shape)
+	if nd == 2 && len(offs) == 2 && len(ext) == 2 && ext[0] == 1 && ext[1] > 0 {
+		// Part of one row (a ring's chunk, a mesh's tile of a [1, n]
+		// tensor): the runs below come to this one, and their loops cost
+		// about as much as the shadow's own work on a small access.
+		lo := offs[0]*shape[1] + offs[1]
+		m.touchBytes(n, t, rank, lo*esz, (lo+ext[1])*esz, k)
+		return
+	}
 	for _, e := range ext {
 		if e <= 0 {
 			return
@@ -172,15 +180,12 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 	if d == nil || hi <= lo {
 		return
 	}
-	key := shadowKey{buf: t.buf, rank: rank}
 	var sh *shadow
-	if t.host != nil {
-		key = shadowKey{host: t.host}
-	} else if t.buf.shadows != nil {
+	if t.host == nil && t.buf.shadows != nil {
 		sh = t.buf.shadows[rank]
 	}
 	if sh == nil {
-		sh = d.shadowOf(key)
+		sh = d.shadowOf(shadowKeyOf(t, rank))
 	}
 	h := &m.hb
 	clk := h.epoch()
@@ -197,10 +202,24 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 	*pm = plainMemo{n: n, view: t, sk: sk, clk: clk}
 	cur := cellAcc{tid: h.tid, clk: clk, sk: sk}
 	lo, hi = t.off+lo, t.off+hi
-	sh.access(lo, hi, cur, h, fresh, func(e cellAcc, lo, hi int) { d.report(key, d.entryOf(e), d.entryOf(cur), lo, hi) })
-	if sh.cellHi > sh.cellLo && lo < sh.cellHi && hi > sh.cellLo {
-		d.plainOnCells(m, key, sh, max(lo, sh.cellLo), min(hi, sh.cellHi), cur)
+	if !fresh || !sh.exact(lo, hi, cur, h) {
+		sh.access(lo, hi, cur, h, fresh, func(e cellAcc, lo, hi int) {
+			d.report(shadowKeyOf(t, rank), d.entryOf(e), d.entryOf(cur), lo, hi)
+		})
 	}
+	if sh.cellHi > sh.cellLo && lo < sh.cellHi && hi > sh.cellLo {
+		d.plainOnCells(m, shadowKeyOf(t, rank), sh, max(lo, sh.cellLo), min(hi, sh.cellHi), cur)
+	}
+}
+
+// shadowKeyOf is the key of the memory t addresses, rank's copy of it
+// for a window (touchBytes builds it only when it needs it: a report, a
+// new shadow, an access to signal cells).
+func shadowKeyOf(t *tref, rank int) shadowKey {
+	if t.host != nil {
+		return shadowKey{host: t.host}
+	}
+	return shadowKey{buf: t.buf, rank: rank}
 }
 
 // plainMemo is a thread's latest plain access at (n, view): sk is its
@@ -461,6 +480,63 @@ func (s *shadow) access(lo, hi int, cur cellAcc, h *hbThread, fresh bool, race f
 	} else {
 		s.merge(first-1, last+1)
 	}
+}
+
+// exact is access for its most common case, in one function (the calls
+// of the general path cost a small access as much as its work): cur is
+// fresh, its bytes are exactly the segment the shadow's hint names or
+// one next to it, with its entries in place, and it races with none of
+// them. It reports whether it recorded cur; if not, nothing changed but
+// the hint, and access does the rest.
+func (s *shadow) exact(lo, hi int, cur cellAcc, h *hbThread) bool {
+	i, n := int(s.hint), int(s.nseg)
+	if i >= n {
+		return false
+	}
+	seg := s.at(i)
+	if seg.lo != lo {
+		if lo < seg.lo {
+			i--
+		} else {
+			i++
+		}
+		if uint(i) >= uint(n) {
+			return false
+		}
+		seg = s.at(i)
+	}
+	if seg.lo != lo || seg.hi != hi || seg.sp != 0 {
+		return false
+	}
+	k, kind := 0, cur.kind()
+	for _, e := range seg.acc[:seg.n] {
+		if e.tid != cur.tid {
+			if conflicts(e.kind(), kind) && e.clk > h.at(e.tid) {
+				return false // access reports it
+			}
+		} else if covers(kind, e.kind()) {
+			continue
+		}
+		k++
+	}
+	s.hint = int32(i)
+	if kind == accWrite {
+		seg.acc[0], seg.n = cur, 1
+		return true
+	}
+	if k >= segInline {
+		return false // access spills them
+	}
+	k = 0
+	for _, e := range seg.acc[:seg.n] {
+		if e.tid == cur.tid && covers(kind, e.kind()) {
+			continue
+		}
+		seg.acc[k] = e
+		k++
+	}
+	seg.acc[k], seg.n = cur, int32(k+1)
+	return true
 }
 
 // update records cur in seg (updateEntries).
