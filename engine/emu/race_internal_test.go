@@ -42,7 +42,8 @@ func TestRegionName(t *testing.T) {
 
 // TestShadowMatchesBytes drives the shadow with random accesses from four
 // threads with random clocks (a third of them to the bytes of the one
-// before, where shadow.exact takes most fresh ones) and compares every
+// before, where shadow.exact takes most fresh ones; shadow.carve takes
+// many others) and compares every
 // verdict with a model that
 // keeps the entries of each byte separately: ranges are only a
 // compression, so the races found, byte for byte, must be the same, and
@@ -52,6 +53,7 @@ func TestShadowMatchesBytes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	spilled := 0 // segments seen with their entries in the spill table
 	exacts := 0  // accesses shadow.exact recorded
+	carves := 0  // and shadow.carve
 	for round := 0; round < 200; round++ {
 		var sh shadow
 		lastLo, lastHi := 0, 0
@@ -81,9 +83,12 @@ func TestShadowMatchesBytes(t *testing.T) {
 			got := make([]bool, size)
 			fresh := !applied[cur] // no segment holds cur yet
 			applied[cur] = true
-			// As touchBytes does: exact first, access if it declines.
+			// As touchBytes does: exact or carve first, access if they
+			// decline.
 			if fresh && sh.exact(lo, hi, cur, h) {
 				exacts++
+			} else if fresh && sh.carve(lo, hi, cur, h) {
+				carves++
 			} else {
 				sh.access(lo, hi, cur, h, fresh, func(e cellAcc, a, b int) {
 					for i := max(a, lo); i < min(b, hi); i++ {
@@ -130,10 +135,10 @@ func TestShadowMatchesBytes(t *testing.T) {
 	if spilled == 0 {
 		t.Fatal("no segment had more entries than it holds in place: the spill table went untested")
 	}
-	if exacts < 500 {
-		t.Fatalf("shadow.exact recorded only %d accesses: its path is barely tested", exacts)
+	if exacts < 500 || carves < 200 {
+		t.Fatalf("shadow.exact recorded only %d accesses, shadow.carve %d: their paths are barely tested", exacts, carves)
 	}
-	t.Logf("shadow.exact recorded %d accesses", exacts)
+	t.Logf("shadow.exact recorded %d accesses, shadow.carve %d", exacts, carves)
 }
 
 func sameSet(a, b []cellAcc) bool {

@@ -202,7 +202,7 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 	*pm = plainMemo{n: n, view: t, sk: sk, clk: clk}
 	cur := cellAcc{tid: h.tid, clk: clk, sk: sk}
 	lo, hi = t.off+lo, t.off+hi
-	if !fresh || !sh.exact(lo, hi, cur, h) {
+	if !fresh || !sh.exact(lo, hi, cur, h) && !sh.carve(lo, hi, cur, h) {
 		sh.access(lo, hi, cur, h, fresh, func(e cellAcc, lo, hi int) {
 			d.report(shadowKeyOf(t, rank), d.entryOf(e), d.entryOf(cur), lo, hi)
 		})
@@ -537,6 +537,103 @@ func (s *shadow) exact(lo, hi int, cur cellAcc, h *hbThread) bool {
 	}
 	seg.acc[k], seg.n = cur, int32(k+1)
 	return true
+}
+
+// carve is access for a fresh access inside one larger segment with its
+// entries in place, which it races with none of: the segment's first
+// access since a write of more than these bytes (a ring's chunk, the
+// round after its owner wrote the whole window). The segment becomes two
+// or three, the middle one [lo, hi) with cur recorded, made in one move
+// of the gap rather than a split per cut. It reports whether it recorded
+// cur; if not, nothing changed but the hint.
+func (s *shadow) carve(lo, hi int, cur cellAcc, h *hbThread) bool {
+	i := s.first(lo)
+	if i >= s.n() {
+		return false
+	}
+	seg := s.at(i)
+	if seg.lo > lo || seg.hi < hi || seg.lo == lo && seg.hi == hi || seg.sp != 0 {
+		return false
+	}
+	kind := cur.kind()
+	mid := segment{lo: lo, hi: hi}
+	k := 0
+	for _, e := range seg.acc[:seg.n] {
+		if e.tid != cur.tid {
+			if conflicts(e.kind(), kind) && e.clk > h.at(e.tid) {
+				return false // access reports it
+			}
+		} else if covers(kind, e.kind()) {
+			continue
+		}
+		if kind != accWrite {
+			if k == segInline-1 {
+				return false // access spills them
+			}
+			mid.acc[k] = e
+			k++
+		}
+	}
+	mid.acc[k], mid.n = cur, int32(k+1)
+	right := *seg
+	right.lo = hi
+	// The pieces, in order: seg cut to [seg.lo, lo) if that is not empty,
+	// mid, then right if not empty; they replace seg at index i.
+	cuts := 0
+	if seg.lo < lo {
+		cuts++
+	}
+	if hi < seg.hi {
+		cuts++
+	}
+	if seg.lo < lo {
+		seg.hi = lo
+		s.reserve(i+1, cuts)
+		s.put(mid)
+		if cuts == 2 {
+			s.put(right)
+		}
+		s.hint = int32(i + 1)
+	} else {
+		*seg = mid
+		s.reserve(i+1, cuts)
+		s.put(right)
+	}
+	return true
+}
+
+// reserve moves the gap to logical index i with room for k segments.
+func (s *shadow) reserve(i, k int) {
+	if int(s.gapLen) >= k {
+		s.moveGap(i)
+		return
+	}
+	n := s.n()
+	grown := make([]segment, max(2*n, 8, n+k))
+	gap, gapLen := int(s.gap), int(s.gapLen)
+	// The segments before i, then those from i, in their logical order.
+	at := func(j int) int {
+		if j >= gap {
+			return j + gapLen
+		}
+		return j
+	}
+	for j := 0; j < n; j++ {
+		dst := j
+		if j >= i {
+			dst = j + len(grown) - n
+		}
+		grown[dst] = s.segs[at(j)]
+	}
+	s.segs, s.gap, s.gapLen = grown, int32(i), int32(len(grown)-n)
+}
+
+// put appends seg at the gap (reserve made room).
+func (s *shadow) put(seg segment) {
+	s.segs[s.gap] = seg
+	s.gap++
+	s.gapLen--
+	s.nseg++
 }
 
 // update records cur in seg (updateEntries).
