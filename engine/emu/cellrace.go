@@ -616,7 +616,7 @@ func (d *detector) fastWait(m *machine, n *node, t *tref, key cellKey, cl *cell)
 	}
 	if c.base != 0 { // with a1 empty, the clock is a0's
 		sb, b := d.vcs[c.base], h.base
-		if int(a0.tid) < len(b.v) && (sb == b || sb == h.from) && h.sub == nil && b.refs == 1 {
+		if int(a0.tid) < len(b.v) && (sb == b || sb == h.from) && b.refs == 1 {
 			// join's first case: the snapshot adds its epoch at most, and
 			// h's base is its own to write (h.advance comes below).
 			if a0.clk > b.v[a0.tid] {

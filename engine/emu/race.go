@@ -138,16 +138,6 @@ type hbThread struct {
 	// dispatch start on one shared vclock, so in a barrier every wait's
 	// join is O(1) instead of O(P).
 	from *vclock
-	// sub, at version subVer, is a vclock base is dominated by except in
-	// the entries of tid and subTid (base was copied from it and changed
-	// only there since), or nil; the thread holds it. A snapshot of thread
-	// subTid whose base descends from sub (dominates) then knows all base
-	// knows but those two entries, so the join is a copy: in a ring each
-	// rank learns only through its left neighbour, whose every new clock
-	// descends from the one it published a round before.
-	sub    *vclock
-	subVer uint64
-	subTid int32
 	// released says own has been handed out, so the next access or change
 	// moves to a new epoch.
 	released bool
@@ -275,12 +265,6 @@ func (d *detector) bump(v *vclock) {
 	v.ver = d.ver
 }
 
-// clearSub forgets h's sub.
-func (d *detector) clearSub(h *hbThread) {
-	d.drop(h.sub)
-	h.sub = nil
-}
-
 // clone returns a new vclock, held once, with src's entries and room for
 // n.
 func (d *detector) clone(src *vclock, n int) *vclock {
@@ -308,7 +292,7 @@ func (d *detector) writable(h *hbThread, n int) {
 // join makes h ordered after everything sn is ordered after.
 func (d *detector) join(h *hbThread, sn hbSnap) {
 	h.advance()
-	if b := h.base; (sn.base == b || sn.base == h.from) && h.sub == nil && b.refs == 1 && int(sn.tid) < len(b.v) {
+	if b := h.base; (sn.base == b || sn.base == h.from) && b.refs == 1 && int(sn.tid) < len(b.v) {
 		// The general path below for this case, which is every wait of a
 		// barrier after a rank's first two: sn adds at most its own
 		// epoch, and h's base is its own to write.
@@ -323,7 +307,6 @@ func (d *detector) join(h *hbThread, sn hbSnap) {
 		return
 	}
 	if sn.base != h.base && sn.base != h.from {
-		d.clearSub(h)
 		src := sn.base.v
 		if h.base.refs > 1 {
 			// Copy-on-write and the join in one pass: a ring's rank joins
@@ -469,7 +452,6 @@ func (s *sim) forkRank(m *machine) {
 	h.advance()
 	d.drop(h.base)
 	d.drop(h.from)
-	d.clearSub(h)
 	d.fork.refs++
 	h.base, h.from = d.fork, nil
 }
@@ -534,7 +516,6 @@ func (s *sim) joinBlock(p, c *machine) {
 	d.join(&p.hb, c.hb.view())
 	d.drop(c.hb.base)
 	d.drop(c.hb.from)
-	d.clearSub(&c.hb)
 	c.hb.base, c.hb.from = nil, nil
 }
 
