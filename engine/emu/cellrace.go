@@ -359,21 +359,25 @@ func (d *detector) release(m *machine, c *cellRace, set bool) {
 // already, so the cell lets them go.
 func (d *detector) acquire(m *machine, c *cellRace) {
 	h := &m.hb
+	last := m.block == 0 && m.parent == nil // dropSnaps below
 	if c.gen&raceOverflow == 0 {
 		if c.base == 0 {
 			return
 		}
 		if sn := c.clock(); sn.tid != h.tid && sn.own > h.at(sn.tid) {
-			d.join(h, d.snapOf(sn))
+			s := d.snapOf(sn)
+			s.last = last
+			d.join(h, s)
 		}
 	} else {
 		for _, sn := range d.snaps(c, d.snapBuf) {
 			if sn.tid != h.tid && sn.own > h.at(sn.tid) {
+				sn.last = last
 				d.join(h, sn)
 			}
 		}
 	}
-	if m.block == 0 && m.parent == nil {
+	if last {
 		d.dropSnaps(c)
 	}
 }
@@ -618,7 +622,7 @@ func (d *detector) fastWait(m *machine, n *node, t *tref, key cellKey, cl *cell)
 			// write waits in h's pend buffer (pendjoin.go).
 			d.notePend(h, a0.tid, a0.clk)
 		} else if a0.clk > h.at(a0.tid) {
-			d.join(h, hbSnap{tid: a0.tid, own: a0.clk, base: sb})
+			d.join(h, hbSnap{tid: a0.tid, own: a0.clk, base: sb, last: m.block == 0 && m.parent == nil})
 		}
 		if m.block == 0 && m.parent == nil {
 			// dropSnaps of the inline clock: acquire lets it go.

@@ -13,7 +13,7 @@ package emu
 // pendLen entries writes one or two lines of the base instead of missing
 // on one per wait.
 //
-// The base is the thread's own to write (held once, no sub) while entries
+// The base is the thread's own to write (held once) while entries
 // are pending: whatever would share it (view, snap, forkBlock) or read it
 // (at, join, forkRank) flushes first. And the wait does not read the base
 // at all: priv remembers the base the thread last saw held once (with its
@@ -35,14 +35,14 @@ type pendJoin struct {
 	own uint32
 }
 
-// ownsBase reports whether h alone holds its base and has no sub, as
+// ownsBase reports whether h alone holds its base, as
 // join's O(1) case needs, reading the base only when h has not seen it
 // so since it last changed or shared it.
 func (d *detector) ownsBase(h *hbThread) bool {
 	if h.priv == h.base {
 		return true
 	}
-	if b := h.base; b.refs == 1 && h.sub == nil {
+	if b := h.base; b.refs == 1 {
 		h.priv, h.privLen = b, int32(len(b.v))
 		return true
 	}

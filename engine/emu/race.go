@@ -49,8 +49,10 @@ import "slices"
 // O(P²) per rank, as with tree clocks (Mathur et al., ASPLOS 2022), whose
 // sublinear joins need sparse changes. But a ring's rank learns only
 // through its left neighbour, whose clock then dominates its own but for
-// two entries; vclocks record what they were made from, so such a join
-// is a copy of the neighbour's vector (joinCopy), not a maximum of two.
+// two entries; a vclock records whose clock it is a copy of, so such a
+// join is the neighbour's vector (joinCopy, copyjoin.go), not a maximum
+// of two, and most often that vector itself, taken over from the cell
+// that alone still holds it.
 //
 // Accesses are epochs too: a shadow segment (shadow.go) holds at most one
 // entry per thread and kind — a write epoch, or read epochs that grow to
@@ -109,17 +111,17 @@ func covers(k, e accessKind) bool {
 // P = 1024 ranks and 2(P-1) rounds: the 6 GiB that killed it).
 //
 // A vclock's entries only grow while it lives (until it returns to the
-// pool); ver changes with every write, and parent, at version pver, is a
-// vclock it was made from and so dominates. That lineage lets a ring's
-// join, which learns an epoch of every rank each round, copy the left
-// neighbour's clock instead of taking the maximum of two (see join).
+// pool); ver changes with every write, which ends what copy records: that
+// lets a ring's join, which learns an epoch of every rank each round,
+// take the left neighbour's clock instead of the maximum of two.
 type vclock struct {
-	v      []uint32
-	refs   int32
-	id     uint32 // its index in detector.vcs once a cell holds it; 0 before
-	ver    uint64
-	parent *vclock
-	pver   uint64
+	v    []uint32
+	refs int32
+	id   uint32 // its index in detector.vcs once a cell holds it; 0 before
+	ver  uint64
+	// copy, when copy.ver is ver, says v is a copy of a clock of thread
+	// copy.of (see joinCopy in copyjoin.go).
+	copy copyOf
 }
 
 // hbThread is a machine's happens-before state.
@@ -129,7 +131,7 @@ type hbThread struct {
 	// P = 1024 every rank's machine is out of the cache at each of its
 	// waits. The barrier's slowdown there is sensitive to this layout in
 	// ways measured rather than understood: with released, npend and
-	// privLen after base (by sub) it was 1.28-1.34 rather than 1.08-1.15,
+	// privLen after base (by the sub clock it had then) it was 1.28-1.34 rather than 1.08-1.15,
 	// and with a uint32 more after pend and a wait that read its base's
 	// line ahead of a flush 1.42-1.51 (on the loaded 2-core machine);
 	// measure a change of these fields before keeping it.
@@ -152,23 +154,13 @@ type hbThread struct {
 	// dispatch start on one shared vclock, so in a barrier every wait's
 	// join is O(1) instead of O(P).
 	from *vclock
-	// sub, at version subVer, is a vclock base is dominated by except in
-	// the entries of tid and subTid (base was copied from it and changed
-	// only there since), or nil; the thread holds it. A snapshot of thread
-	// subTid whose base descends from sub (dominates) then knows all base
-	// knows but those two entries, so the join is a copy: in a ring each
-	// rank learns only through its left neighbour, whose every new clock
-	// descends from the one it published a round before.
-	sub *vclock
-	// priv is base when the thread last saw it held once and without a
-	// sub, or nil (pendjoin.go).
+	// priv is base when the thread last saw it held once, or nil
+	// (pendjoin.go).
 	priv *vclock
 	// pend holds the O(1) joins of its waits not yet written to base, the
 	// first npend of them (pendjoin.go); beside the fields above, which a
 	// wait reads anyway.
-	pend   [pendLen]pendJoin
-	subVer uint64
-	subTid int32
+	pend [pendLen]pendJoin
 	// sites are the thread's last access sites (siteOf).
 	sites [8]siteMemo
 	// plain are its last plain-memory accesses by site and kind, with
@@ -182,6 +174,10 @@ type hbSnap struct {
 	tid  int32
 	own  uint32
 	base *vclock
+	// last says the holder lets go of base right after the join that
+	// reads the snapshot (a cell whose rank thread acquires it), so a join
+	// that finds it held by no one else may take it over (joinCopy).
+	last bool
 }
 
 // at returns the epoch of thread t that h is ordered after.
@@ -240,7 +236,6 @@ func (d *detector) drop(v *vclock) {
 	if v.refs--; v.refs > 0 {
 		return
 	}
-	v.parent = nil // a dead vclock keeps no chain of its ancestors alive
 	if len(d.pool) < vclockPoolMax {
 		d.pool = append(d.pool, v) // a pooled vclock keeps its id
 	} else if v.id != 0 {
@@ -264,7 +259,6 @@ func (d *detector) alloc(n int) *vclock {
 		v.v = v.v[:n]
 	}
 	v.refs = 1
-	v.parent = nil
 	d.bump(v)
 	return v
 }
@@ -275,44 +269,12 @@ func (d *detector) bump(v *vclock) {
 	v.ver = d.ver
 }
 
-// descends reports whether y dominates x at version xver: y is x, or was
-// made from it, or from a vclock made from it, and x has not changed
-// since.
-func descends(y, x *vclock, xver uint64) bool {
-	if x.ver != xver {
-		return false
-	}
-	if y == x {
-		return true
-	}
-	if p := y.parent; p == x {
-		return y.pver == xver
-	} else if p != nil && p.parent == x {
-		return y.pver == p.ver && p.pver == xver
-	}
-	return false
-}
-
-// setSub makes v (at its version, held once more) h's sub for thread tid.
-func (d *detector) setSub(h *hbThread, v *vclock, tid int32) {
-	v.refs++
-	d.drop(h.sub)
-	h.sub, h.subVer, h.subTid = v, v.ver, tid
-}
-
-// clearSub forgets h's sub.
-func (d *detector) clearSub(h *hbThread) {
-	d.drop(h.sub)
-	h.sub = nil
-}
-
 // clone returns a new vclock, held once, with src's entries and room for
 // n.
 func (d *detector) clone(src *vclock, n int) *vclock {
 	v := d.alloc(max(n, len(src.v)))
 	copy(v.v, src.v)
 	clear(v.v[len(src.v):])
-	v.parent, v.pver = src, src.ver
 	return v
 }
 
@@ -336,7 +298,7 @@ func (d *detector) join(h *hbThread, sn hbSnap) {
 	h.advance()
 	h.flush()
 	h.priv = nil // the join may change base or its holds
-	if b := h.base; (sn.base == b || sn.base == h.from) && h.sub == nil && b.refs == 1 && int(sn.tid) < len(b.v) {
+	if b := h.base; (sn.base == b || sn.base == h.from) && b.refs == 1 && int(sn.tid) < len(b.v) {
 		// The general path below for this case, which is every wait of a
 		// barrier after a rank's first two: sn adds at most its own
 		// epoch, and h's base is its own to write.
@@ -346,10 +308,11 @@ func (d *detector) join(h *hbThread, sn hbSnap) {
 		}
 		return
 	}
-	if h.sub != nil && sn.tid == h.subTid && sn.base != h.base && sn.base != h.from && descends(sn.base, h.sub, h.subVer) {
+	if d.copyable(h, sn) {
 		d.joinCopy(h, sn)
-	} else if sn.base != h.base && sn.base != h.from {
-		d.clearSub(h)
+		return
+	}
+	if sn.base != h.base && sn.base != h.from {
 		src := sn.base.v
 		if h.base.refs > 1 {
 			// Copy-on-write and the join in one pass: a ring's rank joins
@@ -361,7 +324,6 @@ func (d *detector) join(h *hbThread, sn hbSnap) {
 			maxInto(v.v[:n], old.v[:n], src[:n])
 			copy(v.v[n:], old.v[n:])
 			copy(v.v[n:], src[n:])
-			v.parent, v.pver = old, old.ver
 			h.base = v
 			d.drop(h.from)
 			h.from = old // h's hold on old moves here
@@ -373,63 +335,17 @@ func (d *detector) join(h *hbThread, sn hbSnap) {
 		}
 	}
 	if sn.tid != h.tid && sn.own > h.at(sn.tid) {
-		if old := h.base; old.refs > 1 {
-			// The clone is old but for this entry.
-			d.writable(h, int(sn.tid)+1)
-			d.setSub(h, old, sn.tid)
-		} else {
-			d.writable(h, int(sn.tid)+1)
-			if sn.tid != h.subTid {
-				d.clearSub(h)
-			}
-		}
+		// When sn's base is h's, the new base is sn's clock but for h's
+		// own entry: the first wait of a ring's rank, on the dispatch's
+		// shared fork clock, makes its base a copy (markCopy).
+		same := sn.base == h.base
+		d.writable(h, int(sn.tid)+1)
 		h.base.v[sn.tid] = sn.own
 		d.bump(h.base)
+		if same {
+			markCopy(h, sn)
+		}
 	}
-}
-
-// joinCopy is join when sn's base dominates h's sub and sn is of thread
-// h.subTid: everything h's base knows, sn's does, but in the entries of
-// h.tid and sn.tid, so the new base is a copy of sn's with those two
-// entries kept at their maximum (its entries only grow). A copy is the
-// memmove of one vector, where the maximum reads two and writes a third.
-func (d *detector) joinCopy(h *hbThread, sn hbSnap) {
-	d.copyJoins++
-	old, src := h.base, sn.base.v
-	n := max(len(old.v), len(src))
-	keepOwn, keepSub := uint32(0), h.at(sn.tid)
-	if int(h.tid) < len(old.v) {
-		keepOwn = old.v[h.tid]
-	}
-	v := old
-	if old.refs > 1 {
-		v = d.alloc(n)
-		v.parent, v.pver = old, old.ver
-	} else if len(v.v) < n {
-		v.v = append(v.v, make([]uint32, n-len(v.v))...)
-	}
-	copy(v.v, src)
-	clear(v.v[len(src):n])
-	if int(h.tid) < n {
-		v.v[h.tid] = max(v.v[h.tid], keepOwn)
-	}
-	if int(sn.tid) < n {
-		v.v[sn.tid] = max(v.v[sn.tid], keepSub)
-	}
-	d.bump(v)
-	if v != old {
-		h.base = v
-		d.drop(h.from)
-		h.from = old // h's hold on old moves here, and v dominates old
-	}
-	// v dominates sn.base too; a later snapshot of sn.tid that descends
-	// from sn.base is a copy again.
-	if v == old {
-		sn.base.refs++
-		d.drop(h.from)
-		h.from = sn.base
-	}
-	d.setSub(h, sn.base, sn.tid)
 }
 
 // maxInto sets dst[i] = max(a[i], b[i]); dst may be a. It is the O(P)
@@ -470,8 +386,9 @@ type detector struct {
 	gen  uint32
 	pool []*vclock
 	ver  uint64 // the last vclock version given out
-	// copyJoins counts the joins joinCopy did (for tests).
-	copyJoins int
+	// copyJoins counts the joins joinCopy did, takes those of them that
+	// took the snapshot's vclock over (for tests).
+	copyJoins, takes int
 	// cellClocks counts the cells that hold a clock, inline or in their
 	// overflow (countClock): a dispatch join with none skips the walk.
 	cellClocks int
@@ -543,7 +460,6 @@ func (s *sim) forkRank(m *machine) {
 	h.flush() // into the base it lets go of: as the joins would have written it
 	d.drop(h.base)
 	d.drop(h.from)
-	d.clearSub(h)
 	d.fork.refs++
 	h.base, h.from, h.priv = d.fork, nil, nil
 }
@@ -610,7 +526,6 @@ func (s *sim) joinBlock(p, c *machine) {
 	d.join(&p.hb, c.hb.view())
 	d.drop(c.hb.base)
 	d.drop(c.hb.from)
-	d.clearSub(&c.hb)
 	c.hb.base, c.hb.from, c.hb.priv = nil, nil, nil
 }
 

@@ -41,7 +41,10 @@ func TestRegionName(t *testing.T) {
 }
 
 // TestShadowMatchesBytes drives the shadow with random accesses from four
-// threads with random clocks and compares every verdict with a model that
+// threads with random clocks (a third of them to the bytes of the one
+// before, where shadow.exact takes most fresh ones; shadow.carve takes
+// many others) and compares every
+// verdict with a model that
 // keeps the entries of each byte separately: ranges are only a
 // compression, so the races found, byte for byte, must be the same, and
 // the segments must stay sorted, disjoint and merged.
@@ -49,8 +52,11 @@ func TestShadowMatchesBytes(t *testing.T) {
 	const size, threads = 96, 4
 	rng := rand.New(rand.NewPCG(1, 2))
 	spilled := 0 // segments seen with their entries in the spill table
+	exacts := 0  // accesses shadow.exact recorded
+	carves := 0  // and shadow.carve
 	for round := 0; round < 200; round++ {
 		var sh shadow
+		lastLo, lastHi := 0, 0
 		bytes := make([][]cellAcc, size)
 		clk := make([]uint32, threads)
 		applied := map[cellAcc]bool{} // the accesses recorded so far
@@ -67,17 +73,29 @@ func TestShadowMatchesBytes(t *testing.T) {
 			}
 			lo := rng.IntN(size)
 			hi := lo + 1 + rng.IntN(min(24, size-lo))
+			if step > 0 && rng.IntN(3) == 0 {
+				lo, hi = lastLo, lastHi // a segment's exact bytes, most often: exact's case
+			}
+			lastLo, lastHi = lo, hi
 			site := uint32(1 + rng.IntN(5)) // one of five sites
 			cur := cellAcc{tid: tid, clk: clk[tid], sk: site<<2 | uint32(rng.IntN(4))}
 
 			got := make([]bool, size)
 			fresh := !applied[cur] // no segment holds cur yet
 			applied[cur] = true
-			sh.access(lo, hi, cur, h, fresh, func(e cellAcc, a, b int) {
-				for i := max(a, lo); i < min(b, hi); i++ {
-					got[i] = true
-				}
-			})
+			// As touchBytes does: exact or carve first, access if they
+			// decline.
+			if fresh && sh.exact(lo, hi, cur, h) {
+				exacts++
+			} else if fresh && sh.carve(lo, hi, cur, h) {
+				carves++
+			} else {
+				sh.access(lo, hi, cur, h, fresh, func(e cellAcc, a, b int) {
+					for i := max(a, lo); i < min(b, hi); i++ {
+						got[i] = true
+					}
+				})
+			}
 			for i := lo; i < hi; i++ {
 				want := false
 				for _, e := range bytes[i] {
@@ -117,6 +135,10 @@ func TestShadowMatchesBytes(t *testing.T) {
 	if spilled == 0 {
 		t.Fatal("no segment had more entries than it holds in place: the spill table went untested")
 	}
+	if exacts < 500 || carves < 200 {
+		t.Fatalf("shadow.exact recorded only %d accesses, shadow.carve %d: their paths are barely tested", exacts, carves)
+	}
+	t.Logf("shadow.exact recorded %d accesses, shadow.carve %d", exacts, carves)
 }
 
 func sameSet(a, b []cellAcc) bool {
@@ -456,13 +478,15 @@ func TestVclockIDs(t *testing.T) {
 }
 
 // TestClocksMatchModelRing is TestClocksMatchModel with ring-shaped
-// traffic, where most joins take the copy path (joinCopy): thread i
-// notifies thread i+1's cell and waits on its own, with random direct
-// joins and accesses mixed in, and every clock must be the model's.
+// traffic, where most joins take the copy path (joinCopy), many of them
+// taking the snapshot's vclock over: thread i notifies thread i+1's cell
+// and waits on its own, with random direct joins and accesses mixed in,
+// and every clock must be the model's (a vclock taken over while a cell
+// still held it would show in the clocks of a later wait on that cell).
 func TestClocksMatchModelRing(t *testing.T) {
 	const threads = 6
 	rng := rand.New(rand.NewPCG(5, 6))
-	copies := 0
+	copies, takes := 0, 0
 	for round := 0; round < 1000; round++ {
 		d := &detector{}
 		zero := &vclock{v: make([]uint32, threads), refs: threads}
@@ -489,25 +513,47 @@ func TestClocksMatchModelRing(t *testing.T) {
 				}
 			}
 		}
+		notify := func(i int) {
+			c := (i + 1) % threads
+			set := rng.IntN(3) == 0
+			d.release(ms[i], &cs[c], set)
+			if set {
+				clear(cellModel[c])
+			}
+			cellModel[c][int32(i)] = full(i)
+		}
+		wait := func(i int) {
+			ms[i].hb.advance()
+			d.acquire(ms[i], &cs[i])
+			for _, v := range cellModel[i] {
+				joinModel(i, v)
+			}
+			clear(cellModel[i])
+		}
+		// Every other round starts in lockstep, the benchmark ring's
+		// order: each thread in turn notifies its right neighbour, then
+		// waits for its left one, who has moved on to a new clock since
+		// its notify, so the cell alone holds that one and the wait takes
+		// it over.
+		lockstep := 0
+		if round%2 == 0 {
+			lockstep = 60
+		}
 		for step := 0; step < 120; step++ {
 			i := rng.IntN(threads)
 			h := &ms[i].hb
-			switch r := rng.IntN(20); {
+			r := rng.IntN(20)
+			if step < lockstep {
+				i, h, r = step%threads, &ms[step%threads].hb, 20
+			}
+			switch {
+			case r == 20:
+				notify(i)
+				wait(i)
 			case r < 9: // notify the right neighbour
-				c := (i + 1) % threads
-				set := rng.IntN(3) == 0
-				d.release(ms[i], &cs[c], set)
-				if set {
-					clear(cellModel[c])
-				}
-				cellModel[c][int32(i)] = full(i)
+				notify(i)
 			case r < 17: // wait on the own cell
-				h.advance()
-				d.acquire(ms[i], &cs[i])
-				for _, v := range cellModel[i] {
-					joinModel(i, v)
-				}
-				clear(cellModel[i])
+				wait(i)
 			case r < 18:
 				h.epoch()
 			default:
@@ -530,13 +576,33 @@ func TestClocksMatchModelRing(t *testing.T) {
 				}
 			}
 			checkCellClocks(t, d, cs)
+			// A clock a cell keeps is never written (taken over only once
+			// the cell alone holds it, as the cell lets go).
+			for c := range cs {
+				for _, sn := range d.snaps(&cs[c], nil) {
+					want := cellModel[c][sn.tid]
+					for b := range want {
+						got := sn.own
+						if b != int(sn.tid) {
+							got = sn.base.v[b]
+						}
+						if got != want[b] {
+							t.Fatalf("round %d step %d: cell %d's clock of thread %d knows thread %d at %d, the model says %d", round, step, c, sn.tid, b, got, want[b])
+						}
+					}
+				}
+			}
 		}
 		copies += d.copyJoins
+		takes += d.takes
 	}
 	if copies < 1000 {
-		t.Errorf("only %d joins were copies: the lineage path is barely tested", copies)
+		t.Errorf("only %d joins were copies: the copy path is barely tested", copies)
 	}
-	t.Logf("%d joins were copies", copies)
+	if takes < 10000 {
+		t.Errorf("only %d of %d copy joins took the snapshot's vclock over: that path is barely tested", takes, copies)
+	}
+	t.Logf("%d joins were copies, %d of them took the vclock over", copies, takes)
 }
 
 // checkCellClocks checks the detector's count of cells holding a clock,

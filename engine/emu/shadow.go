@@ -104,8 +104,16 @@ func (m *machine) touch(n *node, t *tref, rank int, offs, ext []int, k accessKin
 	if m.s.race == nil {
 		return
 	}
-	shape, esz := t.shape, t.dt.Bytes()
+	shape, esz := t.shape, int(dtBytes[t.dt])
 	nd := len(shape)
+	if nd == 2 && len(offs) == 2 && len(ext) == 2 && ext[0] == 1 && ext[1] > 0 {
+		// Part of one row (a ring's chunk, a mesh's tile of a [1, n]
+		// tensor): the runs below come to this one, and their loops cost
+		// about as much as the shadow's own work on a small access.
+		lo := offs[0]*shape[1] + offs[1]
+		m.touchBytes(n, t, rank, lo*esz, (lo+ext[1])*esz, k)
+		return
+	}
 	for _, e := range ext {
 		if e <= 0 {
 			return
@@ -172,15 +180,12 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 	if d == nil || hi <= lo {
 		return
 	}
-	key := shadowKey{buf: t.buf, rank: rank}
 	var sh *shadow
-	if t.host != nil {
-		key = shadowKey{host: t.host}
-	} else if t.buf.shadows != nil {
+	if t.host == nil && t.buf.shadows != nil {
 		sh = t.buf.shadows[rank]
 	}
 	if sh == nil {
-		sh = d.shadowOf(key)
+		sh = d.shadowOf(shadowKeyOf(t, rank))
 	}
 	h := &m.hb
 	clk := h.epoch()
@@ -197,10 +202,24 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 	*pm = plainMemo{n: n, view: t, sk: sk, clk: clk}
 	cur := cellAcc{tid: h.tid, clk: clk, sk: sk}
 	lo, hi = t.off+lo, t.off+hi
-	sh.access(lo, hi, cur, h, fresh, func(e cellAcc, lo, hi int) { d.report(key, d.entryOf(e), d.entryOf(cur), lo, hi) })
-	if sh.cellHi > sh.cellLo && lo < sh.cellHi && hi > sh.cellLo {
-		d.plainOnCells(m, key, sh, max(lo, sh.cellLo), min(hi, sh.cellHi), cur)
+	if !fresh || !sh.exact(lo, hi, cur, h) && !sh.carve(lo, hi, cur, h) {
+		sh.access(lo, hi, cur, h, fresh, func(e cellAcc, lo, hi int) {
+			d.report(shadowKeyOf(t, rank), d.entryOf(e), d.entryOf(cur), lo, hi)
+		})
 	}
+	if sh.cellHi > sh.cellLo && lo < sh.cellHi && hi > sh.cellLo {
+		d.plainOnCells(m, shadowKeyOf(t, rank), sh, max(lo, sh.cellLo), min(hi, sh.cellHi), cur)
+	}
+}
+
+// shadowKeyOf is the key of the memory t addresses, rank's copy of it
+// for a window (touchBytes builds it only when it needs it: a report, a
+// new shadow, an access to signal cells).
+func shadowKeyOf(t *tref, rank int) shadowKey {
+	if t.host != nil {
+		return shadowKey{host: t.host}
+	}
+	return shadowKey{buf: t.buf, rank: rank}
 }
 
 // plainMemo is a thread's latest plain access at (n, view): sk is its
@@ -461,6 +480,160 @@ func (s *shadow) access(lo, hi int, cur cellAcc, h *hbThread, fresh bool, race f
 	} else {
 		s.merge(first-1, last+1)
 	}
+}
+
+// exact is access for its most common case, in one function (the calls
+// of the general path cost a small access as much as its work): cur is
+// fresh, its bytes are exactly the segment the shadow's hint names or
+// one next to it, with its entries in place, and it races with none of
+// them. It reports whether it recorded cur; if not, nothing changed but
+// the hint, and access does the rest.
+func (s *shadow) exact(lo, hi int, cur cellAcc, h *hbThread) bool {
+	i, n := int(s.hint), int(s.nseg)
+	if i >= n {
+		return false
+	}
+	seg := s.at(i)
+	if seg.lo != lo {
+		if lo < seg.lo {
+			i--
+		} else {
+			i++
+		}
+		if uint(i) >= uint(n) {
+			return false
+		}
+		seg = s.at(i)
+	}
+	if seg.lo != lo || seg.hi != hi || seg.sp != 0 {
+		return false
+	}
+	k, kind := 0, cur.kind()
+	for _, e := range seg.acc[:seg.n] {
+		if e.tid != cur.tid {
+			if conflicts(e.kind(), kind) && e.clk > h.at(e.tid) {
+				return false // access reports it
+			}
+		} else if covers(kind, e.kind()) {
+			continue
+		}
+		k++
+	}
+	s.hint = int32(i)
+	if kind == accWrite {
+		seg.acc[0], seg.n = cur, 1
+		return true
+	}
+	if k >= segInline {
+		return false // access spills them
+	}
+	k = 0
+	for _, e := range seg.acc[:seg.n] {
+		if e.tid == cur.tid && covers(kind, e.kind()) {
+			continue
+		}
+		seg.acc[k] = e
+		k++
+	}
+	seg.acc[k], seg.n = cur, int32(k+1)
+	return true
+}
+
+// carve is access for a fresh access inside one larger segment with its
+// entries in place, which it races with none of: the segment's first
+// access since a write of more than these bytes (a ring's chunk, the
+// round after its owner wrote the whole window). The segment becomes two
+// or three, the middle one [lo, hi) with cur recorded, made in one move
+// of the gap rather than a split per cut. It reports whether it recorded
+// cur; if not, nothing changed but the hint.
+func (s *shadow) carve(lo, hi int, cur cellAcc, h *hbThread) bool {
+	i := s.first(lo)
+	if i >= s.n() {
+		return false
+	}
+	seg := s.at(i)
+	if seg.lo > lo || seg.hi < hi || seg.lo == lo && seg.hi == hi || seg.sp != 0 {
+		return false
+	}
+	kind := cur.kind()
+	mid := segment{lo: lo, hi: hi}
+	k := 0
+	for _, e := range seg.acc[:seg.n] {
+		if e.tid != cur.tid {
+			if conflicts(e.kind(), kind) && e.clk > h.at(e.tid) {
+				return false // access reports it
+			}
+		} else if covers(kind, e.kind()) {
+			continue
+		}
+		if kind != accWrite {
+			if k == segInline-1 {
+				return false // access spills them
+			}
+			mid.acc[k] = e
+			k++
+		}
+	}
+	mid.acc[k], mid.n = cur, int32(k+1)
+	right := *seg
+	right.lo = hi
+	// The pieces, in order: seg cut to [seg.lo, lo) if that is not empty,
+	// mid, then right if not empty; they replace seg at index i.
+	cuts := 0
+	if seg.lo < lo {
+		cuts++
+	}
+	if hi < seg.hi {
+		cuts++
+	}
+	if seg.lo < lo {
+		seg.hi = lo
+		s.reserve(i+1, cuts)
+		s.put(mid)
+		if cuts == 2 {
+			s.put(right)
+		}
+		s.hint = int32(i + 1)
+	} else {
+		*seg = mid
+		s.reserve(i+1, cuts)
+		s.put(right)
+	}
+	return true
+}
+
+// reserve moves the gap to logical index i with room for k segments.
+func (s *shadow) reserve(i, k int) {
+	if int(s.gapLen) >= k {
+		s.moveGap(i)
+		return
+	}
+	n := s.n()
+	grown := make([]segment, max(2*n, 8, n+k))
+	gap, gapLen := int(s.gap), int(s.gapLen)
+	// The segments before i, then those from i, in their logical order.
+	at := func(j int) int {
+		if j >= gap {
+			return j + gapLen
+		}
+		return j
+	}
+	for j := 0; j < n; j++ {
+		dst := j
+		if j >= i {
+			dst = j + len(grown) - n
+		}
+		grown[dst] = s.segs[at(j)]
+	}
+	s.segs, s.gap, s.gapLen = grown, int32(i), int32(len(grown)-n)
+}
+
+// put appends seg at the gap (reserve made room).
+func (s *shadow) put(seg segment) {
+	s.segs[s.gap] = seg
+	s.gap++
+	s.gapLen--
+	s.nseg++
 }
 
 // update records cur in seg (updateEntries).
