@@ -25,8 +25,10 @@ import (
 // the record and a full replay. The window is what the store-delay row of
 // engine/limits says a kill may lose: the done goes out before the
 // commit, which waits at most limits.StoreDelay, and limits.StoreYield
-// while runs queue, and then takes its own time (a generous 400 ms on a
-// busy machine). PLD_LOAD=full kills 20 times, CI 5.
+// while runs queue, and then takes its own time (a generous second on a
+// busy machine). Every other server runs with --store-delay 0, which
+// commits each run before its done: there every link shown before the
+// kill opens. PLD_LOAD=full kills 20 times, CI 5.
 func TestKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs workbench serve")
@@ -44,11 +46,17 @@ func TestKill9(t *testing.T) {
 	var round []shownLink // this round's links, with when their done came
 	var recent []string   // the last round's links inside the window
 	var shown []string    // links shown a loss window before a kill
-	window := limits.StoreDelay + limits.StoreYield + 400*time.Millisecond
+	window := limits.StoreDelay + limits.StoreYield + time.Second
 	lost := 0 // links shown inside a window that did not survive its kill
 	seed := 0
 	for k := 0; k < kills; k++ {
-		c := startChild(t, dir)
+		strict := k%2 == 1 // --store-delay 0: a link shown is a run stored
+		var c *child
+		if strict {
+			c = startChild(t, dir, "--store-delay", "0")
+		} else {
+			c = startChild(t, dir)
+		}
 		// Every link shown so far still opens.
 		for _, link := range recent {
 			if resp, err := http.Get(c.url + "/api/runs/" + link[len("/r/"):]); err != nil || resp.StatusCode != 200 {
@@ -112,7 +120,7 @@ func TestKill9(t *testing.T) {
 		close(stop)
 		wg.Wait()
 		for _, l := range round {
-			if l.at.Before(killed.Add(-window)) {
+			if strict || l.at.Before(killed.Add(-window)) {
 				shown = append(shown, l.link)
 			} else {
 				recent = append(recent, l.link) // may be lost: kept only if it opens
