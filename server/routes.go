@@ -68,7 +68,7 @@ func (s *Server) routes() {
 	app.Get("/api/runs/:id/trace.json", s.getTrace)
 	app.Get("/api/runs/:id/events", s.getEvents)
 	app.Get("/ws/runs/:id", s.wsLookup, websocket.New(s.wsRun, wsConfig))
-	app.Get("/ws/session", s.wsSessionLookup, websocket.New(s.wsSession, wsConfig)) // a page's runs, on its one socket (wssession.go)
+	app.Get("/ws/session", s.wsSessionLookup, websocket.New(s.wsSession, wsSessionConfig)) // a page's runs, on its one socket (wssession.go)
 }
 
 // page serves index.html with status 200.
@@ -149,3 +149,11 @@ func (s *Server) asset(c *fiber.Ctx) error {
 var wsConfig = websocket.Config{WriteBufferSize: limits.WSWriteBuffer, WriteBufferPool: &wsWriteBufs}
 
 var wsWriteBufs sync.Pool
+
+// wsSessionConfig is wsConfig with a read buffer a run message fits in
+// (limits.WSSessionRead), so it is read in one go.
+var wsSessionConfig = func() websocket.Config {
+	c := wsConfig
+	c.ReadBufferSize = limits.WSSessionRead
+	return c
+}()

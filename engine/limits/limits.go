@@ -224,6 +224,12 @@ const (
 	// messages (at most 256, a few hundred bytes each): 64 KiB holds one
 	// of step 8's whole.
 	WSWriteBuffer = 64 << 10
+	// WSSessionRead is a session socket's read buffer (each socket has
+	// its own): a run message is the program's text, and at the
+	// library's 1 KiB a step's message took a read for its first
+	// kilobyte and another for the rest. 16 KiB holds the run message of
+	// every bundled step (the longest program is 14 KB).
+	WSSessionRead = 16 << 10
 	// ProcsHold is how long fewer worker slots must have been in use
 	// before `workbench serve` lowers GOMAXPROCS to match (server/procs.go).
 	ProcsHold = time.Second
