@@ -8,11 +8,13 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gofiber/contrib/websocket"
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/recover"
 
+	"pldworkbench/engine/limits"
 	"pldworkbench/web"
 )
 
@@ -65,8 +67,8 @@ func (s *Server) routes() {
 	app.Get("/api/runs/:id", s.getRunJSON)
 	app.Get("/api/runs/:id/trace.json", s.getTrace)
 	app.Get("/api/runs/:id/events", s.getEvents)
-	app.Get("/ws/runs/:id", s.wsRuns)                                     // a run's stream, on a socket of its own (ws.go)
-	app.Get("/ws/session", s.wsSessionLookup, websocket.New(s.wsSession)) // a page's runs, on its one socket (wssession.go)
+	app.Get("/ws/runs/:id", s.wsRuns)                                                      // a run's stream, on a socket of its own (ws.go)
+	app.Get("/ws/session", s.wsSessionLookup, websocket.New(s.wsSession, wsSessionConfig)) // a page's runs, on its one socket (wssession.go)
 }
 
 // page serves index.html with status 200.
@@ -139,3 +141,20 @@ func (s *Server) asset(c *fiber.Ctx) error {
 	c.Type(strings.TrimPrefix(path.Ext(name), "."))
 	return c.Send(b)
 }
+
+// wsConfig is the sockets' configuration (the session's; runsUpgrader in
+// ws.go takes the same write buffers): a frame is written from a buffer
+// of limits.WSWriteBuffer, taken from wsWriteBufs for the write and given
+// back after it, so that a frame of a run's events goes out in one
+// write, not two.
+var wsConfig = websocket.Config{WriteBufferSize: limits.WSWriteBuffer, WriteBufferPool: &wsWriteBufs}
+
+var wsWriteBufs sync.Pool
+
+// wsSessionConfig is wsConfig with a read buffer a run message fits in
+// (limits.WSSessionRead), so it is read in one go.
+var wsSessionConfig = func() websocket.Config {
+	c := wsConfig
+	c.ReadBufferSize = limits.WSSessionRead
+	return c
+}()

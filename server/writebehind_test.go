@@ -68,6 +68,12 @@ func TestShareBeforeCommit(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("GET /api/runs before the commit: %d %s", code, before)
 	}
+	// The done goes out just before the run's execution takes it out of
+	// the live map; a socket opened in between gets the live log, not a
+	// replay.
+	if !waitFor(10*time.Second, func() bool { ts.mu.Lock(); defer ts.mu.Unlock(); return ts.live[pr.ID] == nil }) {
+		t.Fatal("the watched run is still in the live map 10 s after its done")
+	}
 	replayBefore := readAll(t, ts.dial(t, pr.ID))
 	if replayBefore[0].Type != "status" || !strings.Contains(string(replayBefore[0].raw), `"status":"replay"`) {
 		t.Errorf("the socket before the commit starts with %s, want a replay's status", replayBefore[0].raw)

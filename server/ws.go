@@ -11,6 +11,8 @@ import (
 	fastws "github.com/fasthttp/websocket"
 	"github.com/gofiber/contrib/websocket"
 	"github.com/gofiber/fiber/v2"
+
+	"pldworkbench/engine/limits"
 )
 
 // Websocket timing and limits. A client answers pings within the read
@@ -37,7 +39,7 @@ const (
 // run being looked up before the upgrade. CheckOrigin nil is fasthttp's
 // same-origin rule, which every request the gate lets through passes
 // already (the gate checks scheme and host, this one the host).
-var runsUpgrader = fastws.FastHTTPUpgrader{ReadBufferSize: 1024, WriteBufferSize: 1024}
+var runsUpgrader = fastws.FastHTTPUpgrader{ReadBufferSize: 1024, WriteBufferSize: limits.WSWriteBuffer, WriteBufferPool: &wsWriteBufs}
 
 // wsRuns answers GET /ws/runs/{id}: 404 (plain HTTP, so the client sees a
 // status) for an unknown id and 426 for a request that is not a websocket

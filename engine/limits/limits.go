@@ -214,6 +214,22 @@ const (
 	// streams, with room for a few sessions.
 	IdleWorkers = 8
 	WorkerIdle  = 5 * time.Second
+	// WSWriteBuffer is the buffer a websocket frame is laid out in before
+	// it is written (server/routes.go), shared by the sockets through a
+	// pool, so an idle socket holds none. A frame longer than the buffer
+	// went out in two writes (the websocket library writes its buffer and
+	// the rest one after the other on a hijacked connection), each waking
+	// the client: at the library's default of 1 KiB that was every frame
+	// with an event in it. A run's frames are at most a batch of
+	// messages (at most 256, a few hundred bytes each): 64 KiB holds one
+	// of step 8's whole.
+	WSWriteBuffer = 64 << 10
+	// WSSessionRead is a session socket's read buffer (each socket has
+	// its own): a run message is the program's text, and at the
+	// library's 1 KiB a step's message took a read for its first
+	// kilobyte and another for the rest. 16 KiB holds the run message of
+	// every bundled step (the longest program is 14 KB).
+	WSSessionRead = 16 << 10
 	// ProcsHold is how long fewer worker slots must have been in use
 	// before `workbench serve` lowers GOMAXPROCS to match (server/procs.go).
 	ProcsHold = time.Second
