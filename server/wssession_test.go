@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -283,6 +285,31 @@ func TestSessionShutdown(t *testing.T) {
 	case <-stopped:
 	case <-time.After(20 * time.Second):
 		t.Fatal("Shutdown did not return")
+	}
+}
+
+// TestSessionSilentAtShutdown: a session client that never answers the
+// server's going-away close (a frozen tab) is cut off after the close
+// grace, so Shutdown returns then, not after the read deadline.
+func TestSessionSilentAtShutdown(t *testing.T) {
+	ts := start(t, "")
+	sc := ts.session(t, nil)
+	sc.c.SetCloseHandler(func(int, string) error { return nil }) // silent: no close frame back
+	stopped := make(chan struct{})
+	begun := time.Now()
+	go func() { ts.stop(t); close(stopped) }()
+	_ = sc.c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if _, _, err := sc.c.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseGoingAway) {
+		t.Fatalf("the session ended with %v, want going away", err)
+	}
+	select {
+	case <-stopped:
+	case <-time.After(wsCloseGrace + 10*time.Second):
+		t.Fatalf("Shutdown has not returned %v after it began (close grace %v, read deadline %v)", time.Since(begun), wsCloseGrace, wsReadTimeout)
+	}
+	_ = sc.c.UnderlyingConn().SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := sc.c.UnderlyingConn().Read(make([]byte, 1)); n != 0 || err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("after Shutdown the session's connection is open: read %d bytes, %v", n, err)
 	}
 }
 
