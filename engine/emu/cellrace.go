@@ -122,6 +122,15 @@ func (d *detector) siteOf(h *hbThread, n *node, t *tref, k accessKind) uint32 {
 	return id
 }
 
+// nodeSite is a node's last site of a signal-cell access of kind k
+// (node.sigSite); id 0 is none. A node belongs to one run (compileProgram
+// is per run), so its detector's ids are the only ones it sees.
+type nodeSite struct {
+	view *tref
+	id   uint32
+	k    accessKind
+}
+
 // siteMemo is a thread's last site of one kind.
 type siteMemo struct {
 	n    *node
@@ -403,7 +412,9 @@ func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, k acces
 	} else {
 		sh.clocks = true
 	}
-	cur := cellAcc{tid: h.tid, clk: h.epoch(), sk: d.siteOf(h, n, t, k)<<2 | uint32(k)}
+	site := d.siteOf(h, n, t, k)
+	n.sigSite = nodeSite{view: t, id: site, k: k}
+	cur := cellAcc{tid: h.tid, clk: h.epoch(), sk: site<<2 | uint32(k)}
 	hi := lo + size
 	if sh.n() > 0 {
 		sk := shadowKey{buf: b, rank: key.rank}
@@ -543,8 +554,8 @@ func (d *detector) dropClocks(sh *shadow) {
 
 // fastCell is what fastNotify and fastWait check first: the cell's state
 // when it is in a page (cl, beside its bookkeeping) without an overflow,
-// its shadow has no segments and m's site memo of (n, t) for kind k holds
-// the access's site id; c is nil when the fast path does not apply. A
+// its shadow has no segments and n's site memo (sigSite), or else m's,
+// holds the id of (n, t) for kind k; c is nil when the fast path does not apply. A
 // state from an earlier dispatch is cleared, as state clears it.
 func (d *detector) fastCell(m *machine, n *node, t *tref, key cellKey, cl *cell, k accessKind) (c *cellRace, sh *shadow, x int, site uint32) {
 	b := key.buf
@@ -559,9 +570,15 @@ func (d *detector) fastCell(m *machine, n *node, t *tref, key cellKey, cl *cell,
 	if !inPage(key, x, int(dtBytes[t.dt])) {
 		return nil, nil, 0, 0
 	}
-	memo := &m.hb.sites[(uint(n.span.Line)<<2|uint(k))%uint(len(m.hb.sites))]
 	c = raceOf(cl)
-	if c.gen&raceOverflow != 0 || memo.n != n || memo.view != t || memo.id == 0 {
+	if c.gen&raceOverflow != 0 {
+		return nil, nil, 0, 0
+	}
+	if ns := &n.sigSite; ns.view == t && ns.k == k && ns.id != 0 {
+		site = ns.id
+	} else if memo := &m.hb.sites[(uint(n.span.Line)<<2|uint(k))%uint(len(m.hb.sites))]; memo.n == n && memo.view == t && memo.id != 0 {
+		site = memo.id // a view of the node's own per thread (a window made in a kernel)
+	} else {
 		return nil, nil, 0, 0
 	}
 	if c.gen&raceGen != d.gen { // from an earlier dispatch, or never used: as state clears it
@@ -570,7 +587,7 @@ func (d *detector) fastCell(m *machine, n *node, t *tref, key cellKey, cl *cell,
 		}
 		*c = cellRace{gen: d.gen}
 	}
-	return c, sh, x, memo.id
+	return c, sh, x, site
 }
 
 // dtBytes is ir.DType.Bytes as a table, for fastCell: the method's range
