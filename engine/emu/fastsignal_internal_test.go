@@ -42,8 +42,9 @@ func TestFastSignalMatchesGeneral(t *testing.T) {
 			w.d.who = append(w.d.who, threadInfo{rank: r})
 			zero.refs++
 			w.ms = append(w.ms, &machine{s: s, rank: r, hb: hbThread{tid: int32(r), own: 1, base: zero}})
-			// A view per rank, as a window made in a kernel is: the
-			// fast path finds its site in the thread's memo, not the node's.
+			// A view per rank, as a host that makes its window in its
+			// dispatch loop gives: equal views, which share their sites
+			// (sameView), so the fast path finds them on the node.
 			w.ts = append(w.ts, &tref{name: "sig", dt: ir.INT32, shape: []int{cells}, buf: w.b})
 		}
 		return w
@@ -138,4 +139,35 @@ func (d *detector) fastSignal(m *machine, n *node, t *tref, key cellKey, cl *cel
 		return d.fastNotify(m, n, t, key, cl)
 	}
 	return d.fastWait(m, n, t, key, cl)
+}
+
+// TestEqualViewsShareSites: views equal in what a report reads of them
+// (a host's pld.window made once per rank) get one site per node, and the
+// node's memo serves every one of them; a view that differs (another
+// offset, shape or name) gets its own.
+func TestEqualViewsShareSites(t *testing.T) {
+	d := &detector{siteIDs: map[site]uint32{}}
+	b := &bufDesc{name: "sig", size: 64}
+	n := &node{op: opWait, span: ir.Span{Line: 3}}
+	mk := func(name string, off int, shape ...int) *tref {
+		return &tref{name: name, dt: ir.INT32, shape: shape, off: off, buf: b}
+	}
+	var h1, h2 hbThread
+	a, a2 := mk("sig", 0, 4, 4), mk("sig", 0, 4, 4)
+	id := d.siteOf(&h1, n, a, accAtomicRead)
+	if got := d.siteOf(&h2, n, a2, accAtomicRead); got != id {
+		t.Errorf("an equal view got site %d, want %d", got, id)
+	}
+	if v := d.sites[id].view; v != a {
+		t.Errorf("the site names view %p, want the first one met %p", v, a)
+	}
+	for _, other := range []*tref{mk("sig", 16, 4, 4), mk("sig", 0, 16), mk("ready", 0, 4, 4)} {
+		if got := d.siteOf(&h2, n, other, accAtomicRead); got == id {
+			t.Errorf("view %s at %d %v shares site %d with %s %v", other.name, other.off, other.shape, id, a.name, a.shape)
+		}
+	}
+	n.sigSite = nodeSite{view: a, id: id, k: accAtomicRead}
+	if !sameView(n.sigSite.view, a2) || sameView(a, mk("sig", 4, 4, 4)) {
+		t.Error("sameView disagrees with the sites")
+	}
 }
