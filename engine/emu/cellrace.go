@@ -1,6 +1,7 @@
 package emu
 
 import (
+	"fmt"
 	"slices"
 	"unsafe"
 
@@ -109,17 +110,62 @@ func (d *detector) siteOf(h *hbThread, n *node, t *tref, k accessKind) uint32 {
 	if memo.n == n && memo.view == t && memo.id != 0 {
 		return memo.id
 	}
-	id, ok := d.siteIDs[site{n, t}]
+	v := d.canon(t)
+	id, ok := d.siteIDs[site{n, v}]
 	if !ok {
 		if len(d.sites) == 0 {
 			d.sites = append(d.sites, site{}) // id 0 is no site
 		}
 		id = uint32(len(d.sites))
-		d.sites = append(d.sites, site{n, t})
-		d.siteIDs[site{n, t}] = id
+		d.sites = append(d.sites, site{n, v})
+		d.siteIDs[site{n, v}] = id
 	}
 	*memo = siteMemo{n: n, view: t, id: id}
 	return id
+}
+
+// viewKey is what a report reads of a view (side, message): views equal
+// in it name the same memory the same way, so they share their sites. A
+// host that makes its window view once per rank (pld.window in its
+// dispatch loop) gives every rank its own equal view, and the one site of
+// a signal op is then what its node remembers for all of them (fastCell).
+type viewKey struct {
+	buf   *bufDesc
+	host  *hostTensor
+	name  string
+	dt    ir.DType
+	off   int
+	shape string
+}
+
+// canon returns the first view d met that is equal to t (sameView).
+func (d *detector) canon(t *tref) *tref {
+	if t == nil {
+		return nil
+	}
+	k := viewKey{buf: t.buf, host: t.host, name: t.name, dt: t.dt, off: t.off, shape: fmt.Sprint(t.shape)}
+	if v, ok := d.views[k]; ok {
+		return v
+	}
+	if d.views == nil {
+		d.views = map[viewKey]*tref{}
+	}
+	d.views[k] = t
+	return t
+}
+
+// sameView reports whether a and b have the same viewKey.
+func sameView(a, b *tref) bool {
+	return a.buf == b.buf && a.host == b.host && a.dt == b.dt && a.off == b.off && a.name == b.name && slices.Equal(a.shape, b.shape)
+}
+
+// nodeSite is a node's last site of a signal-cell access of kind k
+// (node.sigSite); id 0 is none. A node belongs to one run (compileProgram
+// is per run), so its detector's ids are the only ones it sees.
+type nodeSite struct {
+	view *tref
+	id   uint32
+	k    accessKind
 }
 
 // siteMemo is a thread's last site of one kind.
@@ -403,7 +449,9 @@ func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, k acces
 	} else {
 		sh.clocks = true
 	}
-	cur := cellAcc{tid: h.tid, clk: h.epoch(), sk: d.siteOf(h, n, t, k)<<2 | uint32(k)}
+	site := d.siteOf(h, n, t, k)
+	n.sigSite = nodeSite{view: t, id: site, k: k}
+	cur := cellAcc{tid: h.tid, clk: h.epoch(), sk: site<<2 | uint32(k)}
 	hi := lo + size
 	if sh.n() > 0 {
 		sk := shadowKey{buf: b, rank: key.rank}
@@ -543,9 +591,10 @@ func (d *detector) dropClocks(sh *shadow) {
 
 // fastCell is what fastNotify and fastWait check first: the cell's state
 // when it is in a page (cl, beside its bookkeeping) without an overflow,
-// its shadow has no segments and m's site memo of (n, t) for kind k holds
-// the access's site id; c is nil when the fast path does not apply. A
-// state from an earlier dispatch is cleared, as state clears it.
+// its shadow has no segments and n's site memo (sigSite), for t or a view
+// equal to it (sameView), or else m's, holds the id of (n, t) for kind k;
+// c is nil when the fast path does not apply. A state from an earlier
+// dispatch is cleared, as state clears it.
 func (d *detector) fastCell(m *machine, n *node, t *tref, key cellKey, cl *cell, k accessKind) (c *cellRace, sh *shadow, x int, site uint32) {
 	b := key.buf
 	if key.rank >= len(b.shadows) || cl == nil {
@@ -559,9 +608,15 @@ func (d *detector) fastCell(m *machine, n *node, t *tref, key cellKey, cl *cell,
 	if !inPage(key, x, int(dtBytes[t.dt])) {
 		return nil, nil, 0, 0
 	}
-	memo := &m.hb.sites[(uint(n.span.Line)<<2|uint(k))%uint(len(m.hb.sites))]
 	c = raceOf(cl)
-	if c.gen&raceOverflow != 0 || memo.n != n || memo.view != t || memo.id == 0 {
+	if c.gen&raceOverflow != 0 {
+		return nil, nil, 0, 0
+	}
+	if ns := &n.sigSite; ns.k == k && ns.id != 0 && (ns.view == t || sameView(ns.view, t)) {
+		site = ns.id
+	} else if memo := &m.hb.sites[(uint(n.span.Line)<<2|uint(k))%uint(len(m.hb.sites))]; memo.n == n && memo.view == t && memo.id != 0 {
+		site = memo.id // a view of the node's own per thread (a window made in a kernel)
+	} else {
 		return nil, nil, 0, 0
 	}
 	if c.gen&raceGen != d.gen { // from an earlier dispatch, or never used: as state clears it
@@ -570,7 +625,7 @@ func (d *detector) fastCell(m *machine, n *node, t *tref, key cellKey, cl *cell,
 		}
 		*c = cellRace{gen: d.gen}
 	}
-	return c, sh, x, memo.id
+	return c, sh, x, site
 }
 
 // dtBytes is ir.DType.Bytes as a table, for fastCell: the method's range

@@ -290,8 +290,8 @@ type raceCell struct {
 
 type raceCellPage [cellPageLen]raceCell
 
-// pagePool holds the spare cell pages of one kind of the process, all
-// zero, at most limits.CellPagePool bytes of them: a run takes its pages
+// pagePool holds the spare cell pages of one kind of the process (get
+// clears them), at most limits.CellPagePool bytes of them: a run takes its pages
 // from it and gives them back when it ends (sim.giveBack), so a repeated
 // run (a server's, a benchmark's) does not fault in and collect fresh
 // ones — a barrier's P² cells at P = 1024 are 4096 pages. sync.Pool would
@@ -307,32 +307,35 @@ var (
 	racePages  pagePool[raceCellPage]
 )
 
-// get returns a zero page, a spare one if there is one.
+// get returns a zero page, a spare one if there is one. A spare is
+// cleared here, as the run is about to use it, not when it was given
+// back: a barrier's pages at P = 1024 are 64 MiB with race state, which
+// a clear at the end of a run writes through the cache only for the next
+// run to miss on again; cleared here, the page's lines are in the cache
+// when its first cells are (the next ranks' signal ops fill the rest).
 func (p *pagePool[P]) get() *P {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if n := len(p.free); n > 0 {
-		pg := p.free[n-1]
-		p.free[n-1] = nil
-		p.free = p.free[:n-1]
-		return pg
+	n := len(p.free)
+	if n == 0 {
+		p.mu.Unlock()
+		return new(P)
 	}
-	return new(P)
+	pg := p.free[n-1]
+	p.free[n-1] = nil
+	p.free = p.free[:n-1]
+	p.mu.Unlock()
+	var zero P
+	*pg = zero // outside the lock: 6 or 16 KiB
+	return pg
 }
 
-// put gives a run's pages back, cleared, as far as the pool has room;
-// nothing may use them afterwards.
+// put gives a run's pages back, as far as the pool has room (get clears
+// them); nothing may use them afterwards.
 func (p *pagePool[P]) put(pages []*P) {
 	var zero P
 	room := int(limits.CellPagePool / int64(unsafe.Sizeof(zero)))
 	p.mu.Lock()
 	n := min(len(pages), max(room-len(p.free), 0))
-	p.mu.Unlock()
-	for _, pg := range pages[:n] {
-		*pg = zero // outside the lock: 6 or 16 KiB each
-	}
-	p.mu.Lock()
-	n = min(n, max(room-len(p.free), 0)) // another run may have given some back meanwhile
 	p.free = append(p.free, pages[:n]...)
 	p.mu.Unlock()
 }

@@ -112,6 +112,11 @@ type node struct {
 	// sigOffs is a notify's or wait's offset list decoded for signalKey,
 	// nil when an offset is not an integer variable or constant.
 	sigOffs []sigOff
+	// sigSite is the race detector's interned site of the node's last
+	// signal-cell access (cellAccess), for fastCell: the node is in the
+	// cache at every signal op, where a thread's site memos (on a line of
+	// its machine of their own) are not at large P.
+	sigSite nodeSite
 	// borrow marks a remote_load whose tile only the next statement reads
 	// (markBorrows).
 	borrow bool

@@ -21,25 +21,30 @@ func TestFastSignalMatchesGeneral(t *testing.T) {
 	const ranks, cells = 3, 4
 	rng := rand.New(rand.NewPCG(7, 8))
 	ops := map[opKind]*ir.Op{opNotify: {Name: "pld.system.notify"}, opWait: {Name: "pld.system.wait"}, opRead: {Name: "pl.read"}, opWrite: {Name: "pl.write"}}
-	nodes := map[opKind]*node{}
-	for i, op := range []opKind{opNotify, opWait, opRead, opWrite} {
-		nodes[op] = &node{op: op, irop: ops[op], span: ir.Span{Line: i + 1}}
-	}
 	type world struct {
 		d  *detector
 		ms []*machine
 		b  *bufDesc
 		ts []*tref
+		// nodes are the world's own: a node belongs to one run.
+		nodes map[opKind]*node
 	}
 	mk := func() *world {
 		w := &world{d: &detector{seen: map[raceKey]bool{}, siteIDs: map[site]uint32{}, gen: 1}}
 		s := &sim{P: ranks, race: w.d}
+		w.nodes = map[opKind]*node{}
+		for i, op := range []opKind{opNotify, opWait, opRead, opWrite} {
+			w.nodes[op] = &node{op: op, irop: ops[op], span: ir.Span{Line: i + 1}}
+		}
 		w.b = &bufDesc{name: "sig", size: cells * 4}
 		zero := &vclock{v: make([]uint32, ranks)}
 		for r := 0; r < ranks; r++ {
 			w.d.who = append(w.d.who, threadInfo{rank: r})
 			zero.refs++
 			w.ms = append(w.ms, &machine{s: s, rank: r, hb: hbThread{tid: int32(r), own: 1, base: zero}})
+			// A view per rank, as a host that makes its window in its
+			// dispatch loop gives: equal views, which share their sites
+			// (sameView), so the fast path finds them on the node.
 			w.ts = append(w.ts, &tref{name: "sig", dt: ir.INT32, shape: []int{cells}, buf: w.b})
 		}
 		return w
@@ -57,22 +62,22 @@ func TestFastSignalMatchesGeneral(t *testing.T) {
 				switch {
 				case op < 5: // notify rank r's cell c
 					key := cellKey{buf: w.b, rank: r, off: c * 4}
-					if wi == 0 && d.fastSignal(m, nodes[opNotify], w.ts[i], key, m.s.lookupCell(key, true), accAtomicWrite) {
+					if wi == 0 && d.fastSignal(m, w.nodes[opNotify], w.ts[i], key, m.s.lookupCell(key, true), accAtomicWrite) {
 						fastHits++
 					} else {
-						d.release(m, d.cellAccess(m, nodes[opNotify], w.ts[i], key, accAtomicWrite), set)
+						d.release(m, d.cellAccess(m, w.nodes[opNotify], w.ts[i], key, accAtomicWrite), set)
 					}
 				case op < 10: // a wait on the own cell c that passed
 					key := cellKey{buf: w.b, rank: i, off: c * 4}
-					if wi == 0 && d.fastSignal(m, nodes[opWait], w.ts[i], key, m.s.lookupCell(key, true), accAtomicRead) {
+					if wi == 0 && d.fastSignal(m, w.nodes[opWait], w.ts[i], key, m.s.lookupCell(key, true), accAtomicRead) {
 						fastHits++
 					} else {
-						d.cellAccess(m, nodes[opWait], w.ts[i], key, accAtomicRead)
+						d.cellAccess(m, w.nodes[opWait], w.ts[i], key, accAtomicRead)
 					}
 				case op == 10: // pl.read or pl.write of rank r's cell c
-					k, n := accRead, nodes[opRead]
+					k, n := accRead, w.nodes[opRead]
 					if set {
-						k, n = accWrite, nodes[opWrite]
+						k, n = accWrite, w.nodes[opWrite]
 					}
 					m.touchBytes(n, w.ts[i], r, c*4, c*4+4, k)
 				default: // a join edge from thread j, or an own access
@@ -134,4 +139,35 @@ func (d *detector) fastSignal(m *machine, n *node, t *tref, key cellKey, cl *cel
 		return d.fastNotify(m, n, t, key, cl)
 	}
 	return d.fastWait(m, n, t, key, cl)
+}
+
+// TestEqualViewsShareSites: views equal in what a report reads of them
+// (a host's pld.window made once per rank) get one site per node, and the
+// node's memo serves every one of them; a view that differs (another
+// offset, shape or name) gets its own.
+func TestEqualViewsShareSites(t *testing.T) {
+	d := &detector{siteIDs: map[site]uint32{}}
+	b := &bufDesc{name: "sig", size: 64}
+	n := &node{op: opWait, span: ir.Span{Line: 3}}
+	mk := func(name string, off int, shape ...int) *tref {
+		return &tref{name: name, dt: ir.INT32, shape: shape, off: off, buf: b}
+	}
+	var h1, h2 hbThread
+	a, a2 := mk("sig", 0, 4, 4), mk("sig", 0, 4, 4)
+	id := d.siteOf(&h1, n, a, accAtomicRead)
+	if got := d.siteOf(&h2, n, a2, accAtomicRead); got != id {
+		t.Errorf("an equal view got site %d, want %d", got, id)
+	}
+	if v := d.sites[id].view; v != a {
+		t.Errorf("the site names view %p, want the first one met %p", v, a)
+	}
+	for _, other := range []*tref{mk("sig", 16, 4, 4), mk("sig", 0, 16), mk("ready", 0, 4, 4)} {
+		if got := d.siteOf(&h2, n, other, accAtomicRead); got == id {
+			t.Errorf("view %s at %d %v shares site %d with %s %v", other.name, other.off, other.shape, id, a.name, a.shape)
+		}
+	}
+	n.sigSite = nodeSite{view: a, id: id, k: accAtomicRead}
+	if !sameView(n.sigSite.view, a2) || sameView(a, mk("sig", 4, 4, 4)) {
+		t.Error("sameView disagrees with the sites")
+	}
 }

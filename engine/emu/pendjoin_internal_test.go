@@ -20,26 +20,31 @@ func TestPendingJoinsMatchGeneral(t *testing.T) {
 	const ranks = 2*pendLen + 5
 	rng := rand.New(rand.NewPCG(16, 1024))
 	ops := map[opKind]*ir.Op{opNotify: {Name: "pld.system.notify"}, opWait: {Name: "pld.system.wait"}}
-	nodes := map[opKind]*node{}
-	for i, op := range []opKind{opNotify, opWait} {
-		nodes[op] = &node{op: op, irop: ops[op], span: ir.Span{Line: i + 1}}
-	}
 	type world struct {
 		d  *detector
 		ms []*machine
 		b  *bufDesc
 		ts []*tref
+		// nodes are the world's own: a node belongs to one run.
+		nodes map[opKind]*node
 	}
 	mk := func() *world {
 		w := &world{d: &detector{seen: map[raceKey]bool{}, siteIDs: map[site]uint32{}, gen: 1}}
 		s := &sim{P: ranks, race: w.d}
+		w.nodes = map[opKind]*node{}
+		for i, op := range []opKind{opNotify, opWait} {
+			w.nodes[op] = &node{op: op, irop: ops[op], span: ir.Span{Line: i + 1}}
+		}
 		w.b = &bufDesc{name: "ready", size: ranks * 4}
 		zero := &vclock{v: make([]uint32, ranks)}
+		// One view for every rank, as a window the host makes is passed
+		// to all of them (the fast path then finds its site on the node).
+		view := &tref{name: "ready", dt: ir.INT32, shape: []int{ranks}, buf: w.b}
 		for r := 0; r < ranks; r++ {
 			w.d.who = append(w.d.who, threadInfo{rank: r})
 			zero.refs++
 			w.ms = append(w.ms, &machine{s: s, rank: r, hb: hbThread{tid: int32(r), own: 1, base: zero}})
-			w.ts = append(w.ts, &tref{name: "ready", dt: ir.INT32, shape: []int{ranks}, buf: w.b})
+			w.ts = append(w.ts, view)
 		}
 		return w
 	}
@@ -78,13 +83,13 @@ func TestPendingJoinsMatchGeneral(t *testing.T) {
 				m, d := w.ms[i], w.d
 				if !waiting {
 					key := cellKey{buf: w.b, rank: p, off: i * 4}
-					if wi == 1 || !d.fastNotify(m, nodes[opNotify], w.ts[i], key, m.s.lookupCell(key, true)) {
-						d.release(m, d.cellAccess(m, nodes[opNotify], w.ts[i], key, accAtomicWrite), false)
+					if wi == 1 || !d.fastNotify(m, w.nodes[opNotify], w.ts[i], key, m.s.lookupCell(key, true)) {
+						d.release(m, d.cellAccess(m, w.nodes[opNotify], w.ts[i], key, accAtomicWrite), false)
 					}
 				} else {
 					key := cellKey{buf: w.b, rank: i, off: p * 4}
-					if wi == 1 || !d.fastWait(m, nodes[opWait], w.ts[i], key, m.s.lookupCell(key, true)) {
-						d.cellAccess(m, nodes[opWait], w.ts[i], key, accAtomicRead)
+					if wi == 1 || !d.fastWait(m, w.nodes[opWait], w.ts[i], key, m.s.lookupCell(key, true)) {
+						d.cellAccess(m, w.nodes[opWait], w.ts[i], key, accAtomicRead)
 					}
 					if wi == 0 {
 						if m.hb.npend == pendLen-1 {
