@@ -395,7 +395,7 @@ type detector struct {
 	// Interned sites of cell accesses (cellrace.go).
 	sites   []site
 	siteIDs map[site]uint32
-	views   map[viewKey]*tref // canon
+	views   map[viewKey][]*tref // canon
 	snapBuf []hbSnap
 	accBuf  []cellAcc
 	// vcs names the vclocks cells hold by id (vcID), freeIDs the ids of
