@@ -129,12 +129,11 @@ type hbThread struct {
 	// The fields a wait's fast path reads (fastWait, pendjoin.go) come
 	// first, so that they share as few cache lines as they can: at
 	// P = 1024 every rank's machine is out of the cache at each of its
-	// waits. The barrier's slowdown there is sensitive to this layout in
-	// ways measured rather than understood: with released, npend and
-	// privLen after base (by the sub clock it had then) it was 1.28-1.34 rather than 1.08-1.15,
-	// and with a uint32 more after pend and a wait that read its base's
-	// line ahead of a flush 1.42-1.51 (on the loaded 2-core machine);
-	// measure a change of these fields before keeping it.
+	// waits. Measure a change of these fields as on and off times of two
+	// builds run in turn, not as the slowdown ratio alone: the ratio at
+	// P = 1024 moved between 1.1 and 1.5 with builds that differed only
+	// in race-detector code, because the run without detection, which
+	// never reads these fields, moved by up to 45% with the code's layout.
 	tid int32
 	// own is the epoch that tags the thread's accesses; base.v[t] is the
 	// latest epoch of thread t (t != tid) the thread is ordered after
