@@ -11,6 +11,7 @@ import { api, openRun, startRun } from "./api.js";
 import { platformNames, defaultPlatform } from "./platforms.js";
 import { createEditor, functionExcerpt, splitHeader, firstTodo } from "./editor.js";
 import { RunView } from "./runview.js";
+import { placeEntryDiag, placeEntryDiags, headerEntry } from "./entrydiag.js";
 import { exportButton } from "./exportbtn.js";
 import { StepCheck } from "./views/stepcheck.js";
 import { ScheduleExplorer } from "./views/schedules.js";
@@ -390,8 +391,9 @@ export class Cell {
     this.lintNote.textContent = "checking…";
     this.lintNote.className = "lint-note";
     try {
-      const res = await api.check({ code: text, entry: this.ranksSel ? this.entry(st.ranks) : undefined, ranks: st.ranks, platform: st.platform });
-      const ds = res.diagnostics || [];
+      const entry = this.ranksSel ? this.entry(st.ranks) : undefined;
+      const res = await api.check({ code: text, entry, ranks: st.ranks, platform: st.platform });
+      const ds = placeEntryDiags(res.diagnostics, text, entry || headerEntry(text, st.ranks));
       const errs = ds.filter((d) => d.severity === "error").length;
       const warns = ds.length - errs;
       this.lintNote.textContent = ds.length ? `✗ ${[errs ? plural(errs, "error") : "", warns ? plural(warns, "warning") : ""].filter(Boolean).join(", ")} (hover the marks)` : "✓ checks clean";
@@ -564,7 +566,9 @@ export class Cell {
     this.setState("running");
     try {
       const after = this.afterInput.value.trim();
-      const res = await api.irLines({ code, entry: this.entry(st.ranks), ranks: st.ranks, platform: st.platform, after: after || undefined });
+      const entry = this.entry(st.ranks);
+      const res = await api.irLines({ code, entry, ranks: st.ranks, platform: st.platform, after: after || undefined });
+      res.diagnostics = placeEntryDiags(res.diagnostics, code, entry || headerEntry(code, st.ranks));
       this.rv.showIR(res.ir || res.error, res.diagnostics, code);
       this.rv.status.textContent = `IR${after ? ` after ${after}` : ""} at ${st.ranks} ranks`;
       const bad = (res.diagnostics || []).filter((d) => d.severity === "error");
@@ -676,15 +680,16 @@ export class Cell {
       this.rv.fail(e.message, e.hint);
       return false;
     }
-    return this.watch(res.id, res.cached ? "Cached: replaying the stored run…" : "Starting…", res.open);
+    return this.watch(res.id, res.cached ? "Cached: replaying the stored run…" : "Starting…", res.open, { code, entry: entry || headerEntry(code, st.ranks) });
   }
 
   /**
    * watch follows run id, on the page's session when open (startRun's)
    * is given, else over the run's own websocket; resolves true when it
-   * ended ok.
+   * ended ok. run, when given, is the code and entry the run was
+   * posted with (its entry's diagnostics go on the def it calls).
    */
-  watch(id, text, open) {
+  watch(id, text, open, run) {
     this.ensureView();
     this.rv.begin(text);
     this.runId = id;
@@ -694,6 +699,7 @@ export class Cell {
       let done = null;
       this.sock = (open || ((onMessage, onClose) => openRun(id, onMessage, onClose)))(
         (m) => {
+          if (m.type === "diagnostic" && run) m = { ...m, diagnostic: placeEntryDiag(m.diagnostic, run.code, run.entry) };
           this.rv.handle(m);
           if (m.type === "status") this.setState(m.status === "queued" ? "queued" : "running");
           else if (m.type === "queue") this.showQueue(m.position, m.of);

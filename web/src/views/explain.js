@@ -39,7 +39,7 @@ export class Explain {
     this.items.append(
       el("div", { class: `item diag ${d.severity}`, "data-test": "diagnostic", "data-line": d.line },
         el("span", { class: "tag" }, d.severity === "error" ? "✗ compile error" : `! ${d.severity}`),
-        " ", this.lineButton(d.line, `line ${d.line}:${d.col}`), " ",
+        " ", d.line ? this.lineButton(d.line, `line ${d.line}:${d.col}`) : "", " ",
         el("span", { class: "mono" }, d.code || ""), " ", d.message,
         d.hint ? el("div", { class: "hint" }, "Hint: ", d.hint) : null,
       ),
