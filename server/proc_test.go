@@ -59,8 +59,15 @@ type child struct {
 // startChild serves dir from a new process with extra flags.
 func startChild(t testing.TB, dir string, flags ...string) *child {
 	t.Helper()
+	return startChildBin(t, workbenchBin(t), dir, flags...)
+}
+
+// startChildBin is startChild with a given binary: the recorded-API test
+// runs the old workbench this way.
+func startChildBin(t testing.TB, bin, dir string, flags ...string) *child {
+	t.Helper()
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data", dir}, flags...)
-	cmd := exec.Command(workbenchBin(t), args...)
+	cmd := exec.Command(bin, args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"flag"
@@ -692,34 +691,4 @@ func expandJSON(s string) string {
 		out.WriteString("\n")
 	}
 	return out.String()
-}
-
-// startChildBin is startChild with a given binary: the recorder runs the
-// old workbench this way.
-func startChildBin(t *testing.T, bin, dir string) *child {
-	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", dir)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &child{cmd: cmd, stderr: newSyncBuffer(), waited: make(chan error, 1)}
-	cmd.Stderr = c.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		cmd.Process.Kill()
-		t.Fatalf("reading the URL: %v (stderr: %s)", err, c.stderr.String())
-	}
-	go io.Copy(io.Discard, stdout)
-	go func() { c.waited <- cmd.Wait() }()
-	u, ok := strings.CutPrefix(strings.TrimSpace(line), "PLD Workbench: ")
-	if !ok {
-		t.Fatalf("printed %q", line)
-	}
-	c.url = strings.TrimSuffix(u, "/")
-	t.Cleanup(func() { c.kill() })
-	return c
 }
