@@ -20,34 +20,13 @@ import (
 func TestFastSignalMatchesGeneral(t *testing.T) {
 	const ranks, cells = 3, 4
 	rng := rand.New(rand.NewPCG(7, 8))
-	ops := map[opKind]*ir.Op{opNotify: {Name: "pld.system.notify"}, opWait: {Name: "pld.system.wait"}, opRead: {Name: "pl.read"}, opWrite: {Name: "pl.write"}}
-	type world struct {
-		d  *detector
-		ms []*machine
-		b  *bufDesc
-		ts []*tref
-		// nodes are the world's own: a node belongs to one run.
-		nodes map[opKind]*node
-	}
-	mk := func() *world {
-		w := &world{d: &detector{seen: map[raceKey]bool{}, siteIDs: map[site]uint32{}, gen: 1}}
-		s := &sim{P: ranks, race: w.d}
-		w.nodes = map[opKind]*node{}
-		for i, op := range []opKind{opNotify, opWait, opRead, opWrite} {
-			w.nodes[op] = &node{op: op, irop: ops[op], span: ir.Span{Line: i + 1}}
-		}
-		w.b = &bufDesc{name: "sig", size: cells * 4}
-		zero := &vclock{v: make([]uint32, ranks)}
-		for r := 0; r < ranks; r++ {
-			w.d.who = append(w.d.who, threadInfo{rank: r})
-			zero.refs++
-			w.ms = append(w.ms, &machine{s: s, rank: r, hb: hbThread{tid: int32(r), own: 1, base: zero}})
-			// A view per rank, as a host that makes its window in its
-			// dispatch loop gives: equal views, which share their sites
-			// (sameView), so the fast path finds them on the node.
-			w.ts = append(w.ts, &tref{name: "sig", dt: ir.INT32, shape: []int{cells}, buf: w.b})
-		}
-		return w
+	mk := func() *raceWorld {
+		// A view per rank, as a host that makes its window in its
+		// dispatch loop gives: equal views, which share their sites
+		// (sameView), so the fast path finds them on the node.
+		return newRaceWorld(ranks, "sig", cells*4, []opKind{opNotify, opWait, opRead, opWrite}, func(b *bufDesc) *tref {
+			return &tref{name: "sig", dt: ir.INT32, shape: []int{cells}, buf: b}
+		})
 	}
 	for round := 0; round < 300; round++ {
 		fast, slow := mk(), mk()
@@ -57,7 +36,7 @@ func TestFastSignalMatchesGeneral(t *testing.T) {
 			op := rng.IntN(12)
 			set := rng.IntN(3) == 0
 			j := rng.IntN(ranks)
-			for wi, w := range []*world{fast, slow} {
+			for wi, w := range []*raceWorld{fast, slow} {
 				m, d := w.ms[i], w.d
 				switch {
 				case op < 5: // notify rank r's cell c
@@ -96,6 +75,42 @@ func TestFastSignalMatchesGeneral(t *testing.T) {
 			t.Fatal("the fast path never applied")
 		}
 	}
+}
+
+// raceWorld is a detector and its rank machines with their views of one
+// signal buffer: the tests that run the fast and the general path side by
+// side build one of each.
+type raceWorld struct {
+	d  *detector
+	ms []*machine
+	b  *bufDesc
+	ts []*tref
+	// nodes are the world's own: a node belongs to one run.
+	nodes map[opKind]*node
+}
+
+// raceOps names the ops the side-by-side tests use.
+var raceOps = map[opKind]*ir.Op{opNotify: {Name: "pld.system.notify"}, opWait: {Name: "pld.system.wait"}, opRead: {Name: "pl.read"}, opWrite: {Name: "pl.write"}}
+
+// newRaceWorld makes a raceWorld of ranks machines on a fresh detector,
+// a node for each of ops (line i+1 for the i-th) and a buffer name of size
+// bytes; view gives each rank's view of it, in rank order.
+func newRaceWorld(ranks int, name string, size int, ops []opKind, view func(b *bufDesc) *tref) *raceWorld {
+	w := &raceWorld{d: &detector{seen: map[raceKey]bool{}, siteIDs: map[site]uint32{}, gen: 1}}
+	s := &sim{P: ranks, race: w.d}
+	w.nodes = map[opKind]*node{}
+	for i, op := range ops {
+		w.nodes[op] = &node{op: op, irop: raceOps[op], span: ir.Span{Line: i + 1}}
+	}
+	w.b = &bufDesc{name: name, size: size}
+	zero := &vclock{v: make([]uint32, ranks)}
+	for r := 0; r < ranks; r++ {
+		w.d.who = append(w.d.who, threadInfo{rank: r})
+		zero.refs++
+		w.ms = append(w.ms, &machine{s: s, rank: r, hb: hbThread{tid: int32(r), own: 1, base: zero}})
+		w.ts = append(w.ts, view(w.b))
+	}
+	return w
 }
 
 // worldState renders every clock, every cell's accesses and clocks, the

@@ -19,34 +19,16 @@ import (
 func TestPendingJoinsMatchGeneral(t *testing.T) {
 	const ranks = 2*pendLen + 5
 	rng := rand.New(rand.NewPCG(16, 1024))
-	ops := map[opKind]*ir.Op{opNotify: {Name: "pld.system.notify"}, opWait: {Name: "pld.system.wait"}}
-	type world struct {
-		d  *detector
-		ms []*machine
-		b  *bufDesc
-		ts []*tref
-		// nodes are the world's own: a node belongs to one run.
-		nodes map[opKind]*node
-	}
-	mk := func() *world {
-		w := &world{d: &detector{seen: map[raceKey]bool{}, siteIDs: map[site]uint32{}, gen: 1}}
-		s := &sim{P: ranks, race: w.d}
-		w.nodes = map[opKind]*node{}
-		for i, op := range []opKind{opNotify, opWait} {
-			w.nodes[op] = &node{op: op, irop: ops[op], span: ir.Span{Line: i + 1}}
-		}
-		w.b = &bufDesc{name: "ready", size: ranks * 4}
-		zero := &vclock{v: make([]uint32, ranks)}
+	mk := func() *raceWorld {
 		// One view for every rank, as a window the host makes is passed
 		// to all of them (the fast path then finds its site on the node).
-		view := &tref{name: "ready", dt: ir.INT32, shape: []int{ranks}, buf: w.b}
-		for r := 0; r < ranks; r++ {
-			w.d.who = append(w.d.who, threadInfo{rank: r})
-			zero.refs++
-			w.ms = append(w.ms, &machine{s: s, rank: r, hb: hbThread{tid: int32(r), own: 1, base: zero}})
-			w.ts = append(w.ts, view)
-		}
-		return w
+		var view *tref
+		return newRaceWorld(ranks, "ready", ranks*4, []opKind{opNotify, opWait}, func(b *bufDesc) *tref {
+			if view == nil {
+				view = &tref{name: "ready", dt: ir.INT32, shape: []int{ranks}, buf: b}
+			}
+			return view
+		})
 	}
 	fast, slow := mk(), mk()
 	full, pending := false, false
@@ -79,7 +61,7 @@ func TestPendingJoinsMatchGeneral(t *testing.T) {
 			}
 			extra := rng.IntN(300)
 			j := rng.IntN(ranks)
-			for wi, w := range []*world{fast, slow} {
+			for wi, w := range []*raceWorld{fast, slow} {
 				m, d := w.ms[i], w.d
 				if !waiting {
 					key := cellKey{buf: w.b, rank: p, off: i * 4}
