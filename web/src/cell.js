@@ -11,7 +11,7 @@ import { api, openRun, startRun } from "./api.js";
 import { platformNames, defaultPlatform } from "./platforms.js";
 import { createEditor, functionExcerpt, splitHeader, firstTodo } from "./editor.js";
 import { RunView } from "./runview.js";
-import { placeEntryDiag, placeEntryDiags, headerEntry } from "./entrydiag.js";
+import { placeEntryDiag, placeEntryDiags } from "./entrydiag.js";
 import { exportButton } from "./exportbtn.js";
 import { StepCheck } from "./views/stepcheck.js";
 import { ScheduleExplorer } from "./views/schedules.js";
@@ -393,7 +393,7 @@ export class Cell {
     try {
       const entry = this.ranksSel ? this.entry(st.ranks) : undefined;
       const res = await api.check({ code: text, entry, ranks: st.ranks, platform: st.platform });
-      const ds = placeEntryDiags(res.diagnostics, text, entry || headerEntry(text, st.ranks));
+      const ds = placeEntryDiags(res.diagnostics, text, this.ranksSel ? this.shownEntry(st.ranks) : undefined);
       const errs = ds.filter((d) => d.severity === "error").length;
       const warns = ds.length - errs;
       this.lintNote.textContent = ds.length ? `✗ ${[errs ? plural(errs, "error") : "", warns ? plural(warns, "warning") : ""].filter(Boolean).join(", ")} (hover the marks)` : "✓ checks clean";
@@ -568,7 +568,7 @@ export class Cell {
       const after = this.afterInput.value.trim();
       const entry = this.entry(st.ranks);
       const res = await api.irLines({ code, entry, ranks: st.ranks, platform: st.platform, after: after || undefined });
-      res.diagnostics = placeEntryDiags(res.diagnostics, code, entry || headerEntry(code, st.ranks));
+      res.diagnostics = placeEntryDiags(res.diagnostics, code, this.shownEntry(st.ranks));
       this.rv.showIR(res.ir || res.error, res.diagnostics, code);
       this.rv.status.textContent = `IR${after ? ` after ${after}` : ""} at ${st.ranks} ranks`;
       const bad = (res.diagnostics || []).filter((d) => d.severity === "error");
@@ -680,7 +680,7 @@ export class Cell {
       this.rv.fail(e.message, e.hint);
       return false;
     }
-    return this.watch(res.id, res.cached ? "Cached: replaying the stored run…" : "Starting…", res.open, { code, entry: entry || headerEntry(code, st.ranks) });
+    return this.watch(res.id, res.cached ? "Cached: replaying the stored run…" : "Starting…", res.open, { code, entry: this.shownEntry(st.ranks) });
   }
 
   /**

@@ -33,9 +33,3 @@ export function placeEntryDiag(d, code, entry) {
 export function placeEntryDiags(diags, code, entry) {
   return (diags || []).map((d) => placeEntryDiag(d, code, entry));
 }
-
-/** headerEntry returns the entry a kernel's `#! entry:` line names, its {P} the rank count p, or undefined: what the server runs when a request names none. */
-export function headerEntry(code, p) {
-  const m = /^#!\s*entry:\s*(\S+)/m.exec(code || "");
-  return m && p !== undefined ? m[1].replaceAll("{P}", String(p)) : m?.[1];
-}
