@@ -84,20 +84,17 @@ func (s *Server) wsRun(c *fastws.Conn, r *run) {
 	defer s.conns.Done()
 	gone := make(chan struct{}) // closed when the read ends: the client went
 	streamed := make(chan struct{})
-	var ended atomic.Bool // the stream is over: the reader extends no deadline
+	var read readCutoff // the stream ends the read when it is over
 	sub := r.subscribe()
 	s.workers.do(func() {
 		defer close(streamed)
-		defer func() {
-			ended.Store(true)
-			_ = c.SetReadDeadline(time.Now())
-		}()
+		defer read.cut(c)
 		defer s.recoverWS(r.id)
 		s.wsStream(c, r, sub, gone)
 	})
 	func() {
 		defer s.recoverWS(r.id)
-		s.wsRead(c, r, gone, &ended)
+		s.wsRead(c, r, gone, &read)
 	}()
 	<-streamed
 }
@@ -237,22 +234,10 @@ func (s *Server) drain(r *run, cursor int, send func([][]byte) error) int {
 // wsRead reads what the client sends until the connection ends or the
 // stream has ended: pongs extend the read deadline, {"type":"stop"}
 // cancels the run.
-func (s *Server) wsRead(c *fastws.Conn, r *run, gone chan struct{}, ended *atomic.Bool) {
+func (s *Server) wsRead(c *fastws.Conn, r *run, gone chan struct{}, read *readCutoff) {
 	defer close(gone)
 	c.SetReadLimit(wsReadLimit)
-	extend := func() error {
-		if ended.Load() {
-			return errStreamEnded // the deadline the stream set stays
-		}
-		err := c.SetReadDeadline(time.Now().Add(wsReadTimeout))
-		if ended.Load() {
-			// The stream ended between the two loads and its deadline
-			// may have come before this one: put it back.
-			_ = c.SetReadDeadline(time.Now())
-			return errStreamEnded
-		}
-		return err
-	}
+	extend := func() error { return read.extend(c) }
 	if extend() != nil {
 		return
 	}
@@ -272,6 +257,34 @@ func (s *Server) wsRead(c *fastws.Conn, r *run, gone chan struct{}, ended *atomi
 }
 
 var errStreamEnded = errors.New("the stream has ended")
+
+// readCutoff is a socket's read deadline, moved on by each pong and
+// message until cut ends the read with a deadline already past (Close
+// does nothing on a hijacked connection: fasthttp closes it once the
+// handler returns). After the cut no extend moves the deadline again.
+type readCutoff struct{ done atomic.Bool }
+
+// extend moves c's read deadline wsReadTimeout on, unless the read was
+// cut: then errStreamEnded.
+func (rc *readCutoff) extend(c *fastws.Conn) error {
+	if rc.done.Load() {
+		return errStreamEnded // the deadline cut set stays
+	}
+	err := c.SetReadDeadline(time.Now().Add(wsReadTimeout))
+	if rc.done.Load() {
+		// Cut between the two loads, and its deadline may have come
+		// before this one: put it back.
+		_ = c.SetReadDeadline(time.Now())
+		return errStreamEnded
+	}
+	return err
+}
+
+// cut ends the read on c now.
+func (rc *readCutoff) cut(c *fastws.Conn) {
+	rc.done.Store(true)
+	_ = c.SetReadDeadline(time.Now())
+}
 
 // hasEvent reports whether msgs hold an event message.
 func hasEvent(msgs [][]byte) bool {

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -286,23 +285,7 @@ type session struct {
 	mu   sync.Mutex
 	runs map[string]*run // streaming now, by id
 
-	cut atomic.Bool // the close grace at shutdown ran out: the read ends
-}
-
-// extend moves the session's read deadline on (a pong, a message), unless
-// the session was cut off at shutdown.
-func (ss *session) extend() error {
-	if ss.cut.Load() {
-		return errStreamEnded
-	}
-	err := ss.c.SetReadDeadline(time.Now().Add(wsReadTimeout))
-	if ss.cut.Load() {
-		// Cut between the two loads: the past deadline may have come
-		// before this one, so it goes back.
-		_ = ss.c.SetReadDeadline(time.Now())
-		return errStreamEnded
-	}
-	return err
+	read readCutoff // cut when the close grace at shutdown runs out
 }
 
 // wsSession reads the client's messages on this goroutine; each run it
@@ -331,18 +314,13 @@ func (s *Server) wsSession(c *websocket.Conn) {
 				_ = c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "server shutting down"), time.Now().Add(wsWriteTimeout))
 				ss.wmu.Unlock()
 				// The client answers the close and the reader ends; one
-				// that does not is cut off after the grace: a read
-				// deadline already past ends the read (Close does nothing
-				// on the hijacked connection, which fasthttp closes once
-				// the handler returns), and the pong handler can no longer
-				// push it back.
+				// that does not is cut off after the grace (readCutoff).
 				t := time.NewTimer(wsCloseGrace)
 				defer t.Stop()
 				select {
 				case <-quit:
 				case <-t.C:
-					ss.cut.Store(true)
-					_ = c.SetReadDeadline(time.Now())
+					ss.read.cut(c.Conn)
 				}
 				return
 			case <-quit:
@@ -358,7 +336,7 @@ func (s *Server) wsSession(c *websocket.Conn) {
 	}()
 	c.SetReadLimit(int64(bodyLimit) + 4<<10)
 	_ = c.SetReadDeadline(time.Now().Add(wsReadTimeout))
-	c.SetPongHandler(func(string) error { return ss.extend() })
+	c.SetPongHandler(func(string) error { return ss.read.extend(c.Conn) })
 	// One read buffer for the session's messages (ReadMessage grew a new
 	// one to each program's size); what is decoded from it is copied, so
 	// it is reused, and dropped after a message past readKeep.
@@ -377,7 +355,7 @@ func (s *Server) wsSession(c *websocket.Conn) {
 			return
 		}
 		b := in.Bytes()
-		if ss.extend() != nil {
+		if ss.read.extend(c.Conn) != nil {
 			return
 		}
 		m, req, ok := decodeSession(b)
