@@ -88,6 +88,34 @@ func BenchmarkServerCPUPerRun(b *testing.B) {
 			b.ReportMetric(float64(events), "events/op")
 		})
 	}
+	// The same on 8 session sockets at once, each running its share of
+	// the b.N runs one after the other: a server that never falls idle
+	// between runs, where the runtime's and the kernel's per-wake costs
+	// (the scheduler's monitor thread restarting its 20 µs polling after
+	// each idle spell, a thread switch per blocking read) are shared by
+	// the runs in flight.
+	b.Run("path=session/clients=8", func(b *testing.B) {
+		const clients = 8
+		c := startChild(b, b.TempDir())
+		ts := &testServer{url: c.url}
+		scs := make([]*sessionClient, clients)
+		for i := range scs {
+			scs[i] = ts.session(b, nil)
+			sessionRuns(b, scs[i], 1) // warm
+		}
+		b.ResetTimer()
+		cpu := childCPU(b, c.cmd.Process.Pid)
+		var wg sync.WaitGroup
+		for i, sc := range scs {
+			n := b.N / clients
+			if i < b.N%clients {
+				n++
+			}
+			wg.Go(func() { sessionRuns(b, sc, n) })
+		}
+		wg.Wait()
+		b.ReportMetric(float64(childCPU(b, c.cmd.Process.Pid)-cpu)/float64(b.N), "server-cpu-ns/op")
+	})
 }
 
 // sessionRuns is wsRuns on the page's session socket.
