@@ -21,6 +21,23 @@ package emu
 // halved the shadow's cost, to about two fifths of what detection adds
 // (0.18× of the run without it); the vector-clock joins (race.go) and
 // the signal cells (cellrace.go) are the rest.
+//
+// What is left there is the segments' footprint, not their work. Ring,
+// P = 256, 1 K FP32 a rank (CPU-time slowdown, builds run in turn on
+// this loaded 2-core machine): 1.34-1.47 as it is; 1.05-1.18 with
+// touchBytes returning at once, 1.11-1.20 with it stopping after the
+// shadow's header and the site memo, so the segments are about 0.2 of
+// it; 1.42-1.49 with each segment padded to 96 bytes and 1.46-1.56 to
+// 128, the padding never read. Dropping exact's clock comparisons did
+// not move the figure; neither did keeping the gap buffers across runs
+// or prefetching the segments beside the one used, and sizing a gap
+// buffer at its first carve made it worse (1.47-1.50; why is not
+// settled). 99% of the ring's accesses are their site's first in their
+// thread's epoch, so a same-epoch fast path has nothing to skip. The
+// lever is the segment's size: two to a cache line is 32 bytes, 32-bit
+// offsets and three 8-byte entries (16-bit thread and site, the count
+// and a spill marked in them), with a wide form for the memories and
+// runs that do not fit those.
 
 // shadowKey names a shadowed memory: one rank's copy of a window buffer,
 // or a host tensor.
