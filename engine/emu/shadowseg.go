@@ -98,15 +98,15 @@ func (seg *segment) setInline(acc []cellAcc) {
 // owner's read before the next write.
 const segInline = 3
 
-// segSpill is a shadow's table of entry lists too long for a segment;
-// free lists the indexes not in use, whose slices are kept for reuse.
+// segSpill is a shadow's table of the entry lists that do not fit a
+// segment; free lists the indexes not in use, whose slices are kept for
+// reuse.
 type segSpill struct {
 	lists [][]cellAcc
 	free  []int32
 }
 
-// entries returns seg's entries; they stay valid until the shadow
-// changes.
+// entries returns a copy of seg's entries.
 func (s *shadow) entries(seg *segment) []cellAcc {
 	var buf [segInline]cellAcc
 	return slices.Clone(s.entriesIn(seg, &buf))
