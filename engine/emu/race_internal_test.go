@@ -118,7 +118,7 @@ func TestShadowMatchesBytes(t *testing.T) {
 				if s.lo >= s.hi || i > 0 && segs[i-1].hi > s.lo {
 					t.Fatalf("segments out of order: %+v", segs)
 				}
-				if s.sp != 0 {
+				if s.spillIndex() != 0 {
 					spilled++
 				}
 				if i > 0 && segs[i-1].hi == s.lo && sameEntries(sh.entries(&segs[i-1]), sh.entries(&s)) {
@@ -623,8 +623,8 @@ func checkCellClocks(t *testing.T, d *detector, cs []cellRace) {
 
 // list returns the segments in order (for tests).
 func (s *shadow) list() []segment {
-	out := make([]segment, 0, s.n())
-	for i := 0; i < s.n(); i++ {
+	out := make([]segment, 0, s.nsegs())
+	for i := 0; i < s.nsegs(); i++ {
 		out = append(out, *s.at(i))
 	}
 	return out

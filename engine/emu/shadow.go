@@ -14,13 +14,31 @@ package emu
 // What an access costs is mostly cache misses, not instructions: a ring
 // of P ranks visits each window's shadow once per round, after every
 // other rank has run, so a shadow's hot fields share one cache line, a
-// segment is one line with its (usually at most three) entries in place,
+// segment is half a line with its (usually at most three) entries in place,
 // and an access that is its site's first in its thread's epoch does not
 // read the neighbouring segments to merge (none of them can hold its
 // entry). Measured on a ring of P = 256 with 16-byte chunks, that
 // halved the shadow's cost, to about two fifths of what detection adds
 // (0.18× of the run without it); the vector-clock joins (race.go) and
 // the signal cells (cellrace.go) are the rest.
+//
+// What was left there was the segments' footprint, not their work.
+// Ring, P = 256, 1 K FP32 a rank (CPU-time slowdown, builds run in turn
+// on this loaded 2-core machine), with 64-byte segments: 1.34-1.47;
+// 1.05-1.18 with touchBytes returning at once, 1.11-1.20 with it
+// stopping after the shadow's header and the site memo; 1.42-1.49 with
+// each segment padded to 96 bytes and 1.46-1.56 to 128, the padding
+// never read. Dropping exact's clock comparisons did not move the
+// figure, nor did keeping the gap buffers across runs or prefetching
+// the segments beside the one used. So a segment is 32 bytes, two to a
+// cache line: 32-bit offsets (a memory past shadowRegion has a shadow
+// per region) and three 8-byte entries in place (segAcc), which take
+// threads below 2¹⁶ − 1 and sites below 2¹⁴; an entry past those, like a
+// fourth one, lives in the spill table. That took the figure to
+// 1.25-1.38 against 1.36-1.50 for 64-byte segments in the same seven
+// pairs, the runs without detection unchanged (110-130 ms), and the
+// ring at P = 1024 from 4.3 s and 350 MiB at its peak to 4.0 s and
+// 309 MiB.
 
 // shadowKey names a shadowed memory: one rank's copy of a window buffer,
 // or a host tensor.
@@ -54,37 +72,12 @@ type shadow struct {
 	buf  *bufDesc
 	rank int
 	odd  map[int]*cellRace
-	// spill holds the entries of segments with more than segInline.
+	// spill holds the entries of segments that do not fit in place.
 	spill *segSpill
-	_     [32]byte // to 128 bytes (see above)
-}
-
-// segment is a byte range [lo, hi) whose bytes share their accesses,
-// kept as a signal cell keeps its atomic ones (cellAcc: thread, epoch,
-// kind and an interned site, 12 bytes without a pointer). Up to
-// segInline entries live in the segment itself, so a segment is 64
-// bytes without a pointer: cutting one in two is a copy, not an
-// allocation, and the garbage collector never scans a shadow's segments
-// (a ring at P = 1024 carves a million of them, each of which was a
-// heap slice). A segment with more entries — a window read by many
-// concurrent peers — keeps them all in its shadow's spill table.
-type segment struct {
-	lo, hi int
-	n      int32 // the number of entries
-	sp     int32 // 1 + the index of the entries in the spill table, or 0: they are in acc
-	acc    [segInline]cellAcc
-}
-
-// segInline is the entries a segment holds in place: a chunk a ring
-// passes on holds its owner's write, its neighbour's read and its
-// owner's read before the next write.
-const segInline = 3
-
-// segSpill is a shadow's table of entry lists too long for a segment;
-// free lists the indexes not in use, whose slices are kept for reuse.
-type segSpill struct {
-	lists [][]cellAcc
-	free  []int32
+	// far holds the shadows of the memory's bytes past its first
+	// shadowRegion, if any were accessed.
+	far *farShadows
+	_   [24]byte // to 128 bytes (see above)
 }
 
 // entry is one access as a report needs it: who (thread and epoch),
@@ -202,7 +195,11 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 	*pm = plainMemo{n: n, view: t, sk: sk, clk: clk}
 	cur := cellAcc{tid: h.tid, clk: clk, sk: sk}
 	lo, hi = t.off+lo, t.off+hi
-	if !fresh || !sh.exact(lo, hi, cur, h) && !sh.carve(lo, hi, cur, h) {
+	if hi > shadowRegion {
+		sh.record(lo, hi, cur, h, fresh, func(e cellAcc, lo, hi int) {
+			d.report(shadowKeyOf(t, rank), d.entryOf(e), d.entryOf(cur), lo, hi)
+		})
+	} else if !fresh || !sh.exact(lo, hi, cur, h) && !sh.carve(lo, hi, cur, h) {
 		sh.access(lo, hi, cur, h, fresh, func(e cellAcc, lo, hi int) {
 			d.report(shadowKeyOf(t, rank), d.entryOf(e), d.entryOf(cur), lo, hi)
 		})
@@ -267,8 +264,22 @@ func (d *detector) shadowOf(key shadowKey) *shadow {
 // instead of a copy of every segment after it (P³ bytes over a run: 21 GB
 // at P = 1024 with a plain sorted slice).
 
-// n returns the number of segments.
-func (s *shadow) n() int { return int(s.nseg) }
+// nsegs returns the number of segments in s's own list.
+func (s *shadow) nsegs() int { return int(s.nseg) }
+
+// n returns the number of segments of the memory s shadows, in all its
+// regions (see far).
+func (s *shadow) n() int {
+	n := int(s.nseg)
+	if s.far != nil {
+		for _, f := range s.far.regions {
+			if f != nil {
+				n += f.nsegs()
+			}
+		}
+	}
+	return n
+}
 
 // at returns segment i.
 func (s *shadow) at(i int) *segment {
@@ -295,7 +306,7 @@ func (s *shadow) moveGap(i int) {
 // insert makes seg segment i.
 func (s *shadow) insert(i int, seg segment) {
 	if s.gapLen == 0 {
-		n := s.n()
+		n := s.nsegs()
 		grown := make([]segment, max(2*n, 8))
 		copy(grown, s.segs[:i])
 		gl := len(grown) - n
@@ -322,60 +333,26 @@ func (s *shadow) remove(i, j int) {
 	s.nseg -= int32(j - i)
 }
 
-// entries returns seg's entries; they stay valid until the shadow
-// changes.
-func (s *shadow) entries(seg *segment) []cellAcc {
-	if seg.sp != 0 {
-		return s.spill.lists[seg.sp-1]
-	}
-	return seg.acc[:seg.n]
-}
-
-// setEntries makes acc, which is no spill list of s, seg's entries, in
-// place when they fit.
-func (s *shadow) setEntries(seg *segment, acc []cellAcc) {
-	if len(acc) <= segInline {
-		s.unspill(seg)
-		seg.n = int32(copy(seg.acc[:], acc))
-		return
-	}
-	if seg.sp == 0 {
-		sp := s.spill
-		if sp == nil {
-			sp = &segSpill{}
-			s.spill = sp
-		}
-		if k := len(sp.free); k > 0 {
-			seg.sp, sp.free = sp.free[k-1]+1, sp.free[:k-1]
-		} else {
-			sp.lists = append(sp.lists, nil)
-			seg.sp = int32(len(sp.lists))
-		}
-	}
-	l := &s.spill.lists[seg.sp-1]
-	*l = append((*l)[:0], acc...)
-	seg.n = int32(len(acc))
-}
-
-// unspill returns seg's spill list, if it has one, to the free list.
-func (s *shadow) unspill(seg *segment) {
-	if seg.sp == 0 {
-		return
-	}
-	i := seg.sp - 1
-	s.spill.lists[i] = s.spill.lists[i][:0]
-	s.spill.free = append(s.spill.free, i)
-	seg.sp = 0
-}
-
 // check reports the entries of bytes [lo, hi) that cur, by a thread whose
 // clock is h, conflicts with and is not ordered after, recording nothing.
 func (s *shadow) check(lo, hi int, cur cellAcc, h *hbThread, race func(e cellAcc, lo, hi int)) {
-	for i := s.first(lo); i < s.n() && s.at(i).lo < hi; i++ {
+	if hi > shadowRegion {
+		s.regions(lo, hi, false, func(r *shadow, base, lo, hi int) {
+			r.checkIn(lo, hi, cur, h, func(e cellAcc, a, b int) { race(e, base+a, base+b) })
+		})
+		return
+	}
+	s.checkIn(lo, hi, cur, h, race)
+}
+
+// checkIn is check for bytes of s's own list.
+func (s *shadow) checkIn(lo, hi int, cur cellAcc, h *hbThread, race func(e cellAcc, lo, hi int)) {
+	var buf [segInline]cellAcc
+	for i := s.first(lo); i < s.nsegs() && int(s.at(i).lo) < hi; i++ {
 		seg := s.at(i)
-		for _, e := range s.entries(seg) {
+		for _, e := range s.entriesIn(seg, &buf) {
 			if e.tid != cur.tid && conflicts(e.kind(), cur.kind()) && e.clk > h.at(e.tid) {
-				race(e, max(seg.lo, lo), min(seg.hi, hi))
+				race(e, max(int(seg.lo), lo), min(int(seg.hi), hi))
 			}
 		}
 	}
@@ -384,6 +361,13 @@ func (s *shadow) check(lo, hi int, cur cellAcc, h *hbThread, race func(e cellAcc
 // reset forgets every access: a dispatch join orders them all before
 // whatever comes next.
 func (s *shadow) reset() {
+	if s.far != nil {
+		for _, f := range s.far.regions {
+			if f != nil {
+				f.reset()
+			}
+		}
+	}
 	clear(s.segs)
 	s.gap, s.gapLen, s.nseg = 0, int32(len(s.segs)), 0
 	s.cellLo, s.cellHi = 0, 0
@@ -404,19 +388,19 @@ func (s *shadow) reset() {
 // disjoint, so one that does is the first to end after lo, a test that
 // reads only that segment.
 func (s *shadow) first(lo int) int {
-	n := s.n()
+	n := s.nsegs()
 	if i := int(s.hint); i < n {
-		if seg := s.at(i); seg.lo > lo {
+		if seg := s.at(i); int(seg.lo) > lo {
 			if i > 0 {
-				if p := s.at(i - 1); p.lo <= lo && lo < p.hi {
+				if p := s.at(i - 1); int(p.lo) <= lo && lo < int(p.hi) {
 					s.hint--
 					return i - 1
 				}
 			}
-		} else if lo < seg.hi {
+		} else if lo < int(seg.hi) {
 			return i
 		} else if i+1 < n {
-			if p := s.at(i + 1); p.lo <= lo && lo < p.hi {
+			if p := s.at(i + 1); int(p.lo) <= lo && lo < int(p.hi) {
 				s.hint++
 				return i + 1
 			}
@@ -425,7 +409,7 @@ func (s *shadow) first(lo int) int {
 	a, b := 0, n
 	for a < b {
 		mid := int(uint(a+b) >> 1)
-		if s.at(mid).hi > lo {
+		if int(s.at(mid).hi) > lo {
 			b = mid
 		} else {
 			a = mid + 1
@@ -447,19 +431,20 @@ func (s *shadow) first(lo int) int {
 // which for a ring's chunks, never merged, is a cache miss saved on
 // each side.
 func (s *shadow) access(lo, hi int, cur cellAcc, h *hbThread, fresh bool, race func(e cellAcc, lo, hi int)) {
-	if i := s.first(lo); i < s.n() {
-		if seg := s.at(i); seg.lo == lo && seg.hi == hi {
+	var buf [segInline]cellAcc
+	if i := s.first(lo); i < s.nsegs() {
+		if seg := s.at(i); int(seg.lo) == lo && int(seg.hi) == hi {
 			// The bytes are one segment already, as a ring's chunks are
 			// after its first round: nothing to split, and a merge only
 			// if a neighbour ends up with the same entries.
-			for _, e := range s.entries(seg) {
+			for _, e := range s.entriesIn(seg, &buf) {
 				if e.tid != cur.tid && conflicts(e.kind(), cur.kind()) && e.clk > h.at(e.tid) {
-					race(e, seg.lo, seg.hi)
+					race(e, int(seg.lo), int(seg.hi))
 				}
 			}
 			s.update(seg, cur)
-			if !fresh && (i > 0 && s.at(i-1).hi == lo && s.same(s.at(i-1), seg) ||
-				i+1 < s.n() && s.at(i+1).lo == hi && s.same(s.at(i+1), seg)) {
+			if !fresh && (i > 0 && int(s.at(i-1).hi) == lo && s.same(s.at(i-1), seg) ||
+				i+1 < s.nsegs() && int(s.at(i+1).lo) == hi && s.same(s.at(i+1), seg)) {
 				s.merge(i-1, i+2)
 			}
 			return
@@ -468,9 +453,9 @@ func (s *shadow) access(lo, hi int, cur cellAcc, h *hbThread, fresh bool, race f
 	first, last := s.cover(lo, hi)
 	for i := first; i < last; i++ {
 		seg := s.at(i)
-		for _, e := range s.entries(seg) {
+		for _, e := range s.entriesIn(seg, &buf) {
 			if e.tid != cur.tid && conflicts(e.kind(), cur.kind()) && e.clk > h.at(e.tid) {
-				race(e, seg.lo, seg.hi)
+				race(e, int(seg.lo), int(seg.hi))
 			}
 		}
 		s.update(seg, cur)
@@ -490,12 +475,12 @@ func (s *shadow) access(lo, hi int, cur cellAcc, h *hbThread, fresh bool, race f
 // the hint, and access does the rest.
 func (s *shadow) exact(lo, hi int, cur cellAcc, h *hbThread) bool {
 	i, n := int(s.hint), int(s.nseg)
-	if i >= n {
+	if i >= n || !packable(cur) {
 		return false
 	}
 	seg := s.at(i)
-	if seg.lo != lo {
-		if lo < seg.lo {
+	if int(seg.lo) != lo {
+		if lo < int(seg.lo) {
 			i--
 		} else {
 			i++
@@ -505,11 +490,13 @@ func (s *shadow) exact(lo, hi int, cur cellAcc, h *hbThread) bool {
 		}
 		seg = s.at(i)
 	}
-	if seg.lo != lo || seg.hi != hi || seg.sp != 0 {
+	if int(seg.lo) != lo || int(seg.hi) != hi || seg.spillIndex() != 0 {
 		return false
 	}
 	k, kind := 0, cur.kind()
-	for _, e := range seg.acc[:seg.n] {
+	n0 := seg.count()
+	for _, pe := range seg.acc[:n0] {
+		e := pe.cell()
 		if e.tid != cur.tid {
 			if conflicts(e.kind(), kind) && e.clk > h.at(e.tid) {
 				return false // access reports it
@@ -521,21 +508,24 @@ func (s *shadow) exact(lo, hi int, cur cellAcc, h *hbThread) bool {
 	}
 	s.hint = int32(i)
 	if kind == accWrite {
-		seg.acc[0], seg.n = cur, 1
+		seg.acc = [segInline]segAcc{pack(cur)}
 		return true
 	}
 	if k >= segInline {
 		return false // access spills them
 	}
 	k = 0
-	for _, e := range seg.acc[:seg.n] {
-		if e.tid == cur.tid && covers(kind, e.kind()) {
+	for _, pe := range seg.acc[:n0] {
+		if e := pe.cell(); e.tid == cur.tid && covers(kind, e.kind()) {
 			continue
 		}
-		seg.acc[k] = e
+		seg.acc[k] = pe
 		k++
 	}
-	seg.acc[k], seg.n = cur, int32(k+1)
+	seg.acc[k] = pack(cur)
+	for j := k + 1; j < segInline; j++ {
+		seg.acc[j] = segAcc{}
+	}
 	return true
 }
 
@@ -547,18 +537,22 @@ func (s *shadow) exact(lo, hi int, cur cellAcc, h *hbThread) bool {
 // of the gap rather than a split per cut. It reports whether it recorded
 // cur; if not, nothing changed but the hint.
 func (s *shadow) carve(lo, hi int, cur cellAcc, h *hbThread) bool {
+	if !packable(cur) {
+		return false
+	}
 	i := s.first(lo)
-	if i >= s.n() {
+	if i >= s.nsegs() {
 		return false
 	}
 	seg := s.at(i)
-	if seg.lo > lo || seg.hi < hi || seg.lo == lo && seg.hi == hi || seg.sp != 0 {
+	if int(seg.lo) > lo || int(seg.hi) < hi || int(seg.lo) == lo && int(seg.hi) == hi || seg.spillIndex() != 0 {
 		return false
 	}
 	kind := cur.kind()
-	mid := segment{lo: lo, hi: hi}
+	mid := segment{lo: int32(lo), hi: int32(hi)}
 	k := 0
-	for _, e := range seg.acc[:seg.n] {
+	for _, pe := range seg.acc[:seg.count()] {
+		e := pe.cell()
 		if e.tid != cur.tid {
 			if conflicts(e.kind(), kind) && e.clk > h.at(e.tid) {
 				return false // access reports it
@@ -570,24 +564,24 @@ func (s *shadow) carve(lo, hi int, cur cellAcc, h *hbThread) bool {
 			if k == segInline-1 {
 				return false // access spills them
 			}
-			mid.acc[k] = e
+			mid.acc[k] = pe
 			k++
 		}
 	}
-	mid.acc[k], mid.n = cur, int32(k+1)
+	mid.acc[k] = pack(cur)
 	right := *seg
-	right.lo = hi
-	// The pieces, in order: seg cut to [seg.lo, lo) if that is not empty,
+	right.lo = int32(hi)
+	// The pieces, in order: seg cut to [int(seg.lo), lo) if that is not empty,
 	// mid, then right if not empty; they replace seg at index i.
 	cuts := 0
-	if seg.lo < lo {
+	if int(seg.lo) < lo {
 		cuts++
 	}
-	if hi < seg.hi {
+	if hi < int(seg.hi) {
 		cuts++
 	}
-	if seg.lo < lo {
-		seg.hi = lo
+	if int(seg.lo) < lo {
+		seg.hi = int32(lo)
 		s.reserve(i+1, cuts)
 		s.put(mid)
 		if cuts == 2 {
@@ -608,7 +602,7 @@ func (s *shadow) reserve(i, k int) {
 		s.moveGap(i)
 		return
 	}
-	n := s.n()
+	n := s.nsegs()
 	grown := make([]segment, max(2*n, 8, n+k))
 	gap, gapLen := int(s.gap), int(s.gapLen)
 	// The segments before i, then those from i, in their logical order.
@@ -638,32 +632,43 @@ func (s *shadow) put(seg segment) {
 
 // update records cur in seg (updateEntries).
 func (s *shadow) update(seg *segment, cur cellAcc) {
-	if seg.sp != 0 {
-		i := seg.sp - 1
+	if sp := seg.spillIndex(); sp != 0 {
+		i := sp - 1
 		l := updateEntries(s.spill.lists[i], cur)
 		s.spill.lists[i] = l
-		if len(l) <= segInline {
-			copy(seg.acc[:], l)
+		if fitsInline(l) {
+			var buf [segInline]cellAcc
+			m := copy(buf[:], l)
 			s.unspill(seg)
+			seg.setInline(buf[:m])
+		} else {
+			seg.acc[1].clk = uint32(len(l))
 		}
-		seg.n = int32(len(l))
+		return
+	}
+	if !packable(cur) {
+		s.setEntries(seg, updateEntries(s.entries(seg), cur))
 		return
 	}
 	if cur.kind() == accWrite {
-		seg.acc[0], seg.n = cur, 1
+		seg.acc = [segInline]segAcc{pack(cur)}
 		return
 	}
 	// In place, the usual case: the entries cur keeps, then cur.
 	k := 0
-	for _, e := range seg.acc[:seg.n] {
-		if e.tid == cur.tid && covers(cur.kind(), e.kind()) {
+	n0 := seg.count()
+	for _, pe := range seg.acc[:n0] {
+		if e := pe.cell(); e.tid == cur.tid && covers(cur.kind(), e.kind()) {
 			continue
 		}
-		seg.acc[k] = e
+		seg.acc[k] = pe
 		k++
 	}
 	if k < segInline {
-		seg.acc[k], seg.n = cur, int32(k+1)
+		seg.acc[k] = pack(cur)
+		for j := k + 1; j < segInline; j++ {
+			seg.acc[j] = segAcc{}
+		}
 		return
 	}
 	s.spillWith(seg, cur)
@@ -675,7 +680,9 @@ func (s *shadow) update(seg *segment, cur cellAcc) {
 //go:noinline
 func (s *shadow) spillWith(seg *segment, cur cellAcc) {
 	var buf [segInline + 1]cellAcc
-	copy(buf[:], seg.acc[:])
+	for i, pe := range seg.acc {
+		buf[i] = pe.cell()
+	}
 	buf[segInline] = cur
 	s.setEntries(seg, buf[:])
 }
@@ -704,24 +711,24 @@ func updateEntries(acc []cellAcc, cur cellAcc) []cellAcc {
 // the gaps with empty ones.
 func (s *shadow) cover(lo, hi int) (first, last int) {
 	i := s.first(lo)
-	if i < s.n() && s.at(i).lo < lo {
+	if i < s.nsegs() && int(s.at(i).lo) < lo {
 		s.split(i, lo)
 		i++
 	}
 	first = i
 	for pos := lo; pos < hi; i++ {
-		if i < s.n() && s.at(i).lo == pos {
-			if s.at(i).hi > hi {
+		if i < s.nsegs() && int(s.at(i).lo) == pos {
+			if int(s.at(i).hi) > hi {
 				s.split(i, hi)
 			}
-			pos = s.at(i).hi
+			pos = int(s.at(i).hi)
 			continue
 		}
 		end := hi
-		if i < s.n() && s.at(i).lo < end {
-			end = s.at(i).lo
+		if i < s.nsegs() && int(s.at(i).lo) < end {
+			end = int(s.at(i).lo)
 		}
-		s.insert(i, segment{lo: pos, hi: end})
+		s.insert(i, segment{lo: int32(pos), hi: int32(end)})
 		pos = end
 	}
 	return first, i
@@ -731,10 +738,11 @@ func (s *shadow) cover(lo, hi int) (first, last int) {
 func (s *shadow) split(i, at int) {
 	seg := s.at(i)
 	right := *seg
-	right.lo, seg.hi = at, at
-	if right.sp != 0 {
-		right.sp = 0
-		s.setEntries(&right, s.entries(seg))
+	right.lo, seg.hi = int32(at), int32(at)
+	if right.spillIndex() != 0 {
+		right.acc = [segInline]segAcc{}
+		var buf [segInline]cellAcc
+		s.setEntries(&right, s.entriesIn(seg, &buf))
 	}
 	s.insert(i+1, right)
 }
@@ -742,14 +750,14 @@ func (s *shadow) split(i, at int) {
 // merge joins adjacent segments with equal entries among segments
 // [from, to) (clipped to those there are).
 func (s *shadow) merge(from, to int) {
-	from, to = max(from, 0), min(to, s.n())
+	from, to = max(from, 0), min(to, s.nsegs())
 	if to-from < 2 {
 		return
 	}
 	w := from
 	for r := from + 1; r < to; r++ {
 		sw, sr := s.at(w), s.at(r)
-		if sw.hi == sr.lo && s.same(sw, sr) {
+		if int(sw.hi) == int(sr.lo) && s.same(sw, sr) {
 			sw.hi = sr.hi
 			s.unspill(sr)
 			continue
@@ -764,19 +772,14 @@ func (s *shadow) merge(from, to int) {
 
 // same reports whether segments a and b have the same entries.
 func (s *shadow) same(a, b *segment) bool {
-	if a.n != b.n {
+	if a.count() != b.count() {
 		return false
 	}
-	if a.n == 0 {
-		return true
+	if a.spillIndex() == 0 && b.spillIndex() == 0 {
+		return a.acc == b.acc
 	}
-	if a.sp == 0 && b.sp == 0 {
-		// The last entries first: the entry an access just added, so
-		// the usual pair, with different epochs, differs there.
-		k := a.n - 1
-		return a.acc[k] == b.acc[k] && sameEntries(a.acc[:k], b.acc[:k])
-	}
-	return sameEntries(s.entries(a), s.entries(b))
+	var ba, bb [segInline]cellAcc
+	return sameEntries(s.entriesIn(a, &ba), s.entriesIn(b, &bb))
 }
 
 func sameEntries(a, b []cellAcc) bool {

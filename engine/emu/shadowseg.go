@@ -1,0 +1,222 @@
+package emu
+
+import "slices"
+
+// Segments and regions of a shadow (shadow.go): how a segment keeps its
+// entries, in place or in its shadow's spill table, and how a memory
+// larger than one region is shadowed a region at a time.
+
+// segment is a byte range [lo, hi) of its shadow's region whose bytes
+// share their accesses, kept as a signal cell keeps its atomic ones
+// (cellAcc: thread, epoch, kind and an interned site). Up to segInline
+// entries live in the segment itself, packed (segAcc), so a segment is
+// 32 bytes without a pointer, two to a cache line: cutting one in two is
+// a copy, not an allocation, and the garbage collector never scans a
+// shadow's segments (a ring at P = 1024 carves a million of them, each
+// of which was a heap slice). A segment with more entries — a window
+// read by many concurrent peers — or with one that does not pack keeps
+// them all in its shadow's spill table; acc[0] then says where
+// (spillIndex) and acc[1] how many (count). In place, an entry's epoch
+// is never 0 (a thread's first is 1), so the entries are those before
+// the first empty one.
+type segment struct {
+	lo, hi int32
+	acc    [segInline]segAcc
+}
+
+// segAcc is a cellAcc packed into 8 bytes, for the threads (ranks and
+// the host) below spillMark and the interned sites below 2¹⁴.
+type segAcc struct {
+	tid uint16
+	sk  uint16
+	clk uint32
+}
+
+// spillMark as acc[0].tid marks a segment whose entries are spilled.
+const spillMark = 0xFFFF
+
+// packable reports whether a fits a segAcc.
+func packable(a cellAcc) bool {
+	return uint32(a.tid) < spillMark && a.sk <= 0xFFFF && a.clk != 0
+}
+
+// pack returns a as a segAcc; a is packable.
+func pack(a cellAcc) segAcc {
+	if !packable(a) {
+		panic("emu: a wide entry in place")
+	}
+	return segAcc{uint16(a.tid), uint16(a.sk), a.clk}
+}
+
+// fitsInline reports whether entries acc can all live in a segment.
+func fitsInline(acc []cellAcc) bool {
+	if len(acc) > segInline {
+		return false
+	}
+	for _, e := range acc {
+		if !packable(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// cell returns e unpacked.
+func (e segAcc) cell() cellAcc { return cellAcc{tid: int32(e.tid), clk: e.clk, sk: uint32(e.sk)} }
+
+// spillIndex returns 1 + the index of seg's entries in the spill table,
+// or 0 if they are in place.
+func (seg *segment) spillIndex() int32 {
+	if seg.acc[0].tid == spillMark {
+		return int32(seg.acc[0].clk)
+	}
+	return 0
+}
+
+// count returns the number of seg's entries.
+func (seg *segment) count() int {
+	if seg.acc[0].tid == spillMark {
+		return int(seg.acc[1].clk)
+	}
+	n := 0
+	for n < segInline && seg.acc[n].clk != 0 {
+		n++
+	}
+	return n
+}
+
+// setInline makes acc, which fit in place, seg's entries.
+func (seg *segment) setInline(acc []cellAcc) {
+	seg.acc = [segInline]segAcc{}
+	for i, e := range acc {
+		seg.acc[i] = pack(e)
+	}
+}
+
+// segInline is the entries a segment holds in place: a chunk a ring
+// passes on holds its owner's write, its neighbour's read and its
+// owner's read before the next write.
+const segInline = 3
+
+// segSpill is a shadow's table of the entry lists that do not fit a
+// segment; free lists the indexes not in use, whose slices are kept for
+// reuse.
+type segSpill struct {
+	lists [][]cellAcc
+	free  []int32
+}
+
+// entries returns a copy of seg's entries.
+func (s *shadow) entries(seg *segment) []cellAcc {
+	var buf [segInline]cellAcc
+	return slices.Clone(s.entriesIn(seg, &buf))
+}
+
+// entriesIn returns seg's entries, those in place unpacked into buf;
+// they stay valid until the shadow or buf changes.
+func (s *shadow) entriesIn(seg *segment, buf *[segInline]cellAcc) []cellAcc {
+	if sp := seg.spillIndex(); sp != 0 {
+		return s.spill.lists[sp-1]
+	}
+	n := seg.count()
+	for i := range n {
+		buf[i] = seg.acc[i].cell()
+	}
+	return buf[:n]
+}
+
+// setEntries makes acc, which is no spill list of seg, seg's entries, in
+// place when they fit.
+func (s *shadow) setEntries(seg *segment, acc []cellAcc) {
+	if fitsInline(acc) {
+		s.unspill(seg)
+		seg.setInline(acc)
+		return
+	}
+	if seg.spillIndex() == 0 {
+		sp := s.spill
+		if sp == nil {
+			sp = &segSpill{}
+			s.spill = sp
+		}
+		var idx int32
+		if k := len(sp.free); k > 0 {
+			idx, sp.free = sp.free[k-1]+1, sp.free[:k-1]
+		} else {
+			sp.lists = append(sp.lists, nil)
+			idx = int32(len(sp.lists))
+		}
+		seg.acc = [segInline]segAcc{{tid: spillMark, clk: uint32(idx)}}
+	}
+	l := &s.spill.lists[seg.spillIndex()-1]
+	*l = append((*l)[:0], acc...)
+	seg.acc[1].clk = uint32(len(acc))
+}
+
+// unspill returns seg's spill list, if it has one, to the free list.
+func (s *shadow) unspill(seg *segment) {
+	if seg.spillIndex() == 0 {
+		return
+	}
+	i := seg.spillIndex() - 1
+	s.spill.lists[i] = s.spill.lists[i][:0]
+	s.spill.free = append(s.spill.free, i)
+	seg.acc = [segInline]segAcc{}
+}
+
+// shadowRegion is the bytes one list of segments spans: a segment keeps
+// 32-bit offsets, and a memory larger than this (a host tensor of more
+// than 1 GiB, with a large enough budget) has a shadow per region of it,
+// the first its own, the others in far, with offsets from their
+// region's start. An access across regions is one per region.
+const shadowRegion = 1 << 30
+
+// farShadows are the shadows of a memory's regions after its first:
+// regions[r-1] is region r's, nil until accessed.
+type farShadows struct {
+	regions []*shadow
+}
+
+// regions calls f with the shadow of each region that bytes [lo, hi)
+// of s's memory touch, the region's first byte and the bytes in it, as
+// offsets from that byte; create says whether to make the regions not
+// accessed before (those have no entries to check).
+func (s *shadow) regions(lo, hi int, create bool, f func(r *shadow, base, lo, hi int)) {
+	for r := lo / shadowRegion; r*shadowRegion < hi; r++ {
+		base := r * shadowRegion
+		sh := s
+		if r > 0 {
+			if s.far == nil {
+				if !create {
+					return
+				}
+				s.far = &farShadows{}
+			}
+			for len(s.far.regions) < r {
+				if !create {
+					return
+				}
+				s.far.regions = append(s.far.regions, nil)
+			}
+			sh = s.far.regions[r-1]
+			if sh == nil {
+				if !create {
+					continue
+				}
+				sh = &shadow{}
+				s.far.regions[r-1] = sh
+			}
+		}
+		f(sh, base, max(lo, base)-base, min(hi, base+shadowRegion)-base)
+	}
+}
+
+// record is touchBytes's access for bytes past the first region: in
+// each region they touch, as in the first.
+func (s *shadow) record(lo, hi int, cur cellAcc, h *hbThread, fresh bool, race func(e cellAcc, lo, hi int)) {
+	s.regions(lo, hi, true, func(r *shadow, base, lo, hi int) {
+		if !fresh || !r.exact(lo, hi, cur, h) && !r.carve(lo, hi, cur, h) {
+			r.access(lo, hi, cur, h, fresh, func(e cellAcc, a, b int) { race(e, base+a, base+b) })
+		}
+	})
+}
