@@ -59,6 +59,9 @@ type bufDesc struct {
 	rbits  uint8
 	// shadows[rank] is the race detector's shadow of each rank's copy.
 	shadows []*shadow
+	// sig is what the detector's words of its signal cells leave out
+	// (cellword.go).
+	sig sigRefs
 }
 
 // tref is a view of global memory: a host tensor (or a slice of one), or a
