@@ -672,20 +672,21 @@ func (d *detector) fastNotify(m *machine, n *node, t *tref, key cellKey, cl *cel
 	h := &m.hb
 	h.advance()
 	r := d.refs(key.buf)
-	if r.sn == 0 {
-		r.sn, r.en = site, h.own
+	if r.nn == 0 {
+		r.en = h.own
 	}
+	si := siteIndex(&r.sn, &r.nn, site)
 	ep := h.own - r.en + rwBias
 	id := h.base.id // the clock's base once published (snap keeps it)
 	if id == 0 {
 		id = d.nextVCID()
 	}
-	if r.sn != site || ep > rwEpMask || uint32(h.tid) >= 1<<rwTidBits || id > rwEpMask {
+	if si < 0 || ep > rwEpMask || uint32(h.tid) >= 1<<rwTidBits || id > rwXMask {
 		return false // the general path: h.advance above is the one it makes
 	}
 	id = d.vcID(d.snap(h).base)
-	*w = raceWord(id)<<rwXShift | raceWord(ep)<<rwEpShift | raceWord(h.tid)<<rwTidShift |
-		raceWord(d.gen&rwGenMask)<<rwGenShift | rwNotified
+	*w = raceWord(id)<<rwXShift | raceWord(ep)<<rwEpShift | raceWord(si)<<rwSiteShift |
+		raceWord(h.tid)<<rwTidShift | raceWord(d.gen&rwGenMask)<<rwGenShift | rwNotified
 	d.cellClocks++ // countClock(false, true)
 	sh.clocks = true
 	sh.spanCell(x, x+cellGrain)
@@ -711,11 +712,12 @@ func (d *detector) fastWait(m *machine, n *node, t *tref, key cellKey, cl *cell)
 	if h.released {
 		own++
 	}
-	if r.sw == 0 {
-		r.sw, r.ew = site, own
+	if r.nw == 0 {
+		r.ew = own
 	}
+	si := siteIndex(&r.sw, &r.nw, site)
 	ep := own - r.ew + rwBias
-	if r.sw != site || ep > rwEpMask {
+	if si < 0 || ep > rwEpMask {
 		return false
 	}
 	clk, sb := r.en+w.ep()-rwBias, d.vcs[w.x()]
@@ -735,7 +737,7 @@ func (d *detector) fastWait(m *machine, n *node, t *tref, key cellKey, cl *cell)
 	}
 	d.cellClocks-- // countClock(true, false)
 	h.advance()
-	*w = *w&^(rwEpMask<<rwXShift|rwStateMask) | raceWord(ep)<<rwXShift | rwWaited
+	*w = *w&^(rwXMask<<rwXShift|rwStateMask) | raceWord(ep)<<rwXShift | raceWord(si)<<(rwSiteShift+rwSiteBits) | rwWaited
 	sh.spanCell(x, x+cellGrain)
 	return true
 }

@@ -25,20 +25,21 @@ import "unsafe"
 //     the general path (cellAccess, plainOnCells) works on, as it did on
 //     the inline state; a cell the general path touches is made wide.
 //
-// The word drops what its buffer or its cell already says: the site of
-// the notify and of the wait are the buffer's (sigRefs: the first of
-// each kind this dispatch; a cell whose op has another site is made
-// wide), the epochs are offsets from the buffer's first ones, and the
-// waiter is the cell's rank. (The references are the buffer's, not each
-// rank's copy's: the buffer is in the cache at every signal op, a
-// copy's shadow is not, and a barrier's or a ring's ranks run the same
-// ops at much the same epochs.) So the fields are the state (2 bits), the
-// dispatch (gen, its low rwGenBits: the words are cleared when those
-// wrap), the notifier's tid, its epoch's offset, and the clock's vclock
-// id (notified) or the wait's epoch offset (waited). A value that does
-// not fit (a tid from 2¹⁴ on, an epoch 2¹⁸ away from the buffer's
-// first) takes the general path, which makes the cell wide: the word
-// never loses a fact, so the verdicts are the inline state's.
+// The word drops what its buffer or its cell already says: the sites of
+// the notify and of the wait are indices into the buffer's few sites of
+// each kind this dispatch (sigRefs; a cell whose op has a site beyond
+// them is made wide), the epochs are offsets from the buffer's first
+// ones, and the waiter is the cell's rank. (The references are the
+// buffer's, not each rank's copy's: the buffer is in the cache at every
+// signal op, a copy's shadow is not, and a barrier's or a ring's ranks
+// run the same ops at much the same epochs.) So the fields are the state
+// (2 bits), the dispatch (gen, its low rwGenBits: the words are cleared
+// when those wrap), the notifier's tid, the two site indices, the
+// notify's epoch offset, and the clock's vclock id (notified) or the
+// wait's epoch offset (waited). A value that does not fit (a tid from
+// 2¹³ on, an epoch 2¹⁶ away from the buffer's first, a ninth site) takes
+// the general path, which makes the cell wide: the word never loses a
+// fact, so the verdicts are the inline state's.
 type raceWord uint64
 
 const (
@@ -47,20 +48,26 @@ const (
 	rwWide      = 3 // of a wide one: the rest is its index in the wide table
 	rwStateMask = 3
 
-	rwGenShift = 2
-	rwGenBits  = 10
-	rwGenMask  = 1<<rwGenBits - 1
-	rwTidShift = rwGenShift + rwGenBits
-	rwTidBits  = 14
-	rwEpShift  = rwTidShift + rwTidBits
-	rwEpBits   = 19 // an epoch offset, and the vclock id
-	rwXShift   = rwEpShift + rwEpBits
-	rwEpMask   = 1<<rwEpBits - 1
-	rwBias     = 1 << (rwEpBits - 1) // offsets are stored biased: [-2¹⁸, 2¹⁸)
+	rwGenShift  = 2
+	rwGenBits   = 8
+	rwGenMask   = 1<<rwGenBits - 1
+	rwTidShift  = rwGenShift + rwGenBits
+	rwTidBits   = 13
+	rwSiteShift = rwTidShift + rwTidBits // the notify's site index, then the wait's
+	rwSiteBits  = 3
+	rwSites     = 1 << rwSiteBits
+	rwEpShift   = rwSiteShift + 2*rwSiteBits
+	rwEpBits    = 17
+	rwEpMask    = 1<<rwEpBits - 1
+	rwBias      = 1 << (rwEpBits - 1) // offsets are stored biased: [-2¹⁶, 2¹⁶)
+	rwXShift    = rwEpShift + rwEpBits
+	rwXMask     = 1<<(64-rwXShift) - 1 // the vclock id, or the wait's epoch offset
 )
 
 func (w raceWord) state() raceWord { return w & rwStateMask }
 func (w raceWord) tid() int32      { return int32(w >> rwTidShift & (1<<rwTidBits - 1)) }
+func (w raceWord) sn() int         { return int(w >> rwSiteShift & (rwSites - 1)) }
+func (w raceWord) sw() int         { return int(w >> (rwSiteShift + rwSiteBits) & (rwSites - 1)) }
 func (w raceWord) ep() uint32      { return uint32(w >> rwEpShift & rwEpMask) }
 func (w raceWord) x() uint32       { return uint32(w >> rwXShift) }
 func (w raceWord) wideIndex() int  { return int(w >> 2) }
@@ -70,11 +77,14 @@ func (w raceWord) current(gen uint32) bool {
 	return w&rwStateMask != 0 && w&rwStateMask != rwWide && uint32(w>>rwGenShift)&rwGenMask == gen&rwGenMask
 }
 
-// sigRefs are what the words of a buffer's cells leave out: the site of
-// their notifies (sn) and waits (sw), and the epochs their offsets are
-// from (en, ew), all of dispatch gen. Zero sites are not set yet.
+// sigRefs are what the words of a buffer's cells leave out, all of
+// dispatch gen: the sites of their notifies (sn) and waits (sw), the
+// first nn and nw of them, and the epochs their offsets are from (en,
+// set with the first notify site, ew with the first wait site).
 type sigRefs struct {
-	gen, sn, sw, en, ew uint32
+	gen, en, ew uint32
+	nn, nw      uint8
+	sn, sw      [rwSites]uint32
 }
 
 // refs returns b's references for this dispatch, reset if they are an
@@ -87,6 +97,22 @@ func (d *detector) refs(b *bufDesc) *sigRefs {
 	return r
 }
 
+// siteIndex returns the index of site among the first *n of sites,
+// adding it when there is room, or -1.
+func siteIndex(sites *[rwSites]uint32, n *uint8, site uint32) int {
+	for i := range *n {
+		if sites[i] == site {
+			return int(i)
+		}
+	}
+	if *n == rwSites {
+		return -1
+	}
+	sites[*n] = site
+	*n++
+	return int(*n - 1)
+}
+
 // wordOf is the word of c, a cell of a page lookupCell made while
 // detection is on.
 func wordOf(c *cell) *raceWord { return &(*raceCell)(unsafe.Pointer(c)).race }
@@ -95,11 +121,11 @@ func wordOf(c *cell) *raceWord { return &(*raceCell)(unsafe.Pointer(c)).race }
 func (d *detector) decode(w raceWord, b *bufDesc, rank int) cellRace {
 	r := &b.sig
 	c := cellRace{gen: d.gen}
-	c.acc[0] = cellAcc{tid: w.tid(), clk: r.en + w.ep() - rwBias, sk: r.sn<<2 | uint32(accAtomicWrite)}
+	c.acc[0] = cellAcc{tid: w.tid(), clk: r.en + w.ep() - rwBias, sk: r.sn[w.sn()]<<2 | uint32(accAtomicWrite)}
 	if w.state() == rwNotified {
 		c.base = w.x() // the clock is acc[0]'s
 	} else {
-		c.acc[1] = cellAcc{tid: int32(rank), clk: r.ew + w.x() - rwBias, sk: r.sw<<2 | uint32(accAtomicRead)}
+		c.acc[1] = cellAcc{tid: int32(rank), clk: r.ew + w.x() - rwBias, sk: r.sw[w.sw()]<<2 | uint32(accAtomicRead)}
 	}
 	return c
 }

@@ -7,43 +7,58 @@ import (
 )
 
 // TestWordFallbacks walks a signal cell's word through its states and
-// each case that does not fit a word (another site than its buffer's, an
+// each case that does not fit a word (a site beyond its buffer's few, an
 // epoch too far from the buffer's first, a wait by another thread than
 // the cell's rank thread), on a detector that takes the fast path and one
 // that takes only the general path: after every op both must hold the
 // same state, and the cell's word must be in the state named.
 func TestWordFallbacks(t *testing.T) {
-	const ranks = 3
+	const ranks, cells = 3, 32
 	mk := func() *raceWorld {
-		w := newRaceWorld(ranks, "sig", 8*4, []opKind{opNotify, opWait}, func(b *bufDesc) *tref {
-			return &tref{name: "sig", dt: ir.INT32, shape: []int{8}, buf: b}
+		w := newRaceWorld(ranks, "sig", cells*4, []opKind{opNotify, opWait}, func(b *bufDesc) *tref {
+			return &tref{name: "sig", dt: ir.INT32, shape: []int{cells}, buf: b}
 		})
-		w.nodes[opNotify+100] = &node{op: opNotify, irop: raceOps[opNotify], span: ir.Span{Line: 9}}
+		for i := 1; i <= rwSites; i++ { // notify sites beside opNotify's
+			w.nodes[opNotify+100*opKind(i)] = &node{op: opNotify, irop: raceOps[opNotify], span: ir.Span{Line: 10 + i}}
+		}
 		return w
 	}
 	fast, slow := mk(), mk()
-	steps := []struct {
-		what       string
-		by, cell   int // a notify of rank 1's cell, or a wait on it by rank by
-		wait       bool
-		node       opKind
-		jump       uint32 // added to the thread's epoch first
-		want       raceWord
-		fastResult bool
-	}{
-		{what: "a node's first notify (no site memo yet)", by: 0, cell: 0, node: opNotify, want: rwWide},
-		{what: "a notify", by: 0, cell: 1, node: opNotify, want: rwNotified, fastResult: true},
-		{what: "its wait", by: 1, cell: 1, wait: true, node: opWait, want: rwWide},
-		{what: "a notify", by: 2, cell: 2, node: opNotify, want: rwNotified, fastResult: true},
-		{what: "its wait", by: 1, cell: 2, wait: true, node: opWait, want: rwWaited, fastResult: true},
-		{what: "a notify from another site", by: 2, cell: 3, node: opNotify + 100, want: rwWide},
-		{what: "a notify from that site again", by: 0, cell: 4, node: opNotify + 100, want: rwWide},
-		{what: "a notify far in epochs", by: 0, cell: 5, node: opNotify, jump: rwBias + 3, want: rwWide},
-		{what: "a notify", by: 2, cell: 6, node: opNotify, want: rwNotified, fastResult: true},
-		{what: "a wait by another rank's thread", by: 0, cell: 6, wait: true, node: opWait, want: rwWide},
-		{what: "a notify", by: 2, cell: 7, node: opNotify, want: rwNotified, fastResult: true},
-		{what: "a wait far in epochs", by: 1, cell: 7, wait: true, node: opWait, jump: rwBias + 3, want: rwWide},
+	type step struct {
+		what     string
+		by, cell int // a notify of rank 1's cell, or a wait on it by rank by
+		wait     bool
+		node     opKind
+		jump     uint32 // added to the thread's epoch first
+		want     raceWord
+		fastPath bool
 	}
+	steps := []step{
+		{what: "a node's first notify (no site memo yet)", by: 0, cell: 0, node: opNotify, want: rwWide},
+		{what: "a notify", by: 0, cell: 1, node: opNotify, want: rwNotified, fastPath: true},
+		{what: "a node's first wait", by: 1, cell: 1, wait: true, node: opWait, want: rwWide},
+		{what: "a notify", by: 2, cell: 2, node: opNotify, want: rwNotified, fastPath: true},
+		{what: "its wait", by: 1, cell: 2, wait: true, node: opWait, want: rwWaited, fastPath: true},
+	}
+	// Sites 2 to 8 of the buffer fit a word, the ninth does not.
+	cell := 3
+	for i := 1; i <= rwSites; i++ {
+		n := opNotify + 100*opKind(i)
+		steps = append(steps,
+			step{what: "another node's first notify", by: 2, cell: cell, node: n, want: rwWide},
+			step{what: "a notify from that site", by: 2, cell: cell + 1, node: n, want: rwNotified, fastPath: i < rwSites})
+		if i == rwSites {
+			steps[len(steps)-1].want = rwWide
+		}
+		cell += 2
+	}
+	steps = append(steps,
+		step{what: "a wait on a notify from the eighth site", by: 1, cell: cell - 3, wait: true, node: opWait, want: rwWaited, fastPath: true},
+		step{what: "a notify far in epochs", by: 0, cell: cell, node: opNotify, jump: rwBias + 3, want: rwWide},
+		step{what: "a notify", by: 2, cell: cell + 1, node: opNotify, want: rwNotified, fastPath: true},
+		step{what: "a wait by another rank's thread", by: 0, cell: cell + 1, wait: true, node: opWait, want: rwWide},
+		step{what: "a notify", by: 2, cell: cell + 2, node: opNotify, want: rwNotified, fastPath: true},
+		step{what: "a wait far in epochs", by: 1, cell: cell + 2, wait: true, node: opWait, jump: rwBias + 3, want: rwWide})
 	for i, st := range steps {
 		for wi, w := range []*raceWorld{fast, slow} {
 			m, d := w.ms[st.by], w.d
@@ -62,8 +77,8 @@ func TestWordFallbacks(t *testing.T) {
 				}
 			}
 			if wi == 0 {
-				if took != st.fastResult {
-					t.Errorf("step %d (%s): fast path %v, want %v", i, st.what, took, st.fastResult)
+				if took != st.fastPath {
+					t.Errorf("step %d (%s): fast path %v, want %v", i, st.what, took, st.fastPath)
 				}
 				if got := wordOf(m.s.lookupCell(key, false)).state(); got != st.want {
 					t.Errorf("step %d (%s): word state %d, want %d", i, st.what, got, st.want)
