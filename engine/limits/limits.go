@@ -280,9 +280,9 @@ const (
 	// MiB, and a class of learners re-running their cells hits it.
 	ProgramCache = 256
 	// CellPagePool is how many bytes of signal-cell pages of each kind
-	// (6 KiB per 256 cells, 16 KiB with race-detector state) the process
+	// (6 KiB per 256 cells, 8 KiB with race-detector state) the process
 	// keeps between runs for the next run to reuse: a barrier's P² cells at
-	// P = 1024 fill 64 MiB with race state, and a fresh page costs its
+	// P = 1024 fill 32 MiB with race state, and a fresh page costs its
 	// first touch (page faults) and its share of garbage collection. The
 	// server's runs (P ≤ 64) use a few pages each.
 	CellPagePool = 64 << 20
