@@ -631,14 +631,17 @@ func (d *detector) fastCell(m *machine, n *node, t *tref, key cellKey, cl *cell,
 	if !inPage(key, x, int(dtBytes[t.dt])) {
 		return nil, nil, 0, 0
 	}
-	// The thread's memo first: a view of its own (a window a host made
-	// per rank, or one made in a kernel) is found there by its address,
-	// where comparing it with the node's (sameView) costs more than the
-	// rest of fastCell. The node's site, for an equal view, goes into the
-	// memo.
-	if memo := &m.hb.sites[(uint(n.span.Line)<<2|uint(k))%uint(len(m.hb.sites))]; memo.n == n && memo.view == t && memo.id != 0 {
+	// The node's site for its own view first (every rank's, for a window
+	// a host makes per rank: window gives equal views one tref), then the
+	// thread's memo (a view of its own, made in a kernel), where comparing
+	// the view with the node's (sameView) costs more than the rest of
+	// fastCell; the node's site for an equal view goes into the memo.
+	ns := &n.sigSite
+	if ns.view == t && ns.k == k && ns.id != 0 {
+		site = ns.id
+	} else if memo := &m.hb.sites[(uint(n.span.Line)<<2|uint(k))%uint(len(m.hb.sites))]; memo.n == n && memo.view == t && memo.id != 0 {
 		site = memo.id
-	} else if ns := &n.sigSite; ns.k == k && ns.id != 0 && (ns.view == t || sameView(ns.view, t)) {
+	} else if ns.k == k && ns.id != 0 && sameView(ns.view, t) {
 		site = ns.id
 		*memo = siteMemo{n: n, view: t, id: site}
 	} else {

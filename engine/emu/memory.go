@@ -62,6 +62,8 @@ type bufDesc struct {
 	// sig is what the detector's words of its signal cells leave out
 	// (cellword.go).
 	sig sigRefs
+	// view is the last view pld.window made of it (window).
+	view *tref
 }
 
 // tref is a view of global memory: a host tensor (or a slice of one), or a
