@@ -250,7 +250,8 @@ func (d *detector) alloc(n int) *vclock {
 	if k := len(d.pool); k > 0 {
 		v, d.pool = d.pool[k-1], d.pool[:k-1]
 	} else {
-		v = &vclock{}
+		v = takeVclock()
+		d.made = append(d.made, v)
 	}
 	if cap(v.v) < n {
 		v.v = make([]uint32, n)
@@ -402,6 +403,9 @@ type detector struct {
 	vcs     []*vclock
 	freeIDs []uint32
 	more    map[*cellRace]*raceMore
+	// made lists the vclocks alloc took, which the run gives back to the
+	// process's pool when it ends (vcpool.go).
+	made []*vclock
 	// wides holds the full states of the cells whose word names one
 	// (cellword.go).
 	wides wideCells

@@ -286,6 +286,10 @@ const (
 	// first touch (page faults) and its share of garbage collection. The
 	// server's runs (P ≤ 64) use a few pages each.
 	CellPagePool = 64 << 20
+	// VclockPool is how many bytes of race-detector vector clocks the
+	// process keeps between runs for the next run to reuse: a barrier at
+	// P = 1024 makes 1024 of 4 KiB, one per rank.
+	VclockPool = 16 << 20
 )
 
 // Table lists every limit. Keep it in the order API.md shows it.
