@@ -336,6 +336,8 @@ var Table = []Limit{
 		Error: "400 `the sweep has N points, more than the 512 allowed`; points past 60 s are left out (`done` false)"},
 	{Name: "cell-page-pool", What: "bytes of signal-cell pages the process keeps between runs for reuse, of each kind (with and without race-detector state)", Server: "64 MiB", CLI: "64 MiB", Flag: "—",
 		Error: "a page beyond it is left to the garbage collector; the next run makes a fresh one"},
+	{Name: "vclock-pool", What: "bytes of race-detector vector clocks the process keeps between runs for reuse", Server: "16 MiB", CLI: "16 MiB", Flag: "—",
+		Error: "a clock beyond it is left to the garbage collector; the next run makes a fresh one"},
 	{Name: "program-cache", What: "compiled programs the server keeps, by source hash, entry, rank count and platform", Server: "256", CLI: "—", Flag: "—",
 		Error: "the least recently used program is dropped; its next request compiles it again"},
 	{Name: "schedules", What: "random schedules one schedule-explorer request runs (the whole request has one timeout)", Server: "64", CLI: "10000 (`run --schedules N`)", Flag: "—",
