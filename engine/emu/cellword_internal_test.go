@@ -2,6 +2,7 @@ package emu
 
 import (
 	"testing"
+	"unsafe"
 
 	"pldworkbench/engine/ir"
 )
@@ -154,5 +155,23 @@ func TestWordGenerations(t *testing.T) {
 	}
 	if d.cellClocks != 2 {
 		t.Errorf("%d cells hold a clock, want 2", d.cellClocks)
+	}
+}
+
+// TestThreadOnALine keeps a machine's happens-before state on a cache
+// line, as the pad before it in machine is sized for: the fields a
+// signal op's fast path reads (tid to priv) in the line it starts.
+func TestThreadOnALine(t *testing.T) {
+	var ms []*machine
+	for range 8 {
+		ms = append(ms, &machine{rank: len(ms)})
+	}
+	for _, m := range ms {
+		if p := uintptr(unsafe.Pointer(&m.hb)); p%64 != 0 {
+			t.Fatalf("a machine's hb is at %#x, %d bytes into a line: resize the pad before it", p, p%64)
+		}
+	}
+	if end := unsafe.Offsetof(ms[0].hb.priv) + unsafe.Sizeof(ms[0].hb.priv); end > 64 {
+		t.Errorf("tid to priv end at byte %d of hbThread, beyond its first line", end)
 	}
 }
