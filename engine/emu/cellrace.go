@@ -18,10 +18,10 @@ import (
 // So a barrier's P² cells cost no segment and no insert, and a signal
 // window that only notify and wait touch has no segments at all.
 //
-// A cell's state is 32 bytes without a pointer: the usual single
-// notifier's clock and two accesses (its notify and the wait) inline,
-// anything beyond in an overflow (detector.more) that a few counters and
-// many-notifier cells need. The inline clock names its thread and epoch
+// A cell's full state (cellRace) is 32 bytes without a pointer: the
+// usual single notifier's clock and two accesses (its notify and the
+// wait) inline, anything beyond in an overflow (detector.more) that a few
+// counters and many-notifier cells need. The inline clock names its thread and epoch
 // by an inline access, its own notify's, which has the same two (a
 // notify's access and its release share the epoch), so only its base
 // (the vclock's id) takes room. An INT32 cell on the cells' grid (every

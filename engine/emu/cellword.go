@@ -11,7 +11,7 @@ import "unsafe"
 // 32-byte cellRace had met one, and that line, not the detector's
 // instructions, was most of what detection added to a barrier at
 // P = 1024 (the run without detection, given those 64-byte pages and
-// nothing else, took 1.2-1.25× its time; with 32-byte ones 1.05-1.1×).
+// nothing else, took 1.2-1.3× its time; with 32-byte ones 1.05-1.1×).
 //
 // The word holds the two states a barrier's and a ring's cells go
 // through, and names a full cellRace for anything else:
