@@ -18,21 +18,23 @@ import (
 // So a barrier's P² cells cost no segment and no insert, and a signal
 // window that only notify and wait touch has no segments at all.
 //
-// A cell's state is 32 bytes without a pointer: the usual single
-// notifier's clock and two accesses (its notify and the wait) inline,
-// anything beyond in an overflow (detector.more) that a few counters and
-// many-notifier cells need. The inline clock names its thread and epoch
+// A cell's full state (cellRace) is 32 bytes without a pointer: the
+// usual single notifier's clock and two accesses (its notify and the
+// wait) inline, anything beyond in an overflow (detector.more) that a few
+// counters and many-notifier cells need. The inline clock names its thread and epoch
 // by an inline access, its own notify's, which has the same two (a
 // notify's access and its release share the epoch), so only its base
 // (the vclock's id) takes room. An INT32 cell on the cells' grid (every
-// lesson's) keeps its state beside the scheduler's bookkeeping of the
-// cell, in one 64-byte line of the buffer's cell pages (raceCell in
-// cells.go): a notify or wait touches that bookkeeping anyway, and at
-// large P, where the cells are out of the cache, a separate array of
-// states cost a second miss on every signal op. Any other cell (an INT64
-// signal, an INT8 one off the grid) keeps its state in its shadow's odd
-// map. Without pointers the pages, 1 GiB for the 16.7 million cells of a
-// barrier at P = 4096, are not scanned by the garbage collector.
+// lesson's) keeps an 8-byte word beside the scheduler's bookkeeping of
+// the cell, in the buffer's cell pages (raceCell in cells.go): a notify
+// or wait touches that bookkeeping anyway, and at large P, where the
+// cells are out of the cache, a separate array of states cost a second
+// miss on every signal op. The word holds a barrier's and a ring's
+// states itself and names a cellRace in the detector's wide table for
+// any other (cellword.go). Any other cell (an INT64 signal, an INT8 one
+// off the grid) keeps its state in its shadow's odd map. Without
+// pointers the pages, 512 MiB for the 16.7 million cells of a barrier at
+// P = 4096, are not scanned by the garbage collector.
 
 // cellRace is the race detector's state of a signal cell, from dispatch
 // gen: the clocks of the notifies a wait on it acquires, and its atomic
@@ -214,7 +216,7 @@ func inPage(key cellKey, x, size int) bool {
 func (d *detector) state(s *sim, sh *shadow, key cellKey, x, size int) *cellRace {
 	var rc *cellRace
 	if inPage(key, x, size) {
-		rc = raceOf(s.lookupCell(key, true))
+		rc = d.wide(s, key.buf, key.rank, s.lookupCell(key, true))
 	} else {
 		if sh.odd == nil {
 			sh.odd = map[int]*cellRace{}
@@ -245,8 +247,14 @@ func (d *detector) clearState(c *cellRace) {
 func (d *detector) stateAt(s *sim, sh *shadow, x int) *cellRace {
 	if sh.buf != nil && x%cellGrain == 0 {
 		if c := s.lookupCell(cellKey{buf: sh.buf, rank: sh.rank, off: sh.buf.off + x}, false); c != nil {
-			if rc := raceOf(c); rc.gen&raceGen == d.gen {
-				return rc
+			w := *wordOf(c)
+			if w.current(d.gen) {
+				return d.wide(s, sh.buf, sh.rank, c)
+			}
+			if w.state() == rwWide {
+				if rc := d.wides.at(w.wideIndex()); rc.gen&raceGen == d.gen {
+					return rc
+				}
 			}
 		}
 	}
@@ -567,9 +575,15 @@ func (d *detector) dropClocks(sh *shadow) {
 		return
 	}
 	if sh.buf != nil {
-		sh.buf.eachRaceCell(sh.rank, func(c *cellRace) {
-			if c.base != 0 || c.gen&raceOverflow != 0 {
-				d.dropSnaps(c)
+		sh.buf.eachRaceWord(sh.rank, func(w *raceWord) {
+			switch w.state() {
+			case rwNotified:
+				d.dropWord(*w)
+				*w = 0 // an earlier dispatch's from now on, which reads as empty
+			case rwWide:
+				if c := d.wides.at(w.wideIndex()); c.base != 0 || c.gen&raceOverflow != 0 {
+					d.dropSnaps(c)
+				}
 			}
 		})
 	}
@@ -580,55 +594,71 @@ func (d *detector) dropClocks(sh *shadow) {
 
 // The signal fast path (fastNotify, fastWait) is cellAccess, then
 // release (a notify, kind accAtomicWrite) or after acquire (a wait,
-// accAtomicRead), for the usual case, in one
-// pass without building a list: the cell keeps its state beside cl, its
-// scheduler bookkeeping (inPage), without an overflow, the shadow has no
-// plain accesses to check, and the access takes an empty inline slot (a
-// notify the first, a wait the second after its notify, whose clock it
-// acquires). It reports false, having changed nothing, when the case is
-// not that one; the general path then does the same work. A barrier's
-// and a ring's signal ops all take it, at a fraction of the general
-// path's instructions. (A cell from an earlier dispatch is cleared first,
-// as state clears it, which is no change to what the general path would
-// find.) hbNotify and hbWait call its two halves directly.
+// accAtomicRead), for the usual case, in one pass on the cell's word
+// (cellword.go): the cell keeps its word beside cl, its scheduler
+// bookkeeping (inPage), the shadow has no plain accesses to check, and
+// the op moves the word along its usual states (a notify makes an empty
+// word notified, a wait by the cell's rank thread makes a notified one
+// waited, acquiring its clock). It reports false, having changed nothing
+// the general path would not, when the case is not that one; the general
+// path then does the same work on the cell's wide state. A barrier's and
+// a ring's signal ops all take it, at a fraction of the general path's
+// instructions. (A word from an earlier dispatch is cleared first, and a
+// wide state from one given back, which is no change to what the general
+// path would find.) hbNotify and hbWait call its two halves directly.
 
-// fastCell is what fastNotify and fastWait check first: the cell's state
-// when it is in a page (cl, beside its bookkeeping) without an overflow,
-// its shadow has no segments and n's site memo (sigSite), for t or a view
+// fastCell is what fastNotify and fastWait check first: the cell's word
+// when it is in a page (cl, beside its bookkeeping) and not wide, its
+// shadow has no segments and n's site memo (sigSite), for t or a view
 // equal to it (sameView), or else m's, holds the id of (n, t) for kind k;
-// c is nil when the fast path does not apply. A state from an earlier
+// w is nil when the fast path does not apply. A word from an earlier
 // dispatch is cleared, as state clears it.
-func (d *detector) fastCell(m *machine, n *node, t *tref, key cellKey, cl *cell, k accessKind) (c *cellRace, sh *shadow, x int, site uint32) {
+func (d *detector) fastCell(m *machine, n *node, t *tref, key cellKey, cl *cell, k accessKind) (w *raceWord, sh *shadow, x int, site uint32) {
 	b := key.buf
-	if key.rank >= len(b.shadows) || cl == nil {
+	if cl == nil {
 		return nil, nil, 0, 0
 	}
-	sh = b.shadows[key.rank]
-	if sh == nil || sh.n() > 0 {
+	if key.rank < len(b.shadows) {
+		sh = b.shadows[key.rank]
+	}
+	if sh == nil {
+		sh = d.shadowOf(shadowKey{buf: b, rank: key.rank})
+	}
+	if sh.n() > 0 {
 		return nil, nil, 0, 0
 	}
 	x = t.off + key.off - b.off
 	if !inPage(key, x, int(dtBytes[t.dt])) {
 		return nil, nil, 0, 0
 	}
-	c = raceOf(cl)
-	if c.gen&raceOverflow != 0 {
-		return nil, nil, 0, 0
-	}
-	if ns := &n.sigSite; ns.k == k && ns.id != 0 && (ns.view == t || sameView(ns.view, t)) {
+	// The node's site for its own view first (every rank's, for a window
+	// a host makes per rank: window gives equal views one tref), then the
+	// thread's memo (a view of its own, made in a kernel), where comparing
+	// the view with the node's (sameView) costs more than the rest of
+	// fastCell; the node's site for an equal view goes into the memo.
+	ns := &n.sigSite
+	if ns.view == t && ns.k == k && ns.id != 0 {
 		site = ns.id
 	} else if memo := &m.hb.sites[(uint(n.span.Line)<<2|uint(k))%uint(len(m.hb.sites))]; memo.n == n && memo.view == t && memo.id != 0 {
-		site = memo.id // a view of the node's own per thread (a window made in a kernel)
+		site = memo.id
+	} else if ns.k == k && ns.id != 0 && sameView(ns.view, t) {
+		site = ns.id
+		*memo = siteMemo{n: n, view: t, id: site}
 	} else {
 		return nil, nil, 0, 0
 	}
-	if c.gen&raceGen != d.gen { // from an earlier dispatch, or never used: as state clears it
-		if c.base != 0 {
-			d.dropSnaps(c)
+	w = wordOf(cl)
+	switch {
+	case *w == 0:
+	case w.state() == rwWide:
+		if !d.narrow(w) {
+			return nil, nil, 0, 0
 		}
-		*c = cellRace{gen: d.gen}
+	case !w.current(d.gen): // from an earlier dispatch: as state clears it
+		d.dropWord(*w)
+		*w = 0
 	}
-	return c, sh, x, site
+	return w, sh, x, site
 }
 
 // dtBytes is ir.DType.Bytes as a table, for fastCell: the method's range
@@ -641,61 +671,82 @@ var dtBytes = func() (t [256]uint8) {
 }()
 
 // fastNotify is the fast path for a notify: the cell has no access yet (so
-// no clock either, and a Set is an AtomicAdd), and takes the notify's
-// access and clock inline.
+// no clock either, and a Set is an AtomicAdd), and its word becomes
+// notified with the notify's access and clock.
 func (d *detector) fastNotify(m *machine, n *node, t *tref, key cellKey, cl *cell) bool {
-	c, sh, x, site := d.fastCell(m, n, t, key, cl, accAtomicWrite)
-	if c == nil || c.acc[0].sk != 0 {
+	w, sh, x, site := d.fastCell(m, n, t, key, cl, accAtomicWrite)
+	if w == nil || *w != 0 {
 		return false
 	}
 	h := &m.hb
 	h.advance()
-	c.acc[0] = cellAcc{tid: h.tid, clk: h.own, sk: site<<2 | uint32(accAtomicWrite)}
-	c.base = d.vcID(d.snap(h).base) // the clock names acc[0]
-	d.cellClocks++                  // countClock(false, true)
+	r := d.refs(key.buf)
+	if r.nn == 0 {
+		r.en = h.own
+	}
+	si := siteIndex(&r.sn, &r.nn, site)
+	ep := h.own - r.en + rwBias
+	id := h.base.id // the clock's base once published (snap keeps it)
+	if id == 0 {
+		id = d.nextVCID()
+	}
+	if si < 0 || ep > rwEpMask || uint32(h.tid) >= 1<<rwTidBits || id > rwXMask {
+		return false // the general path: h.advance above is the one it makes
+	}
+	id = d.vcID(d.snap(h).base)
+	*w = raceWord(id)<<rwXShift | raceWord(ep)<<rwEpShift | raceWord(si)<<rwSiteShift |
+		raceWord(h.tid)<<rwTidShift | raceWord(d.gen&rwGenMask)<<rwGenShift | rwNotified
+	d.cellClocks++ // countClock(false, true)
 	sh.clocks = true
 	sh.spanCell(x, x+cellGrain)
 	return true
 }
 
-// fastWait is the fast path for a wait that passed: the cell holds another
-// thread's access alone, and the clock it names if any, which the wait
-// acquires (join's O(1) case inline, its write left pending: see
-// pendjoin.go) before its own access takes the second slot.
+// fastWait is the fast path for a wait that passed: the cell is notified
+// by another thread and the waiter is the cell's rank thread, which
+// acquires the notify's clock (join's O(1) case inline, its write left
+// pending: see pendjoin.go) and lets it go; the word becomes waited.
 func (d *detector) fastWait(m *machine, n *node, t *tref, key cellKey, cl *cell) bool {
-	c, sh, x, site := d.fastCell(m, n, t, key, cl, accAtomicRead)
-	if c == nil {
+	w, sh, x, site := d.fastCell(m, n, t, key, cl, accAtomicRead)
+	if w == nil || w.state() != rwNotified {
 		return false
 	}
 	h := &m.hb
-	a0 := c.acc[0]
-	if a0.sk == 0 || c.acc[1].sk != 0 || a0.tid == h.tid {
+	tid := w.tid()
+	if tid == h.tid || h.tid != int32(key.rank) {
+		return false // a wait by another thread (a block of a grid) keeps the clock
+	}
+	r := &key.buf.sig // this dispatch's: the word is
+	own := h.own      // the wait's epoch, once advanced
+	if h.released {
+		own++
+	}
+	if r.nw == 0 {
+		r.ew = own
+	}
+	si := siteIndex(&r.sw, &r.nw, site)
+	ep := own - r.ew + rwBias
+	if si < 0 || ep > rwEpMask {
 		return false
 	}
-	if c.base != 0 { // with a1 empty, the clock is a0's
-		sb := d.vcs[c.base]
-		if (sb == h.base || sb == h.from) && d.ownsBase(h) && a0.tid < h.privLen {
-			// join's first case: the snapshot adds its epoch at most, and
-			// h's base is its own to write (h.advance comes below). The
-			// write waits in h's pend buffer (pendjoin.go).
-			d.notePend(h, a0.tid, a0.clk)
-		} else if a0.clk > h.at(a0.tid) {
-			d.join(h, hbSnap{tid: a0.tid, own: a0.clk, base: sb, last: m.block == 0 && m.parent == nil})
-		}
-		if m.block == 0 && m.parent == nil {
-			// dropSnaps of the inline clock: acquire lets it go.
-			if sb.refs > 1 {
-				sb.refs--
-			} else {
-				d.drop(sb)
-			}
-			c.base = 0
-			c.gen &^= raceClock1
-			d.cellClocks-- // countClock(true, false)
-		}
+	clk, sb := r.en+w.ep()-rwBias, d.vcs[w.x()]
+	if (sb == h.base || sb == h.from) && d.ownsBase(h) && tid < h.privLen {
+		// join's first case: the snapshot adds its epoch at most, and
+		// h's base is its own to write (h.advance comes below). The
+		// write waits in h's pend buffer (pendjoin.go).
+		d.notePend(h, tid, clk)
+	} else if clk > h.at(tid) {
+		d.join(h, hbSnap{tid: tid, own: clk, base: sb, last: true})
 	}
+	// dropSnaps of the clock: the rank thread's acquire lets it go.
+	if sb.refs > 1 {
+		sb.refs--
+	} else {
+		d.drop(sb)
+	}
+	d.cellClocks-- // countClock(true, false)
 	h.advance()
-	c.acc[1] = cellAcc{tid: h.tid, clk: h.own, sk: site<<2 | uint32(accAtomicRead)}
+	*w = *w&^(rwXMask<<rwXShift|rwStateMask) | raceWord(ep)<<rwXShift | raceWord(si)<<(rwSiteShift+rwSiteBits) | rwWaited
 	sh.spanCell(x, x+cellGrain)
 	return true
 }

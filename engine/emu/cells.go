@@ -148,7 +148,7 @@ func (s *sim) newCell() *cell {
 const cellGrain = 4
 
 // cellPageLen is how many cells a page of a cell table holds: the cells
-// of a buffer live in pages of 256 (6 KiB, 16 KiB with race state), made
+// of a buffer live in pages of 256 (6 KiB, 8 KiB with race state), made
 // when one of their cells is first touched, so a buffer with a few signal
 // cells costs a page per cell used, not a cell per element. Below
 // tileRanks ranks a page holds 256 elements of one rank's copy; from
@@ -273,19 +273,19 @@ func (s *sim) lookupCell(k cellKey, create bool) *cell {
 }
 
 // raceCell is a cell of a page made while race detection is on: the
-// scheduler's bookkeeping and the detector's state of the cell
-// (cellrace.go) side by side in one 64-byte line. A notify and a wait
-// touch both, and at large P the cell is out of the cache every time
-// (a barrier visits each of its P² cells once per sweep, see tileRanks):
-// in one line they cost one miss, where an array of detector states
-// beside the pages cost a second miss on every signal op, most of the
-// detector's cost on a barrier at P = 1024. A page is a raceCellPage
-// then, still held as a *cellPage in the tables (lookupCell converts);
-// without detection a cell stays 24 bytes.
+// scheduler's bookkeeping and the detector's word for the cell
+// (cellword.go) side by side, 32 bytes, two to a 64-byte line. A notify
+// and a wait touch both, and at large P the cell is out of the cache
+// every time (a barrier visits each of its P² cells once per sweep, see
+// tileRanks): side by side they cost one miss, where an array of
+// detector states beside the pages cost a second miss on every signal
+// op; and at 32 bytes a sweep meets half a line a cell, where the
+// 64-byte cell with a full state met one. A page is a raceCellPage then,
+// still held as a *cellPage in the tables (lookupCell converts); without
+// detection a cell stays 24 bytes.
 type raceCell struct {
 	cell
-	race cellRace
-	_    [64 - unsafe.Sizeof(cell{}) - unsafe.Sizeof(cellRace{})]byte
+	race raceWord
 }
 
 type raceCellPage [cellPageLen]raceCell
@@ -309,7 +309,7 @@ var (
 
 // get returns a zero page, a spare one if there is one. A spare is
 // cleared here, as the run is about to use it, not when it was given
-// back: a barrier's pages at P = 1024 are 64 MiB with race state, which
+// back: a barrier's pages at P = 1024 are 32 MiB with race state, which
 // a clear at the end of a run writes through the cache only for the next
 // run to miss on again; cleared here, the page's lines are in the cache
 // when its first cells are (the next ranks' signal ops fill the rest).
@@ -325,7 +325,7 @@ func (p *pagePool[P]) get() *P {
 	p.free = p.free[:n-1]
 	p.mu.Unlock()
 	var zero P
-	*pg = zero // outside the lock: 6 or 16 KiB
+	*pg = zero // outside the lock: 6 or 8 KiB
 	return pg
 }
 
@@ -339,10 +339,6 @@ func (p *pagePool[P]) put(pages []*P) {
 	p.free = append(p.free, pages[:n]...)
 	p.mu.Unlock()
 }
-
-// raceOf is the detector's state of c, a cell of a page lookupCell made
-// while detection is on.
-func raceOf(c *cell) *cellRace { return &(*raceCell)(unsafe.Pointer(c)).race }
 
 // pagesOf returns the page slots that hold rank's copy of b (nil slots
 // for the pages never made), shared with the other ranks of its block.
@@ -359,9 +355,9 @@ func (b *bufDesc) pagesOf(rank int) []*cellPage {
 	return nil
 }
 
-// eachRaceCell calls f with the detector state of every cell of rank's
+// eachRaceWord calls f with the detector word of every cell of rank's
 // copy of b in the pages made (detection on).
-func (b *bufDesc) eachRaceCell(rank int, f func(c *cellRace)) {
+func (b *bufDesc) eachRaceWord(rank int, f func(w *raceWord)) {
 	for _, pg := range b.pagesOf(rank) {
 		if pg == nil {
 			continue

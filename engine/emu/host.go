@@ -328,7 +328,16 @@ func (m *machine) window(n *node) *failure {
 	if n.irop.Result != nil {
 		name = n.irop.Result.Name
 	}
-	t := &tref{name: name, dt: dt, shape: shape, buf: b}
+	// A host makes its window once per rank (pld.window in its dispatch
+	// loop): a view equal to the one the buffer's last pld.window made is
+	// that one (a tref is never written), so the ranks' signal ops meet
+	// the view their node remembers by its address (fastCell) and one
+	// view's lines, not one per rank.
+	t := b.view
+	if t == nil || t.name != name || t.dt != dt || !slices.Equal(t.shape, shape) {
+		t = &tref{name: name, dt: dt, shape: shape, buf: b}
+		b.view = t
+	}
 	for _, d := range shape {
 		if d <= 0 {
 			return m.fail(n, codeWindowSize, "", "pld.window shape %v has an extent <= 0", dims(shape))

@@ -59,6 +59,11 @@ type bufDesc struct {
 	rbits  uint8
 	// shadows[rank] is the race detector's shadow of each rank's copy.
 	shadows []*shadow
+	// sig is what the detector's words of its signal cells leave out
+	// (cellword.go).
+	sig sigRefs
+	// view is the last view pld.window made of it (window).
+	view *tref
 }
 
 // tref is a view of global memory: a host tensor (or a slice of one), or a

@@ -250,7 +250,8 @@ func (d *detector) alloc(n int) *vclock {
 	if k := len(d.pool); k > 0 {
 		v, d.pool = d.pool[k-1], d.pool[:k-1]
 	} else {
-		v = &vclock{}
+		v = takeVclock()
+		d.made = append(d.made, v)
 	}
 	if cap(v.v) < n {
 		v.v = make([]uint32, n)
@@ -402,6 +403,12 @@ type detector struct {
 	vcs     []*vclock
 	freeIDs []uint32
 	more    map[*cellRace]*raceMore
+	// made lists the vclocks alloc took, which the run gives back to the
+	// process's pool when it ends (vcpool.go).
+	made []*vclock
+	// wides holds the full states of the cells whose word names one
+	// (cellword.go).
+	wides wideCells
 	// fork is the clock the ranks of the current dispatch start on, shared
 	// by all of them; forkOwn is the host's epoch it was made at.
 	fork    *vclock
@@ -481,17 +488,28 @@ func (s *sim) joinRanks() {
 		d.dropClocks(sh)
 		sh.reset()
 	}
+	d.nextGen(s)
+}
+
+// nextGen moves the detector to the next dispatch, whose cell states
+// start empty.
+func (d *detector) nextGen(s *sim) {
 	if d.gen++; d.gen > raceGen {
 		// The dispatch count outgrew its bits in cellRace.gen (after 2³⁰
 		// dispatches): start the cells over.
+		d.clearWords(s)
+		for _, sl := range d.wides.slabs {
+			clear(sl[:])
+		}
 		for _, sh := range d.all {
-			if sh.buf != nil {
-				sh.buf.eachRaceCell(sh.rank, func(c *cellRace) { *c = cellRace{} })
-			}
 			clear(sh.odd)
 		}
 		d.more = nil
 		d.gen = 1
+	} else if d.gen&rwGenMask == 0 {
+		// The words keep the dispatch count's low bits, which name the
+		// dispatch of 2¹⁰ joins ago again.
+		d.clearWords(s)
 	}
 }
 

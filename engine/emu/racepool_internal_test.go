@@ -18,15 +18,15 @@ func DrainRacePool() {
 	racePages.free = racePages.free[:0]
 }
 
-// TestRaceCellLayout: a cell with race state is one 64-byte line, and a
-// page of them starts on a line, so a cell's scheduler and detector
-// fields share one line (the point of raceCell).
+// TestRaceCellLayout: a cell with race state is 32 bytes, its word right
+// after its bookkeeping, and a page of them starts on a line, so no cell
+// spans two lines and two share one (the point of raceCell).
 func TestRaceCellLayout(t *testing.T) {
-	if n := unsafe.Sizeof(raceCell{}); n != 64 {
-		t.Fatalf("raceCell is %d bytes, want 64", n)
+	if n := unsafe.Sizeof(raceCell{}); n != 32 {
+		t.Fatalf("raceCell is %d bytes, want 32", n)
 	}
 	if off := unsafe.Offsetof(raceCell{}.race); off != unsafe.Sizeof(cell{}) {
-		t.Errorf("the race state is at byte %d, want right after the cell (%d)", off, unsafe.Sizeof(cell{}))
+		t.Errorf("the race word is at byte %d, want right after the cell (%d)", off, unsafe.Sizeof(cell{}))
 	}
 	DrainRacePool()
 	for i := 0; i < 8; i++ {
@@ -35,16 +35,16 @@ func TestRaceCellLayout(t *testing.T) {
 		}
 	}
 	// lookupCell hands out the cells of such pages while detection is on,
-	// and raceOf finds each one's own state.
+	// and wordOf finds each one's own word.
 	s := &sim{P: 2, race: &detector{gen: 1}}
 	b := &bufDesc{name: "sig", size: 8 * cellGrain}
 	c0, c1 := s.lookupCell(cellKey{buf: b, rank: 1, off: 0}, true), s.lookupCell(cellKey{buf: b, rank: 1, off: cellGrain}, true)
-	if d := uintptr(unsafe.Pointer(c1)) - uintptr(unsafe.Pointer(c0)); d != 64 {
-		t.Errorf("neighbouring cells are %d bytes apart, want 64", d)
+	if d := uintptr(unsafe.Pointer(c1)) - uintptr(unsafe.Pointer(c0)); d != 32 {
+		t.Errorf("neighbouring cells are %d bytes apart, want 32", d)
 	}
-	raceOf(c1).base = 7
-	if raceOf(c0).base != 0 || (*raceCellPage)(unsafe.Pointer(b.flat[b.npages]))[1].race.base != 7 {
-		t.Error("raceOf does not name the cell's own state")
+	*wordOf(c1) = 7
+	if *wordOf(c0) != 0 || (*raceCellPage)(unsafe.Pointer(b.flat[b.npages]))[1].race != 7 {
+		t.Error("wordOf does not name the cell's own word")
 	}
 	if len(s.racePages) != 1 {
 		t.Errorf("the run took %d pages, want 1", len(s.racePages))
@@ -60,7 +60,7 @@ func TestRacePagePool(t *testing.T) {
 	pages := make([]*raceCellPage, room+5)
 	for i := range pages {
 		pages[i] = racePages.get()
-		pages[i][i%cellPageLen].race = cellRace{gen: 3, base: 9, acc: [2]cellAcc{{tid: 1, clk: 2, sk: 5}}}
+		pages[i][i%cellPageLen].race = 3<<rwGenShift | rwNotified
 		pages[i][(i+1)%cellPageLen].lastSeq = 11
 	}
 	plainPages.put([]*cellPage{{3: {lastRank: 2}}})

@@ -97,6 +97,10 @@ func (s *sim) giveBack() {
 	racePages.put(s.racePages)
 	plainPages.put(s.plainPages)
 	s.racePages, s.plainPages = nil, nil
+	if s.race != nil {
+		giveVclocks(s.race.made)
+		s.race.made = nil
+	}
 }
 
 // failure is why a run stopped early.

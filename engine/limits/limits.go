@@ -280,12 +280,16 @@ const (
 	// MiB, and a class of learners re-running their cells hits it.
 	ProgramCache = 256
 	// CellPagePool is how many bytes of signal-cell pages of each kind
-	// (6 KiB per 256 cells, 16 KiB with race-detector state) the process
+	// (6 KiB per 256 cells, 8 KiB with race-detector state) the process
 	// keeps between runs for the next run to reuse: a barrier's P² cells at
-	// P = 1024 fill 64 MiB with race state, and a fresh page costs its
+	// P = 1024 fill 32 MiB with race state, and a fresh page costs its
 	// first touch (page faults) and its share of garbage collection. The
 	// server's runs (P ≤ 64) use a few pages each.
 	CellPagePool = 64 << 20
+	// VclockPool is how many bytes of race-detector vector clocks the
+	// process keeps between runs for the next run to reuse: a barrier at
+	// P = 1024 makes 1024 of 4 KiB, one per rank.
+	VclockPool = 16 << 20
 )
 
 // Table lists every limit. Keep it in the order API.md shows it.
@@ -332,6 +336,8 @@ var Table = []Limit{
 		Error: "400 `the sweep has N points, more than the 512 allowed`; points past 60 s are left out (`done` false)"},
 	{Name: "cell-page-pool", What: "bytes of signal-cell pages the process keeps between runs for reuse, of each kind (with and without race-detector state)", Server: "64 MiB", CLI: "64 MiB", Flag: "—",
 		Error: "a page beyond it is left to the garbage collector; the next run makes a fresh one"},
+	{Name: "vclock-pool", What: "bytes of race-detector vector clocks the process keeps between runs for reuse", Server: "16 MiB", CLI: "16 MiB", Flag: "—",
+		Error: "a clock beyond it is left to the garbage collector; the next run makes a fresh one"},
 	{Name: "program-cache", What: "compiled programs the server keeps, by source hash, entry, rank count and platform", Server: "256", CLI: "—", Flag: "—",
 		Error: "the least recently used program is dropped; its next request compiles it again"},
 	{Name: "schedules", What: "random schedules one schedule-explorer request runs (the whole request has one timeout)", Server: "64", CLI: "10000 (`run --schedules N`)", Flag: "—",
