@@ -27,7 +27,7 @@ const statusCancelled = "cancelled"
 // finds it stored.
 func (s *Server) postRun(c *fiber.Ctx) error {
 	var req runRequest
-	if err := decodeRunRequest(c.Body(), &req); err != nil {
+	if err := decodeRunRequest(c.Body(), &req, s.texts); err != nil {
 		return err
 	}
 	pr, err := s.startRun(c.UserContext(), &req)
@@ -49,7 +49,7 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 	if err != nil {
 		return postResponse{}, err
 	}
-	id, sum := runIDSum(req.Code, st)
+	id, sum := s.texts.runIDSum(req.Code, st)
 	if s.closing.Load() {
 		return postResponse{}, errorf(fiber.StatusServiceUnavailable, "the server is shutting down", "not accepting runs")
 	}

@@ -133,6 +133,7 @@ type Server struct {
 	conns      sync.WaitGroup // websocket connections
 	executions atomic.Int64
 	programs   *programCache // compiled programs, by source hash and settings
+	texts      *codeTexts    // program texts by their JSON spelling and their text
 	workers    *workers      // the goroutines of runs and their session streams
 
 	writer     *storeWriter
@@ -191,6 +192,7 @@ func New(opts Options) (*Server, error) {
 		live:    map[string]*run{},
 
 		programs:   newProgramCache(limits.ProgramCache),
+		texts:      newCodeTexts(limits.CodeTexts),
 		storeBytes: -1,
 	}
 	s.workers = newWorkers(limits.IdleWorkers, limits.WorkerIdle, s.quit)
