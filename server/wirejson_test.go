@@ -107,6 +107,18 @@ func TestWireJSON(t *testing.T) {
 			t.Errorf("output message %s:\n got %s\nwant %s", name, got, want)
 		}
 	}
+	// The first output messages encode the tensors and checks in place;
+	// later ones, and the record, take those bytes.
+	fresh := wireRecord()
+	for _, name := range fresh.OutputOrder {
+		first := outputMessage(fresh, name)
+		if again := outputMessage(fresh, name); !bytes.Equal(first, again) {
+			t.Errorf("output message %s again:\n got %s\nwant %s", name, again, first)
+		}
+	}
+	if got, err := recordJSON(fresh); err != nil || !bytes.Equal(got, mustJSON(wireRecord())) {
+		t.Errorf("record after its output messages: %v\n got %s\nwant %s", err, got, mustJSON(wireRecord()))
+	}
 	for _, tc := range []struct {
 		name string
 		edit func(*record)
