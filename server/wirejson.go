@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 
@@ -70,9 +71,16 @@ func appendInts(b []byte, xs []int) []byte {
 	return append(b, ']')
 }
 
+// appendFloat appends f as Float.MarshalJSON writes it (null for a NaN or
+// an infinity), without the json.Marshal of a float64 it makes, a
+// reflection and an allocation for each of a run's stats and per-rank
+// differences: a finite number is written by floats.AppendElem, which
+// writes json's digits (the floats tests hold it to them).
 func appendFloat(b []byte, f floats.Float) []byte {
-	j, _ := f.MarshalJSON() // a number or null: cannot fail
-	return append(b, j...)
+	if v := float64(f); !math.IsNaN(v) && !math.IsInf(v, 0) {
+		return floats.AppendElem(b, v)
+	}
+	return append(b, "null"...)
 }
 
 // tensorJSON is t's JSON (nil t: null).
