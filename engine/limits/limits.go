@@ -279,6 +279,10 @@ const (
 	// course is tens of KiB of source and IR, so 256 of them cost a few
 	// MiB, and a class of learners re-running their cells hits it.
 	ProgramCache = 256
+	// LogEvery is how often at most `workbench serve` writes its log: the
+	// lines of a burst of runs (one each) go out together, a line after a
+	// quiet spell at once.
+	LogEvery = 10 * time.Millisecond
 	// CodeTexts is how many bytes of program texts (each with its JSON
 	// spelling, so twice its size or more) the server keeps to decode and
 	// hash a request's code once: the course's kernels are 2–10 KB, so a
