@@ -95,8 +95,14 @@ func decodeSessionCode(b []byte, t *codeTexts) (m sessionIn, req *runRequest, ok
 	if !ok || quotedCount(rest, "request") != 1 {
 		return m, nil, false
 	}
-	var f sessionRunMsg
-	if json.Unmarshal(rest, &f) != nil || f.Request == nil || f.Request.Code != codePlaceholder {
+	f, plain := plainRunMessage(rest)
+	if !plain {
+		f = sessionRunMsg{}
+		if json.Unmarshal(rest, &f) != nil {
+			return m, nil, false
+		}
+	}
+	if f.Request == nil || f.Request.Code != codePlaceholder {
 		return m, nil, false
 	}
 	f.Request.Code = code
@@ -110,7 +116,13 @@ func decodeSessionCode(b []byte, t *codeTexts) (m sessionIn, req *runRequest, ok
 func decodeRunRequest(body []byte, req *runRequest, t *codeTexts) error {
 	if code, rest, ok := cutCode(body, t); ok {
 		var r runRequest
-		if json.Unmarshal(rest, &r) == nil && r.Code == codePlaceholder {
+		if !plainRequest(rest, &r) {
+			r = runRequest{}
+			if json.Unmarshal(rest, &r) != nil {
+				return decodeJSON(body, req)
+			}
+		}
+		if r.Code == codePlaceholder {
 			r.Code = code
 			*req = r
 			return nil
