@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -542,7 +541,7 @@ func (s *Server) putRecord(ctx context.Context, tx writeTx, id, code string, sum
 	if err != nil {
 		return 0, err
 	}
-	settings, _ := json.Marshal(rec.Settings)
+	settings := appendSettings(nil, &rec.Settings)
 	left := rec.Events // sizes the pages' line slices
 	next := func() (page, error) {
 		lines := make([][]byte, 0, max(0, min(left, limits.EventPage)))

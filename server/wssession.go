@@ -481,7 +481,7 @@ func (ss *session) start(m sessionIn, req *runRequest) {
 		ss.wg.Add(1)
 	}
 	ss.mu.Unlock()
-	if !ss.send(mustJSON(sessionStarted{Type: "started", Tag: m.Tag, postResponse: pr})) || twice {
+	if !ss.send(startedMessage(m.Tag, &pr)) || twice {
 		if !twice {
 			ss.wg.Done()
 		}
