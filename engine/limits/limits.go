@@ -281,8 +281,11 @@ const (
 	ProgramCache = 256
 	// LogEvery is how often at most `workbench serve` writes its log: the
 	// lines of a burst of runs (one each) go out together, a line after a
-	// quiet spell at once.
-	LogEvery = 10 * time.Millisecond
+	// quiet spell at once. A write due later is a wake of the process of
+	// its own when the runs have stopped (a thread switch, tens of µs on
+	// this machine), so it is rare: a line waits a tenth of a second at
+	// most.
+	LogEvery = 100 * time.Millisecond
 	// CodeTexts is how many bytes of program texts (each with its JSON
 	// spelling, so twice its size or more) the server keeps to decode and
 	// hash a request's code once: the course's kernels are 2–10 KB, so a
