@@ -516,3 +516,32 @@ func kernelSourceTB(tb testing.TB, name string) string {
 	}
 	return string(k.Source)
 }
+
+// BenchmarkDecodeRunMessage is a session's step-8 run message from its
+// bytes to the run's id: decodeSession, normalize and runIDSum, with the
+// program's text unknown (texts=none: unquoted and hashed whole) and
+// known (texts=known, the page sending its cell again: found by its
+// spelling, the id hashing the settings after the text's saved state).
+func BenchmarkDecodeRunMessage(b *testing.B) {
+	code := kernelSourceTB(b, "08_allreduce_mesh")
+	msg, _ := json.Marshal(map[string]any{"type": "run", "tag": 1, "request": map[string]any{"code": code, "step": 8, "ranks": benchRanks, "fill": "randn", "seed": 77}})
+	for _, tc := range []struct {
+		name  string
+		texts *codeTexts
+	}{{"none", nil}, {"known", newCodeTexts(1 << 20)}} {
+		b.Run("texts="+tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_, req, ok := decodeSession(msg, tc.texts)
+				if !ok || req == nil {
+					b.Fatal("not decoded in one pass")
+				}
+				st, _, err := normalize(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				tc.texts.runIDSum(req.Code, st)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"pldworkbench/engine"
@@ -73,5 +74,31 @@ func TestEventJSONFields(t *testing.T) {
 	}
 	if got := names(trace.Ref{}); !reflect.DeepEqual(got, []string{"Rank", "Seq"}) {
 		t.Errorf("trace.Ref fields %v, appendEvent writes Rank, Seq", got)
+	}
+}
+
+// TestRunEventArena: the messages a run's log holds are its events'
+// messages, whatever their length: short ones share arena chunks, one
+// longer than the room left grows the arena into a new array, and none
+// changes when later ones are appended.
+func TestRunEventArena(t *testing.T) {
+	r := newRun(context.Background(), "x", "", Settings{}, nil)
+	var want [][]byte
+	for i := range 300 {
+		e := trace.Event{Rank: i % 4, Seq: int64(i), Op: "remote_load", Line: i, Bytes: 64}
+		if i%50 == 7 {
+			e.Cell = strings.Repeat("c", 3000+i) // past eventRoom, past the chunk's rest
+		}
+		r.event(e)
+		want = append(want, eventMessage(appendEvent(nil, &e)))
+	}
+	msgs, _ := r.read(0, len(want)+1)
+	if len(msgs) != len(want) {
+		t.Fatalf("%d messages, want %d", len(msgs), len(want))
+	}
+	for i := range want {
+		if !bytes.Equal(msgs[i], want[i]) {
+			t.Fatalf("message %d:\n got %.120s\nwant %.120s", i, msgs[i], want[i])
+		}
 	}
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -27,7 +26,7 @@ const statusCancelled = "cancelled"
 // finds it stored.
 func (s *Server) postRun(c *fiber.Ctx) error {
 	var req runRequest
-	if err := decodeRunRequest(c.Body(), &req); err != nil {
+	if err := decodeRunRequest(c.Body(), &req, s.texts); err != nil {
 		return err
 	}
 	pr, err := s.startRun(c.UserContext(), &req)
@@ -49,7 +48,7 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 	if err != nil {
 		return postResponse{}, err
 	}
-	id, sum := runIDSum(req.Code, st)
+	id, sum := s.texts.runIDSum(req.Code, st)
 	if s.closing.Load() {
 		return postResponse{}, errorf(fiber.StatusServiceUnavailable, "the server is shutting down", "not accepting runs")
 	}
@@ -542,7 +541,7 @@ func (s *Server) putRecord(ctx context.Context, tx writeTx, id, code string, sum
 	if err != nil {
 		return 0, err
 	}
-	settings, _ := json.Marshal(rec.Settings)
+	settings := appendSettings(nil, &rec.Settings)
 	left := rec.Events // sizes the pages' line slices
 	next := func() (page, error) {
 		lines := make([][]byte, 0, max(0, min(left, limits.EventPage)))

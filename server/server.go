@@ -71,6 +71,10 @@ type Options struct {
 	// (procs.go); the command line sets it. It is the process's setting,
 	// so a server embedded in another program leaves it alone by default.
 	TuneProcs bool
+	// LogEvery, when set, joins the log's lines into one write at most
+	// this often (logbuf.go; the command line sets limits.LogEvery); 0
+	// writes each line at once.
+	LogEvery time.Duration
 }
 
 // Limits of the server: the values live in engine/limits's table.
@@ -112,6 +116,7 @@ type Server struct {
 	lessons *lessons
 	slots   *slots
 	logMu   sync.Mutex
+	lines   *logLines // the log's lines joined (Options.LogEvery), else nil
 
 	// testHook, when set, is called at the start of every guarded piece of
 	// work with its name: the tests inject panics through it.
@@ -133,6 +138,7 @@ type Server struct {
 	conns      sync.WaitGroup // websocket connections
 	executions atomic.Int64
 	programs   *programCache // compiled programs, by source hash and settings
+	texts      *codeTexts    // program texts by their JSON spelling and their text
 	workers    *workers      // the goroutines of runs and their session streams
 
 	writer     *storeWriter
@@ -182,7 +188,12 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	var lines *logLines
+	if opts.LogEvery > 0 {
+		lines = newLogLines(opts.Logger, opts.LogEvery)
+	}
 	s := &Server{
+		lines:   lines,
 		opts:    opts,
 		db:      db,
 		lessons: ls,
@@ -191,6 +202,7 @@ func New(opts Options) (*Server, error) {
 		live:    map[string]*run{},
 
 		programs:   newProgramCache(limits.ProgramCache),
+		texts:      newCodeTexts(limits.CodeTexts),
 		storeBytes: -1,
 	}
 	s.workers = newWorkers(limits.IdleWorkers, limits.WorkerIdle, s.quit)
@@ -264,6 +276,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			err = cerr
 		}
 		s.slots.procs.restore()
+		if s.lines != nil {
+			s.lines.flush()
+		}
 		s.shutErr = err
 	})
 	return s.shutErr
@@ -296,8 +311,12 @@ func waitCtx(ctx context.Context, wg *sync.WaitGroup) error {
 // stored runs, not the posts that joined a run already executing).
 func (s *Server) Executions() int64 { return s.executions.Load() }
 
-// logf writes one line to the log.
+// logf writes one line to the log (when due: logLines).
 func (s *Server) logf(format string, args ...any) {
+	if s.lines != nil {
+		s.lines.printf(format, args...)
+		return
+	}
 	s.logMu.Lock()
 	defer s.logMu.Unlock()
 	fmt.Fprintf(s.opts.Logger, format+"\n", args...)

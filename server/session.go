@@ -185,37 +185,38 @@ func (r *run) add(msgs ...[]byte) {
 // Past maxEvents the events are dropped from the log (the stats still
 // count them) and the record says events_truncated.
 func (r *run) event(e trace.Event) {
-	// Encoded before the lock, straight into the message: the writers
-	// never wait on it. It is copied into the run's arena, chunks of
-	// eventChunk bytes the messages share: an allocation per event was a
-	// tenth of the server's allocations per run.
-	sp := eventScratch.Get().(*[]byte)
-	msg := append((*sp)[:0], eventHead...)
-	msg = appendEvent(msg, &e)
-	msg = append(msg, eventTail...)
-	*sp = msg
+	// Encoded in place, into the run's arena: chunks of eventChunk bytes
+	// the messages share (an allocation per event was a tenth of the
+	// server's allocations per run). Encoding into a pooled buffer first
+	// and copying it in, so as to encode outside the lock, cost a pool's
+	// get and put and a copy per event; the lock's only other takers are
+	// the log's readers, a few times a run.
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	defer eventScratch.Put(sp)
 	if r.events >= maxEvents {
 		r.truncated = true
 		return
 	}
-	if cap(r.arena)-len(r.arena) < len(msg) {
-		r.arena = make([]byte, 0, max(eventChunk, len(msg)))
+	if cap(r.arena)-len(r.arena) < eventRoom {
+		r.arena = make([]byte, 0, eventChunk)
 	}
 	at := len(r.arena)
-	r.arena = append(r.arena, msg...)
+	// An event longer than the room left grows the arena into a new
+	// array: the messages before it keep the old one, whose bytes never
+	// change.
+	msg := append(r.arena, eventHead...)
+	msg = appendEvent(msg, &e)
+	r.arena = append(msg, eventTail...)
 	r.events++
 	r.items = append(r.items, item{raw: r.arena[at:len(r.arena):len(r.arena)], isEvent: true})
 	r.wakeLocked()
 }
 
-// eventChunk is the size of a run's arena chunks: about 80 events.
-const eventChunk = 16 << 10
-
-// eventScratch holds the buffers events are encoded in before the copy.
-var eventScratch = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+// eventChunk is the size of a run's arena chunks: about 80 events;
+// eventRoom is the room a chunk must have left for the next event, more
+// than an event's message takes but for long names (step 8's are 300 to
+// 400 bytes).
+const eventChunk, eventRoom = 16 << 10, 1 << 10
 
 // setStatus records the run's status and what is known of it.
 func (r *run) setStatus(status string, ranks int, entry string) {
@@ -311,10 +312,6 @@ func mustJSON(v any) []byte {
 		panic(err) // every message type is plain data; tensors use floats.Floats
 	}
 	return b
-}
-
-func statusMessage(status, id string, st Settings, ranks int, entry string) []byte {
-	return mustJSON(statusMsg{Type: "status", Status: status, ID: id, Settings: st, Ranks: ranks, Entry: entry})
 }
 
 func diagMessages(ds diag.List) [][]byte {

@@ -3,7 +3,6 @@ package server
 import (
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"hash"
 	"slices"
@@ -191,18 +190,35 @@ func runID(code string, st Settings) string {
 // runIDSum is runID and the SHA-256 of code alone, from one pass over
 // the text: the store keys the code by that sum (codeHash) and the
 // program cache by it with the file's name (programKey), and hashing the
-// text three times was three passes over most of a run message.
-func runIDSum(code string, st Settings) (id string, sum [sha256.Size]byte) {
-	b, _ := json.Marshal(st) // plain fields: cannot fail
-	h := sha256.New()
-	h.Write([]byte(code))
-	c, err := h.(hash.Cloner).Clone()
-	if err != nil {
-		sum = sha256.Sum256([]byte(code))
-	} else {
-		c.Sum(sum[:0])
+// text three times was three passes over most of a run message. A text
+// t knows (a request's, codeTexts) is not hashed again: its saved state
+// goes on with the settings.
+func (t *codeTexts) runIDSum(code string, st Settings) (id string, sum [sha256.Size]byte) {
+	var js [256]byte
+	b := appendSettings(js[:0], &st)
+	var h hash.Hash
+	if e := t.text(code); e != nil {
+		if c, err := e.afterSum.(hash.Cloner).Clone(); err == nil {
+			h, sum = c, e.sum
+		}
+	}
+	if h == nil {
+		h = sha256.New()
+		h.Write([]byte(code))
+		c, err := h.(hash.Cloner).Clone()
+		if err != nil {
+			sum = sha256.Sum256([]byte(code))
+		} else {
+			c.Sum(sum[:0])
+		}
 	}
 	h.Write([]byte{0})
 	h.Write(b)
-	return base64.RawURLEncoding.EncodeToString(h.Sum(nil))[:16], sum
+	var full [sha256.Size]byte
+	return base64.RawURLEncoding.EncodeToString(h.Sum(full[:0]))[:16], sum
+}
+
+// runIDSum is codeTexts.runIDSum without known texts.
+func runIDSum(code string, st Settings) (id string, sum [sha256.Size]byte) {
+	return (*codeTexts)(nil).runIDSum(code, st)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 
@@ -70,9 +71,16 @@ func appendInts(b []byte, xs []int) []byte {
 	return append(b, ']')
 }
 
+// appendFloat appends f as Float.MarshalJSON writes it (null for a NaN or
+// an infinity), without the json.Marshal of a float64 it makes, a
+// reflection and an allocation for each of a run's stats and per-rank
+// differences: a finite number is written by floats.AppendElem, which
+// writes json's digits (the floats tests hold it to them).
 func appendFloat(b []byte, f floats.Float) []byte {
-	j, _ := f.MarshalJSON() // a number or null: cannot fail
-	return append(b, j...)
+	if v := float64(f); !math.IsNaN(v) && !math.IsInf(v, 0) {
+		return floats.AppendElem(b, v)
+	}
+	return append(b, "null"...)
 }
 
 // tensorJSON is t's JSON (nil t: null).
@@ -143,18 +151,48 @@ func appendCheck(b []byte, c *check.OutputCheck) []byte {
 	return append(b, '}')
 }
 
-// outputMessage is the output message of rec's output name.
+// outputMessage is the output message of rec's output name. The first
+// time, the tensor and its check are encoded in place in the message,
+// and what the record keeps of them (outTensor.raw, rec.checkRaw) are
+// slices of it: encoded apart and copied in, each output's floats were
+// three buffers of their size a run (a tenth of the server's
+// allocations per run).
 func outputMessage(rec *record, name string) []byte {
-	t := tensorJSON(rec.Outputs[name])
-	c, hasCheck := rec.checkJSON(name)
-	b := make([]byte, 0, len(`{"type":"output","name":"","tensor":,"check":}`)+len(name)+len(t)+len(c))
+	t := rec.Outputs[name]
+	c, hasCheck := rec.OutputChecks[name]
+	_, checked := rec.checkRaw[name]
+	if t != nil && t.raw == nil && !checked {
+		n := len(`{"type":"output","name":"","tensor":,"check":}`) + 2*len(name) + jsonRoom(len(t.Data))
+		if hasCheck {
+			n += jsonRoom(len(c.Want)) + 64*len(c.Ranks)
+		}
+		b := append(make([]byte, 0, n), `{"type":"output","name":`...)
+		b = appendJSONString(b, name)
+		b = append(b, `,"tensor":`...)
+		at := len(b)
+		b = appendTensor(b, t)
+		t.raw = b[at:len(b):len(b)] // full: an append to it copies
+		if hasCheck {
+			b = append(b, `,"check":`...)
+			at = len(b)
+			b = appendCheck(b, &c)
+			if rec.checkRaw == nil {
+				rec.checkRaw = map[string][]byte{}
+			}
+			rec.checkRaw[name] = b[at:len(b):len(b)]
+		}
+		return append(b, '}')
+	}
+	tj := tensorJSON(t)
+	cj, hasCheck := rec.checkJSON(name)
+	b := make([]byte, 0, len(`{"type":"output","name":"","tensor":,"check":}`)+len(name)+len(tj)+len(cj))
 	b = append(b, `{"type":"output","name":`...)
 	b = appendJSONString(b, name)
 	b = append(b, `,"tensor":`...)
-	b = append(b, t...)
+	b = append(b, tj...)
 	if hasCheck {
 		b = append(b, `,"check":`...)
-		b = append(b, c...)
+		b = append(b, cj...)
 	}
 	return append(b, '}')
 }
@@ -184,7 +222,17 @@ func recordJSON(rec *record) ([]byte, error) {
 		return nil, fmt.Errorf("run %s: record JSON without outputs or races", rec.ID)
 	}
 	races += at
-	b := make([]byte, 0, len(bare)+1024*len(outs))
+	// Sized to fit (the outputs are encoded already, mostly: outputMessage):
+	// grown by doublings it copied each output's floats again.
+	n := len(bare) + 64
+	for name, t := range outs {
+		n += len(name) + 8 + len(tensorJSON(t))
+	}
+	for name := range checks {
+		j, _ := rec.checkJSON(name)
+		n += len(name) + 8 + len(j)
+	}
+	b := make([]byte, 0, n)
 	b = append(b, bare[:at]...)
 	b = append(b, `,"outputs":`...)
 	if outs == nil {

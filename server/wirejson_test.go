@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -107,6 +108,18 @@ func TestWireJSON(t *testing.T) {
 			t.Errorf("output message %s:\n got %s\nwant %s", name, got, want)
 		}
 	}
+	// The first output messages encode the tensors and checks in place;
+	// later ones, and the record, take those bytes.
+	fresh := wireRecord()
+	for _, name := range fresh.OutputOrder {
+		first := outputMessage(fresh, name)
+		if again := outputMessage(fresh, name); !bytes.Equal(first, again) {
+			t.Errorf("output message %s again:\n got %s\nwant %s", name, again, first)
+		}
+	}
+	if got, err := recordJSON(fresh); err != nil || !bytes.Equal(got, mustJSON(wireRecord())) {
+		t.Errorf("record after its output messages: %v\n got %s\nwant %s", err, got, mustJSON(wireRecord()))
+	}
 	for _, tc := range []struct {
 		name string
 		edit func(*record)
@@ -128,6 +141,24 @@ func TestWireJSON(t *testing.T) {
 		}
 		if !bytes.Equal(got, want) {
 			t.Errorf("record, %s:\n got %s\nwant %s", tc.name, got, want)
+		}
+	}
+}
+
+// TestAppendFloat: appendFloat writes what Float.MarshalJSON does, at
+// the edges of json's two forms, for non-finite values and for random
+// ones.
+func TestAppendFloat(t *testing.T) {
+	vals := []float64{0, math.Copysign(0, -1), 1, -1, 0.1, 1e-6, 9.999999e-7, 1e-7, 1e20, 1e21, 123456789012345678, 5e-324,
+		math.MaxFloat64, -math.SmallestNonzeroFloat64, math.NaN(), math.Inf(1), math.Inf(-1), 1.0 / 3, 2.5e-10}
+	rng := rand.New(rand.NewPCG(15, 8))
+	for range 20000 {
+		vals = append(vals, math.Float64frombits(rng.Uint64()), rng.NormFloat64(), float64(float32(rng.NormFloat64())))
+	}
+	for _, v := range vals {
+		want, _ := floats.Float(v).MarshalJSON()
+		if got := appendFloat(nil, floats.Float(v)); !bytes.Equal(got, want) {
+			t.Fatalf("%v (%#x): %s, MarshalJSON %s", v, math.Float64bits(v), got, want)
 		}
 	}
 }

@@ -62,16 +62,17 @@ type sessionRunMsg struct {
 
 // decodeSession decodes a client message; req is its decoded run request
 // when one pass could decode it, else nil (start decodes m.Request itself
-// and answers its errors). ok false: not a JSON message (ignored).
-func decodeSession(b []byte) (m sessionIn, req *runRequest, ok bool) {
+// and answers its errors). ok false: not a JSON message (ignored). t
+// holds the program texts known (nil: none).
+func decodeSession(b []byte, t *codeTexts) (m sessionIn, req *runRequest, ok bool) {
+	if m, req, ok := decodeSessionCode(b, t); ok {
+		return m, req, true
+	}
 	// One pass is exact unless "request" occurs twice (a repeated key:
 	// into a pointer json merges the two objects, into a RawMessage it
 	// keeps the last), or the request fails to decode (its error is
 	// start's to word).
 	if quotedCount(b, "request") == 1 {
-		if m, req, ok := decodeSessionCode(b); ok {
-			return m, req, true
-		}
 		var f sessionRunMsg
 		if json.Unmarshal(b, &f) == nil && f.Request != nil {
 			return sessionIn{Type: f.Type, Tag: f.Tag, ID: f.ID}, f.Request, true
@@ -85,15 +86,23 @@ func decodeSession(b []byte) (m sessionIn, req *runRequest, ok bool) {
 
 // decodeSessionCode is decodeSession's pass without the program's text
 // (cutCode): the rest json decodes, and the placeholder must come back as
-// the request's code. ok false: not that shape; decodeSession then
-// decodes it all with json.
-func decodeSessionCode(b []byte) (m sessionIn, req *runRequest, ok bool) {
-	code, rest, ok := cutCode(b)
-	if !ok {
+// the request's code. The keys are counted in the rest: the text cut out
+// was the code's string value (the placeholder says so), which holds no
+// key. ok false: not that shape; decodeSession then decodes it all with
+// json.
+func decodeSessionCode(b []byte, t *codeTexts) (m sessionIn, req *runRequest, ok bool) {
+	code, rest, ok := cutCode(b, t)
+	if !ok || quotedCount(rest, "request") != 1 {
 		return m, nil, false
 	}
-	var f sessionRunMsg
-	if json.Unmarshal(rest, &f) != nil || f.Request == nil || f.Request.Code != codePlaceholder {
+	f, plain := plainRunMessage(rest)
+	if !plain {
+		f = sessionRunMsg{}
+		if json.Unmarshal(rest, &f) != nil {
+			return m, nil, false
+		}
+	}
+	if f.Request == nil || f.Request.Code != codePlaceholder {
 		return m, nil, false
 	}
 	f.Request.Code = code
@@ -101,12 +110,19 @@ func decodeSessionCode(b []byte) (m sessionIn, req *runRequest, ok bool) {
 }
 
 // decodeRunRequest is POST /api/runs's decoding of its body, the program's
-// text left out of json's hands as in a session (cutCode); a body not of
-// that shape is decoded whole by decodeJSON, which words its errors.
-func decodeRunRequest(body []byte, req *runRequest) error {
-	if code, rest, ok := cutCode(body); ok {
+// text left out of json's hands as in a session (cutCode, t the texts
+// known); a body not of that shape is decoded whole by decodeJSON, which
+// words its errors.
+func decodeRunRequest(body []byte, req *runRequest, t *codeTexts) error {
+	if code, rest, ok := cutCode(body, t); ok {
 		var r runRequest
-		if json.Unmarshal(rest, &r) == nil && r.Code == codePlaceholder {
+		if !plainRequest(rest, &r) {
+			r = runRequest{}
+			if json.Unmarshal(rest, &r) != nil {
+				return decodeJSON(body, req)
+			}
+		}
+		if r.Code == codePlaceholder {
 			r.Code = code
 			*req = r
 			return nil
@@ -118,23 +134,21 @@ func decodeRunRequest(body []byte, req *runRequest) error {
 // codePlaceholder is the value cutCode puts in the code's place.
 const codePlaceholder = "x"
 
-// cutCode finds the one "code" key of JSON message b, unquotes its string
+// cutCode finds the "code" key of JSON message b, unquotes its string
 // value, and returns it with b, the value replaced by the JSON string
 // codePlaceholder. json scanned a program's text (most of a run message)
 // twice, once to validate the message and once to decode it, and
 // unquoted it a byte at a time: 40 µs a step-8 run, a twentieth of the
 // server's CPU per run; here it is one pass, copying the runs between
-// escapes. The caller decodes the rest with json and takes code only
-// when its own field comes back holding the placeholder (so the key was
-// where it reads the code). ok false: not that shape (the key absent,
-// repeated, differently cased or escaped, or its value one json might
-// read otherwise: not a string, a control character, an unknown escape,
-// a surrogate, bytes not UTF-8).
-func cutCode(b []byte) (code string, rest []byte, ok bool) {
+// escapes, and none for a spelling t knows (codeTexts), which is found
+// by its closing quote. The caller decodes the rest with json and takes
+// code only when its own field comes back holding the placeholder (so
+// the key was where it reads the code). ok false: not that shape (the key
+// absent, repeated in the rest, differently cased or escaped, or its
+// value one json might read otherwise: not a string, a control
+// character, an unknown escape, a surrogate, bytes not UTF-8).
+func cutCode(b []byte, t *codeTexts) (code string, rest []byte, ok bool) {
 	const key = `"code"`
-	if quotedCount(b, "code") != 1 {
-		return "", nil, false
-	}
 	at := bytes.Index(b, []byte(key))
 	if at < 0 {
 		return "", nil, false
@@ -147,17 +161,52 @@ func cutCode(b []byte) (code string, rest []byte, ok bool) {
 	if start >= len(b) || b[start] != '"' {
 		return "", nil, false
 	}
-	code, end, ok := unquoteCode(b[start+1:])
-	if !ok {
-		return "", nil, false
+	end, known := -1, false // b[end] is the closing quote
+	if n, found := closingQuote(b[start+1:]); found {
+		code, known = t.spelled(b[start+1 : start+1+n])
+		end = start + 1 + n
 	}
-	end += start + 1 // b[end] is the closing quote
+	if !known {
+		var n int
+		if code, n, ok = unquoteCode(b[start+1:]); !ok {
+			return "", nil, false
+		}
+		end = start + 1 + n
+	}
 	rest = make([]byte, 0, start+len(codePlaceholder)+2+len(b)-end-1)
 	rest = append(rest, b[:start]...)
 	rest = append(rest, '"')
 	rest = append(rest, codePlaceholder...)
 	rest = append(rest, '"')
-	return code, append(rest, b[end+1:]...), true
+	rest = append(rest, b[end+1:]...)
+	if quotedCount(rest, "code") != 1 {
+		return "", nil, false
+	}
+	if !known {
+		t.add(b[start+1:end], code)
+	}
+	return code, rest, true
+}
+
+// closingQuote is the index of the quote that ends the JSON string whose
+// text (after its opening quote) begins b: the first one not escaped by
+// an odd run of backslashes before it.
+func closingQuote(b []byte) (int, bool) {
+	for i := 0; i < len(b); i++ {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return 0, false
+		}
+		i += j
+		n := 0
+		for k := i - 1; k >= 0 && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // skipSpace returns the index of the first byte of b from i on that is
@@ -358,7 +407,7 @@ func (s *Server) wsSession(c *websocket.Conn) {
 		if ss.read.extend(c.Conn) != nil {
 			return
 		}
-		m, req, ok := decodeSession(b)
+		m, req, ok := decodeSession(b, ss.s.texts)
 		if !ok {
 			continue
 		}
@@ -432,7 +481,7 @@ func (ss *session) start(m sessionIn, req *runRequest) {
 		ss.wg.Add(1)
 	}
 	ss.mu.Unlock()
-	if !ss.send(mustJSON(sessionStarted{Type: "started", Tag: m.Tag, postResponse: pr})) || twice {
+	if !ss.send(startedMessage(m.Tag, &pr)) || twice {
 		if !twice {
 			ss.wg.Done()
 		}

@@ -370,6 +370,7 @@ func TestSessionRunsBounded(t *testing.T) {
 // repeated or differently cased "request" key or a bad request could make
 // them differ.
 func TestDecodeSession(t *testing.T) {
+	known := newCodeTexts(1 << 20)
 	code := kernelSourceTB(t, "08_allreduce_mesh")
 	full, _ := json.Marshal(map[string]any{"type": "run", "tag": 7, "request": map[string]any{"code": code, "step": 8, "ranks": 4, "seed": 3, "args": map[string]float64{"N": 2}}})
 	for _, tc := range []struct {
@@ -399,30 +400,44 @@ func TestDecodeSession(t *testing.T) {
 		{`{"type":"run","request":{"args":{"code":"b"}}}`, false},
 		{`{"type":"run","request":{"code":1}}`, false},
 		{`{"type":"run","request":{"entry":"code","code":"a"}}`, true},
+		// A text known by its spelling, the key repeated after it.
+		{`{"type":"run","request":{"code":"a\nb","code":"c"}}`, true}, // json itself, in one pass
+		{`{"type":"run","request":{"code":"a\nb"},"Code":"c"}`, true},
+		{`{"type":"run","request":{"code":"a\nb\\"}}`, true},
+		{`{"type":"run","request":{"code":"a\nb\\\"\\"}}`, true},
 	} {
-		m, req, ok := decodeSession([]byte(tc.msg))
-		var want sessionIn
-		wantOK := json.Unmarshal([]byte(tc.msg), &want) == nil
-		if ok != wantOK || (req != nil) != tc.onePass {
-			t.Errorf("%.80s: ok %v one pass %v, want %v %v", tc.msg, ok, req != nil, wantOK, tc.onePass)
-			continue
+		// Each message three times: without known texts, then with them
+		// (the first time adds the text, the second finds it).
+		for pass, texts := range []*codeTexts{nil, known, known} {
+			decodeSessionOnce(t, tc.msg, tc.onePass, texts, pass)
 		}
-		if m.Type != want.Type || string(m.Tag) != string(want.Tag) || m.ID != want.ID {
-			t.Errorf("%.80s: message %+v, want %+v", tc.msg, m, want)
+	}
+}
+
+// decodeSessionOnce is one of TestDecodeSession's decodings.
+func decodeSessionOnce(t *testing.T, msg string, onePass bool, texts *codeTexts, pass int) {
+	m, req, ok := decodeSession([]byte(msg), texts)
+	var want sessionIn
+	wantOK := json.Unmarshal([]byte(msg), &want) == nil
+	if ok != wantOK || (req != nil) != onePass {
+		t.Errorf("%.80s (pass %d): ok %v one pass %v, want %v %v", msg, pass, ok, req != nil, wantOK, onePass)
+		return
+	}
+	if m.Type != want.Type || string(m.Tag) != string(want.Tag) || m.ID != want.ID {
+		t.Errorf("%.80s (pass %d): message %+v, want %+v", msg, pass, m, want)
+	}
+	if req == nil {
+		if string(m.Request) != string(want.Request) {
+			t.Errorf("%.80s (pass %d): request %s, want %s", msg, pass, m.Request, want.Request)
 		}
-		if req == nil {
-			if string(m.Request) != string(want.Request) {
-				t.Errorf("%.80s: request %s, want %s", tc.msg, m.Request, want.Request)
-			}
-			continue
-		}
-		var two runRequest
-		if err := decodeJSON(want.Request, &two); err != nil {
-			t.Fatalf("%.80s: %v", tc.msg, err)
-		}
-		if !reflect.DeepEqual(*req, two) {
-			t.Errorf("%.80s: one pass %+v, two passes %+v", tc.msg, *req, two)
-		}
+		return
+	}
+	var two runRequest
+	if err := decodeJSON(want.Request, &two); err != nil {
+		t.Fatalf("%.80s: %v", msg, err)
+	}
+	if !reflect.DeepEqual(*req, two) {
+		t.Errorf("%.80s (pass %d): one pass %+v, two passes %+v", msg, pass, *req, two)
 	}
 }
 
@@ -432,7 +447,7 @@ func TestDecodeSession(t *testing.T) {
 func TestDecodeSessionCode(t *testing.T) {
 	for _, k := range []string{"08_allreduce_mesh", "12_broadcast_builtin"} {
 		b, _ := json.Marshal(map[string]any{"type": "run", "tag": 1, "request": map[string]any{"code": kernelSourceTB(t, k), "step": 8, "ranks": 4, "seed": 3}})
-		m, req, ok := decodeSessionCode(b)
+		m, req, ok := decodeSessionCode(b, nil)
 		var want sessionRunMsg
 		if err := json.Unmarshal(b, &want); err != nil || !ok {
 			t.Fatalf("%s: decodeSessionCode ok %v, json %v", k, ok, err)
@@ -474,8 +489,15 @@ func FuzzDecodeSession(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	for _, s := range plainCases {
+		f.Add([]byte(s))
+	}
+	known := newCodeTexts(1 << 20) // across the inputs: a text one adds, a later one may find
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, req, ok := decodeSession(b)
+		m, req, ok := decodeSession(b, known)
+		if m2, req2, ok2 := decodeSession(b, nil); ok2 != ok || !reflect.DeepEqual(m2, m) || !reflect.DeepEqual(req2, req) {
+			t.Fatalf("with the texts known %+v %+v %v, without %+v %+v %v", m, req, ok, m2, req2, ok2)
+		}
 		var want sessionIn
 		if wantOK := json.Unmarshal(b, &want) == nil; ok != wantOK {
 			t.Fatalf("ok %v, two passes %v", ok, wantOK)
@@ -511,12 +533,18 @@ func FuzzDecodeRunRequest(f *testing.F) {
 		`{"code":"a","ranks":"four"}`,
 		`{"code":1}`,
 		``,
+		`{"code":"x = 1","step":8,"ranks":4,"fill":"randn","seed":-0}`,
+		`{"code":"x = 1","ranks":4,"Ranks":5}`,
 	} {
 		f.Add([]byte(s))
 	}
+	known := newCodeTexts(1 << 20)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var got, want runRequest
-		gerr, werr := decodeRunRequest(b, &got), decodeJSON(b, &want)
+		var got, again, want runRequest
+		gerr, werr := decodeRunRequest(b, &got, known), decodeJSON(b, &want)
+		if aerr := decodeRunRequest(b, &again, known); (aerr == nil) != (gerr == nil) || !reflect.DeepEqual(again, got) {
+			t.Fatalf("a second decoding %+v %v, the first %+v %v", again, aerr, got, gerr)
+		}
 		if (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) {
 			t.Fatalf("error %v, decodeJSON's %v", gerr, werr)
 		}

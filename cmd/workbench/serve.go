@@ -91,7 +91,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	srv, err := server.New(server.Options{DataDir: dir, Logger: stderr, Token: tok, MaxConcurrentRuns: *runs, MaxQueue: *queue,
-		RunTimeout: *timeout, StoreBudget: budget, StoreDelay: delay, MemoryBudget: mem, TuneProcs: true})
+		RunTimeout: *timeout, StoreBudget: budget, StoreDelay: delay, MemoryBudget: mem, TuneProcs: true,
+		LogEvery: limits.LogEvery})
 	if err != nil {
 		ln.Close()
 		fmt.Fprintf(stderr, "workbench: %v\n", err)

@@ -279,6 +279,18 @@ const (
 	// course is tens of KiB of source and IR, so 256 of them cost a few
 	// MiB, and a class of learners re-running their cells hits it.
 	ProgramCache = 256
+	// LogEvery is how often at most `workbench serve` writes its log: the
+	// lines of a burst of runs (one each) go out together, a line after a
+	// quiet spell at once. A write due later is a wake of the process of
+	// its own when the runs have stopped (a thread switch, tens of µs on
+	// this machine), so it is rare: a line waits a tenth of a second at
+	// most.
+	LogEvery = 100 * time.Millisecond
+	// CodeTexts is how many bytes of program texts (each with its JSON
+	// spelling, so twice its size or more) the server keeps to decode and
+	// hash a request's code once: the course's kernels are 2–10 KB, so a
+	// class's cells fit many times over.
+	CodeTexts = 4 << 20
 	// CellPagePool is how many bytes of signal-cell pages of each kind
 	// (6 KiB per 256 cells, 8 KiB with race-detector state) the process
 	// keeps between runs for the next run to reuse: a barrier's P² cells at
@@ -340,6 +352,8 @@ var Table = []Limit{
 		Error: "a clock beyond it is left to the garbage collector; the next run makes a fresh one"},
 	{Name: "program-cache", What: "compiled programs the server keeps, by source hash, entry, rank count and platform", Server: "256", CLI: "—", Flag: "—",
 		Error: "the least recently used program is dropped; its next request compiles it again"},
+	{Name: "code-texts", What: "bytes of program texts (with their JSON spellings) the server keeps to unquote and hash a request's code once", Server: "4 MiB", CLI: "—", Flag: "—",
+		Error: "the oldest text is dropped; its next request unquotes and hashes it again"},
 	{Name: "schedules", What: "random schedules one schedule-explorer request runs (the whole request has one timeout)", Server: "64", CLI: "10000 (`run --schedules N`)", Flag: "—",
 		Error: "400 `schedules N out of range: want 1..64`; seeds the timeout cut off are reported as not run"},
 }
