@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -541,7 +542,7 @@ func (s *Server) putRecord(ctx context.Context, tx writeTx, id, code string, sum
 	if err != nil {
 		return 0, err
 	}
-	settings := appendSettings(nil, &rec.Settings)
+	settings, _ := json.Marshal(rec.Settings)
 	left := rec.Events // sizes the pages' line slices
 	next := func() (page, error) {
 		lines := make([][]byte, 0, max(0, min(left, limits.EventPage)))

@@ -314,6 +314,10 @@ func mustJSON(v any) []byte {
 	return b
 }
 
+func statusMessage(status, id string, st Settings, ranks int, entry string) []byte {
+	return mustJSON(statusMsg{Type: "status", Status: status, ID: id, Settings: st, Ranks: ranks, Entry: entry})
+}
+
 func diagMessages(ds diag.List) [][]byte {
 	out := make([][]byte, 0, len(ds))
 	for _, d := range ds {

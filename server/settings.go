@@ -3,6 +3,7 @@ package server
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"hash"
 	"slices"
@@ -194,8 +195,7 @@ func runID(code string, st Settings) string {
 // t knows (a request's, codeTexts) is not hashed again: its saved state
 // goes on with the settings.
 func (t *codeTexts) runIDSum(code string, st Settings) (id string, sum [sha256.Size]byte) {
-	var js [256]byte
-	b := appendSettings(js[:0], &st)
+	b, _ := json.Marshal(st) // plain fields: cannot fail
 	var h hash.Hash
 	if e := t.text(code); e != nil {
 		if c, err := e.afterSum.(hash.Cloner).Clone(); err == nil {

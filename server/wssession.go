@@ -95,14 +95,8 @@ func decodeSessionCode(b []byte, t *codeTexts) (m sessionIn, req *runRequest, ok
 	if !ok || quotedCount(rest, "request") != 1 {
 		return m, nil, false
 	}
-	f, plain := plainRunMessage(rest)
-	if !plain {
-		f = sessionRunMsg{}
-		if json.Unmarshal(rest, &f) != nil {
-			return m, nil, false
-		}
-	}
-	if f.Request == nil || f.Request.Code != codePlaceholder {
+	var f sessionRunMsg
+	if json.Unmarshal(rest, &f) != nil || f.Request == nil || f.Request.Code != codePlaceholder {
 		return m, nil, false
 	}
 	f.Request.Code = code
@@ -116,13 +110,7 @@ func decodeSessionCode(b []byte, t *codeTexts) (m sessionIn, req *runRequest, ok
 func decodeRunRequest(body []byte, req *runRequest, t *codeTexts) error {
 	if code, rest, ok := cutCode(body, t); ok {
 		var r runRequest
-		if !plainRequest(rest, &r) {
-			r = runRequest{}
-			if json.Unmarshal(rest, &r) != nil {
-				return decodeJSON(body, req)
-			}
-		}
-		if r.Code == codePlaceholder {
+		if json.Unmarshal(rest, &r) == nil && r.Code == codePlaceholder {
 			r.Code = code
 			*req = r
 			return nil
@@ -481,7 +469,7 @@ func (ss *session) start(m sessionIn, req *runRequest) {
 		ss.wg.Add(1)
 	}
 	ss.mu.Unlock()
-	if !ss.send(startedMessage(m.Tag, &pr)) || twice {
+	if !ss.send(mustJSON(sessionStarted{Type: "started", Tag: m.Tag, postResponse: pr})) || twice {
 		if !twice {
 			ss.wg.Done()
 		}

@@ -489,9 +489,6 @@ func FuzzDecodeSession(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	for _, s := range plainCases {
-		f.Add([]byte(s))
-	}
 	known := newCodeTexts(1 << 20) // across the inputs: a text one adds, a later one may find
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, req, ok := decodeSession(b, known)
@@ -533,8 +530,6 @@ func FuzzDecodeRunRequest(f *testing.F) {
 		`{"code":"a","ranks":"four"}`,
 		`{"code":1}`,
 		``,
-		`{"code":"x = 1","step":8,"ranks":4,"fill":"randn","seed":-0}`,
-		`{"code":"x = 1","ranks":4,"Ranks":5}`,
 	} {
 		f.Add([]byte(s))
 	}
