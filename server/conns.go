@@ -88,3 +88,37 @@ func markUsed(c *fiber.Ctx) error {
 	}
 	return c.Next()
 }
+
+// connGroup counts the open websockets for Shutdown's wait. A
+// sync.WaitGroup wants an Add from zero to happen before its Wait; a
+// handshake that completes while Shutdown waits has no such order (the
+// race detector reports it), so joining happens under a lock that
+// closing takes too, and a socket that comes after the close is refused.
+type connGroup struct {
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// join counts one more socket; false when the group is closed (the server
+// is shutting down: the handler returns, and fasthttp closes the socket).
+func (g *connGroup) join() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.wg.Add(1)
+	return true
+}
+
+// leave uncounts a socket join counted.
+func (g *connGroup) leave() { g.wg.Done() }
+
+// close refuses every later join and returns the group to wait on.
+func (g *connGroup) close() *sync.WaitGroup {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+	return &g.wg
+}

@@ -135,7 +135,7 @@ type Server struct {
 	ln        net.Listener    // what Serve serves, closed by Shutdown
 
 	runs       sync.WaitGroup // run goroutines
-	conns      sync.WaitGroup // websocket connections
+	conns      connGroup      // websocket connections
 	executions atomic.Int64
 	programs   *programCache // compiled programs, by source hash and settings
 	texts      *codeTexts    // program texts by their JSON spelling and their text
@@ -267,7 +267,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			err = werr
 		}
 		close(s.quit)
-		if werr := waitCtx(ctx, &s.conns); err == nil {
+		if werr := waitCtx(ctx, s.conns.close()); err == nil {
 			err = werr
 		}
 		s.writer.stop() // no run is left to write (or the context ran out: it writes what is pending)

@@ -80,8 +80,10 @@ func (s *Server) wsRuns(c *fiber.Ctx) error {
 // fasthttp closes the connection and the upgrader reuses its write buffer
 // then.
 func (s *Server) wsRun(c *fastws.Conn, r *run) {
-	s.conns.Add(1)
-	defer s.conns.Done()
+	if !s.conns.join() {
+		return // shutting down
+	}
+	defer s.conns.leave()
 	gone := make(chan struct{}) // closed when the read ends: the client went
 	streamed := make(chan struct{})
 	var read readCutoff // the stream ends the read when it is over

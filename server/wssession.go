@@ -328,8 +328,10 @@ type session struct {
 // wsSession reads the client's messages on this goroutine; each run it
 // starts streams on a goroutine of its own, all writing through ss.send.
 func (s *Server) wsSession(c *websocket.Conn) {
-	s.conns.Add(1)
-	defer s.conns.Done()
+	if !s.conns.join() {
+		return // shutting down
+	}
+	defer s.conns.leave()
 	ss := &session{s: s, c: c, gone: make(chan struct{}), runs: map[string]*run{}}
 	ping := time.NewTicker(wsPingEvery)
 	defer ping.Stop()
