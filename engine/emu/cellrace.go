@@ -624,7 +624,10 @@ func (d *detector) fastCell(m *machine, n *node, t *tref, key cellKey, cl *cell,
 	if sh == nil {
 		sh = d.shadowOf(shadowKey{buf: b, rank: key.rank})
 	}
-	if sh.n() > 0 {
+	// sh.n() reads far, in the shadow's second cache line (a miss of its
+	// own per op at large P); only a buffer past shadowRegion can have far
+	// regions, and the cells' buffers are small.
+	if sh.nseg > 0 || b.size > shadowRegion/2 && sh.n() > 0 {
 		return nil, nil, 0, 0
 	}
 	x = t.off + key.off - b.off
