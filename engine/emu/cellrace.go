@@ -736,8 +736,15 @@ func (d *detector) fastWait(m *machine, n *node, t *tref, key cellKey, cl *cell)
 	if (sb == h.base || sb == h.from) && d.ownsBase(h) && tid < h.privLen {
 		// join's first case: the snapshot adds its epoch at most, and
 		// h's base is its own to write (h.advance comes below). The
-		// write waits in h's pend buffer (pendjoin.go).
-		d.notePend(h, tid, clk)
+		// write waits in h's pend buffer (pendjoin.go), here rather than
+		// in a function of its own, which cost a call per wait.
+		if h.npend == 0 {
+			d.bump(h.base)
+		}
+		h.pend[h.npend] = pendJoin{tid: tid, own: clk}
+		if h.npend++; h.npend == pendLen {
+			h.flush()
+		}
 	} else if clk > h.at(tid) {
 		d.join(h, hbSnap{tid: tid, own: clk, base: sb, last: true})
 	}
