@@ -624,7 +624,10 @@ func (d *detector) fastCell(m *machine, n *node, t *tref, key cellKey, cl *cell,
 	if sh == nil {
 		sh = d.shadowOf(shadowKey{buf: b, rank: key.rank})
 	}
-	if sh.n() > 0 {
+	// sh.n() reads far, in the shadow's second cache line (a miss of its
+	// own per op at large P); only a buffer past shadowRegion can have far
+	// regions, and the cells' buffers are small.
+	if sh.nseg > 0 || b.size > shadowRegion/2 && sh.n() > 0 {
 		return nil, nil, 0, 0
 	}
 	x = t.off + key.off - b.off
@@ -733,8 +736,15 @@ func (d *detector) fastWait(m *machine, n *node, t *tref, key cellKey, cl *cell)
 	if (sb == h.base || sb == h.from) && d.ownsBase(h) && tid < h.privLen {
 		// join's first case: the snapshot adds its epoch at most, and
 		// h's base is its own to write (h.advance comes below). The
-		// write waits in h's pend buffer (pendjoin.go).
-		d.notePend(h, tid, clk)
+		// write waits in h's pend buffer (pendjoin.go), here rather than
+		// in a function of its own, which cost a call per wait.
+		if h.npend == 0 {
+			d.bump(h.base)
+		}
+		h.pend[h.npend] = pendJoin{tid: tid, own: clk}
+		if h.npend++; h.npend == pendLen {
+			h.flush()
+		}
 	} else if clk > h.at(tid) {
 		d.join(h, hbSnap{tid: tid, own: clk, base: sb, last: true})
 	}

@@ -49,18 +49,6 @@ func (d *detector) ownsBase(h *hbThread) bool {
 	return false
 }
 
-// notePend records the O(1) join of thread tid's epoch own into h's base
-// (ownsBase, tid < h.privLen).
-func (d *detector) notePend(h *hbThread, tid int32, own uint32) {
-	if h.npend == 0 {
-		d.bump(h.base)
-	}
-	h.pend[h.npend] = pendJoin{tid: tid, own: own}
-	if h.npend++; h.npend == pendLen {
-		h.flush()
-	}
-}
-
 // flush applies h's pending joins to its base.
 func (h *hbThread) flush() {
 	if h.npend == 0 {
