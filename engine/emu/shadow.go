@@ -189,10 +189,11 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 	fresh := false
 	if pm.n == n && pm.view == t && accessKind(pm.sk&3) == k {
 		sk, fresh = pm.sk, pm.clk != clk
+		pm.clk = clk // the pointers stand: no write barriers
 	} else {
 		sk = d.siteOf(h, n, t, k)<<2 | uint32(k)
+		*pm = plainMemo{n: n, view: t, sk: sk, clk: clk}
 	}
-	*pm = plainMemo{n: n, view: t, sk: sk, clk: clk}
 	cur := cellAcc{tid: h.tid, clk: clk, sk: sk}
 	lo, hi = t.off+lo, t.off+hi
 	if hi > shadowRegion {
@@ -451,8 +452,12 @@ func (s *shadow) access(lo, hi int, cur cellAcc, h *hbThread, fresh bool, race f
 		}
 	}
 	first, last := s.cover(lo, hi)
+	inPlace := packable(cur)
 	for i := first; i < last; i++ {
 		seg := s.at(i)
+		if inPlace && recordInPlace(seg, cur, h) {
+			continue // a window read whole after its chunks: each one's case
+		}
 		for _, e := range s.entriesIn(seg, &buf) {
 			if e.tid != cur.tid && conflicts(e.kind(), cur.kind()) && e.clk > h.at(e.tid) {
 				race(e, int(seg.lo), int(seg.hi))
@@ -475,7 +480,7 @@ func (s *shadow) access(lo, hi int, cur cellAcc, h *hbThread, fresh bool, race f
 // the hint, and access does the rest.
 func (s *shadow) exact(lo, hi int, cur cellAcc, h *hbThread) bool {
 	i, n := int(s.hint), int(s.nseg)
-	if i >= n || !packable(cur) {
+	if uint(i) >= uint(n) || !packable(cur) {
 		return false
 	}
 	seg := s.at(i)
@@ -488,44 +493,54 @@ func (s *shadow) exact(lo, hi int, cur cellAcc, h *hbThread) bool {
 		if uint(i) >= uint(n) {
 			return false
 		}
-		seg = s.at(i)
+		if seg = s.at(i); int(seg.lo) != lo {
+			return false
+		}
 	}
-	if int(seg.lo) != lo || int(seg.hi) != hi || seg.spillIndex() != 0 {
+	if int(seg.hi) != hi {
 		return false
 	}
-	k, kind := 0, cur.kind()
-	n0 := seg.count()
-	for _, pe := range seg.acc[:n0] {
-		e := pe.cell()
-		if e.tid != cur.tid {
-			if conflicts(e.kind(), kind) && e.clk > h.at(e.tid) {
-				return false // access reports it
-			}
-		} else if covers(kind, e.kind()) {
-			continue
-		}
-		k++
+	if !recordInPlace(seg, cur, h) {
+		return false
 	}
 	s.hint = int32(i)
-	if kind == accWrite {
-		seg.acc = [segInline]segAcc{pack(cur)}
-		return true
+	return true
+}
+
+// recordInPlace records cur, which is packable, in seg if seg's entries
+// are in place, stay so with cur, and cur races with none of them: one
+// pass over the packed entries, unpacking none. It reports whether it
+// did; if not, seg is unchanged.
+func recordInPlace(seg *segment, cur cellAcc, h *hbThread) bool {
+	if seg.acc[0].tid == spillMark {
+		return false
 	}
-	if k >= segInline {
-		return false // access spills them
-	}
-	k = 0
-	for _, pe := range seg.acc[:n0] {
-		if e := pe.cell(); e.tid == cur.tid && covers(kind, e.kind()) {
+	kind, me := cur.kind(), uint16(cur.tid)
+	var keep [segInline]segAcc // those cur keeps, then cur (a write keeps none)
+	k := 0
+	for j := 0; j < segInline; j++ {
+		pe := seg.acc[j]
+		if pe.clk == 0 {
+			break
+		}
+		ek := accessKind(pe.sk & 3)
+		if pe.tid != me {
+			if conflicts(ek, kind) && pe.clk > h.at(int32(pe.tid)) {
+				return false // access reports it
+			}
+		} else if covers(kind, ek) {
 			continue
 		}
-		seg.acc[k] = pe
-		k++
+		if kind != accWrite {
+			if k == segInline-1 {
+				return false // access spills them
+			}
+			keep[k] = pe
+			k++
+		}
 	}
-	seg.acc[k] = pack(cur)
-	for j := k + 1; j < segInline; j++ {
-		seg.acc[j] = segAcc{}
-	}
+	keep[k] = segAcc{me, uint16(cur.sk), cur.clk}
+	seg.acc = keep
 	return true
 }
 
@@ -772,11 +787,11 @@ func (s *shadow) merge(from, to int) {
 
 // same reports whether segments a and b have the same entries.
 func (s *shadow) same(a, b *segment) bool {
+	if a.acc[0].tid != spillMark && b.acc[0].tid != spillMark {
+		return a.acc == b.acc // in place, the slots after the last entry are empty
+	}
 	if a.count() != b.count() {
 		return false
-	}
-	if a.spillIndex() == 0 && b.spillIndex() == 0 {
-		return a.acc == b.acc
 	}
 	var ba, bb [segInline]cellAcc
 	return sameEntries(s.entriesIn(a, &ba), s.entriesIn(b, &bb))
