@@ -613,28 +613,16 @@ func (s *shadow) carve(lo, hi int, cur cellAcc, h *hbThread) bool {
 
 // reserve moves the gap to logical index i with room for k segments.
 func (s *shadow) reserve(i, k int) {
+	s.moveGap(i)
 	if int(s.gapLen) >= k {
-		s.moveGap(i)
 		return
 	}
 	n := s.nsegs()
 	grown := make([]segment, max(2*n, 8, n+k))
-	gap, gapLen := int(s.gap), int(s.gapLen)
-	// The segments before i, then those from i, in their logical order.
-	at := func(j int) int {
-		if j >= gap {
-			return j + gapLen
-		}
-		return j
-	}
-	for j := 0; j < n; j++ {
-		dst := j
-		if j >= i {
-			dst = j + len(grown) - n
-		}
-		grown[dst] = s.segs[at(j)]
-	}
-	s.segs, s.gap, s.gapLen = grown, int32(i), int32(len(grown)-n)
+	gl := len(grown) - n
+	copy(grown, s.segs[:i])
+	copy(grown[i+gl:], s.segs[i+int(s.gapLen):])
+	s.segs, s.gap, s.gapLen = grown, int32(i), int32(gl)
 }
 
 // put appends seg at the gap (reserve made room).
