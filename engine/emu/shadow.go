@@ -294,6 +294,11 @@ func (s *shadow) at(i int) *segment {
 func (s *shadow) moveGap(i int) {
 	gap, gapLen := int(s.gap), int(s.gapLen)
 	switch {
+	case i == gap-1 && gapLen > 0:
+		// One segment over, as a ring's carves move it: without the
+		// calls copy and clear make.
+		s.segs[i+gapLen] = s.segs[i]
+		s.segs[i] = segment{}
 	case i < gap:
 		copy(s.segs[i+gapLen:gap+gapLen], s.segs[i:gap])
 		clear(s.segs[i:min(gap, i+gapLen)])
@@ -563,27 +568,11 @@ func (s *shadow) carve(lo, hi int, cur cellAcc, h *hbThread) bool {
 	if int(seg.lo) > lo || int(seg.hi) < hi || int(seg.lo) == lo && int(seg.hi) == hi || seg.spillIndex() != 0 {
 		return false
 	}
-	kind := cur.kind()
-	mid := segment{lo: int32(lo), hi: int32(hi)}
-	k := 0
-	for _, pe := range seg.acc[:seg.count()] {
-		e := pe.cell()
-		if e.tid != cur.tid {
-			if conflicts(e.kind(), kind) && e.clk > h.at(e.tid) {
-				return false // access reports it
-			}
-		} else if covers(kind, e.kind()) {
-			continue
-		}
-		if kind != accWrite {
-			if k == segInline-1 {
-				return false // access spills them
-			}
-			mid.acc[k] = pe
-			k++
-		}
+	mid := *seg
+	mid.lo, mid.hi = int32(lo), int32(hi)
+	if !recordInPlace(&mid, cur, h) {
+		return false
 	}
-	mid.acc[k] = pack(cur)
 	right := *seg
 	right.lo = int32(hi)
 	// The pieces, in order: seg cut to [int(seg.lo), lo) if that is not empty,
