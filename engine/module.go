@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"pldworkbench/engine/check"
@@ -186,6 +187,18 @@ type Program struct {
 	lowered  *ir.Program
 	failure  *emu.RunError // why Run cannot start, with status
 	status   emu.Status
+
+	// compiled is lowered compiled for the emulator by the first run, for
+	// every later one (emulated).
+	compileOnce sync.Once
+	compiled    *emu.Compiled
+}
+
+// emulated returns p's lowered program compiled for the emulator, compiled
+// once however many runs go at once.
+func (p *Program) emulated() *emu.Compiled {
+	p.compileOnce.Do(func() { p.compiled = emu.Compile(p.lowered) })
+	return p.compiled
 }
 
 // Compile resolves entry ("" = the default entry, defaultEntry; {P}
