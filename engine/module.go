@@ -163,8 +163,9 @@ func expandP(entry string, ranks int) string {
 // Program is a module compiled at one entry: the entry resolved (the
 // default entry when none was named, {P} expanded), the
 // rank count and the platform fixed, checked and lowered. It is never
-// changed after Compile, so one Program runs as often as needed, from
-// several goroutines at once. A program that did not compile is still a
+// changed after Compile (but for the emulator's form of it, made once by
+// its first run), so one Program runs as often as needed, from several
+// goroutines at once. A program that did not compile is still a
 // Program: Diags (or NoEntry) say why, and Run ends with compile_error.
 type Program struct {
 	Name     string // the file name
