@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"pldworkbench/engine/check"
@@ -162,8 +163,9 @@ func expandP(entry string, ranks int) string {
 // Program is a module compiled at one entry: the entry resolved (the
 // default entry when none was named, {P} expanded), the
 // rank count and the platform fixed, checked and lowered. It is never
-// changed after Compile, so one Program runs as often as needed, from
-// several goroutines at once. A program that did not compile is still a
+// changed after Compile (but for the emulator's form of it, made once by
+// its first run), so one Program runs as often as needed, from several
+// goroutines at once. A program that did not compile is still a
 // Program: Diags (or NoEntry) say why, and Run ends with compile_error.
 type Program struct {
 	Name     string // the file name
@@ -186,6 +188,18 @@ type Program struct {
 	lowered  *ir.Program
 	failure  *emu.RunError // why Run cannot start, with status
 	status   emu.Status
+
+	// compiled is lowered compiled for the emulator by the first run, for
+	// every later one (emulated).
+	compileOnce sync.Once
+	compiled    *emu.Compiled
+}
+
+// emulated returns p's lowered program compiled for the emulator, compiled
+// once however many runs go at once.
+func (p *Program) emulated() *emu.Compiled {
+	p.compileOnce.Do(func() { p.compiled = emu.Compile(p.lowered) })
+	return p.compiled
 }
 
 // Compile resolves entry ("" = the default entry, defaultEntry; {P}

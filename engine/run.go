@@ -286,7 +286,7 @@ func (p *Program) run(meter *limits.Meter, opts RunOptions) *RunResult {
 		defer startAhead(res, opts.JSONAhead, nil)()
 	}
 	limits.CountRun(meter.Context())
-	r := emu.Run(meter.Context(), prog, emu.Options{
+	r := p.emulated().Run(meter.Context(), emu.Options{
 		Inputs: cloneInputs(in), Scalars: opts.Args, Dims: opts.Dims, Schedule: opts.Schedule, NoRaces: opts.NoRaces,
 		MaxSteps: meter.Budget.RunSteps, Timeout: meter.Budget.Timeout, OnEvent: opts.OnEvent, Platform: p.Platform,
 		EventBytes: opts.EventBytes, KeepEvents: opts.KeepEvents,

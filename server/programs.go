@@ -26,7 +26,8 @@ type programKey struct {
 // so a run posted again with other inputs or another schedule, a
 // comparison's side runs and a page's re-check of the same cell compile
 // nothing. It is bounded by limits.ProgramCache entries; a program holds
-// its source and IR, tens of KiB for the course's kernels.
+// its source and IR and, once run, the emulator's compiled form of it:
+// tens of KiB for the course's kernels.
 type programCache struct {
 	mu  sync.Mutex
 	max int

@@ -165,8 +165,8 @@ func sameView(a, b *tref) bool {
 }
 
 // nodeSite is a node's last site of a signal-cell access of kind k
-// (node.sigSite); id 0 is none. A node belongs to one run (compileProgram
-// is per run), so its detector's ids are the only ones it sees.
+// (detector.nodeSite); id 0 is none. It belongs to one run, so its
+// detector's ids are the only ones it sees.
 type nodeSite struct {
 	view *tref
 	id   uint32
@@ -461,7 +461,7 @@ func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, k acces
 		sh.clocks = true
 	}
 	site := d.siteOf(h, n, t, k)
-	n.sigSite = nodeSite{view: t, id: site, k: k}
+	*d.nodeSite(n) = nodeSite{view: t, id: site, k: k}
 	cur := cellAcc{tid: h.tid, clk: h.epoch(), sk: site<<2 | uint32(k)}
 	hi := lo + size
 	if sh.n() > 0 {
@@ -639,7 +639,7 @@ func (d *detector) fastCell(m *machine, n *node, t *tref, key cellKey, cl *cell,
 	// thread's memo (a view of its own, made in a kernel), where comparing
 	// the view with the node's (sameView) costs more than the rest of
 	// fastCell; the node's site for an equal view goes into the memo.
-	ns := &n.sigSite
+	ns := d.nodeSite(n)
 	if ns.view == t && ns.k == k && ns.id != 0 {
 		site = ns.id
 	} else if memo := &m.hb.sites[(uint(n.span.Line)<<2|uint(k))%uint(len(m.hb.sites))]; memo.n == n && memo.view == t && memo.id != 0 {

@@ -112,10 +112,13 @@ type node struct {
 	// sigOffs is a notify's or wait's offset list decoded for signalKey,
 	// nil when an offset is not an integer variable or constant.
 	sigOffs []sigOff
-	// sigSite is the race detector's interned site of the node's last
-	// signal-cell access (cellAccess), for fastCell: the node is in the
-	// cache at every signal op, where a thread's site memos (on a line of
-	// its machine of their own) are not at large P.
+	// sig numbers a notify or wait (1, 2, … in its Compiled): the race
+	// detector's memo of the node's last signal-cell site is the run's
+	// nodeSites[sig] (detector.nodeSite), since the node is shared by every
+	// run of the program. sigSite is that memo for a node made outside
+	// compileProgram, sig 0 (the detector's internal tests build nodes by
+	// hand, each for one run).
+	sig     int32
 	sigSite nodeSite
 	// borrow marks a remote_load whose tile only the next statement reads
 	// (markBorrows).
@@ -147,14 +150,47 @@ type cfunc struct {
 	body   []*node
 }
 
+// Compiled is an *ir.Program compiled for the interpreter, once: Run it
+// as often as wanted, several runs at once. It holds nothing a run
+// changes (what a run keeps per node is in the run, by node.sig), so a
+// server that caches a program does not compile it again for every run,
+// which cost a short run (a step-8 mesh all-reduce at P=4) a third of its
+// time.
+type Compiled struct {
+	prog  *ir.Program
+	funcs map[*ir.Func]*cfunc
+	sigs  int   // the notifies and waits: node.sig is 1…sigs
+	err   error // malformed IR, reported when a run starts
+}
+
+// Compile compiles prog for Run. A program Run refuses (no entry,
+// malformed IR) still compiles; its runs end with the error. prog must not
+// change afterwards.
+func Compile(prog *ir.Program) *Compiled {
+	c := &Compiled{prog: prog}
+	if prog != nil && prog.Entry != nil {
+		c.funcs, c.sigs, c.err = compileProgram(prog)
+	}
+	return c
+}
+
+// nodeSite is the memo of n's last signal-cell site in d's run (node.sig).
+func (d *detector) nodeSite(n *node) *nodeSite {
+	if n.sig != 0 {
+		return &d.nodeSites[n.sig]
+	}
+	return &n.sigSite
+}
+
 // compiler compiles one program.
 type compiler struct {
 	funcs map[*ir.Func]*cfunc
 	slots map[*ir.Var]int // of the function being compiled
 	fn    *cfunc
+	sigs  int // the signal ops numbered so far (node.sig)
 }
 
-func compileProgram(p *ir.Program) (map[*ir.Func]*cfunc, error) {
+func compileProgram(p *ir.Program) (map[*ir.Func]*cfunc, int, error) {
 	c := &compiler{funcs: map[*ir.Func]*cfunc{}}
 	for _, f := range p.Funcs {
 		c.funcs[f] = &cfunc{f: f}
@@ -169,13 +205,13 @@ func compileProgram(p *ir.Program) (map[*ir.Func]*cfunc, error) {
 		}
 		body, err := c.block(f.Body)
 		if err != nil {
-			return nil, fmt.Errorf("func %s: %v", f.Name, err)
+			return nil, 0, fmt.Errorf("func %s: %v", f.Name, err)
 		}
 		cf.body = body
 		cf.nslots = len(c.slots)
 		markBorrows(body)
 	}
-	return c.funcs, nil
+	return c.funcs, c.sigs, nil
 }
 
 // markBorrows marks each remote_load whose tile only the next statement
@@ -314,6 +350,11 @@ func (c *compiler) stmt(s ir.Stmt) (*node, error) {
 		n.shared = sharedOp(n.op, s)
 		// A notify's op= and a wait's cmp= are read once here, not by
 		// name at every execution (a P=256 barrier runs 130,560 of them).
+		switch n.op {
+		case opNotify, opWait:
+			c.sigs++
+			n.sig = int32(c.sigs)
+		}
 		switch n.op {
 		case opNotify:
 			n.sigSet = enumMember(s, "op") == "Set"

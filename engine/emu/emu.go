@@ -266,9 +266,16 @@ type Stats struct {
 
 // Run executes prog's entry at prog.Ranks ranks and returns how it ended.
 // It never panics and never leaves a goroutine behind; ctx cancels it. It
-// does not modify prog, so several runs of one program may go at once.
-func Run(ctx context.Context, prog *ir.Program, opts Options) (res *Result) {
-	s, err := newSim(prog, opts)
+// does not modify prog, so several runs of one program may go at once. A
+// caller that runs a program more than once compiles it once (Compile) and
+// calls Compiled.Run.
+func Run(ctx context.Context, prog *ir.Program, opts Options) *Result {
+	return Compile(prog).Run(ctx, opts)
+}
+
+// Run is Run of the compiled program; several may go at once.
+func (cp *Compiled) Run(ctx context.Context, opts Options) (res *Result) {
+	s, err := newSim(cp, opts)
 	if err != nil {
 		return &Result{Status: StatusRuntimeError, Error: err, Outputs: map[string]*Tensor{}}
 	}

@@ -350,12 +350,14 @@ func TestInputErrors(t *testing.T) {
 	}
 }
 
-// TestConcurrentRuns: Run does not modify the program, so a server may run
-// one program for several clients at once (go test -race checks it).
+// TestConcurrentRuns: Run does not modify the program, nor Compiled.Run
+// the compiled one, so a server may run one program for several clients
+// at once (go test -race checks it), each run as it goes alone.
 func TestConcurrentRuns(t *testing.T) {
 	prog := compileFile(t, "testdata/rma.py", "rma_host", 4)
 	in := fill(prog, "randn", 2)
 	want, wantTrace, _ := traceOf(t, prog, in)
+	cp := emu.Compile(prog)
 	var wg sync.WaitGroup
 	errs := make(chan string, 4)
 	for i := 0; i < 4; i++ {
@@ -364,7 +366,7 @@ func TestConcurrentRuns(t *testing.T) {
 			defer wg.Done()
 			var buf bytes.Buffer
 			w := trace.NewWriter(&buf)
-			res := emu.Run(context.Background(), prog, emu.Options{Inputs: in, OnEvent: w.Sink()})
+			res := cp.Run(context.Background(), emu.Options{Inputs: in, OnEvent: w.Sink()})
 			w.Flush()
 			js, _ := json.Marshal(res)
 			if string(js) != want || buf.String() != wantTrace {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/limits"
@@ -317,7 +318,10 @@ func (m *machine) window(n *node) *failure {
 	if !supported(dt) {
 		return m.fail(n, codeUnsupported, "", "pld.window dtype %s is not supported by the emulator", dt)
 	}
-	var shape []int
+	// The shape is built on the stack: mostly it is the buffer's last
+	// view's (below), and a new view takes a copy.
+	var shapeBuf [4]int
+	shape := shapeBuf[:0]
 	for _, e := range n.args[1].list {
 		if e.k == oSym && !m.hasSym(e) {
 			return m.fail(n, codeShape, "", "pld.window shape uses %s, which has no value here", e.sym)
@@ -335,17 +339,17 @@ func (m *machine) window(n *node) *failure {
 	// view's lines, not one per rank.
 	t := b.view
 	if t == nil || t.name != name || t.dt != dt || !slices.Equal(t.shape, shape) {
-		t = &tref{name: name, dt: dt, shape: shape, buf: b}
+		t = &tref{name: name, dt: dt, shape: append([]int(nil), shape...), buf: b}
 		b.view = t
 	}
 	for _, d := range shape {
 		if d <= 0 {
-			return m.fail(n, codeWindowSize, "", "pld.window shape %v has an extent <= 0", dims(shape))
+			return m.fail(n, codeWindowSize, "", "pld.window shape %v has an extent <= 0", dims(t.shape))
 		}
 	}
 	if t.nbytes() > b.size {
 		return m.fail(n, codeWindowSize, "allocate the buffer with the view's shape and dtype: pld.alloc_window_buffer(shape, dtype=...)",
-			"pld.window %v %s needs %d bytes, but %s has %d", dims(shape), dt, t.nbytes(), b.name, b.size)
+			"pld.window %v %s needs %d bytes, but %s has %d", dims(t.shape), dt, t.nbytes(), b.name, b.size)
 	}
 	m.set(n, val{o: t})
 	m.s.emit(m, n, trace.Event{StartNs: m.clock / 1000, EndNs: m.clock / 1000})
@@ -363,7 +367,7 @@ func (m *machine) index(n *node) *failure {
 		return m.fail(n, codeBounds, "", "%s[%d] is outside %s, whose leading dimension is %d", n.x.name, i, x.name, x.shape[0])
 	}
 	row := numElems(x.shape[1:]) * x.dt.Bytes()
-	v := &tref{name: fmt.Sprintf("%s[%d]", x.name, i), dt: x.dt, shape: x.shape[1:], host: x.host, off: x.off + int(i)*row, buf: x.buf}
+	v := &tref{name: x.name + "[" + strconv.FormatInt(i, 10) + "]", dt: x.dt, shape: x.shape[1:], host: x.host, off: x.off + int(i)*row, buf: x.buf}
 	if x.buf != nil {
 		return m.fail(n, codeUnsupported, "", "indexing window view %s at the host is not supported", x.name)
 	}

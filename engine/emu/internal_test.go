@@ -36,7 +36,7 @@ func TestWindowLayout(t *testing.T) {
 		Attrs: []ir.Attr{{Key: "dtype", Value: ir.DTypeAttr(ir.INT32)}}, Result: b})
 	host.Body.Add(&ir.Op{Name: "pld.alloc_window_buffer", Args: []ir.Operand{idx(64)}, Result: c})
 	prog := &ir.Program{Name: "layout", Ranks: 3, Platform: "910B", Funcs: []*ir.Func{host}, Entry: host}
-	s, err := newSim(prog, Options{})
+	s, err := newSim(Compile(prog), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,6 +78,9 @@ type frame struct {
 	syms    map[string]int64
 	cursors []cursor
 	ret     int // the caller's result slot, -1 for none
+	// cbuf holds the first cursors: a call's body and a loop or two in it
+	// need no allocation of their own (a short run makes a dozen frames).
+	cbuf [3]cursor
 }
 
 // cursor walks one block; a loop cursor repeats it.
@@ -219,6 +222,7 @@ func (m *machine) continueLoop() {
 // pushFrame starts a call of fn with args.
 func (m *machine) pushFrame(fn *cfunc, args []val, syms map[string]int64, ret int) {
 	fr := &frame{fn: fn, env: make([]val, fn.nslots), syms: syms, ret: ret}
+	fr.cursors = fr.cbuf[:0]
 	for i, slot := range fn.params {
 		if i < len(args) {
 			fr.env[slot] = args[i]

@@ -416,6 +416,9 @@ type detector struct {
 	races   []Race
 	seen    map[raceKey]bool
 	omitted int
+
+	// nodeSites are the signal ops' site memos, by node.sig (nodeSite).
+	nodeSites []nodeSite
 }
 
 // MaxRaces caps Result.Races; Result.RacesOmitted counts the distinct

@@ -110,7 +110,8 @@ type failure struct {
 	dl     *Deadlock
 }
 
-func newSim(prog *ir.Program, opts Options) (*sim, *RunError) {
+func newSim(cp *Compiled, opts Options) (*sim, *RunError) {
+	prog := cp.prog
 	if prog == nil || prog.Entry == nil {
 		return nil, &RunError{Rank: -1, Code: codeInput, Message: "no program to run: the program has no host orchestrator entry"}
 	}
@@ -138,11 +139,10 @@ func newSim(prog *ir.Program, opts Options) (*sim, *RunError) {
 	if !ok {
 		return nil, &RunError{Rank: -1, Code: codeInput, Message: fmt.Sprintf("platform %q has no cost profile, want %s", platform, strings.Join(profileNames(), " or "))}
 	}
-	funcs, err := compileProgram(prog)
-	if err != nil {
-		return nil, &RunError{Rank: -1, Code: codeInternal, Message: "malformed IR: " + err.Error()}
+	if cp.err != nil {
+		return nil, &RunError{Rank: -1, Code: codeInternal, Message: "malformed IR: " + cp.err.Error()}
 	}
-	s := &sim{prog: prog, funcs: funcs, P: prog.Ranks, prof: prof, onEvent: opts.OnEvent, eventCost: opts.EventBytes, keepEvents: opts.KeepEvents,
+	s := &sim{prog: prog, funcs: cp.funcs, P: prog.Ranks, prof: prof, onEvent: opts.OnEvent, eventCost: opts.EventBytes, keepEvents: opts.KeepEvents,
 		bigCells: map[cellKey]*cell{}, notifiers: map[*cell][]int{}, maxSteps: opts.MaxSteps, timeout: opts.Timeout, meter: opts.Meter}
 	if s.meter == nil {
 		s.meter = limits.NewMeter(nil, limits.Budget{}) // no memory limit
@@ -168,6 +168,9 @@ func newSim(prog *ir.Program, opts Options) (*sim, *RunError) {
 	}
 	s.ready.setSchedule(sched, seed)
 	s.initRace(opts)
+	if s.race != nil {
+		s.race.nodeSites = make([]nodeSite, cp.sigs+1)
+	}
 	if rerr := s.bindInputs(opts); rerr != nil {
 		s.giveBack()
 		return nil, rerr
