@@ -190,7 +190,8 @@ func (m *machine) notify(n *node) *failure {
 	if m.tracing() {
 		e := trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000}
 		a := &m.s.evAlloc
-		e.Peer, e.Cell, e.Before, e.After = a.int(p), a.cellName(n, cellOffs(t, key, m.scratch)), a.int64(before), a.int64(after)
+		m.scratch = cellOffs(t, key, m.scratch)
+		e.Peer, e.Cell, e.Before, e.After = a.int(p), a.cellName(n, m.scratch), a.int64(before), a.int64(after)
 		m.s.emit(m, n, e)
 	} else {
 		m.s.count(m)
@@ -255,7 +256,8 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 	if m.tracing() {
 		e := trace.Event{StartNs: w.start / 1000, EndNs: m.clock / 1000}
 		a := &m.s.evAlloc
-		e.Cell, e.Value = a.cellName(n, cellOffs(w.view, w.key, m.scratch)), a.int64(v)
+		m.scratch = cellOffs(w.view, w.key, m.scratch)
+		e.Cell, e.Value = a.cellName(n, m.scratch), a.int64(v)
 		if hasBy {
 			e.ReleasedBy = a.ref(by)
 		}
