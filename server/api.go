@@ -236,6 +236,9 @@ type runRequest struct {
 	// ran, when set, is its run at these settings, already done.
 	prog *engine.Program
 	ran  *ranResult
+	// text is Code's entry in the server's codeTexts, when decoding found
+	// or kept it (nil: not known; runIDSum hashes the text).
+	text *codeText
 }
 
 // Settings are a run's normalized settings: every default filled in, so

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -105,17 +106,29 @@ func BenchmarkServerCPUPerRun(b *testing.B) {
 			scs[i] = ts.session(b, nil)
 			sessionRuns(b, scs[i], 1) // warm
 		}
+		code := kernelSourceTB(b, "08_allreduce_mesh")
 		b.ResetTimer()
 		cpu := childCPU(b, c.cmd.Process.Pid)
 		var wg sync.WaitGroup
+		errs := make([]error, clients) // sessionRun's, as b.Fatal is the benchmark goroutine's alone
 		for i, sc := range scs {
 			n := b.N / clients
 			if i < b.N%clients {
 				n++
 			}
-			wg.Go(func() { sessionRuns(b, sc, n) })
+			wg.Go(func() {
+				for range n {
+					req := map[string]any{"code": code, "step": 8, "ranks": benchRanks, "fill": "randn", "seed": wsSeed.Add(1)}
+					if _, errs[i] = sessionRun(sc.c, req); errs[i] != nil {
+						return
+					}
+				}
+			})
 		}
 		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			b.Fatal(err)
+		}
 		b.ReportMetric(float64(childCPU(b, c.cmd.Process.Pid)-cpu)/float64(b.N), "server-cpu-ns/op")
 	})
 }
@@ -540,7 +553,7 @@ func BenchmarkDecodeRunMessage(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				tc.texts.runIDSum(req.Code, st)
+				runIDSum(req.Code, st, req.text)
 			}
 		})
 	}

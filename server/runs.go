@@ -49,7 +49,7 @@ func (s *Server) startRun(ctx context.Context, req *runRequest) (postResponse, e
 	if err != nil {
 		return postResponse{}, err
 	}
-	id, sum := s.texts.runIDSum(req.Code, st)
+	id, sum := runIDSum(req.Code, st, req.text)
 	if s.closing.Load() {
 		return postResponse{}, errorf(fiber.StatusServiceUnavailable, "the server is shutting down", "not accepting runs")
 	}

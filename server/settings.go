@@ -184,7 +184,7 @@ func expandP(entry string, ranks int) string {
 // runID is the content hash of a run: URL-safe base64 of SHA-256 over the
 // code and the normalized settings, the first 16 characters (96 bits).
 func runID(code string, st Settings) string {
-	id, _ := runIDSum(code, st)
+	id, _ := runIDSum(code, st, nil)
 	return id
 }
 
@@ -192,12 +192,12 @@ func runID(code string, st Settings) string {
 // the text: the store keys the code by that sum (codeHash) and the
 // program cache by it with the file's name (programKey), and hashing the
 // text three times was three passes over most of a run message. A text
-// t knows (a request's, codeTexts) is not hashed again: its saved state
-// goes on with the settings.
-func (t *codeTexts) runIDSum(code string, st Settings) (id string, sum [sha256.Size]byte) {
+// with its entry known (the request's, codeTexts) is not hashed again:
+// its saved state goes on with the settings.
+func runIDSum(code string, st Settings, known *codeText) (id string, sum [sha256.Size]byte) {
 	b, _ := json.Marshal(st) // plain fields: cannot fail
 	var h hash.Hash
-	if e := t.text(code); e != nil {
+	if e := known; e != nil && e.code == code {
 		if c, err := e.afterSum.(hash.Cloner).Clone(); err == nil {
 			h, sum = c, e.sum
 		}
@@ -216,9 +216,4 @@ func (t *codeTexts) runIDSum(code string, st Settings) (id string, sum [sha256.S
 	h.Write(b)
 	var full [sha256.Size]byte
 	return base64.RawURLEncoding.EncodeToString(h.Sum(full[:0]))[:16], sum
-}
-
-// runIDSum is codeTexts.runIDSum without known texts.
-func runIDSum(code string, st Settings) (id string, sum [sha256.Size]byte) {
-	return (*codeTexts)(nil).runIDSum(code, st)
 }

@@ -379,7 +379,7 @@ func postID(ts *testServer, body map[string]any) (string, error) {
 func TestRunIDSum(t *testing.T) {
 	code := kernelSource(t, "08_allreduce_mesh")
 	st := Settings{Ranks: 4, Fill: "randn", Seed: 7, Schedule: "fair", Platform: "910B"}
-	id, sum := runIDSum(code, st)
+	id, sum := runIDSum(code, st, nil)
 	js, _ := json.Marshal(st)
 	whole := sha256.Sum256(append(append([]byte(code), 0), js...))
 	if want := base64.RawURLEncoding.EncodeToString(whole[:])[:16]; id != want || runID(code, st) != want {

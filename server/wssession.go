@@ -91,7 +91,7 @@ func decodeSession(b []byte, t *codeTexts) (m sessionIn, req *runRequest, ok boo
 // key. ok false: not that shape; decodeSession then decodes it all with
 // json.
 func decodeSessionCode(b []byte, t *codeTexts) (m sessionIn, req *runRequest, ok bool) {
-	code, rest, ok := cutCode(b, t)
+	code, known, raw, rest, ok := cutCode(b, t)
 	if !ok || quotedCount(rest, "request") != 1 {
 		return m, nil, false
 	}
@@ -99,7 +99,7 @@ func decodeSessionCode(b []byte, t *codeTexts) (m sessionIn, req *runRequest, ok
 	if json.Unmarshal(rest, &f) != nil || f.Request == nil || f.Request.Code != codePlaceholder {
 		return m, nil, false
 	}
-	f.Request.Code = code
+	f.Request.Code, f.Request.text = code, t.keep(known, raw, code)
 	return sessionIn{Type: f.Type, Tag: f.Tag, ID: f.ID}, f.Request, true
 }
 
@@ -108,10 +108,10 @@ func decodeSessionCode(b []byte, t *codeTexts) (m sessionIn, req *runRequest, ok
 // known); a body not of that shape is decoded whole by decodeJSON, which
 // words its errors.
 func decodeRunRequest(body []byte, req *runRequest, t *codeTexts) error {
-	if code, rest, ok := cutCode(body, t); ok {
+	if code, known, raw, rest, ok := cutCode(body, t); ok {
 		var r runRequest
 		if json.Unmarshal(rest, &r) == nil && r.Code == codePlaceholder {
-			r.Code = code
+			r.Code, r.text = code, t.keep(known, raw, code)
 			*req = r
 			return nil
 		}
@@ -131,33 +131,37 @@ const codePlaceholder = "x"
 // escapes, and none for a spelling t knows (codeTexts), which is found
 // by its closing quote. The caller decodes the rest with json and takes
 // code only when its own field comes back holding the placeholder (so
-// the key was where it reads the code). ok false: not that shape (the key
-// absent, repeated in the rest, differently cased or escaped, or its
-// value one json might read otherwise: not a string, a control
-// character, an unknown escape, a surrogate, bytes not UTF-8).
-func cutCode(b []byte, t *codeTexts) (code string, rest []byte, ok bool) {
+// the key was where it reads the code). known is the text's entry when t
+// knows its spelling, else nil and raw is the spelling, for keep once the
+// request has decoded. ok false: not that shape (the key absent,
+// repeated in the rest, differently cased or escaped, or its value one
+// json might read otherwise: not a string, a control character, an
+// unknown escape, a surrogate, bytes not UTF-8).
+func cutCode(b []byte, t *codeTexts) (code string, known *codeText, raw, rest []byte, ok bool) {
 	const key = `"code"`
 	at := bytes.Index(b, []byte(key))
 	if at < 0 {
-		return "", nil, false
+		return "", nil, nil, nil, false
 	}
 	i := skipSpace(b, at+len(key))
 	if i >= len(b) || b[i] != ':' {
-		return "", nil, false
+		return "", nil, nil, nil, false
 	}
 	start := skipSpace(b, i+1)
 	if start >= len(b) || b[start] != '"' {
-		return "", nil, false
+		return "", nil, nil, nil, false
 	}
-	end, known := -1, false // b[end] is the closing quote
+	end := -1 // b[end] is the closing quote
 	if n, found := closingQuote(b[start+1:]); found {
-		code, known = t.spelled(b[start+1 : start+1+n])
+		if known = t.spelled(b[start+1 : start+1+n]); known != nil {
+			code = known.code
+		}
 		end = start + 1 + n
 	}
-	if !known {
+	if known == nil {
 		var n int
 		if code, n, ok = unquoteCode(b[start+1:]); !ok {
-			return "", nil, false
+			return "", nil, nil, nil, false
 		}
 		end = start + 1 + n
 	}
@@ -168,12 +172,21 @@ func cutCode(b []byte, t *codeTexts) (code string, rest []byte, ok bool) {
 	rest = append(rest, '"')
 	rest = append(rest, b[end+1:]...)
 	if quotedCount(rest, "code") != 1 {
-		return "", nil, false
+		return "", nil, nil, nil, false
 	}
-	if !known {
-		t.add(b[start+1:end], code)
+	if known == nil {
+		raw = b[start+1 : end]
 	}
-	return code, rest, true
+	return code, known, raw, rest, true
+}
+
+// keep returns the entry of a decoded request's text: known when cutCode
+// found it, else the one t keeps for raw (nil: not kept).
+func (t *codeTexts) keep(known *codeText, raw []byte, code string) *codeText {
+	if known != nil {
+		return known
+	}
+	return t.add(raw, code)
 }
 
 // closingQuote is the index of the quote that ends the JSON string whose
