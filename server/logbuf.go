@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// logLines is the server's log when Options.LogEvery is set (`workbench
-// serve` sets limits.LogEvery): a line goes out at once when the last
+// logLines is the server's log. With Options.LogEvery set (`workbench
+// serve` sets limits.LogEvery) a line goes out at once when the last
 // write was that long ago, else it joins the lines of the next write, at
-// most that much later. Every run logs a line, and a write of its own
+// most that much later; with 0, every line goes out at once. Every run logs a line, and a write of its own
 // (to a pipe or a terminal, which wakes its reader) was a fiftieth of
 // the server's CPU per run, measured with BenchmarkServerCPUPerRun.
 // Shutdown writes what is left.

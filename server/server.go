@@ -115,8 +115,7 @@ type Server struct {
 	db      *sql.DB
 	lessons *lessons
 	slots   *slots
-	logMu   sync.Mutex
-	lines   *logLines // the log's lines joined (Options.LogEvery), else nil
+	lines   *logLines // the log (Options.LogEvery)
 
 	// testHook, when set, is called at the start of every guarded piece of
 	// work with its name: the tests inject panics through it.
@@ -188,10 +187,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	var lines *logLines
-	if opts.LogEvery > 0 {
-		lines = newLogLines(opts.Logger, opts.LogEvery)
-	}
+	lines := newLogLines(opts.Logger, opts.LogEvery)
 	s := &Server{
 		lines:   lines,
 		opts:    opts,
@@ -276,9 +272,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			err = cerr
 		}
 		s.slots.procs.restore()
-		if s.lines != nil {
-			s.lines.flush()
-		}
+		s.lines.flush()
 		s.shutErr = err
 	})
 	return s.shutErr
@@ -312,12 +306,4 @@ func waitCtx(ctx context.Context, wg *sync.WaitGroup) error {
 func (s *Server) Executions() int64 { return s.executions.Load() }
 
 // logf writes one line to the log (when due: logLines).
-func (s *Server) logf(format string, args ...any) {
-	if s.lines != nil {
-		s.lines.printf(format, args...)
-		return
-	}
-	s.logMu.Lock()
-	defer s.logMu.Unlock()
-	fmt.Fprintf(s.opts.Logger, format+"\n", args...)
-}
+func (s *Server) logf(format string, args ...any) { s.lines.printf(format, args...) }
