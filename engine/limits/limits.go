@@ -287,9 +287,9 @@ const (
 	// most.
 	LogEvery = 100 * time.Millisecond
 	// CodeTexts is how many bytes of program texts (each with its JSON
-	// spelling, so twice its size or more) the server keeps to decode and
-	// hash a request's code once: the course's kernels are 2–10 KB, so a
-	// class's cells fit many times over.
+	// spelling, so twice its size or more, and a fixed cost per entry) the
+	// server keeps to decode and hash a request's code once: the course's
+	// kernels are 2–10 KB, so a class's cells fit many times over.
 	CodeTexts = 4 << 20
 	// CellPagePool is how many bytes of signal-cell pages of each kind
 	// (6 KiB per 256 cells, 8 KiB with race-detector state) the process
@@ -354,6 +354,8 @@ var Table = []Limit{
 		Error: "the least recently used program is dropped; its next request compiles it again"},
 	{Name: "code-texts", What: "bytes of program texts (with their JSON spellings) the server keeps to unquote and hash a request's code once", Server: "4 MiB", CLI: "—", Flag: "—",
 		Error: "the oldest text is dropped; its next request unquotes and hashes it again"},
+	{Name: "log-every", What: "how long `workbench serve` holds a log line to join it with others in one write (a line after a quiet spell goes out at once; shutdown writes what is held)", Server: "100 ms", CLI: "—", Flag: "—",
+		Error: "— (a line waits at most this long)"},
 	{Name: "schedules", What: "random schedules one schedule-explorer request runs (the whole request has one timeout)", Server: "64", CLI: "10000 (`run --schedules N`)", Flag: "—",
 		Error: "400 `schedules N out of range: want 1..64`; seeds the timeout cut off are reported as not run"},
 }
