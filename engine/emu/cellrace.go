@@ -609,7 +609,7 @@ func (d *detector) dropClocks(sh *shadow) {
 
 // fastCell is what fastNotify and fastWait check first: the cell's word
 // when it is in a page (cl, beside its bookkeeping) and not wide, its
-// shadow has no segments and n's site memo (sigSite), for t or a view
+// shadow has no segments and n's site memo (nodeSite), for t or a view
 // equal to it (sameView), or else m's, holds the id of (n, t) for kind k;
 // w is nil when the fast path does not apply. A word from an earlier
 // dispatch is cleared, as state clears it.

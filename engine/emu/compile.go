@@ -114,12 +114,10 @@ type node struct {
 	sigOffs []sigOff
 	// sig numbers a notify or wait (1, 2, … in its Compiled): the race
 	// detector's memo of the node's last signal-cell site is the run's
-	// nodeSites[sig] (detector.nodeSite), since the node is shared by every
-	// run of the program. sigSite is that memo for a node made outside
-	// compileProgram, sig 0 (the detector's internal tests build nodes by
-	// hand, each for one run).
-	sig     int32
-	sigSite nodeSite
+	// nodeSites[sig-1] (detector.nodeSite), since the node is shared by
+	// every run of the program. A node the detector reaches has a sig
+	// (the internal tests that build nodes by hand number them too).
+	sig int32
 	// borrow marks a remote_load whose tile only the next statement reads
 	// (markBorrows).
 	borrow bool
@@ -175,11 +173,10 @@ func Compile(prog *ir.Program) *Compiled {
 }
 
 // nodeSite is the memo of n's last signal-cell site in d's run (node.sig).
+// An unnumbered node (sig 0) panics here rather than share one memo
+// among the runs of a Compiled.
 func (d *detector) nodeSite(n *node) *nodeSite {
-	if n.sig != 0 {
-		return &d.nodeSites[n.sig]
-	}
-	return &n.sigSite
+	return &d.nodeSites[n.sig-1]
 }
 
 // compiler compiles one program.

@@ -417,7 +417,7 @@ type detector struct {
 	seen    map[raceKey]bool
 	omitted int
 
-	// nodeSites are the signal ops' site memos, by node.sig (nodeSite).
+	// nodeSites are the signal ops' site memos, by node.sig-1 (nodeSite).
 	nodeSites []nodeSite
 }
 
