@@ -345,18 +345,17 @@ func (c *compiler) stmt(s ir.Stmt) (*node, error) {
 		}
 		n.res, n.resDT, n.resT = c.result(s.Result)
 		n.shared = sharedOp(n.op, s)
-		// A notify's op= and a wait's cmp= are read once here, not by
-		// name at every execution (a P=256 barrier runs 130,560 of them).
-		switch n.op {
-		case opNotify, opWait:
-			c.sigs++
-			n.sig = int32(c.sigs)
-		}
 		switch n.op {
 		case opNotify:
+			c.sigs++
+			n.sig = int32(c.sigs)
+			// A notify's op= and a wait's cmp= are read once here, not by
+			// name at every execution (a P=256 barrier runs 130,560 of them).
 			n.sigSet = enumMember(s, "op") == "Set"
 			n.sigOffs = decodeOffs(n.args, 2)
 		case opWait:
+			c.sigs++
+			n.sig = int32(c.sigs)
 			n.cmp = cmpGe
 			if enumMember(s, "cmp") == "Eq" {
 				n.cmp = cmpEq
