@@ -83,9 +83,11 @@ type raceMore struct {
 	acc []cellAcc
 }
 
-// cellAcc is an access as a cell or a shadow segment keeps it: entry
-// without its node and view, which site names (detector.sites); sk is the
-// site id times four plus the kind.
+// cellAcc is an access in unpacked form, as a wide cell state (cellRace),
+// an overflow (raceMore) and a shadow's spill lists keep it: entry without
+// its node and view, which site names (detector.sites); sk is the site id
+// times four plus the kind. (Most signal cells keep a raceWord instead,
+// cellword.go, and a segment's in-place entries are packed, segAcc.)
 type cellAcc struct {
 	tid int32
 	clk uint32
