@@ -686,11 +686,12 @@ func (d *detector) fastNotify(m *machine, n *node, t *tref, key cellKey, cl *cel
 	h := &m.hb
 	h.advance()
 	r := d.refs(key.buf)
+	en := r.en // the buffer's first notify epoch, this one's if it is the first
 	if r.nn == 0 {
-		r.en = h.own
+		en = h.own
 	}
-	si := siteIndex(&r.sn, &r.nn, site)
-	ep := h.own - r.en + rwBias
+	si := siteIndex(&r.sn, r.nn, site)
+	ep := h.own - en + rwBias
 	id := h.base.id // the clock's base once published (snap keeps it)
 	if id == 0 {
 		id = d.nextVCID()
@@ -698,6 +699,8 @@ func (d *detector) fastNotify(m *machine, n *node, t *tref, key cellKey, cl *cel
 	if si < 0 || ep > rwEpMask || uint32(h.tid) >= 1<<rwTidBits || id > rwXMask {
 		return false // the general path: h.advance above is the one it makes
 	}
+	r.en = en
+	addSite(&r.sn, &r.nn, si, site)
 	id = d.vcID(d.snap(h).base)
 	*w = raceWord(id)<<rwXShift | raceWord(ep)<<rwEpShift | raceWord(si)<<rwSiteShift |
 		raceWord(h.tid)<<rwTidShift | raceWord(d.gen&rwGenMask)<<rwGenShift | rwNotified
@@ -726,14 +729,17 @@ func (d *detector) fastWait(m *machine, n *node, t *tref, key cellKey, cl *cell)
 	if h.released {
 		own++
 	}
+	ew := r.ew // the buffer's first wait epoch, this one's if it is the first
 	if r.nw == 0 {
-		r.ew = own
+		ew = own
 	}
-	si := siteIndex(&r.sw, &r.nw, site)
-	ep := own - r.ew + rwBias
+	si := siteIndex(&r.sw, r.nw, site)
+	ep := own - ew + rwBias
 	if si < 0 || ep > rwEpMask {
 		return false
 	}
+	r.ew = ew
+	addSite(&r.sw, &r.nw, si, site)
 	clk, sb := r.en+w.ep()-rwBias, d.vcs[w.x()]
 	if (sb == h.base || sb == h.from) && d.ownsBase(h) && tid < h.privLen {
 		// join's first case: the snapshot adds its epoch at most, and
