@@ -627,9 +627,11 @@ func (d *detector) fastCell(m *machine, n *node, t *tref, key cellKey, cl *cell,
 		sh = d.shadowOf(shadowKey{buf: b, rank: key.rank})
 	}
 	// sh.n() reads far, in the shadow's second cache line (a miss of its
-	// own per op at large P); only a buffer past shadowRegion can have far
-	// regions, and the cells' buffers are small.
-	if sh.nseg > 0 || b.size > shadowRegion/2 && sh.n() > 0 {
+	// own per op at large P). A buffer's shadow offsets are from the
+	// buffer's first byte and every view of it lies within b.size (window
+	// checks it), so only an access of a buffer past shadowRegion reaches
+	// a far region; the cells' buffers are small.
+	if sh.nseg > 0 || b.size > shadowRegion && sh.n() > 0 {
 		return nil, nil, 0, 0
 	}
 	x = t.off + key.off - b.off
