@@ -223,8 +223,12 @@ func (d *detector) snap(h *hbThread) hbSnap {
 	return sn
 }
 
-// vclockPoolMax bounds the pool of spare vclocks: enough for the clocks a
-// ring's pending notifies hold at once, at P up to a few thousand.
+// vclockPoolMax is how many spare vclocks the run's own pool (d.pool)
+// keeps for reuse: enough for the clocks a ring's pending notifies hold
+// at once, at P up to a few thousand. It is an internal sizing constant,
+// not a limit a program can reach: a vclock let go past it goes to the
+// garbage collector and nothing fails. (The process's pool between runs,
+// vcpool.go, is bounded in bytes by limits.VclockPool.)
 const vclockPoolMax = 4096
 
 // drop lets go of one hold on v.
