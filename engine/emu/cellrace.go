@@ -83,9 +83,11 @@ type raceMore struct {
 	acc []cellAcc
 }
 
-// cellAcc is an access as a cell or a shadow segment keeps it: entry
-// without its node and view, which site names (detector.sites); sk is the
-// site id times four plus the kind.
+// cellAcc is an access in unpacked form, as a wide cell state (cellRace),
+// an overflow (raceMore) and a shadow's spill lists keep it: entry without
+// its node and view, which site names (detector.sites); sk is the site id
+// times four plus the kind. (Most signal cells keep a raceWord instead,
+// cellword.go, and a segment's in-place entries are packed, segAcc.)
 type cellAcc struct {
 	tid int32
 	clk uint32
@@ -609,7 +611,7 @@ func (d *detector) dropClocks(sh *shadow) {
 
 // fastCell is what fastNotify and fastWait check first: the cell's word
 // when it is in a page (cl, beside its bookkeeping) and not wide, its
-// shadow has no segments and n's site memo (sigSite), for t or a view
+// shadow has no segments and n's site memo (nodeSite), for t or a view
 // equal to it (sameView), or else m's, holds the id of (n, t) for kind k;
 // w is nil when the fast path does not apply. A word from an earlier
 // dispatch is cleared, as state clears it.
@@ -625,9 +627,11 @@ func (d *detector) fastCell(m *machine, n *node, t *tref, key cellKey, cl *cell,
 		sh = d.shadowOf(shadowKey{buf: b, rank: key.rank})
 	}
 	// sh.n() reads far, in the shadow's second cache line (a miss of its
-	// own per op at large P); only a buffer past shadowRegion can have far
-	// regions, and the cells' buffers are small.
-	if sh.nseg > 0 || b.size > shadowRegion/2 && sh.n() > 0 {
+	// own per op at large P). A buffer's shadow offsets are from the
+	// buffer's first byte and every view of it lies within b.size (window
+	// checks it), so only an access of a buffer past shadowRegion reaches
+	// a far region; the cells' buffers are small.
+	if sh.nseg > 0 || b.size > shadowRegion && sh.n() > 0 {
 		return nil, nil, 0, 0
 	}
 	x = t.off + key.off - b.off
@@ -684,11 +688,12 @@ func (d *detector) fastNotify(m *machine, n *node, t *tref, key cellKey, cl *cel
 	h := &m.hb
 	h.advance()
 	r := d.refs(key.buf)
+	en := r.en // the buffer's first notify epoch, this one's if it is the first
 	if r.nn == 0 {
-		r.en = h.own
+		en = h.own
 	}
-	si := siteIndex(&r.sn, &r.nn, site)
-	ep := h.own - r.en + rwBias
+	si := siteIndex(&r.sn, r.nn, site)
+	ep := h.own - en + rwBias
 	id := h.base.id // the clock's base once published (snap keeps it)
 	if id == 0 {
 		id = d.nextVCID()
@@ -696,6 +701,8 @@ func (d *detector) fastNotify(m *machine, n *node, t *tref, key cellKey, cl *cel
 	if si < 0 || ep > rwEpMask || uint32(h.tid) >= 1<<rwTidBits || id > rwXMask {
 		return false // the general path: h.advance above is the one it makes
 	}
+	r.en = en
+	addSite(&r.sn, &r.nn, si, site)
 	id = d.vcID(d.snap(h).base)
 	*w = raceWord(id)<<rwXShift | raceWord(ep)<<rwEpShift | raceWord(si)<<rwSiteShift |
 		raceWord(h.tid)<<rwTidShift | raceWord(d.gen&rwGenMask)<<rwGenShift | rwNotified
@@ -724,14 +731,17 @@ func (d *detector) fastWait(m *machine, n *node, t *tref, key cellKey, cl *cell)
 	if h.released {
 		own++
 	}
+	ew := r.ew // the buffer's first wait epoch, this one's if it is the first
 	if r.nw == 0 {
-		r.ew = own
+		ew = own
 	}
-	si := siteIndex(&r.sw, &r.nw, site)
-	ep := own - r.ew + rwBias
+	si := siteIndex(&r.sw, r.nw, site)
+	ep := own - ew + rwBias
 	if si < 0 || ep > rwEpMask {
 		return false
 	}
+	r.ew = ew
+	addSite(&r.sw, &r.nw, si, site)
 	clk, sb := r.en+w.ep()-rwBias, d.vcs[w.x()]
 	if (sb == h.base || sb == h.from) && d.ownsBase(h) && tid < h.privLen {
 		// join's first case: the snapshot adds its epoch at most, and

@@ -97,20 +97,29 @@ func (d *detector) refs(b *bufDesc) *sigRefs {
 	return r
 }
 
-// siteIndex returns the index of site among the first *n of sites,
-// adding it when there is room, or -1.
-func siteIndex(sites *[rwSites]uint32, n *uint8, site uint32) int {
-	for i := range *n {
+// siteIndex returns the index of site among the first n of sites; n,
+// where addSite puts it, when it is not among them and there is room; or
+// -1. It adds nothing, so an op the fast path then turns down has not
+// used up one of the buffer's few slots.
+func siteIndex(sites *[rwSites]uint32, n uint8, site uint32) int {
+	for i := range n {
 		if sites[i] == site {
 			return int(i)
 		}
 	}
-	if *n == rwSites {
+	if n == rwSites {
 		return -1
 	}
-	sites[*n] = site
-	*n++
-	return int(*n - 1)
+	return int(n)
+}
+
+// addSite makes site the si-th of the first *n of sites, as siteIndex
+// found it: a new one when si is *n.
+func addSite(sites *[rwSites]uint32, n *uint8, si int, site uint32) {
+	if si == int(*n) {
+		sites[si] = site
+		*n++
+	}
 }
 
 // wordOf is the word of c, a cell of a page lookupCell made while

@@ -20,7 +20,7 @@ func TestWordFallbacks(t *testing.T) {
 			return &tref{name: "sig", dt: ir.INT32, shape: []int{cells}, buf: b}
 		})
 		for i := 1; i <= rwSites; i++ { // notify sites beside opNotify's
-			w.nodes[opNotify+100*opKind(i)] = &node{op: opNotify, irop: raceOps[opNotify], span: ir.Span{Line: 10 + i}}
+			w.nodes[opNotify+100*opKind(i)] = w.newNode(opNotify, 10+i)
 		}
 		return w
 	}

@@ -114,12 +114,10 @@ type node struct {
 	sigOffs []sigOff
 	// sig numbers a notify or wait (1, 2, … in its Compiled): the race
 	// detector's memo of the node's last signal-cell site is the run's
-	// nodeSites[sig] (detector.nodeSite), since the node is shared by every
-	// run of the program. sigSite is that memo for a node made outside
-	// compileProgram, sig 0 (the detector's internal tests build nodes by
-	// hand, each for one run).
-	sig     int32
-	sigSite nodeSite
+	// nodeSites[sig-1] (detector.nodeSite), since the node is shared by
+	// every run of the program. A node the detector reaches has a sig
+	// (the internal tests that build nodes by hand number them too).
+	sig int32
 	// borrow marks a remote_load whose tile only the next statement reads
 	// (markBorrows).
 	borrow bool
@@ -175,11 +173,10 @@ func Compile(prog *ir.Program) *Compiled {
 }
 
 // nodeSite is the memo of n's last signal-cell site in d's run (node.sig).
+// An unnumbered node (sig 0) panics here rather than share one memo
+// among the runs of a Compiled.
 func (d *detector) nodeSite(n *node) *nodeSite {
-	if n.sig != 0 {
-		return &d.nodeSites[n.sig]
-	}
-	return &n.sigSite
+	return &d.nodeSites[n.sig-1]
 }
 
 // compiler compiles one program.
@@ -348,18 +345,17 @@ func (c *compiler) stmt(s ir.Stmt) (*node, error) {
 		}
 		n.res, n.resDT, n.resT = c.result(s.Result)
 		n.shared = sharedOp(n.op, s)
-		// A notify's op= and a wait's cmp= are read once here, not by
-		// name at every execution (a P=256 barrier runs 130,560 of them).
-		switch n.op {
-		case opNotify, opWait:
-			c.sigs++
-			n.sig = int32(c.sigs)
-		}
 		switch n.op {
 		case opNotify:
+			c.sigs++
+			n.sig = int32(c.sigs)
+			// A notify's op= and a wait's cmp= are read once here, not by
+			// name at every execution (a P=256 barrier runs 130,560 of them).
 			n.sigSet = enumMember(s, "op") == "Set"
 			n.sigOffs = decodeOffs(n.args, 2)
 		case opWait:
+			c.sigs++
+			n.sig = int32(c.sigs)
 			n.cmp = cmpGe
 			if enumMember(s, "cmp") == "Eq" {
 				n.cmp = cmpEq

@@ -34,7 +34,7 @@ func TestFastSignalMatchesGeneral(t *testing.T) {
 		// A second notify site: a cell it notifies cannot share its
 		// buffer's site in its word and takes the general path.
 		for _, w := range []*raceWorld{fast, slow} {
-			w.nodes[opNotify+100] = &node{op: opNotify, irop: raceOps[opNotify], span: ir.Span{Line: 9}}
+			w.nodes[opNotify+100] = w.newNode(opNotify, 9)
 		}
 		for step := 0; step < 80; step++ {
 			i, c, r := rng.IntN(ranks), rng.IntN(cells), rng.IntN(ranks)
@@ -119,7 +119,7 @@ func newRaceWorld(ranks int, name string, size int, ops []opKind, view func(b *b
 	s := &sim{P: ranks, race: w.d}
 	w.nodes = map[opKind]*node{}
 	for i, op := range ops {
-		w.nodes[op] = &node{op: op, irop: raceOps[op], span: ir.Span{Line: i + 1}}
+		w.nodes[op] = w.newNode(op, i+1)
 	}
 	w.b = &bufDesc{name: name, size: size}
 	zero := &vclock{v: make([]uint32, ranks)}
@@ -130,6 +130,14 @@ func newRaceWorld(ranks int, name string, size int, ops []opKind, view func(b *b
 		w.ts = append(w.ts, view(w.b))
 	}
 	return w
+}
+
+// newNode makes a node of op at line for w's run, numbered as
+// compileProgram numbers a signal op (node.sig), with its site memo in
+// w.d.nodeSites.
+func (w *raceWorld) newNode(op opKind, line int) *node {
+	w.d.nodeSites = append(w.d.nodeSites, nodeSite{})
+	return &node{op: op, irop: raceOps[op], span: ir.Span{Line: line}, sig: int32(len(w.d.nodeSites))}
 }
 
 // worldState renders every clock, every cell's accesses and clocks, the
@@ -195,9 +203,9 @@ func (d *detector) fastSignal(m *machine, n *node, t *tref, key cellKey, cl *cel
 // node's memo serves every one of them; a view that differs (another
 // offset, shape or name) gets its own.
 func TestEqualViewsShareSites(t *testing.T) {
-	d := &detector{siteIDs: map[site]uint32{}}
+	d := &detector{siteIDs: map[site]uint32{}, nodeSites: make([]nodeSite, 1)}
 	b := &bufDesc{name: "sig", size: 64}
-	n := &node{op: opWait, span: ir.Span{Line: 3}}
+	n := &node{op: opWait, span: ir.Span{Line: 3}, sig: 1}
 	mk := func(name string, off int, shape ...int) *tref {
 		return &tref{name: name, dt: ir.INT32, shape: shape, off: off, buf: b}
 	}
@@ -215,8 +223,8 @@ func TestEqualViewsShareSites(t *testing.T) {
 			t.Errorf("view %s at %d %v shares site %d with %s %v", other.name, other.off, other.shape, id, a.name, a.shape)
 		}
 	}
-	n.sigSite = nodeSite{view: a, id: id, k: accAtomicRead}
-	if !sameView(n.sigSite.view, a2) || sameView(a, mk("sig", 4, 4, 4)) {
+	*d.nodeSite(n) = nodeSite{view: a, id: id, k: accAtomicRead}
+	if !sameView(d.nodeSite(n).view, a2) || sameView(a, mk("sig", 4, 4, 4)) {
 		t.Error("sameView disagrees with the sites")
 	}
 }

@@ -223,8 +223,12 @@ func (d *detector) snap(h *hbThread) hbSnap {
 	return sn
 }
 
-// vclockPoolMax bounds the pool of spare vclocks: enough for the clocks a
-// ring's pending notifies hold at once, at P up to a few thousand.
+// vclockPoolMax is how many spare vclocks the run's own pool (d.pool)
+// keeps for reuse: enough for the clocks a ring's pending notifies hold
+// at once, at P up to a few thousand. It is an internal sizing constant,
+// not a limit a program can reach: a vclock let go past it goes to the
+// garbage collector and nothing fails. (The process's pool between runs,
+// vcpool.go, is bounded in bytes by limits.VclockPool.)
 const vclockPoolMax = 4096
 
 // drop lets go of one hold on v.
@@ -417,7 +421,7 @@ type detector struct {
 	seen    map[raceKey]bool
 	omitted int
 
-	// nodeSites are the signal ops' site memos, by node.sig (nodeSite).
+	// nodeSites are the signal ops' site memos, by node.sig-1 (nodeSite).
 	nodeSites []nodeSite
 }
 
@@ -510,8 +514,8 @@ func (d *detector) nextGen(s *sim) {
 		d.more = nil
 		d.gen = 1
 	} else if d.gen&rwGenMask == 0 {
-		// The words keep the dispatch count's low bits, which name the
-		// dispatch of 2¹⁰ joins ago again.
+		// The words keep the dispatch count's low rwGenBits bits, which
+		// would name the dispatch of 2^rwGenBits dispatches ago again.
 		d.clearWords(s)
 	}
 }

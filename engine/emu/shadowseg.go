@@ -7,8 +7,8 @@ import "slices"
 // larger than one region is shadowed a region at a time.
 
 // segment is a byte range [lo, hi) of its shadow's region whose bytes
-// share their accesses, kept as a signal cell keeps its atomic ones
-// (cellAcc: thread, epoch, kind and an interned site). Up to segInline
+// share their accesses: each a thread, epoch, kind and an interned site,
+// as cellAcc has them unpacked. Up to segInline
 // entries live in the segment itself, packed (segAcc), so a segment is
 // 32 bytes without a pointer, two to a cache line: cutting one in two is
 // a copy, not an allocation, and the garbage collector never scans a

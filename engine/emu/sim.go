@@ -169,7 +169,7 @@ func newSim(cp *Compiled, opts Options) (*sim, *RunError) {
 	s.ready.setSchedule(sched, seed)
 	s.initRace(opts)
 	if s.race != nil {
-		s.race.nodeSites = make([]nodeSite, cp.sigs+1)
+		s.race.nodeSites = make([]nodeSite, cp.sigs)
 	}
 	if rerr := s.bindInputs(opts); rerr != nil {
 		s.giveBack()

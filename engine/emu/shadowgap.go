@@ -1,0 +1,105 @@
+package emu
+
+// The segments of a shadow (shadow.go) are kept in a gap buffer: a slice with a
+// hole at the logical index gap, gapLen long. Inserting or deleting at
+// the hole costs nothing, moving the hole costs the distance moved, and
+// accesses move through a window a tile at a time, so a ring that carves
+// a window into P chunk segments one round at a time pays O(1) per carve
+// instead of a copy of every segment after it (P³ bytes over a run: 21 GB
+// at P = 1024 with a plain sorted slice).
+
+// nsegs returns the number of segments in s's own list.
+func (s *shadow) nsegs() int { return int(s.nseg) }
+
+// n returns the number of segments of the memory s shadows, in all its
+// regions (see far).
+func (s *shadow) n() int {
+	n := int(s.nseg)
+	if s.far != nil {
+		for _, f := range s.far.regions {
+			if f != nil {
+				n += f.nsegs()
+			}
+		}
+	}
+	return n
+}
+
+// at returns segment i.
+func (s *shadow) at(i int) *segment {
+	if i >= int(s.gap) {
+		i += int(s.gapLen)
+	}
+	return &s.segs[i]
+}
+
+// moveGap puts the hole at logical index i.
+func (s *shadow) moveGap(i int) {
+	gap, gapLen := int(s.gap), int(s.gapLen)
+	switch {
+	case i == gap-1 && gapLen > 0:
+		// One segment over, as a ring's carves move it: without the
+		// calls copy and clear make.
+		s.segs[i+gapLen] = s.segs[i]
+		s.segs[i] = segment{}
+	case i < gap:
+		copy(s.segs[i+gapLen:gap+gapLen], s.segs[i:gap])
+		clear(s.segs[i:min(gap, i+gapLen)])
+	case i > gap:
+		copy(s.segs[gap:i], s.segs[gap+gapLen:i+gapLen])
+		clear(s.segs[max(gap+gapLen, i) : i+gapLen])
+	}
+	s.gap = int32(i)
+}
+
+// insert makes seg segment i.
+func (s *shadow) insert(i int, seg segment) {
+	if s.gapLen == 0 {
+		n := s.nsegs()
+		grown := make([]segment, max(2*n, 8))
+		copy(grown, s.segs[:i])
+		gl := len(grown) - n
+		copy(grown[i+gl:], s.segs[i:])
+		s.segs, s.gap, s.gapLen = grown, int32(i), int32(gl)
+	} else {
+		s.moveGap(i)
+	}
+	s.segs[s.gap] = seg
+	s.gap++
+	s.gapLen--
+	s.nseg++
+}
+
+// remove deletes segments [i, j).
+func (s *shadow) remove(i, j int) {
+	if i >= j {
+		return
+	}
+	s.moveGap(j)
+	clear(s.segs[i:j])
+	s.gap = int32(i)
+	s.gapLen += int32(j - i)
+	s.nseg -= int32(j - i)
+}
+
+// reserve moves the gap to logical index i with room for k segments.
+func (s *shadow) reserve(i, k int) {
+	s.moveGap(i)
+	if int(s.gapLen) >= k {
+		return
+	}
+	n := s.nsegs()
+	grown := make([]segment, max(2*n, 8, n+k))
+	gl := len(grown) - n
+	copy(grown, s.segs[:i])
+	copy(grown[i+gl:], s.segs[i+int(s.gapLen):])
+	s.segs, s.gap, s.gapLen = grown, int32(i), int32(gl)
+}
+
+// put appends seg at the gap (reserve made room).
+func (s *shadow) put(seg segment) {
+	s.segs[s.gap] = seg
+	s.gap++
+	s.gapLen--
+	s.nseg++
+}
