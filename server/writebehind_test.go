@@ -155,11 +155,7 @@ func TestFlushAtShutdown(t *testing.T) {
 		ids = append(ids, pr.ID)
 	}
 	ts.stop(t)
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "runs.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openRunsDB(t, dir)
 	var n, pinned int
 	if err := db.QueryRow(`SELECT count(*), coalesce(sum(pinned), 0) FROM runs WHERE id IN (?, ?, ?)`, ids...).Scan(&n, &pinned); err != nil {
 		t.Fatal(err)
@@ -177,14 +173,7 @@ func TestFlushAtShutdown(t *testing.T) {
 func TestFailedCommit(t *testing.T) {
 	dir := t.TempDir()
 	ts := startWith(t, Options{DataDir: dir, UnwatchedGrace: 2 * time.Second})
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "runs.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(`CREATE TRIGGER refuse BEFORE INSERT ON runs BEGIN SELECT RAISE(ABORT, 'the test refuses runs'); END`); err != nil {
-		t.Fatal(err)
-	}
+	refuseRuns(t, dir)
 	body := map[string]any{"code": kernelSource(t, "08_allreduce_mesh"), "ranks": 2, "seed": 7}
 	pr, live := ts.watchRun(t, body)
 	if d := doneOf(t, live); d.Share != "/r/"+pr.ID {
@@ -350,19 +339,33 @@ func TestNoStoreDelay(t *testing.T) {
 	if ts.writer.holding(pr.ID) != nil || !ts.stored(t, pr.ID) {
 		t.Errorf("run %s: its done came before its commit", pr.ID)
 	}
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "runs.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(`CREATE TRIGGER refuse BEFORE INSERT ON runs BEGIN SELECT RAISE(ABORT, 'the test refuses runs'); END`); err != nil {
-		t.Fatal(err)
-	}
+	refuseRuns(t, dir)
 	pr, live = ts.watchRun(t, map[string]any{"code": kernelSource(t, "08_allreduce_mesh"), "ranks": 2, "seed": 12})
 	if d := doneOf(t, live); d.Status != "ok" || d.Share != "" {
 		t.Errorf("done of a run whose commit failed: %s, want no share link", live[len(live)-1].raw)
 	}
 	if ts.stored(t, pr.ID) {
 		t.Error("stored despite the trigger")
+	}
+}
+
+// openRunsDB opens the store's SQLite file in dir beside the server's own
+// connection, closed when the test ends.
+func openRunsDB(t *testing.T, dir string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "runs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// refuseRuns makes the store in dir refuse every new run (a trigger), so
+// the server's next commit fails.
+func refuseRuns(t *testing.T, dir string) {
+	t.Helper()
+	if _, err := openRunsDB(t, dir).Exec(`CREATE TRIGGER refuse BEFORE INSERT ON runs BEGIN SELECT RAISE(ABORT, 'the test refuses runs'); END`); err != nil {
+		t.Fatal(err)
 	}
 }
