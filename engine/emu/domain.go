@@ -73,7 +73,7 @@ func (m *machine) rankIn(n *node, ctx commCtx) (int64, *failure) {
 // not fit in the buffer, which the caller reports.
 func reshapeWindow(t *tref, want ir.Type) (nt *tref, fits bool) {
 	w, ok := want.(*ir.DistributedTensor)
-	if !ok || t.buf == nil || !windowReshapes(w, t) {
+	if !ok || t.buf == nil || !w.ReshapesFrom(t.dt, t.shape) {
 		return nil, true
 	}
 	c := *t
@@ -82,21 +82,4 @@ func reshapeWindow(t *tref, want ir.Type) (nt *tref, fits bool) {
 		c.shape[i] = int(d.N)
 	}
 	return &c, c.nbytes() <= t.buf.size
-}
-
-// windowReshapes is ir.WindowReshapes(w, t's type), whose shape is all
-// constants, without making that type: every call of a kernel checks each
-// of its window arguments (16 allocations of a step-8 run at P=4).
-func windowReshapes(w *ir.DistributedTensor, t *tref) bool {
-	if w.DType != t.dt {
-		return false
-	}
-	same := len(w.Shape) == len(t.shape)
-	for i, d := range w.Shape {
-		if !d.IsStatic() {
-			return false
-		}
-		same = same && d.N == int64(t.shape[i])
-	}
-	return !same
 }

@@ -48,3 +48,41 @@ func TestIdentical(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowReshapes: a window passes to a parameter of another static
+// shape of its dtype, and ReshapesFrom, the emulator's form of the rule
+// over a window's extents, answers as WindowReshapes does.
+func TestWindowReshapes(t *testing.T) {
+	win := func(dt DType, dims ...Dim) *DistributedTensor {
+		return &DistributedTensor{Shape: Shape(dims), DType: dt}
+	}
+	c := ConstDim
+	for _, tc := range []struct {
+		want, got *DistributedTensor
+		reshapes  bool
+	}{
+		{win(FP32, c(1), c(64)), win(FP32, c(64)), true},
+		{win(FP32, c(64)), win(FP32, c(1), c(64)), true},
+		{win(FP32, c(8), c(8)), win(FP32, c(4), c(16)), true},
+		{win(FP32, c(1), c(64)), win(FP32, c(1), c(64)), false}, // the same shape: no reshape
+		{win(FP16, c(1), c(64)), win(FP32, c(64)), false},       // another dtype
+		{win(FP32, SymDim("NR"), c(64)), win(FP32, c(64)), false},
+	} {
+		if got := WindowReshapes(tc.want, tc.got); got != tc.reshapes {
+			t.Errorf("WindowReshapes(%v, %v) = %v, want %v", tc.want.Shape, tc.got.Shape, got, tc.reshapes)
+		}
+		shape := make([]int, len(tc.got.Shape))
+		for i, d := range tc.got.Shape {
+			shape[i] = int(d.N)
+		}
+		if got := tc.want.ReshapesFrom(tc.got.DType, shape); got != tc.reshapes {
+			t.Errorf("ReshapesFrom(%v, %v) = %v, want %v", tc.want.Shape, shape, got, tc.reshapes)
+		}
+	}
+	if WindowReshapes(win(FP32, c(64)), win(FP32, SymDim("NR"))) {
+		t.Error("a window of a symbolic shape reshapes")
+	}
+	if WindowReshapes(&Tensor{Shape: ConstShape(64), DType: FP32}, win(FP32, c(64))) {
+		t.Error("a tensor parameter takes a window")
+	}
+}
