@@ -2,7 +2,6 @@ package emu
 
 import (
 	"sort"
-	"sync"
 	"unsafe"
 
 	"pldworkbench/engine/ir"
@@ -290,21 +289,22 @@ type raceCell struct {
 
 type raceCellPage [cellPageLen]raceCell
 
-// pagePool holds the spare cell pages of one kind of the process (get
-// clears them), at most limits.CellPagePool bytes of them: a run takes its pages
-// from it and gives them back when it ends (sim.giveBack), so a repeated
-// run (a server's, a benchmark's) does not fault in and collect fresh
-// ones — a barrier's P² cells at P = 1024 are 4096 pages. sync.Pool would
-// empty it at every garbage collection.
-type pagePool[P any] struct {
-	mu   sync.Mutex
-	free []*P
+// pagePool holds the spare cell pages of one kind of the process, at
+// most limits.CellPagePool bytes of them (sparePool): a run takes its
+// pages from it and gives them back when it ends (sim.giveBack) — a
+// barrier's P² cells at P = 1024 are 4096 pages.
+type pagePool[P any] struct{ sparePool[P] }
+
+func newPagePool[P any]() *pagePool[P] {
+	var zero P
+	size := int64(unsafe.Sizeof(zero))
+	return &pagePool[P]{sparePool[P]{limit: limits.CellPagePool, size: func(*P) int64 { return size }}}
 }
 
 // The pools of plain pages and of pages with race state (raceCell).
 var (
-	plainPages pagePool[cellPage]
-	racePages  pagePool[raceCellPage]
+	plainPages = newPagePool[cellPage]()
+	racePages  = newPagePool[raceCellPage]()
 )
 
 // get returns a zero page, a spare one if there is one. A spare is
@@ -314,16 +314,10 @@ var (
 // run to miss on again; cleared here, the page's lines are in the cache
 // when its first cells are (the next ranks' signal ops fill the rest).
 func (p *pagePool[P]) get() *P {
-	p.mu.Lock()
-	n := len(p.free)
-	if n == 0 {
-		p.mu.Unlock()
+	pg := p.take()
+	if pg == nil {
 		return new(P)
 	}
-	pg := p.free[n-1]
-	p.free[n-1] = nil
-	p.free = p.free[:n-1]
-	p.mu.Unlock()
 	var zero P
 	*pg = zero // outside the lock: 6 or 8 KiB
 	return pg
@@ -331,14 +325,7 @@ func (p *pagePool[P]) get() *P {
 
 // put gives a run's pages back, as far as the pool has room (get clears
 // them); nothing may use them afterwards.
-func (p *pagePool[P]) put(pages []*P) {
-	var zero P
-	room := int(limits.CellPagePool / int64(unsafe.Sizeof(zero)))
-	p.mu.Lock()
-	n := min(len(pages), max(room-len(p.free), 0))
-	p.free = append(p.free, pages[:n]...)
-	p.mu.Unlock()
-}
+func (p *pagePool[P]) put(pages []*P) { p.give(pages) }
 
 // pagesOf returns the page slots that hold rank's copy of b (nil slots
 // for the pages never made), shared with the other ranks of its block.

@@ -11,12 +11,7 @@ import (
 // holds, and DrainRacePool empties it (for the external tests).
 func RacePoolPages() int { return racePages.len() }
 
-func DrainRacePool() {
-	racePages.mu.Lock()
-	defer racePages.mu.Unlock()
-	clear(racePages.free)
-	racePages.free = racePages.free[:0]
-}
+func DrainRacePool() { racePages.drain() }
 
 // TestRaceCellLayout: a cell with race state is 32 bytes, its word right
 // after its bookkeeping, and a page of them starts on a line, so no cell

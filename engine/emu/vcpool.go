@@ -1,7 +1,6 @@
 package emu
 
 import (
-	"sync"
 	"unsafe"
 
 	"pldworkbench/engine/limits"
@@ -14,43 +13,23 @@ import (
 // garbage collector then had to catch up with; a repeated run (a
 // server's, a benchmark's) takes them from here. At most
 // limits.VclockPool bytes of entries are kept.
-var vclockPool struct {
-	mu    sync.Mutex
-	free  []*vclock
-	bytes int64
-}
+var vclockPool = sparePool[vclock]{limit: limits.VclockPool, size: vclockBytes}
 
 // takeVclock returns a spare vclock of an ended run, or a new one.
 func takeVclock() *vclock {
-	p := &vclockPool
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := len(p.free)
-	if n == 0 {
-		return &vclock{}
+	if v := vclockPool.take(); v != nil {
+		return v
 	}
-	v := p.free[n-1]
-	p.free[n-1] = nil
-	p.free = p.free[:n-1]
-	p.bytes -= vclockBytes(v)
-	return v
+	return &vclock{}
 }
 
 // giveVclocks hands the vclocks a run made back, as far as the pool has
 // room; nothing may use them afterwards.
 func giveVclocks(vs []*vclock) {
-	p := &vclockPool
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	for _, v := range vs {
-		b := vclockBytes(v)
-		if p.bytes+b > limits.VclockPool {
-			break
-		}
 		*v = vclock{v: v.v[:0]}
-		p.free = append(p.free, v)
-		p.bytes += b
 	}
+	vclockPool.give(vs)
 }
 
 func vclockBytes(v *vclock) int64 {
