@@ -87,21 +87,24 @@ func TestCompareParsesEachSideOnce(t *testing.T) {
 	}
 }
 
-// TestProgramCacheBounded: the cache keeps at most its size, dropping the
-// least recently used program, and a hit moves a program to the front.
+// TestProgramCacheBounded: the cache keeps programs within its bytes,
+// dropping the least recently used, a hit moves a program to the front,
+// putting a key again replaces its program, and a program larger than
+// the whole bound is not kept.
 func TestProgramCacheBounded(t *testing.T) {
-	c := newProgramCache(2)
+	const size = 1000 // each program's footprint here
+	c := newProgramCache(2 * (size + entryCost))
 	keys := []programKey{{entry: "a"}, {entry: "b"}, {entry: "c"}}
 	progs := make([]*engine.Program, len(keys))
 	for i := range progs {
 		progs[i] = &engine.Program{Entry: keys[i].entry}
 	}
-	c.put(keys[0], progs[0])
-	c.put(keys[1], progs[1])
+	c.put(keys[0], progs[0], size)
+	c.put(keys[1], progs[1], size)
 	if p, ok := c.get(keys[0]); !ok || p != progs[0] { // a is now the most recent
 		t.Fatalf("get a: %v %v", p, ok)
 	}
-	c.put(keys[2], progs[2]) // drops b, the least recently used
+	c.put(keys[2], progs[2], size) // drops b, the least recently used
 	if _, ok := c.get(keys[1]); ok {
 		t.Error("b is still cached past the bound")
 	}
@@ -110,8 +113,21 @@ func TestProgramCacheBounded(t *testing.T) {
 			t.Errorf("%s dropped: %v %v", keys[i].entry, p, ok)
 		}
 	}
-	if c.ll.Len() != 2 || len(c.by) != 2 {
-		t.Errorf("%d entries, %d keys; want 2, 2", c.ll.Len(), len(c.by))
+	if c.ll.Len() != 2 || len(c.by) != 2 || c.used != 2*(size+entryCost) {
+		t.Errorf("%d entries, %d keys, %d bytes; want 2, 2, %d", c.ll.Len(), len(c.by), c.used, 2*(size+entryCost))
+	}
+	again := &engine.Program{Entry: "a"}
+	c.put(keys[0], again, size) // replaces a's program, counted once
+	if p, _ := c.get(keys[0]); p != again || c.used != 2*(size+entryCost) {
+		t.Errorf("a put again: %p (want %p), %d bytes", p, again, c.used)
+	}
+	c.put(keys[1], progs[1], 2*size+entryCost+1) // larger than the cache: not kept, nothing dropped
+	if _, ok := c.get(keys[1]); ok || c.ll.Len() != 2 {
+		t.Errorf("a program over the bound was kept (%d entries)", c.ll.Len())
+	}
+	c.put(keys[1], progs[1], 2*size+entryCost) // fills the cache alone
+	if c.ll.Len() != 1 || c.used != 2*(size+entryCost) {
+		t.Errorf("%d entries, %d bytes; want only b", c.ll.Len(), c.used)
 	}
 }
 

@@ -25,23 +25,30 @@ type programKey struct {
 // *engine.Program is immutable and safe to run from several goroutines),
 // so a run posted again with other inputs or another schedule, a
 // comparison's side runs and a page's re-check of the same cell compile
-// nothing. It is bounded by limits.ProgramCache entries; a program holds
-// its source and IR and, once run, the emulator's compiled form of it:
-// tens of KiB for the course's kernels.
+// nothing. It is bounded by limits.ProgramCache bytes, each program
+// counted by its Footprint (its text, IR and emulator form: about 66 KiB
+// for step 8's kernel, 9 MiB for a program at MaxCode) plus entryCost; a
+// program larger than the whole bound is not kept.
 type programCache struct {
-	mu  sync.Mutex
-	max int
-	ll  *list.List // of *programEntry, most recent first
-	by  map[programKey]*list.Element
+	mu   sync.Mutex
+	max  int64 // bytes
+	used int64
+	ll   *list.List // of *programEntry, most recent first
+	by   map[programKey]*list.Element
 }
 
 type programEntry struct {
 	key  programKey
 	prog *engine.Program
+	size int64 // what the entry counts against max
 }
 
-func newProgramCache(n int) *programCache {
-	return &programCache{max: n, ll: list.New(), by: map[programKey]*list.Element{}}
+// entryCost is what an entry costs besides its program: its key, list
+// element and map slot.
+const entryCost = 256
+
+func newProgramCache(max int64) *programCache {
+	return &programCache{max: max, ll: list.New(), by: map[programKey]*list.Element{}}
 }
 
 func (c *programCache) get(k programKey) (*engine.Program, bool) {
@@ -55,20 +62,30 @@ func (c *programCache) get(k programKey) (*engine.Program, bool) {
 	return e.Value.(*programEntry).prog, true
 }
 
-func (c *programCache) put(k programKey, p *engine.Program) {
+// put keeps p under k, counted as size bytes (its Footprint), dropping
+// the least recently used programs until the cache is within its bound.
+func (c *programCache) put(k programKey, p *engine.Program, size int64) {
+	size += entryCost
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.by[k]; ok {
-		e.Value.(*programEntry).prog = p
-		c.ll.MoveToFront(e)
+		c.remove(e)
+	}
+	if size > c.max {
 		return
 	}
-	c.by[k] = c.ll.PushFront(&programEntry{key: k, prog: p})
-	for c.ll.Len() > c.max {
-		last := c.ll.Back()
-		c.ll.Remove(last)
-		delete(c.by, last.Value.(*programEntry).key)
+	c.by[k] = c.ll.PushFront(&programEntry{key: k, prog: p, size: size})
+	c.used += size
+	for c.used > c.max {
+		c.remove(c.ll.Back())
 	}
+}
+
+// remove drops entry e (c.mu held).
+func (c *programCache) remove(e *list.Element) {
+	pe := c.ll.Remove(e).(*programEntry)
+	delete(c.by, pe.key)
+	c.used -= pe.size
 }
 
 // compile returns src compiled at entry ("" = its default entry),
@@ -90,7 +107,7 @@ func (s *Server) compileSum(ctx context.Context, name string, src []byte, sum [s
 	mod := engine.Load(ctx, name, src, opts)
 	p, _ := mod.Compile(ctx, entry, opts)
 	if p.Internal == nil && !p.Stopped() {
-		s.programs.put(k, p)
+		s.programs.put(k, p, p.Footprint())
 	}
 	return p
 }

@@ -274,11 +274,13 @@ const (
 	// MaxSweepPoints bounds the points (variants × rank counts × sizes)
 	// of one page sweep.
 	MaxSweepPoints = 512
-	// ProgramCache is how many compiled programs the server keeps (by
-	// source hash, entry, rank count and platform): a program of the
-	// course is tens of KiB of source and IR, so 256 of them cost a few
-	// MiB, and a class of learners re-running their cells hits it.
-	ProgramCache = 256
+	// ProgramCache bounds the compiled programs the server keeps (by
+	// source hash, entry, rank count and platform), in bytes of their
+	// estimated footprint (engine.Program.Footprint): a program of the
+	// course holds tens of KiB once run, so a class of learners
+	// re-running their cells hits it, and programs at MaxCode (about
+	// 9 MiB each) cannot make the server hold gigabytes.
+	ProgramCache = 64 << 20
 	// LogEvery is how often at most `workbench serve` writes its log: the
 	// lines of a burst of runs (one each) go out together, a line after a
 	// quiet spell at once. A write due later is a wake of the process of
@@ -350,7 +352,7 @@ var Table = []Limit{
 		Error: "a page beyond it is left to the garbage collector; the next run makes a fresh one"},
 	{Name: "vclock-pool", What: "bytes of race-detector vector clocks the process keeps between runs for reuse", Server: "16 MiB", CLI: "16 MiB", Flag: "—",
 		Error: "a clock beyond it is left to the garbage collector; the next run makes a fresh one"},
-	{Name: "program-cache", What: "compiled programs the server keeps, by source hash, entry, rank count and platform", Server: "256", CLI: "—", Flag: "—",
+	{Name: "program-cache", What: "bytes of compiled programs the server keeps (their text, IR and emulator form, estimated), by source hash, entry, rank count and platform", Server: "64 MiB", CLI: "—", Flag: "—",
 		Error: "the least recently used program is dropped; its next request compiles it again"},
 	{Name: "code-texts", What: "bytes of program texts (with their JSON spellings) the server keeps to unquote and hash a request's code once", Server: "4 MiB", CLI: "—", Flag: "—",
 		Error: "the oldest text is dropped; its next request unquotes and hashes it again"},
