@@ -78,8 +78,13 @@ type trackConn struct {
 
 	corked atomic.Bool // Write holds what it is given, under wmu
 	wmu    sync.Mutex
-	held   []byte
+	held   *[]byte // from heldBufs while corked
 }
+
+// heldBufs holds the buffers corked connections write into (a run's
+// frame, some 20 KB for step 8, was a new buffer grown for each socket);
+// one grown past frameKeep is left to the collector.
+var heldBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // Write writes b, or holds it while the connection is corked.
 func (c *trackConn) Write(b []byte) (int, error) {
@@ -87,7 +92,10 @@ func (c *trackConn) Write(b []byte) (int, error) {
 		c.wmu.Lock()
 		defer c.wmu.Unlock()
 		if c.corked.Load() {
-			c.held = append(c.held, b...)
+			if c.held == nil {
+				c.held = heldBufs.Get().(*[]byte)
+			}
+			*c.held = append(*c.held, b...)
 			return len(b), nil
 		}
 	}
@@ -114,10 +122,14 @@ func (c *trackConn) uncork() error {
 		return nil
 	}
 	var err error
-	if len(c.held) > 0 {
-		_, err = c.Conn.Write(c.held)
+	if h := c.held; h != nil {
+		_, err = c.Conn.Write(*h)
+		if cap(*h) <= frameKeep {
+			*h = (*h)[:0]
+			heldBufs.Put(h)
+		}
+		c.held = nil
 	}
-	c.held = nil
 	c.corked.Store(false)
 	return err
 }
