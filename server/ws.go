@@ -73,12 +73,13 @@ func (s *Server) wsRuns(c *fiber.Ctx) error {
 	return nil
 }
 
-// wsRun streams a run's log to one client. The connection's own goroutine
-// (fasthttp starts one per upgraded connection) reads what the client
-// sends (pongs, stop, the close); the stream is written from a worker
-// (workers.go), whose stack has grown already, as a session's streams are:
-// a second goroutine made per socket for the reader grew its stack anew
-// each time. When the stream ends, a read deadline already past ends the
+// wsRun streams a run's log to one client. The stream is written, and
+// what the client sends (pongs, stop, the close) read, from two workers
+// (workers.go), whose stacks have grown already, as a session's streams
+// are; the connection's own goroutine (fasthttp starts one per upgraded
+// connection, on a small stack) only waits for them: a goroutine made per
+// socket grew its stack anew each time, the reader's too (a fiftieth of
+// the post path's server CPU, in runtime.newstack). When the stream ends, a read deadline already past ends the
 // read: Close does nothing on a hijacked connection (fasthttp closes it
 // once the handler returns), so a client that neither answered the close
 // nor hung up held the socket and both goroutines until the read deadline,
@@ -101,11 +102,14 @@ func (s *Server) wsRun(c *fastws.Conn, r *run, tc *trackConn) {
 		defer s.recoverWS(r.id)
 		s.wsStream(c, tc, r, sub, gone)
 	})
-	func() {
+	readDone := make(chan struct{})
+	s.workers.do(func() {
+		defer close(readDone)
 		defer s.recoverWS(r.id)
 		s.wsRead(c, r, gone, &read)
-	}()
+	})
 	<-streamed
+	<-readDone
 }
 
 // recoverWS logs a panic of a /ws/runs goroutine with its stack (the
