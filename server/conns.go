@@ -82,7 +82,7 @@ type trackConn struct {
 }
 
 // heldBufs holds the buffers corked connections write into (a run's
-// frame, some 20 KB for step 8, was a new buffer grown for each socket);
+// frame, about 24 KB for step 8, was a new buffer grown for each socket);
 // one grown past frameKeep is left to the collector.
 var heldBufs = sync.Pool{New: func() any { return new([]byte) }}
 

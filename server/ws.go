@@ -79,14 +79,14 @@ func (s *Server) wsRuns(c *fiber.Ctx) error {
 // are; the connection's own goroutine (fasthttp starts one per upgraded
 // connection, on a small stack) only waits for them: a goroutine made per
 // socket grew its stack anew each time, the reader's too (a fiftieth of
-// the post path's server CPU, in runtime.newstack). When the stream ends, a read deadline already past ends the
-// read: Close does nothing on a hijacked connection (fasthttp closes it
-// once the handler returns), so a client that neither answered the close
-// nor hung up held the socket and both goroutines until the read deadline,
-// a minute after its done. The handler returns once both are done, since
-// fasthttp closes the connection and the upgrader reuses its write buffer
-// then. tc is c's connection (nil when it is not a trackConn), corked
-// until the stream's first frame.
+// the post path's server CPU, in runtime.newstack). When the stream ends,
+// a read deadline already past ends the read: Close does nothing on a
+// hijacked connection (fasthttp closes it once the handler returns), so a
+// client that neither answered the close nor hung up held the socket and
+// both workers until the read deadline, a minute after its done. The
+// handler returns once both are done, since fasthttp closes the connection
+// and the upgrader reuses its write buffer then. tc is c's connection (nil
+// when it is not a trackConn), corked until the stream's first frame.
 func (s *Server) wsRun(c *fastws.Conn, r *run, tc *trackConn) {
 	if !s.conns.join() {
 		return // shutting down
@@ -161,12 +161,11 @@ const (
 )
 
 // streamRun sends r's log, from its start, to sub (r.subscribe's, which
-// it unsubscribes) through send: whatever
-// accumulated as one call, at most batchMax messages, end true for the
-// call that ends the log. tick and onTick
-// (nil for none) keep the connection alive; gone closes when the client
-// went. The end of the log pins the run (this client was shown its share
-// link) and ends its stay in the live map.
+// it unsubscribes) through send: whatever accumulated as one call, at most
+// batchMax messages, end true for the call that ends the log. tick and
+// onTick (nil for none) keep the connection alive; gone closes when the
+// client went. The end of the log pins the run (this client was shown its
+// share link) and ends its stay in the live map.
 func (s *Server) streamRun(r *run, sub *subscriber, send func(msgs [][]byte, end bool) error, tick <-chan time.Time, onTick func() error, gone <-chan struct{}) int {
 	defer r.unsubscribe(sub)
 	pace := time.NewTimer(0)
