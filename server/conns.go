@@ -63,75 +63,12 @@ func (l *trackListener) closeUnused() {
 	}
 }
 
-// trackConn is one accepted connection. A /ws/runs socket corks it
-// (cork, uncork) so that the upgrade's 101 and the stream's first frame,
-// and a run's last frame and the close, go out in one write each: each
-// write on loopback is a syscall and a segment the kernel delivers to the
-// client in the writer's own time, and a run whose log was complete when
-// its socket opened took three of them on its socket (the 101, the frame,
-// the close) where it now takes one.
+// trackConn is one accepted connection.
 type trackConn struct {
 	net.Conn
 	l    *trackListener
 	used atomic.Bool
 	once sync.Once
-
-	corked atomic.Bool // Write holds what it is given, under wmu
-	wmu    sync.Mutex
-	held   *[]byte // from heldBufs while corked
-}
-
-// heldBufs holds the buffers corked connections write into (a run's
-// frame, about 24 KB for step 8, was a new buffer grown for each socket);
-// one grown past frameKeep is left to the collector.
-var heldBufs = sync.Pool{New: func() any { return new([]byte) }}
-
-// Write writes b, or holds it while the connection is corked.
-func (c *trackConn) Write(b []byte) (int, error) {
-	if c.corked.Load() {
-		c.wmu.Lock()
-		defer c.wmu.Unlock()
-		if c.corked.Load() {
-			if c.held == nil {
-				c.held = heldBufs.Get().(*[]byte)
-			}
-			*c.held = append(*c.held, b...)
-			return len(b), nil
-		}
-	}
-	return c.Conn.Write(b)
-}
-
-// cork makes the writes that follow wait for uncork (nil c: no-op).
-func (c *trackConn) cork() {
-	if c != nil {
-		c.corked.Store(true)
-	}
-}
-
-// uncork writes what the writes since cork held, in one write, and lets
-// the later writes through (nil c or not corked: no-op). A write that
-// comes while it writes waits for it, so the bytes keep their order.
-func (c *trackConn) uncork() error {
-	if c == nil || !c.corked.Load() {
-		return nil
-	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if !c.corked.Load() {
-		return nil
-	}
-	var err error
-	if h := c.held; h != nil {
-		_, err = c.Conn.Write(*h)
-		if cap(*h) <= frameKeep {
-			*h = (*h)[:0]
-			heldBufs.Put(h)
-		}
-		c.held = nil
-	}
-	c.corked.Store(false)
-	return err
 }
 
 func (c *trackConn) Close() error {
@@ -140,7 +77,6 @@ func (c *trackConn) Close() error {
 		delete(c.l.conns, c)
 		c.l.mu.Unlock()
 	})
-	_ = c.uncork() // what a corked socket held goes out before the close
 	return c.Conn.Close()
 }
 

@@ -61,33 +61,25 @@ func (s *Server) wsRuns(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	// The 101 waits in the connection for the stream's first frame
-	// (trackConn.cork), which is written at once: the run's log holds its
-	// status from the start.
-	tc, _ := c.Context().Conn().(*trackConn)
-	tc.cork()
-	if err := runsUpgrader.Upgrade(c.Context(), func(conn *fastws.Conn) { s.wsRun(conn, r, tc) }); err != nil {
-		_ = tc.uncork()
+	if err := runsUpgrader.Upgrade(c.Context(), func(conn *fastws.Conn) { s.wsRun(conn, r) }); err != nil {
 		return fiber.ErrUpgradeRequired // as contrib/websocket answered a failed handshake
 	}
 	return nil
 }
 
-// wsRun streams a run's log to one client. The stream is written, and
-// what the client sends (pongs, stop, the close) read, from two workers
-// (workers.go), whose stacks have grown already, as a session's streams
-// are; the connection's own goroutine (fasthttp starts one per upgraded
-// connection, on a small stack) only waits for them: a goroutine made per
-// socket grew its stack anew each time, the reader's too (a fiftieth of
-// the post path's server CPU, in runtime.newstack). When the stream ends,
-// a read deadline already past ends the read: Close does nothing on a
-// hijacked connection (fasthttp closes it once the handler returns), so a
-// client that neither answered the close nor hung up held the socket and
-// both workers until the read deadline, a minute after its done. The
-// handler returns once both are done, since fasthttp closes the connection
-// and the upgrader reuses its write buffer then. tc is c's connection (nil
-// when it is not a trackConn), corked until the stream's first frame.
-func (s *Server) wsRun(c *fastws.Conn, r *run, tc *trackConn) {
+// wsRun streams a run's log to one client. The connection's own goroutine
+// (fasthttp starts one per upgraded connection) reads what the client
+// sends (pongs, stop, the close); the stream is written from a worker
+// (workers.go), whose stack has grown already, as a session's streams are:
+// a second goroutine made per socket for the reader grew its stack anew
+// each time. When the stream ends, a read deadline already past ends the
+// read: Close does nothing on a hijacked connection (fasthttp closes it
+// once the handler returns), so a client that neither answered the close
+// nor hung up held the socket and both goroutines until the read deadline,
+// a minute after its done. The handler returns once both are done, since
+// fasthttp closes the connection and the upgrader reuses its write buffer
+// then.
+func (s *Server) wsRun(c *fastws.Conn, r *run) {
 	if !s.conns.join() {
 		return // shutting down
 	}
@@ -100,16 +92,13 @@ func (s *Server) wsRun(c *fastws.Conn, r *run, tc *trackConn) {
 		defer close(streamed)
 		defer read.cut(c)
 		defer s.recoverWS(r.id)
-		s.wsStream(c, tc, r, sub, gone)
+		s.wsStream(c, r, sub, gone)
 	})
-	readDone := make(chan struct{})
-	s.workers.do(func() {
-		defer close(readDone)
+	func() {
 		defer s.recoverWS(r.id)
 		s.wsRead(c, r, gone, &read)
-	})
+	}()
 	<-streamed
-	<-readDone
 }
 
 // recoverWS logs a panic of a /ws/runs goroutine with its stack (the
@@ -121,35 +110,28 @@ func (s *Server) recoverWS(id string) {
 }
 
 // wsStream sends r's log to sub's socket to its end, then closes the
-// socket as the end calls for. Each write uncorks tc but the log's last
-// frame, which waits for the close frame to go out with it.
-func (s *Server) wsStream(c *fastws.Conn, tc *trackConn, r *run, sub *subscriber, gone chan struct{}) {
+// socket as the end calls for.
+func (s *Server) wsStream(c *fastws.Conn, r *run, sub *subscriber, gone chan struct{}) {
 	ping := time.NewTicker(wsPingEvery)
 	defer ping.Stop()
-	defer tc.uncork()
 	// One frame buffer for the connection, from the pool the session
 	// streams share (wssession.go): a frame of several messages was
 	// joined into a new slice and copied into another.
 	fp := getFrameBuf()
 	defer putFrameBuf(fp)
-	send := func(msgs [][]byte, end bool) error {
+	send := func(msgs [][]byte) error {
 		var err error
-		if *fp, err = writeFrame(c, (*fp)[:0], msgs); err != nil || end {
-			return err
-		}
-		return tc.uncork()
+		*fp, err = writeFrame(c, (*fp)[:0], msgs)
+		return err
 	}
 	pinger := func() error {
-		if err := c.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteTimeout)); err != nil {
-			return err
-		}
-		return tc.uncork()
+		return c.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteTimeout))
 	}
 	switch s.streamRun(r, sub, send, ping.C, pinger, gone) {
 	case streamEnded:
-		s.wsClose(c, tc, websocket.CloseNormalClosure, "done", gone)
+		s.wsClose(c, websocket.CloseNormalClosure, "done", gone)
 	case streamShutdown:
-		s.wsClose(c, tc, websocket.CloseGoingAway, "server shutting down", gone)
+		s.wsClose(c, websocket.CloseGoingAway, "server shutting down", gone)
 	}
 }
 
@@ -161,12 +143,12 @@ const (
 )
 
 // streamRun sends r's log, from its start, to sub (r.subscribe's, which
-// it unsubscribes) through send: whatever accumulated as one call, at most
-// batchMax messages, end true for the call that ends the log. tick and
-// onTick (nil for none) keep the connection alive; gone closes when the
-// client went. The end of the log pins the run (this client was shown its
-// share link) and ends its stay in the live map.
-func (s *Server) streamRun(r *run, sub *subscriber, send func(msgs [][]byte, end bool) error, tick <-chan time.Time, onTick func() error, gone <-chan struct{}) int {
+// it unsubscribes) through send: whatever
+// accumulated as one call, at most batchMax messages. tick and onTick
+// (nil for none) keep the connection alive; gone closes when the client
+// went. The end of the log pins the run (this client was shown its share
+// link) and ends its stay in the live map.
+func (s *Server) streamRun(r *run, sub *subscriber, send func([][]byte) error, tick <-chan time.Time, onTick func() error, gone <-chan struct{}) int {
 	defer r.unsubscribe(sub)
 	pace := time.NewTimer(0)
 	defer pace.Stop()
@@ -188,7 +170,7 @@ func (s *Server) streamRun(r *run, sub *subscriber, send func(msgs [][]byte, end
 		for {
 			msgs, end := r.read(cursor, batchMax)
 			if len(msgs) > 0 {
-				if err := send(msgs, end); err != nil {
+				if err := send(msgs); err != nil {
 					return streamGone
 				}
 				cursor += len(msgs)
@@ -234,13 +216,13 @@ func (s *Server) streamRun(r *run, sub *subscriber, send func(msgs [][]byte, end
 // for them, so the log ends with done (status cancelled, or the run's own
 // status when it had finished); the client gets everything it has not
 // seen yet.
-func (s *Server) drain(r *run, cursor int, send func(msgs [][]byte, end bool) error) int {
+func (s *Server) drain(r *run, cursor int, send func([][]byte) error) int {
 	for {
 		msgs, end := r.read(cursor, batchMax)
 		if len(msgs) == 0 {
 			break
 		}
-		if err := send(msgs, end); err != nil {
+		if err := send(msgs); err != nil {
 			return streamGone
 		}
 		cursor += len(msgs)
@@ -330,11 +312,9 @@ func writeFrame(c *fastws.Conn, buf []byte, msgs [][]byte) ([]byte, error) {
 	return buf, c.WriteMessage(websocket.TextMessage, b)
 }
 
-// wsClose sends a close frame (with what tc holds) and waits a little for
-// the client's.
-func (s *Server) wsClose(c *fastws.Conn, tc *trackConn, code int, text string, gone chan struct{}) {
+// wsClose sends a close frame and waits a little for the client's.
+func (s *Server) wsClose(c *fastws.Conn, code int, text string, gone chan struct{}) {
 	_ = c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(wsWriteTimeout))
-	_ = tc.uncork()
 	t := time.NewTimer(wsCloseGrace)
 	defer t.Stop()
 	select {

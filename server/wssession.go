@@ -512,7 +512,7 @@ func (ss *session) stream(r *run, sub *subscriber) {
 	// returns.
 	fp := getFrameBuf()
 	defer putFrameBuf(fp)
-	ss.s.streamRun(r, sub, func(msgs [][]byte, _ bool) error {
+	ss.s.streamRun(r, sub, func(msgs [][]byte) error {
 		*fp = joinFrame(*fp, head, msgs, "]}")
 		if !ss.send(*fp) {
 			return errSessionGone
