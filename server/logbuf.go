@@ -10,10 +10,10 @@ import (
 // logLines is the server's log. With Options.LogEvery set (`workbench
 // serve` sets limits.LogEvery) a line goes out at once when the last
 // write was that long ago, else it joins the lines of the next write, at
-// most that much later; with 0, every line goes out at once. Every run logs a line, and a write of its own
-// (to a pipe or a terminal, which wakes its reader) was a fiftieth of
-// the server's CPU per run, measured with BenchmarkServerCPUPerRun.
-// Shutdown writes what is left.
+// most that much later; with 0, every line goes out at once. Every run
+// logs a line, and a write of its own (to a pipe or a terminal, which
+// wakes its reader) was a fiftieth of the server's CPU per run, measured
+// with BenchmarkServerCPUPerRun. Shutdown writes what is left.
 type logLines struct {
 	mu    sync.Mutex
 	w     io.Writer
