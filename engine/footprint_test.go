@@ -15,7 +15,7 @@ import (
 // kernels, and step 8's grown by 1,000 more statements (a program far
 // past the course's, most of it IR).
 func TestFootprint(t *testing.T) {
-	mesh := kernelText(t, "08_allreduce_mesh")
+	mesh := kernelSource(t, "08_allreduce_mesh")
 	const add = "            total = pl.add(total, theirs)\n"
 	if !strings.Contains(mesh, add) {
 		t.Fatalf("step 8's kernel no longer has the line %q", add)
@@ -23,7 +23,7 @@ func TestFootprint(t *testing.T) {
 	grown := strings.Replace(mesh, add, add+"            if peer != me:\n"+strings.Repeat("    "+add, 1000), 1)
 	for _, tc := range []struct{ name, src string }{
 		{"08_allreduce_mesh", mesh},
-		{"10_allreduce_ring", kernelText(t, "10_allreduce_ring")},
+		{"10_allreduce_ring", kernelSource(t, "10_allreduce_ring")},
 		{"08 grown", grown},
 	} {
 		compile := func() *Program {
@@ -66,11 +66,12 @@ func heapInUse() int64 {
 	return int64(m.HeapAlloc)
 }
 
-func kernelText(t *testing.T, name string) string {
-	t.Helper()
+// kernelSource is the text of the shipped kernel name.
+func kernelSource(tb testing.TB, name string) string {
+	tb.Helper()
 	k, ok := kernels.Get(name)
 	if !ok {
-		t.Fatalf("no kernel %s", name)
+		tb.Fatalf("no kernel %s", name)
 	}
 	return string(k.Source)
 }

@@ -23,7 +23,6 @@ import (
 	"pldworkbench/engine"
 	"pldworkbench/engine/emu"
 	"pldworkbench/engine/trace"
-	"pldworkbench/kernels"
 )
 
 // The cost of a run through the server, against the engine alone.
@@ -106,7 +105,7 @@ func BenchmarkServerCPUPerRun(b *testing.B) {
 			scs[i] = ts.session(b, nil)
 			sessionRuns(b, scs[i], 1) // warm
 		}
-		code := kernelSourceTB(b, "08_allreduce_mesh")
+		code := kernelSource(b, "08_allreduce_mesh")
 		b.ResetTimer()
 		cpu := childCPU(b, c.cmd.Process.Pid)
 		var wg sync.WaitGroup
@@ -135,7 +134,7 @@ func BenchmarkServerCPUPerRun(b *testing.B) {
 
 // sessionRuns is wsRuns on the page's session socket.
 func sessionRuns(b *testing.B, sc *sessionClient, n int) int {
-	code := kernelSourceTB(b, "08_allreduce_mesh")
+	code := kernelSource(b, "08_allreduce_mesh")
 	events := 0
 	for range n {
 		a, ms := sc.run(b, "r", map[string]any{"code": code, "step": 8, "ranks": benchRanks, "fill": "randn", "seed": wsSeed.Add(1)})
@@ -151,7 +150,7 @@ func sessionRuns(b *testing.B, sc *sessionClient, n int) int {
 // and follows each over the websocket to done; it returns the events of
 // the last.
 func wsRuns(b *testing.B, ts *testServer, n int) int {
-	code := []byte(kernelSourceTB(b, "08_allreduce_mesh"))
+	code := []byte(kernelSource(b, "08_allreduce_mesh"))
 	events := 0
 	for range n {
 		body := rawBody(b, code, map[string]any{"step": 8, "ranks": benchRanks, "fill": "randn", "seed": wsSeed.Add(1)})
@@ -195,7 +194,7 @@ func childCPU(tb testing.TB, pid int) time.Duration {
 }
 
 func BenchmarkProgramRun(b *testing.B) {
-	code := []byte(kernelSourceTB(b, "08_allreduce_mesh"))
+	code := []byte(kernelSource(b, "08_allreduce_mesh"))
 	opts := engine.Options{Ranks: benchRanks, Platform: "910B"}
 	mod := engine.Load(context.Background(), "08_allreduce_mesh.py", code, opts)
 	prog, diags := mod.Compile(context.Background(), "mesh_allreduce", opts)
@@ -217,7 +216,7 @@ func BenchmarkProgramRun(b *testing.B) {
 }
 
 func BenchmarkEngineRunDirect(b *testing.B) {
-	code := []byte(kernelSourceTB(b, "08_allreduce_mesh"))
+	code := []byte(kernelSource(b, "08_allreduce_mesh"))
 	events := 0
 	cpu := cpuNow()
 	for i := 0; b.Loop(); i++ {
@@ -270,7 +269,7 @@ func BenchmarkFirstEventServe(b *testing.B) {
 
 // loadBursts is the load test against the servers serve makes.
 func loadBursts(b *testing.B, serve func(*testing.B) *testServer) {
-	code := kernelSourceTB(b, "08_allreduce_mesh")
+	code := kernelSource(b, "08_allreduce_mesh")
 	for _, path := range []string{"session", "post"} {
 		for _, n := range []int{10, 50, 200} {
 			b.Run(fmt.Sprintf("path=%s/clients=%d", path, n), func(b *testing.B) {
@@ -520,23 +519,13 @@ func (ts *testServer) followLean(id string, deadline time.Time) (time.Time, erro
 	}
 }
 
-// kernelSourceTB is kernelSource for a benchmark.
-func kernelSourceTB(tb testing.TB, name string) string {
-	tb.Helper()
-	k, ok := kernels.Get(name)
-	if !ok {
-		tb.Fatalf("no kernel %s", name)
-	}
-	return string(k.Source)
-}
-
 // BenchmarkDecodeRunMessage is a session's step-8 run message from its
 // bytes to the run's id: decodeSession, normalize and runIDSum, with the
 // program's text unknown (texts=none: unquoted and hashed whole) and
 // known (texts=known, the page sending its cell again: found by its
 // spelling, the id hashing the settings after the text's saved state).
 func BenchmarkDecodeRunMessage(b *testing.B) {
-	code := kernelSourceTB(b, "08_allreduce_mesh")
+	code := kernelSource(b, "08_allreduce_mesh")
 	msg, _ := json.Marshal(map[string]any{"type": "run", "tag": 1, "request": map[string]any{"code": code, "step": 8, "ranks": benchRanks, "fill": "randn", "seed": 77}})
 	for _, tc := range []struct {
 		name  string

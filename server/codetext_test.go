@@ -13,7 +13,7 @@ import (
 // whole gives, its spelling is found only for the same bytes, and the
 // texts kept stay within the budget, the oldest dropped first.
 func TestCodeTexts(t *testing.T) {
-	code := kernelSourceTB(t, "08_allreduce_mesh")
+	code := kernelSource(t, "08_allreduce_mesh")
 	q, _ := json.Marshal(code)
 	raw := q[1 : len(q)-1]
 	texts := newCodeTexts(4 * (len(raw) + len(code) + codeTextCost))

@@ -247,11 +247,11 @@ func ofType(ms []msg, typ string) []msg {
 	return out
 }
 
-func kernelSource(t *testing.T, name string) string {
-	t.Helper()
+func kernelSource(tb testing.TB, name string) string {
+	tb.Helper()
 	k, ok := kernels.Get(name)
 	if !ok {
-		t.Fatalf("no kernel %s", name)
+		tb.Fatalf("no kernel %s", name)
 	}
 	return string(k.Source)
 }

@@ -371,7 +371,7 @@ func TestSessionRunsBounded(t *testing.T) {
 // them differ.
 func TestDecodeSession(t *testing.T) {
 	known := newCodeTexts(1 << 20)
-	code := kernelSourceTB(t, "08_allreduce_mesh")
+	code := kernelSource(t, "08_allreduce_mesh")
 	full, _ := json.Marshal(map[string]any{"type": "run", "tag": 7, "request": map[string]any{"code": code, "step": 8, "ranks": 4, "seed": 3, "args": map[string]float64{"N": 2}}})
 	for _, tc := range []struct {
 		msg     string
@@ -466,7 +466,7 @@ func withoutTextP(t testing.TB, r *runRequest) *runRequest {
 // json does.
 func TestDecodeSessionCode(t *testing.T) {
 	for _, k := range []string{"08_allreduce_mesh", "12_broadcast_builtin"} {
-		b, _ := json.Marshal(map[string]any{"type": "run", "tag": 1, "request": map[string]any{"code": kernelSourceTB(t, k), "step": 8, "ranks": 4, "seed": 3}})
+		b, _ := json.Marshal(map[string]any{"type": "run", "tag": 1, "request": map[string]any{"code": kernelSource(t, k), "step": 8, "ranks": 4, "seed": 3}})
 		m, req, ok := decodeSessionCode(b, nil)
 		var want sessionRunMsg
 		if err := json.Unmarshal(b, &want); err != nil || !ok {
