@@ -144,6 +144,19 @@ func (m *machine) next() (*node, *failure) {
 			if m.s.tick() {
 				return nil, m.s.tickFail(m, n)
 			}
+			if n.ifNext && m.rank >= 0 {
+				if f := m.compareIf(fr, c, n); f != nil {
+					return nil, f
+				}
+				if n := m.single; n != nil {
+					m.single = nil
+					if m.s.tick() {
+						return nil, m.s.tickFail(m, n)
+					}
+					return n, nil
+				}
+				continue
+			}
 			return n, nil
 		}
 		if c.loop != nil && m.again(fr, c) {
@@ -312,17 +325,7 @@ func (m *machine) exec(n *node) (blocked bool, f *failure) {
 	case nFor:
 		return false, m.forLoop(n)
 	case nIf:
-		cond := m.evalp(&n.x)
-		body := n.els
-		if cond.integer(n.x.dt) != 0 {
-			body = n.body
-		}
-		switch {
-		case len(body) == 1 && body[0].kind == nOp && body[0].op != ir.OpTaskDrain && m.rank >= 0:
-			m.single = body[0]
-		case len(body) > 0:
-			fr.cursors = append(fr.cursors, cursor{nodes: body})
-		}
+		m.branch(fr, n, m.evalp(&n.x).integer(n.x.dt) != 0)
 	case nWhile:
 		// The body is entered even when empty: an iteration that does
 		// nothing is still a step of the budget.
@@ -341,6 +344,39 @@ func (m *machine) exec(n *node) (blocked bool, f *failure) {
 		m.popFrame(v)
 	}
 	return false, nil
+}
+
+// branch enters the block if n chose by cond.
+func (m *machine) branch(fr *frame, n *node, cond bool) {
+	body := n.els
+	if cond {
+		body = n.body
+	}
+	switch {
+	case len(body) == 1 && body[0].kind == nOp && body[0].op != ir.OpTaskDrain && m.rank >= 0:
+		m.single = body[0]
+	case len(body) > 0:
+		fr.cursors = append(fr.cursors, cursor{nodes: body})
+	}
+}
+
+// compareIf executes comparison n (node.ifNext), which next just took
+// from cursor c, and the if after it, as exec and next would one after
+// the other: each is a statement against the budget and on the clock.
+// Only a rank runs the two together; the host may flush its dispatches
+// between statements (runHost).
+func (m *machine) compareIf(fr *frame, c *cursor, n *node) *failure {
+	m.clock += m.s.prof.scalarPs
+	cond := compare(n.bin, m.intArg(&n.x), m.intArg(&n.y))
+	fr.env[n.res] = boolVal(cond)
+	ifn := c.nodes[c.pc] // n is the statement before it in this block
+	c.pc++
+	if m.s.tick() {
+		return m.s.tickFail(m, ifn)
+	}
+	m.clock += m.s.prof.scalarPs
+	m.branch(fr, ifn, cond)
+	return nil
 }
 
 func (m *machine) forLoop(n *node) *failure {
