@@ -139,6 +139,10 @@ type node struct {
 	loopVar           int  // nFor
 	start, stop, step opnd // nFor
 	body, els         []*node
+	// ones are an nIf's els and body when the block is one operation other
+	// than a drain, else nil: a rank runs it without a cursor of its own
+	// (machine.single).
+	ones [2]*node
 }
 
 // line returns the node's source line.
@@ -416,6 +420,11 @@ func (c *compiler) stmt(s ir.Stmt) (*node, error) {
 		n.kind, n.x = nIf, c.operand(s.Cond)
 		if n.body, err = c.block(s.Then); err == nil {
 			n.els, err = c.block(s.Else)
+		}
+		for i, b := range [][]*node{n.els, n.body} {
+			if len(b) == 1 && b[0].kind == nOp && b[0].op != ir.OpTaskDrain {
+				n.ones[i] = b[0]
+			}
 		}
 	case *ir.Return:
 		n.kind, n.x = nReturn, c.operand(s.Value)

@@ -159,7 +159,17 @@ func (m *machine) next() (*node, *failure) {
 			}
 			return n, nil
 		}
-		if c.loop != nil && m.again(fr, c) {
+		if lp := c.loop; lp != nil && lp.kind == nFor {
+			// again's For case, inlined: every iteration of a loop.
+			if c.i += c.step; c.step > 0 && c.i < c.stop || c.step < 0 && c.i > c.stop {
+				setInt(&fr.env[lp.loopVar], c.i)
+				c.pc = 0
+				if m.s.tick() {
+					return nil, m.s.tickFail(m, lp)
+				}
+				continue
+			}
+		} else if c.loop != nil && m.again(fr, c) {
 			c.pc = 0
 			// Every iteration is a step, so a while loop that never ends
 			// (even with an empty body) stops at the step budget.
@@ -183,7 +193,7 @@ func (m *machine) again(fr *frame, c *cursor) bool {
 	}
 	c.i += c.step
 	if c.step > 0 && c.i < c.stop || c.step < 0 && c.i > c.stop {
-		fr.env[c.loop.loopVar] = val{i: c.i}
+		setInt(&fr.env[c.loop.loopVar], c.i)
 		return true
 	}
 	return false
@@ -348,15 +358,24 @@ func (m *machine) exec(n *node) (blocked bool, f *failure) {
 
 // branch enters the block if n chose by cond.
 func (m *machine) branch(fr *frame, n *node, cond bool) {
-	body := n.els
+	body, one := n.els, n.ones[0]
 	if cond {
-		body = n.body
+		body, one = n.body, n.ones[1]
 	}
 	switch {
-	case len(body) == 1 && body[0].kind == nOp && body[0].op != ir.OpTaskDrain && m.rank >= 0:
-		m.single = body[0]
+	case one != nil && m.rank >= 0:
+		m.single = one
 	case len(body) > 0:
 		fr.cursors = append(fr.cursors, cursor{nodes: body})
+	}
+}
+
+// setInt sets *v to the integer i, as *v = val{i: i} does, without the
+// write barrier's test of a store of the nil interface when *v holds none.
+func setInt(v *val, i int64) {
+	v.i, v.f = i, 0
+	if v.o != nil {
+		v.o = nil
 	}
 }
 
@@ -367,8 +386,8 @@ func (m *machine) branch(fr *frame, n *node, cond bool) {
 // between statements (runHost).
 func (m *machine) compareIf(fr *frame, c *cursor, n *node) *failure {
 	m.clock += m.s.prof.scalarPs
-	cond := compare(n.bin, m.intArg(&n.x), m.intArg(&n.y))
-	fr.env[n.res] = boolVal(cond)
+	cond := compare(n.bin, fr.intArg(&n.x), fr.intArg(&n.y))
+	setInt(&fr.env[n.res], boolVal(cond).i)
 	ifn := c.nodes[c.pc] // n is the statement before it in this block
 	c.pc++
 	if m.s.tick() {
@@ -590,6 +609,15 @@ func (m *machine) intArg(o *opnd) int64 {
 		return o.c.i
 	}
 	return m.intOther(o)
+}
+
+// intArg is machine.intArg of an integer variable or constant (an
+// operand of a comparison compareIf runs), read from fr.
+func (fr *frame) intArg(o *opnd) int64 {
+	if o.intVar {
+		return fr.env[o.slot].i
+	}
+	return o.c.i
 }
 
 // intOther is intArg of an operand that is not an integer variable or
