@@ -121,6 +121,10 @@ type node struct {
 	// borrow marks a remote_load whose tile only the next statement reads
 	// (markBorrows).
 	borrow bool
+	// ifNext marks an integer comparison whose result the next statement
+	// of its block, an if, reads (markCompareIfs): a rank runs the two in
+	// one step of the interpreter (machine.compareIf).
+	ifNext bool
 
 	bin  ir.BinOp // nBin
 	un   ir.UnOp  // nUnary
@@ -135,6 +139,10 @@ type node struct {
 	loopVar           int  // nFor
 	start, stop, step opnd // nFor
 	body, els         []*node
+	// ones are an nIf's els and body when the block is one operation other
+	// than a drain, else nil: a rank runs it without a cursor of its own
+	// (machine.single).
+	ones [2]*node
 }
 
 // line returns the node's source line.
@@ -327,7 +335,23 @@ func (c *compiler) block(b *ir.Block) ([]*node, error) {
 		}
 		out = append(out, n)
 	}
+	markCompareIfs(out)
 	return out, nil
+}
+
+// markCompareIfs marks each comparison of two integer variables or
+// constants in b that the if after it branches on (node.ifNext): `if p !=
+// me:` is a temporary's comparison and an if on it, every iteration of a
+// barrier's loops.
+func markCompareIfs(b []*node) {
+	isInt := func(o *opnd) bool { return o.k == oSlot && o.intVar || o.k == oConst && o.intConst }
+	for i, n := range b[:max(len(b)-1, 0)] {
+		next := b[i+1]
+		if n.kind == nBin && n.bin.IsCompare() && n.res >= 0 && isInt(&n.x) && isInt(&n.y) &&
+			next.kind == nIf && next.x.k == oSlot && next.x.intVar && next.x.slot == n.res {
+			n.ifNext = true
+		}
+	}
 }
 
 func (c *compiler) stmt(s ir.Stmt) (*node, error) {
@@ -396,6 +420,11 @@ func (c *compiler) stmt(s ir.Stmt) (*node, error) {
 		n.kind, n.x = nIf, c.operand(s.Cond)
 		if n.body, err = c.block(s.Then); err == nil {
 			n.els, err = c.block(s.Else)
+		}
+		for i, b := range [][]*node{n.els, n.body} {
+			if len(b) == 1 && b[0].kind == nOp && b[0].op != ir.OpTaskDrain {
+				n.ones[i] = b[0]
+			}
 		}
 	case *ir.Return:
 		n.kind, n.x = nReturn, c.operand(s.Value)

@@ -139,6 +139,39 @@ func TestStepBudget(t *testing.T) {
 	}
 }
 
+// TestStepBudgetEveryStatement stops a barrier at P = 2 after every
+// statement in turn: each budget ends the run at the next statement
+// (rank, line:col) at that simulated time, whichever statements the
+// interpreter runs together (a comparison and the if on it, compareIf).
+func TestStepBudgetEveryStatement(t *testing.T) {
+	prog := compileFile(t, "testdata/bench.py", "build_bench_barrier(2).barrier_host", 2)
+	// Statement b+1 of the run, for b = 1, 2, ...: rank:line:col ns.
+	want := strings.Fields(`-1:114:31@0 -1:114:13@1 -1:115:25@1 -1:116:17@2
+		-1:114:13@2 -1:115:25@2 -1:116:17@3 0:109:13@3 0:98:19@4 0:99:18@5
+		0:100:13@5 0:101:20@6 0:101:20@7 0:100:13@7 0:101:20@7 0:101:20@8
+		0:102:21@8 1:109:13@8 1:98:19@8 1:99:18@8 1:100:13@8 1:101:20@8
+		1:101:20@8 1:102:21@8 1:100:13@28 1:101:20@28 1:101:20@28 1:103:13@29
+		1:104:20@29 1:104:20@30 1:105:21@30 0:103:13@30 0:104:20@30 0:104:20@30
+		0:103:13@30 0:104:20@30 0:104:20@31 0:105:21@31 1:103:13@529
+		1:104:20@529 1:104:20@529`)
+	for b := int64(1); b <= int64(len(want))+1; b++ {
+		res := emu.Run(context.Background(), prog, emu.Options{MaxSteps: b})
+		if b > int64(len(want)) {
+			if res.Status != emu.StatusOK || res.Stats.Steps != b {
+				t.Errorf("budget %d: status %s after %d steps, want ok after %d", b, res.Status, res.Stats.Steps, b)
+			}
+			continue
+		}
+		got := ""
+		if e := res.Error; e != nil && e.Code == "E0504" {
+			got = fmt.Sprintf("%d:%d:%d@%d", e.Rank, e.Line, e.Col, res.Stats.SimTimeNs)
+		}
+		if got != want[b-1] || res.Stats.Steps != b+1 {
+			t.Errorf("budget %d: stopped at %q after %d steps, want %s after %d", b, got, res.Stats.Steps, want[b-1], b+1)
+		}
+	}
+}
+
 // TestDefaultBudget: the default budget stops the same loop by itself.
 func TestDefaultBudget(t *testing.T) {
 	if testing.Short() {

@@ -144,9 +144,32 @@ func (m *machine) next() (*node, *failure) {
 			if m.s.tick() {
 				return nil, m.s.tickFail(m, n)
 			}
+			if n.ifNext && m.rank >= 0 {
+				if f := m.compareIf(fr, c, n); f != nil {
+					return nil, f
+				}
+				if n := m.single; n != nil {
+					m.single = nil
+					if m.s.tick() {
+						return nil, m.s.tickFail(m, n)
+					}
+					return n, nil
+				}
+				continue
+			}
 			return n, nil
 		}
-		if c.loop != nil && m.again(fr, c) {
+		if lp := c.loop; lp != nil && lp.kind == nFor {
+			// again's For case, inlined: every iteration of a loop.
+			if c.i += c.step; c.step > 0 && c.i < c.stop || c.step < 0 && c.i > c.stop {
+				setInt(&fr.env[lp.loopVar], c.i)
+				c.pc = 0
+				if m.s.tick() {
+					return nil, m.s.tickFail(m, lp)
+				}
+				continue
+			}
+		} else if c.loop != nil && m.again(fr, c) {
 			c.pc = 0
 			// Every iteration is a step, so a while loop that never ends
 			// (even with an empty body) stops at the step budget.
@@ -170,7 +193,7 @@ func (m *machine) again(fr *frame, c *cursor) bool {
 	}
 	c.i += c.step
 	if c.step > 0 && c.i < c.stop || c.step < 0 && c.i > c.stop {
-		fr.env[c.loop.loopVar] = val{i: c.i}
+		setInt(&fr.env[c.loop.loopVar], c.i)
 		return true
 	}
 	return false
@@ -312,17 +335,7 @@ func (m *machine) exec(n *node) (blocked bool, f *failure) {
 	case nFor:
 		return false, m.forLoop(n)
 	case nIf:
-		cond := m.evalp(&n.x)
-		body := n.els
-		if cond.integer(n.x.dt) != 0 {
-			body = n.body
-		}
-		switch {
-		case len(body) == 1 && body[0].kind == nOp && body[0].op != ir.OpTaskDrain && m.rank >= 0:
-			m.single = body[0]
-		case len(body) > 0:
-			fr.cursors = append(fr.cursors, cursor{nodes: body})
-		}
+		m.branch(fr, n, m.evalp(&n.x).integer(n.x.dt) != 0)
 	case nWhile:
 		// The body is entered even when empty: an iteration that does
 		// nothing is still a step of the budget.
@@ -341,6 +354,48 @@ func (m *machine) exec(n *node) (blocked bool, f *failure) {
 		m.popFrame(v)
 	}
 	return false, nil
+}
+
+// branch enters the block if n chose by cond.
+func (m *machine) branch(fr *frame, n *node, cond bool) {
+	body, one := n.els, n.ones[0]
+	if cond {
+		body, one = n.body, n.ones[1]
+	}
+	switch {
+	case one != nil && m.rank >= 0:
+		m.single = one
+	case len(body) > 0:
+		fr.cursors = append(fr.cursors, cursor{nodes: body})
+	}
+}
+
+// setInt sets *v to the integer i, as *v = val{i: i} does, without the
+// write barrier's test of a store of the nil interface when *v holds none.
+func setInt(v *val, i int64) {
+	v.i, v.f = i, 0
+	if v.o != nil {
+		v.o = nil
+	}
+}
+
+// compareIf executes comparison n (node.ifNext), which next just took
+// from cursor c, and the if after it, as exec and next would one after
+// the other: each is a statement against the budget and on the clock.
+// Only a rank runs the two together; the host may flush its dispatches
+// between statements (runHost).
+func (m *machine) compareIf(fr *frame, c *cursor, n *node) *failure {
+	m.clock += m.s.prof.scalarPs
+	cond := compare(n.bin, fr.intArg(&n.x), fr.intArg(&n.y))
+	setInt(&fr.env[n.res], boolVal(cond).i)
+	ifn := c.nodes[c.pc] // n is the statement before it in this block
+	c.pc++
+	if m.s.tick() {
+		return m.s.tickFail(m, ifn)
+	}
+	m.clock += m.s.prof.scalarPs
+	m.branch(fr, ifn, cond)
+	return nil
 }
 
 func (m *machine) forLoop(n *node) *failure {
@@ -554,6 +609,15 @@ func (m *machine) intArg(o *opnd) int64 {
 		return o.c.i
 	}
 	return m.intOther(o)
+}
+
+// intArg is machine.intArg of an integer variable or constant (an
+// operand of a comparison compareIf runs), read from fr.
+func (fr *frame) intArg(o *opnd) int64 {
+	if o.intVar {
+		return fr.env[o.slot].i
+	}
+	return o.c.i
 }
 
 // intOther is intArg of an operand that is not an integer variable or

@@ -61,7 +61,7 @@ func TestReadyQueueOrder(t *testing.T) {
 			}
 			queued[m] = true
 			h.push(m)
-			ref = append(ref, readyEntry{key: m.clock, rank: m.rank, block: m.block, m: m})
+			ref = append(ref, entryOf(m))
 			if h.len() != len(ref) {
 				t.Fatalf("seed %d: len %d, want %d", seed, h.len(), len(ref))
 			}

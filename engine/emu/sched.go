@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -95,7 +96,10 @@ func RandomSchedule(seed uint64) string { return "random:" + strconv.FormatUint(
 //   - a: a binary min-heap of the entries that fit none of them.
 //
 // pop takes the earliest of the runs' heads and a's top, so the order
-// machines come out in is exactly the order one heap would give.
+// machines come out in is exactly the order one heap would give. (At
+// P = 256 a barrier's pushes go to its second run nine times in ten,
+// the rest to the first and third, and none to the heap; its pops meet
+// two runs in use nine times in ten.)
 type readyHeap struct {
 	a     []readyEntry
 	runs  [readyRuns]readyRun
@@ -105,7 +109,9 @@ type readyHeap struct {
 	// live has bit i set while runs[i] holds an entry, so that a pop looks
 	// only at the runs in use (a barrier's one or two, not all four); n
 	// counts the entries queued, which flush asks for before every pop.
-	live  uint8
+	live uint8
+	// last is the run of the last push to a run.
+	last  uint8
 	n     int
 	sched schedule
 	rng   *rand.Rand
@@ -113,37 +119,60 @@ type readyHeap struct {
 
 // readyEntry is one ready machine and its key. The key is its clock; the
 // adversarial schedule adds its class (0 reads window memory, 1 other, 2
-// writes it) above bit 60, 2^60 ps being some 13 simulated days.
+// writes it) above bit 60, 2^60 ps being some 13 simulated days. ord is
+// its rank and block as one number in their order (readyOrd), so that a
+// tie on the key costs one comparison.
 type readyEntry struct {
-	key   int64
-	rank  int
-	block int
-	m     *machine
+	key int64
+	ord uint64
+	m   *machine
 }
 
 const classShift = 60
 
+// readyOrd orders machines by rank, then block, as one unsigned number:
+// each is an int32 with its sign bit flipped (the host's rank is -1; no
+// run has 2^31 ranks or blocks).
+func readyOrd(m *machine) uint64 {
+	return uint64(uint32(m.rank)^1<<31)<<32 | uint64(uint32(m.block)^1<<31)
+}
+
+// entryOf is m's entry under the fair schedule.
+func entryOf(m *machine) readyEntry { return readyEntry{key: m.clock, ord: readyOrd(m), m: m} }
+
 // readyRuns is how many ascending runs the queue keeps beside its heap: a
-// barrier needs two, and each costs a comparison per pop.
+// barrier needs three, and each costs a comparison per pop.
 const readyRuns = 4
 
-// readyRun is one ascending FIFO of the ready queue: q[head:] is queued.
+// readyRun is one ascending FIFO of the ready queue: q[head:] is queued;
+// an emptied run starts again at the front of its slice (pop).
 type readyRun struct {
 	q    []readyEntry
 	head int
 }
 
-// push appends e, no earlier than the run's last entry, reusing the
-// consumed front of the slice rather than growing it.
+// push appends e, no earlier than the run's last entry.
 func (r *readyRun) push(e readyEntry) {
-	if r.head == len(r.q) {
-		r.q, r.head = r.q[:0], 0
-	} else if len(r.q) == cap(r.q) && r.head >= len(r.q)/2 {
+	n := len(r.q)
+	if n == cap(r.q) {
+		r.room()
+		n = len(r.q)
+	}
+	r.q = r.q[:n+1]
+	r.q[n] = e
+}
+
+// room makes room for one more entry in a full run: it moves the queued
+// entries to the front of the slice when that frees at least half of it,
+// else grows the slice.
+func (r *readyRun) room() {
+	if r.head > 0 && r.head >= len(r.q)/2 {
 		n := copy(r.q, r.q[r.head:])
 		clear(r.q[n:])
 		r.q, r.head = r.q[:n], 0
+		return
 	}
-	r.q = append(r.q, e)
+	r.q = slices.Grow(r.q, 1)
 }
 
 // setSchedule makes the queue follow sched (seeded with seed when random).
@@ -160,19 +189,14 @@ func (h *readyHeap) len() int { return h.n }
 func (h *readyHeap) pushRun(i int, e readyEntry) {
 	h.runs[i].push(e)
 	h.live |= 1 << i
+	h.last = uint8(i)
 }
 
 func (h *readyHeap) less(i, j int) bool { return h.a[i].before(&h.a[j]) }
 
 // before orders entries by (key, rank, block).
 func (e *readyEntry) before(o *readyEntry) bool {
-	if e.key != o.key {
-		return e.key < o.key
-	}
-	if e.rank != o.rank {
-		return e.rank < o.rank
-	}
-	return e.block < o.block
+	return e.key < o.key || e.key == o.key && e.ord < o.ord
 }
 
 // restMin returns where the earliest entry of the runs and the heap is:
@@ -192,39 +216,50 @@ func (h *readyHeap) restMin() (e *readyEntry, i int, ok bool) {
 }
 
 func (h *readyHeap) push(m *machine) {
-	e := readyEntry{key: m.clock, rank: m.rank, block: m.block, m: m}
+	e := entryOf(m)
 	h.n++
-	if h.sched == schedAdversarial {
+	if h.sched != schedFair {
+		if h.sched == schedRandom {
+			h.a = append(h.a, e)
+			return
+		}
 		e.key += int64(m.accessClass()) << classShift
 	}
-	if h.sched == schedRandom {
-		h.a = append(h.a, e)
-		return
-	}
-	if h.hasFirst {
-		if e.before(&h.first) {
-			e, h.first = h.first, e // the old minimum joins the rest
-		}
-	} else {
+	if !h.hasFirst {
 		// An entry no earlier than the last of a run that is not empty is
-		// not the minimum, so when the first run that takes it is such a
-		// run it goes there (where the loop below puts it too) without a
-		// look for the minimum: the case of every push of a barrier's round
-		// of notifies.
+		// not the minimum, so it goes there without a look for the
+		// minimum: first the run of the last push (where a barrier's
+		// ranks, going round in turn, push nine times in ten), then the
+		// first run that takes it.
+		if i := h.last; h.live&(1<<i) != 0 {
+			if r := &h.runs[i]; !e.before(&r.q[len(r.q)-1]) {
+				h.runs[i].push(e)
+				return
+			}
+		}
 		for i := range h.runs {
 			if h.live&(1<<i) == 0 {
 				break
 			}
-			r := &h.runs[i]
-			if !e.before(&r.q[len(r.q)-1]) {
+			if r := &h.runs[i]; !e.before(&r.q[len(r.q)-1]) {
 				h.pushRun(i, e)
 				return
 			}
 		}
-		if r, _, ok := h.restMin(); !ok || e.before(r) {
-			h.first, h.hasFirst = e, true
-			return
+	}
+	h.pushRest(e)
+}
+
+// pushRest is push's case of an entry that goes to first, to a run after
+// the ones push looked at, or to the heap.
+func (h *readyHeap) pushRest(e readyEntry) {
+	if h.hasFirst {
+		if e.before(&h.first) {
+			e, h.first = h.first, e // the old minimum joins the rest
 		}
+	} else if r, _, ok := h.restMin(); !ok || e.before(r) {
+		h.first, h.hasFirst = e, true
+		return
 	}
 	for i := range h.runs {
 		if r := &h.runs[i]; h.live&(1<<i) == 0 || !e.before(&r.q[len(r.q)-1]) {
@@ -257,25 +292,49 @@ func (h *readyHeap) pop() *machine {
 		h.first, h.hasFirst = readyEntry{}, false
 		return m
 	}
+	if h.sched == schedRandom {
+		return h.popRandom()
+	}
+	if live := h.live; live != 0 {
+		// The earliest head of the runs in use, then against the heap's.
+		i := bits.TrailingZeros8(live)
+		r := &h.runs[i]
+		e := &r.q[r.head]
+		for live &= live - 1; live != 0; live &= live - 1 {
+			j := bits.TrailingZeros8(live)
+			if o := &h.runs[j]; o.q[o.head].before(e) {
+				i, r, e = j, o, &o.q[o.head]
+			}
+		}
+		if len(h.a) == 0 || e.before(&h.a[0]) {
+			m := e.m
+			*e = readyEntry{}
+			if r.head++; r.head == len(r.q) {
+				r.q, r.head = r.q[:0], 0
+				h.live &^= 1 << i
+			}
+			return m
+		}
+	}
+	return h.heapPop()
+}
+
+// popRandom takes a uniformly drawn entry of the random schedule's slice.
+func (h *readyHeap) popRandom() *machine {
 	a := h.a
 	last := len(a) - 1
-	if h.sched == schedRandom {
-		i := h.rng.IntN(len(a))
-		top := a[i].m
-		a[i] = a[last]
-		a[last] = readyEntry{}
-		h.a = a[:last]
-		return top
-	}
-	if _, i, ok := h.restMin(); ok && i >= 0 {
-		r := &h.runs[i]
-		m := r.q[r.head].m
-		r.q[r.head] = readyEntry{}
-		if r.head++; r.head == len(r.q) {
-			h.live &^= 1 << i
-		}
-		return m
-	}
+	i := h.rng.IntN(len(a))
+	top := a[i].m
+	a[i] = a[last]
+	a[last] = readyEntry{}
+	h.a = a[:last]
+	return top
+}
+
+// heapPop takes the heap's top.
+func (h *readyHeap) heapPop() *machine {
+	a := h.a
+	last := len(a) - 1
 	top := a[0].m
 	a[0] = a[last]
 	a[last] = readyEntry{}
