@@ -160,7 +160,7 @@ func (m *machine) next() (*node, *failure) {
 			return n, nil
 		}
 		if lp := c.loop; lp != nil && lp.kind == nFor {
-			// again's For case, inlined: every iteration of a loop.
+			// A For loop's next iteration: its variable moves.
 			if c.i += c.step; c.step > 0 && c.i < c.stop || c.step < 0 && c.i > c.stop {
 				setInt(&fr.env[lp.loopVar], c.i)
 				c.pc = 0
@@ -169,7 +169,7 @@ func (m *machine) next() (*node, *failure) {
 				}
 				continue
 			}
-		} else if c.loop != nil && m.again(fr, c) {
+		} else if c.loop != nil && m.whileAgain(c) {
 			c.pc = 0
 			// Every iteration is a step, so a while loop that never ends
 			// (even with an empty body) stops at the step budget.
@@ -185,18 +185,10 @@ func (m *machine) next() (*node, *failure) {
 	return nil, nil
 }
 
-// again advances loop cursor c to its next iteration and reports whether
-// there is one: a For moves its variable, a While reads its condition.
-func (m *machine) again(fr *frame, c *cursor) bool {
-	if c.loop.kind == nWhile {
-		return m.evalp(&c.loop.x).integer(c.loop.x.dt) != 0
-	}
-	c.i += c.step
-	if c.step > 0 && c.i < c.stop || c.step < 0 && c.i > c.stop {
-		setInt(&fr.env[c.loop.loopVar], c.i)
-		return true
-	}
-	return false
+// whileAgain reports whether while loop c has another iteration: it reads
+// the loop's condition. (next advances a For loop itself.)
+func (m *machine) whileAgain(c *cursor) bool {
+	return m.evalp(&c.loop.x).integer(c.loop.x.dt) != 0
 }
 
 // popCursor ends the innermost block of fr. When it is a host dispatch
