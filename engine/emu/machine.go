@@ -378,7 +378,7 @@ func setInt(v *val, i int64) {
 // between statements (runHost).
 func (m *machine) compareIf(fr *frame, c *cursor, n *node) *failure {
 	m.clock += m.s.prof.scalarPs
-	cond := compare(n.bin, fr.intArg(&n.x), fr.intArg(&n.y))
+	cond := compare(n.bin, m.intArg(&n.x), m.intArg(&n.y)) // fr is m.fr
 	setInt(&fr.env[n.res], boolVal(cond).i)
 	ifn := c.nodes[c.pc] // n is the statement before it in this block
 	c.pc++
@@ -601,15 +601,6 @@ func (m *machine) intArg(o *opnd) int64 {
 		return o.c.i
 	}
 	return m.intOther(o)
-}
-
-// intArg is machine.intArg of an integer variable or constant (an
-// operand of a comparison compareIf runs), read from fr.
-func (fr *frame) intArg(o *opnd) int64 {
-	if o.intVar {
-		return fr.env[o.slot].i
-	}
-	return o.c.i
 }
 
 // intOther is intArg of an operand that is not an integer variable or
