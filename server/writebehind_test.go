@@ -277,7 +277,9 @@ func TestFullBatchCommits(t *testing.T) {
 		pr, _ := ts.watchRun(t, map[string]any{"code": loopCode(t, 2), "ranks": 2, "seed": i + 1})
 		last = pr.ID
 	}
-	if !waitFor(20*time.Second, func() bool { return ts.stored(t, last) }) {
+	// The rows are visible from the COMMIT on, and the writer counts the
+	// transaction just after it returns: wait for both.
+	if !waitFor(20*time.Second, func() bool { return ts.stored(t, last) && ts.writer.commits.Load() > 0 }) {
 		t.Fatalf("%d pending runs were not committed before the delay", writeBatch)
 	}
 	if n := ts.count(t, `SELECT count(*) FROM runs`); n != writeBatch {
