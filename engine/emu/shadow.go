@@ -236,11 +236,17 @@ func shadowKeyOf(t *tref, rank int) shadowKey {
 // its thread's epoch, so no segment holds its entry (cur) yet; see
 // shadow.access. (A memo taken over by another site forgets that, so
 // the next access there counts as not the first.)
+//
+// A memo is padded to 32 bytes so that the bytes its check reads never
+// straddle two cache lines (TestPlainMemoLines): every access reads its
+// thread's memo, out of the cache in a ring, and with 24-byte memos a
+// ring's step read four lines for its three accesses.
 type plainMemo struct {
 	n    *node
 	view *tref
 	sk   uint32
 	clk  uint32
+	_    [8]byte
 }
 
 // shadowOf returns the shadow of key, made on first use.

@@ -1,6 +1,9 @@
 package emu
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+)
 
 // TestRecordInPlaceKinds checks recordInPlace, whose plain read and write
 // have loops of their own (and a read whose kept entries come first
@@ -68,3 +71,29 @@ func TestRecordInPlaceKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainMemoLines checks what plainMemo's padding is for: the bytes a
+// memo's check reads (its first 24) in one cache line, for every memo of
+// a machine on the heap. A machine's size class is a multiple of 64
+// bytes and the allocator puts an 8-byte header before it, so the memos,
+// 32 bytes apart, all start at the same offset from a line's start. If a
+// field added to machine or hbThread moves them across a line's end, pad
+// before plain.
+func TestPlainMemoLines(t *testing.T) {
+	if s := unsafe.Sizeof(plainMemo{}); s != 32 {
+		t.Fatalf("plainMemo is %d bytes, not 32", s)
+	}
+	for range 4 {
+		machineSink = &machine{} // on the heap, as the sim's machines are
+		for i := range machineSink.hb.plain {
+			pm := &machineSink.hb.plain[i]
+			first := uintptr(unsafe.Pointer(pm))
+			last := uintptr(unsafe.Pointer(&pm.clk)) + unsafe.Sizeof(pm.clk) - 1
+			if first/64 != last/64 {
+				t.Fatalf("memo %d at %#x: its bytes to %#x cross a cache line", i, first, last)
+			}
+		}
+	}
+}
+
+var machineSink *machine
