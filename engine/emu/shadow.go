@@ -183,6 +183,73 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 	if d == nil || hi <= lo {
 		return
 	}
+	if t.host == nil && t.buf.shadows != nil {
+		if sh := t.buf.shadows[rank]; sh != nil && m.hb.touchFresh(sh, n, t, t.off+lo, t.off+hi, k) {
+			return
+		}
+	}
+	m.touchShadow(d, n, t, rank, lo, hi, k)
+}
+
+// touchFresh is touchBytes for its common cases, which it reports whether
+// it recorded: a window's shadow that exists, a site the thread's memo
+// names, the access its first there in the epoch (fresh), bytes [lo, hi)
+// (from the buffer's start) that hold no signal cells, and cur racing
+// with none of the entries there; the bytes are the segment the shadow's
+// hint names or one next to it (exact, here in one function), or inside
+// one larger segment (carve). Nothing changes unless it records (but the
+// thread's epoch, as epoch would move it): touchShadow does every other
+// case from the start. It is apart from touchShadow so that these cases
+// spill none of the arguments the others need.
+func (h *hbThread) touchFresh(sh *shadow, n *node, t *tref, lo, hi int, k accessKind) bool {
+	clk := h.epoch()
+	pm := &h.plain[uint(n.span.Line)%uint(len(h.plain))]
+	if pm.n != n || pm.view != t || pm.clk == clk || accessKind(pm.sk&3) != k ||
+		hi > shadowRegion || sh.cellHi > sh.cellLo && lo < sh.cellHi && hi > sh.cellLo {
+		return false
+	}
+	cur := cellAcc{tid: h.tid, clk: clk, sk: pm.sk}
+	if !packable(cur) {
+		return false
+	}
+	i, ns := int(sh.hint), int(sh.nseg)
+	if uint(i) >= uint(ns) {
+		return false
+	}
+	seg := sh.at(i)
+	if int(seg.lo) != lo {
+		if lo < int(seg.lo) {
+			i--
+		} else {
+			i++
+		}
+		if uint(i) >= uint(ns) {
+			goto carve
+		}
+		if seg = sh.at(i); int(seg.lo) != lo {
+			goto carve
+		}
+	}
+	if int(seg.hi) != hi {
+		goto carve
+	}
+	if !recordInPlace(seg, cur, h) {
+		return false
+	}
+	sh.hint = int32(i)
+	pm.clk = clk
+	return true
+carve:
+	if !sh.carve(lo, hi, cur, h) {
+		return false
+	}
+	pm.clk = clk
+	return true
+}
+
+// touchShadow is touchBytes for every case (touchFresh is the common
+// ones, which it redoes if it comes here).
+func (m *machine) touchShadow(d *detector, n *node, t *tref, rank, lo, hi int, k accessKind) {
 	var sh *shadow
 	if t.host == nil && t.buf.shadows != nil {
 		sh = t.buf.shadows[rank]
@@ -443,100 +510,6 @@ func (s *shadow) exact(lo, hi int, cur cellAcc, h *hbThread) bool {
 		return false
 	}
 	s.hint = int32(i)
-	return true
-}
-
-// recordInPlace records cur, which is packable, in seg if seg's entries
-// are in place, stay so with cur, and cur races with none of them: one
-// pass over the packed entries, unpacking none. It reports whether it
-// did; if not, seg is unchanged. The plain kinds, every access of a
-// ring or a mesh, have a loop each with conflicts and covers worked out
-// (a plain write conflicts with every other thread's entry and keeps
-// none; a plain read conflicts with the others' writes and replaces its
-// own thread's reads), and a read whose kept entries come first, as
-// they do but for a read of a segment its thread read first, appends
-// itself without moving them: the general loop, with a copy of the
-// entries to keep, cost an access more instructions than the rest of
-// its path.
-func recordInPlace(seg *segment, cur cellAcc, h *hbThread) bool {
-	acc := &seg.acc
-	if acc[0].tid == spillMark {
-		return false
-	}
-	me := uint16(cur.tid)
-	switch cur.kind() {
-	case accWrite:
-		for _, pe := range acc {
-			if pe.clk == 0 {
-				break
-			}
-			if pe.tid != me && pe.clk > h.at(int32(pe.tid)) {
-				return false // access reports it
-			}
-		}
-		*acc = [segInline]segAcc{{me, uint16(cur.sk), cur.clk}}
-		return true
-	case accRead:
-		kept, k, n := 0, 0, 0 // kept has bit j for each acc[j] kept, k of n
-		for ; n < segInline; n++ {
-			pe := acc[n]
-			if pe.clk == 0 {
-				break
-			}
-			ek := accessKind(pe.sk & 3)
-			if pe.tid != me {
-				if ek.writes() && pe.clk > h.at(int32(pe.tid)) {
-					return false
-				}
-			} else if ek == accRead || ek == accAtomicRead {
-				continue
-			}
-			kept |= 1 << n
-			k++
-		}
-		if k == segInline {
-			return false // access spills them
-		}
-		if kept != 1<<k-1 {
-			return recordAnyInPlace(seg, cur, h)
-		}
-		acc[k] = segAcc{me, uint16(cur.sk), cur.clk}
-		for j := k + 1; j < n; j++ {
-			acc[j] = segAcc{}
-		}
-		return true
-	}
-	return recordAnyInPlace(seg, cur, h)
-}
-
-// recordAnyInPlace is recordInPlace for an access of any kind.
-func recordAnyInPlace(seg *segment, cur cellAcc, h *hbThread) bool {
-	kind, me := cur.kind(), uint16(cur.tid)
-	var keep [segInline]segAcc // those cur keeps, then cur (a write keeps none)
-	k := 0
-	for j := 0; j < segInline; j++ {
-		pe := seg.acc[j]
-		if pe.clk == 0 {
-			break
-		}
-		ek := accessKind(pe.sk & 3)
-		if pe.tid != me {
-			if conflicts(ek, kind) && pe.clk > h.at(int32(pe.tid)) {
-				return false // access reports it
-			}
-		} else if covers(kind, ek) {
-			continue
-		}
-		if kind != accWrite {
-			if k == segInline-1 {
-				return false // access spills them
-			}
-			keep[k] = pe
-			k++
-		}
-	}
-	keep[k] = segAcc{me, uint16(cur.sk), cur.clk}
-	seg.acc = keep
 	return true
 }
 

@@ -1,8 +1,12 @@
 package emu
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 	"unsafe"
+
+	"pldworkbench/engine/ir"
 )
 
 // TestRecordInPlaceKinds checks recordInPlace, whose plain read and write
@@ -97,3 +101,100 @@ func TestPlainMemoLines(t *testing.T) {
 }
 
 var machineSink *machine
+
+// TestTouchFreshMatchesShadow drives two worlds with the same random plain
+// accesses to the ranks' copies of a window: one through touchBytes,
+// whose common cases touchFresh records, the other through touchShadow
+// alone, the general path. Chunks a quarter of the window wide (a ring's,
+// found by exact, cut out of a wider segment by carve), random spans, sites
+// that share a memo slot, epochs that move and clocks that order some
+// accesses: both must report the same races and end each step with the
+// same segments, hints and memos.
+func TestTouchFreshMatchesShadow(t *testing.T) {
+	const ranks, size = 3, 64
+	view := func(b *bufDesc) *tref {
+		return &tref{name: "w", dt: ir.FP32, shape: []int{1, size / 4}, buf: b}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for round := 0; round < 100; round++ {
+		ops := []opKind{opRead, opWrite, opRead, opWrite, opRead} // lines 1-5: 1 and 5 share a slot
+		a := newRaceWorld(ranks, "w", size, ops, view)
+		b := newRaceWorld(ranks, "w", size, ops, view)
+		nodesA, nodesB := []*node{}, []*node{}
+		for i, op := range ops {
+			na, nb := a.newNode(op, i+1), b.newNode(op, i+1)
+			nodesA, nodesB = append(nodesA, na), append(nodesB, nb)
+		}
+		for _, w := range []*raceWorld{a, b} {
+			for _, m := range w.ms {
+				m.hb.base = &vclock{v: make([]uint32, ranks), refs: 1}
+			}
+		}
+		for step := 0; step < 60; step++ {
+			r, p := rng.IntN(ranks), rng.IntN(ranks)
+			j := rng.IntN(len(ops))
+			k := accRead
+			if ops[j] == opWrite {
+				k = accWrite
+			}
+			lo, hi := 0, size
+			switch rng.IntN(4) {
+			case 0, 1:
+				c := rng.IntN(4)
+				lo, hi = c*size/4, (c+1)*size/4
+			case 2:
+				lo = 4 * rng.IntN(size/4)
+				hi = lo + 4*(1+rng.IntN((size-lo)/4))
+			}
+			release := rng.IntN(3) == 0
+			var clocks [ranks]uint32
+			for o := range clocks {
+				clocks[o] = uint32(rng.IntN(int(a.ms[o].hb.own) + 1))
+			}
+			for _, w := range []*raceWorld{a, b} {
+				h := &w.ms[r].hb
+				if release {
+					h.released = true
+				}
+				for o := range clocks {
+					if o != r {
+						h.base.v[o] = max(h.base.v[o], clocks[o])
+					}
+				}
+			}
+			a.ms[r].touchBytes(nodesA[j], a.ts[p], p, lo, hi, k)
+			b.ms[r].touchShadow(b.d, nodesB[j], b.ts[p], p, lo, hi, k)
+			if sa, sb := shadowsState(a), shadowsState(b); sa != sb {
+				t.Fatalf("round %d step %d: rank %d %v [%d, %d) of rank %d's copy:\ntouchBytes:  %s\ntouchShadow: %s", round, step, r, k, lo, hi, p, sa, sb)
+			}
+		}
+	}
+}
+
+// shadowsState renders w's races, the segments and hint of each rank's
+// shadow of its window and each machine's plain memos, by line.
+func shadowsState(w *raceWorld) string {
+	s := fmt.Sprint(len(w.d.races))
+	for _, rc := range w.d.races {
+		s += " " + rc.Message
+	}
+	for p, sh := range w.b.shadows {
+		if sh == nil {
+			continue
+		}
+		s += fmt.Sprintf("\\n  rank %d hint %d:", p, sh.hint)
+		for i := range sh.nsegs() {
+			seg := sh.at(i)
+			s += fmt.Sprintf(" [%d,%d)%v", seg.lo, seg.hi, sh.entries(seg))
+		}
+	}
+	for _, m := range w.ms {
+		s += fmt.Sprintf("\\n  t%d own %d:", m.hb.tid, m.hb.own)
+		for _, pm := range m.hb.plain {
+			if pm.n != nil {
+				s += fmt.Sprintf(" %d/%d/%d", pm.n.span.Line, pm.sk, pm.clk)
+			}
+		}
+	}
+	return s
+}
