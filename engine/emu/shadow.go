@@ -218,6 +218,9 @@ func (h *hbThread) touchFresh(sh *shadow, n *node, t *tref, lo, hi int, k access
 	}
 	seg := sh.at(i)
 	if int(seg.lo) != lo {
+		if int(seg.lo) < lo && hi <= int(seg.hi) {
+			goto carveAt // the hint's segment holds the bytes
+		}
 		if lo < int(seg.lo) {
 			i--
 		} else {
@@ -227,16 +230,29 @@ func (h *hbThread) touchFresh(sh *shadow, n *node, t *tref, lo, hi int, k access
 			goto carve
 		}
 		if seg = sh.at(i); int(seg.lo) != lo {
+			if int(seg.lo) < lo && hi <= int(seg.hi) {
+				goto carveAt // a ring's chunk, first read after a wider write
+			}
 			goto carve
 		}
 	}
 	if int(seg.hi) != hi {
+		if hi < int(seg.hi) {
+			goto carveAt
+		}
 		goto carve
 	}
 	if !recordInPlace(seg, cur, h) {
 		return false
 	}
 	sh.hint = int32(i)
+	pm.clk = clk
+	return true
+carveAt:
+	// Segment i holds the bytes and more: carve's case, found already.
+	if !sh.carveAt(i, lo, hi, cur, h) {
+		return false
+	}
 	pm.clk = clk
 	return true
 carve:
@@ -528,6 +544,13 @@ func (s *shadow) carve(lo, hi int, cur cellAcc, h *hbThread) bool {
 	if i >= s.nsegs() {
 		return false
 	}
+	return s.carveAt(i, lo, hi, cur, h)
+}
+
+// carveAt is carve for segment i, which cur is packable for; it is the
+// first segment that ends after lo (as first finds it), or carveAt
+// reports that it did not record.
+func (s *shadow) carveAt(i, lo, hi int, cur cellAcc, h *hbThread) bool {
 	seg := s.at(i)
 	if int(seg.lo) > lo || int(seg.hi) < hi || int(seg.lo) == lo && int(seg.hi) == hi || seg.spillIndex() != 0 {
 		return false
@@ -560,6 +583,7 @@ func (s *shadow) carve(lo, hi int, cur cellAcc, h *hbThread) bool {
 		*seg = mid
 		s.reserve(i+1, cuts)
 		s.put(right)
+		s.hint = int32(i)
 	}
 	return true
 }
