@@ -183,6 +183,89 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 	if d == nil || hi <= lo {
 		return
 	}
+	if t.host == nil && t.buf.shadows != nil {
+		if sh := t.buf.shadows[rank]; sh != nil && m.hb.touchFresh(sh, n, t, t.off+lo, t.off+hi, k) {
+			return
+		}
+	}
+	m.touchShadow(d, n, t, rank, lo, hi, k)
+}
+
+// touchFresh is touchBytes for its common cases, which it reports whether
+// it recorded: a window's shadow that exists, a site the thread's memo
+// names, the access its first there in the epoch (fresh), bytes [lo, hi)
+// (from the buffer's start) that hold no signal cells, and cur racing
+// with none of the entries there; the bytes are the segment the shadow's
+// hint names or one next to it (exact, here in one function), or inside
+// one larger segment (carve). Nothing changes unless it records (but the
+// thread's epoch, as epoch would move it): touchShadow does every other
+// case from the start. It is apart from touchShadow so that these cases
+// spill none of the arguments the others need.
+func (h *hbThread) touchFresh(sh *shadow, n *node, t *tref, lo, hi int, k accessKind) bool {
+	clk := h.epoch()
+	pm := &h.plain[uint(n.span.Line)%uint(len(h.plain))]
+	if pm.n != n || pm.view != t || pm.clk == clk || accessKind(pm.sk&3) != k ||
+		hi > shadowRegion || sh.cellHi > sh.cellLo && lo < sh.cellHi && hi > sh.cellLo {
+		return false
+	}
+	cur := cellAcc{tid: h.tid, clk: clk, sk: pm.sk}
+	if !packable(cur) {
+		return false
+	}
+	i, ns := int(sh.hint), int(sh.nseg)
+	if uint(i) >= uint(ns) {
+		return false
+	}
+	seg := sh.at(i)
+	if int(seg.lo) != lo {
+		if int(seg.lo) < lo && hi <= int(seg.hi) {
+			goto carveAt // the hint's segment holds the bytes
+		}
+		if lo < int(seg.lo) {
+			i--
+		} else {
+			i++
+		}
+		if uint(i) >= uint(ns) {
+			goto carve
+		}
+		if seg = sh.at(i); int(seg.lo) != lo {
+			if int(seg.lo) < lo && hi <= int(seg.hi) {
+				goto carveAt // a ring's chunk, first read after a wider write
+			}
+			goto carve
+		}
+	}
+	if int(seg.hi) != hi {
+		if hi < int(seg.hi) {
+			goto carveAt
+		}
+		goto carve
+	}
+	if !recordInPlace(seg, cur, h) {
+		return false
+	}
+	sh.hint = int32(i)
+	pm.clk = clk
+	return true
+carveAt:
+	// Segment i holds the bytes and more: carve's case, found already.
+	if !sh.carveAt(i, lo, hi, cur, h) {
+		return false
+	}
+	pm.clk = clk
+	return true
+carve:
+	if !sh.carve(lo, hi, cur, h) {
+		return false
+	}
+	pm.clk = clk
+	return true
+}
+
+// touchShadow is touchBytes for every case (touchFresh is the common
+// ones, which it redoes if it comes here).
+func (m *machine) touchShadow(d *detector, n *node, t *tref, rank, lo, hi int, k accessKind) {
 	var sh *shadow
 	if t.host == nil && t.buf.shadows != nil {
 		sh = t.buf.shadows[rank]
@@ -236,11 +319,17 @@ func shadowKeyOf(t *tref, rank int) shadowKey {
 // its thread's epoch, so no segment holds its entry (cur) yet; see
 // shadow.access. (A memo taken over by another site forgets that, so
 // the next access there counts as not the first.)
+//
+// A memo is padded to 32 bytes so that the bytes its check reads never
+// straddle two cache lines (TestPlainMemoLines): every access reads its
+// thread's memo, out of the cache in a ring, and with 24-byte memos a
+// ring's step read four lines for its three accesses.
 type plainMemo struct {
 	n    *node
 	view *tref
 	sk   uint32
 	clk  uint32
+	_    [8]byte
 }
 
 // shadowOf returns the shadow of key, made on first use.
@@ -440,43 +529,6 @@ func (s *shadow) exact(lo, hi int, cur cellAcc, h *hbThread) bool {
 	return true
 }
 
-// recordInPlace records cur, which is packable, in seg if seg's entries
-// are in place, stay so with cur, and cur races with none of them: one
-// pass over the packed entries, unpacking none. It reports whether it
-// did; if not, seg is unchanged.
-func recordInPlace(seg *segment, cur cellAcc, h *hbThread) bool {
-	if seg.acc[0].tid == spillMark {
-		return false
-	}
-	kind, me := cur.kind(), uint16(cur.tid)
-	var keep [segInline]segAcc // those cur keeps, then cur (a write keeps none)
-	k := 0
-	for j := 0; j < segInline; j++ {
-		pe := seg.acc[j]
-		if pe.clk == 0 {
-			break
-		}
-		ek := accessKind(pe.sk & 3)
-		if pe.tid != me {
-			if conflicts(ek, kind) && pe.clk > h.at(int32(pe.tid)) {
-				return false // access reports it
-			}
-		} else if covers(kind, ek) {
-			continue
-		}
-		if kind != accWrite {
-			if k == segInline-1 {
-				return false // access spills them
-			}
-			keep[k] = pe
-			k++
-		}
-	}
-	keep[k] = segAcc{me, uint16(cur.sk), cur.clk}
-	seg.acc = keep
-	return true
-}
-
 // carve is access for a fresh access inside one larger segment with its
 // entries in place, which it races with none of: the segment's first
 // access since a write of more than these bytes (a ring's chunk, the
@@ -492,6 +544,13 @@ func (s *shadow) carve(lo, hi int, cur cellAcc, h *hbThread) bool {
 	if i >= s.nsegs() {
 		return false
 	}
+	return s.carveAt(i, lo, hi, cur, h)
+}
+
+// carveAt is carve for segment i, which cur is packable for; it is the
+// first segment that ends after lo (as first finds it), or carveAt
+// reports that it did not record.
+func (s *shadow) carveAt(i, lo, hi int, cur cellAcc, h *hbThread) bool {
 	seg := s.at(i)
 	if int(seg.lo) > lo || int(seg.hi) < hi || int(seg.lo) == lo && int(seg.hi) == hi || seg.spillIndex() != 0 {
 		return false
@@ -524,6 +583,7 @@ func (s *shadow) carve(lo, hi int, cur cellAcc, h *hbThread) bool {
 		*seg = mid
 		s.reserve(i+1, cuts)
 		s.put(right)
+		s.hint = int32(i)
 	}
 	return true
 }

@@ -3,8 +3,9 @@ package emu
 import "slices"
 
 // Segments and regions of a shadow (shadow.go): how a segment keeps its
-// entries, in place or in its shadow's spill table, and how a memory
-// larger than one region is shadowed a region at a time.
+// entries, in place or in its shadow's spill table, how an access is
+// recorded among those in place (recordInPlace), and how a memory larger
+// than one region is shadowed a region at a time.
 
 // segment is a byte range [lo, hi) of its shadow's region whose bytes
 // share their accesses: each a thread, epoch, kind and an interned site,
@@ -91,6 +92,100 @@ func (seg *segment) setInline(acc []cellAcc) {
 	for i, e := range acc {
 		seg.acc[i] = pack(e)
 	}
+}
+
+// recordInPlace records cur, which is packable, in seg if seg's entries
+// are in place, stay so with cur, and cur races with none of them: one
+// pass over the packed entries, unpacking none. It reports whether it
+// did; if not, seg is unchanged. The plain kinds, every access of a
+// ring or a mesh, have a loop each with conflicts and covers worked out
+// (a plain write conflicts with every other thread's entry and keeps
+// none; a plain read conflicts with the others' writes and replaces its
+// own thread's reads), and a read whose kept entries come first, as
+// they do but for a read of a segment its thread read first, appends
+// itself without moving them: the general loop, with a copy of the
+// entries to keep, cost an access more instructions than the rest of
+// its path.
+func recordInPlace(seg *segment, cur cellAcc, h *hbThread) bool {
+	acc := &seg.acc
+	if acc[0].tid == spillMark {
+		return false
+	}
+	me := uint16(cur.tid)
+	switch cur.kind() {
+	case accWrite:
+		for _, pe := range acc {
+			if pe.clk == 0 {
+				break
+			}
+			if pe.tid != me && pe.clk > h.at(int32(pe.tid)) {
+				return false // access reports it
+			}
+		}
+		*acc = [segInline]segAcc{{me, uint16(cur.sk), cur.clk}}
+		return true
+	case accRead:
+		kept, k, n := 0, 0, 0 // kept has bit j for each acc[j] kept, k of n
+		for ; n < segInline; n++ {
+			pe := acc[n]
+			if pe.clk == 0 {
+				break
+			}
+			ek := accessKind(pe.sk & 3)
+			if pe.tid != me {
+				if ek.writes() && pe.clk > h.at(int32(pe.tid)) {
+					return false
+				}
+			} else if ek == accRead || ek == accAtomicRead {
+				continue
+			}
+			kept |= 1 << n
+			k++
+		}
+		if k == segInline {
+			return false // access spills them
+		}
+		if kept != 1<<k-1 {
+			return recordAnyInPlace(seg, cur, h)
+		}
+		acc[k] = segAcc{me, uint16(cur.sk), cur.clk}
+		for j := k + 1; j < n; j++ {
+			acc[j] = segAcc{}
+		}
+		return true
+	}
+	return recordAnyInPlace(seg, cur, h)
+}
+
+// recordAnyInPlace is recordInPlace for an access of any kind.
+func recordAnyInPlace(seg *segment, cur cellAcc, h *hbThread) bool {
+	kind, me := cur.kind(), uint16(cur.tid)
+	var keep [segInline]segAcc // those cur keeps, then cur (a write keeps none)
+	k := 0
+	for j := 0; j < segInline; j++ {
+		pe := seg.acc[j]
+		if pe.clk == 0 {
+			break
+		}
+		ek := accessKind(pe.sk & 3)
+		if pe.tid != me {
+			if conflicts(ek, kind) && pe.clk > h.at(int32(pe.tid)) {
+				return false // access reports it
+			}
+		} else if covers(kind, ek) {
+			continue
+		}
+		if kind != accWrite {
+			if k == segInline-1 {
+				return false // access spills them
+			}
+			keep[k] = pe
+			k++
+		}
+	}
+	keep[k] = segAcc{me, uint16(cur.sk), cur.clk}
+	seg.acc = keep
+	return true
 }
 
 // segInline is the entries a segment holds in place: a chunk a ring

@@ -1,0 +1,200 @@
+package emu
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+
+	"pldworkbench/engine/ir"
+)
+
+// TestRecordInPlaceKinds checks recordInPlace, whose plain read and write
+// have loops of their own (and a read whose kept entries come first
+// appends itself where they end), against recordAnyInPlace, the one loop
+// for every kind, on every segment of up to segInline entries drawn from
+// a small set (three threads, each kind, an epoch the recording thread is
+// ordered after or not) and every access kind of thread 0: both must
+// agree on whether they record and on the entries they leave.
+func TestRecordInPlaceKinds(t *testing.T) {
+	var pool []segAcc
+	for tid := uint16(0); tid < 3; tid++ {
+		for k := uint16(0); k < 4; k++ {
+			for _, clk := range []uint32{1, 3} {
+				pool = append(pool, segAcc{tid: tid, sk: 1<<2 | k, clk: clk})
+			}
+		}
+	}
+	// Thread 0 at epoch 4, ordered after epoch 2 of threads 1 and 2: the
+	// entries at epoch 1 are ordered before it, those at 3 are not.
+	h := &hbThread{tid: 0, own: 4, base: &vclock{v: []uint32{0, 2, 2}, refs: 1}}
+	var segs [][]segAcc
+	var grow func(acc []segAcc)
+	grow = func(acc []segAcc) {
+		segs = append(segs, acc)
+		if len(acc) == segInline {
+			return
+		}
+		for _, e := range pool {
+			grow(append(acc[:len(acc):len(acc)], e))
+		}
+	}
+	grow(nil)
+	checked, recorded := 0, 0
+	for _, acc := range segs {
+		var seg segment
+		copy(seg.acc[:], acc)
+		seg.lo, seg.hi = 8, 24
+		for k := uint32(0); k < 4; k++ {
+			cur := cellAcc{tid: 0, clk: 4, sk: 2<<2 | k}
+			fast, slow := seg, seg
+			okF := recordInPlace(&fast, cur, h)
+			okS := recordAnyInPlace(&slow, cur, h)
+			if okF != okS || fast != slow {
+				t.Fatalf("entries %v, kind %d: recordInPlace %v %v, recordAnyInPlace %v %v", acc, k, okF, fast.acc, okS, slow.acc)
+			}
+			if !okF && fast != seg {
+				t.Fatalf("entries %v, kind %d: not recorded but changed to %v", acc, k, fast.acc)
+			}
+			checked++
+			if okF {
+				recorded++
+			}
+		}
+	}
+	if recorded == 0 || recorded == checked {
+		t.Fatalf("%d of %d recorded: the cases do not cover both outcomes", recorded, checked)
+	}
+	// A spilled segment is never recorded in place.
+	var sp segment
+	sp.acc[0] = segAcc{tid: spillMark, clk: 1}
+	sp.acc[1].clk = 4
+	for k := uint32(0); k < 4; k++ {
+		if c := sp; recordInPlace(&c, cellAcc{tid: 0, clk: 4, sk: 2<<2 | k}, h) || c != sp {
+			t.Fatalf("kind %d: a spilled segment recorded in place", k)
+		}
+	}
+}
+
+// TestPlainMemoLines checks what plainMemo's padding is for: the bytes a
+// memo's check reads (its first 24) in one cache line, for every memo of
+// a machine on the heap. A machine's size class is a multiple of 64
+// bytes and the allocator puts an 8-byte header before it, so the memos,
+// 32 bytes apart, all start at the same offset from a line's start. If a
+// field added to machine or hbThread moves them across a line's end, pad
+// before plain.
+func TestPlainMemoLines(t *testing.T) {
+	if s := unsafe.Sizeof(plainMemo{}); s != 32 {
+		t.Fatalf("plainMemo is %d bytes, not 32", s)
+	}
+	for range 4 {
+		machineSink = &machine{} // on the heap, as the sim's machines are
+		for i := range machineSink.hb.plain {
+			pm := &machineSink.hb.plain[i]
+			first := uintptr(unsafe.Pointer(pm))
+			last := uintptr(unsafe.Pointer(&pm.clk)) + unsafe.Sizeof(pm.clk) - 1
+			if first/64 != last/64 {
+				t.Fatalf("memo %d at %#x: its bytes to %#x cross a cache line", i, first, last)
+			}
+		}
+	}
+}
+
+var machineSink *machine
+
+// TestTouchFreshMatchesShadow drives two worlds with the same random plain
+// accesses to the ranks' copies of a window: one through touchBytes,
+// whose common cases touchFresh records, the other through touchShadow
+// alone, the general path. Chunks a quarter of the window wide (a ring's,
+// found by exact, cut out of a wider segment by carve), random spans, sites
+// that share a memo slot, epochs that move and clocks that order some
+// accesses: both must report the same races and end each step with the
+// same segments, hints and memos.
+func TestTouchFreshMatchesShadow(t *testing.T) {
+	const ranks, size = 3, 64
+	view := func(b *bufDesc) *tref {
+		return &tref{name: "w", dt: ir.FP32, shape: []int{1, size / 4}, buf: b}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for round := 0; round < 100; round++ {
+		ops := []opKind{opRead, opWrite, opRead, opWrite, opRead} // lines 1-5: 1 and 5 share a slot
+		a := newRaceWorld(ranks, "w", size, ops, view)
+		b := newRaceWorld(ranks, "w", size, ops, view)
+		nodesA, nodesB := []*node{}, []*node{}
+		for i, op := range ops {
+			na, nb := a.newNode(op, i+1), b.newNode(op, i+1)
+			nodesA, nodesB = append(nodesA, na), append(nodesB, nb)
+		}
+		for _, w := range []*raceWorld{a, b} {
+			for _, m := range w.ms {
+				m.hb.base = &vclock{v: make([]uint32, ranks), refs: 1}
+			}
+		}
+		for step := 0; step < 60; step++ {
+			r, p := rng.IntN(ranks), rng.IntN(ranks)
+			j := rng.IntN(len(ops))
+			k := accRead
+			if ops[j] == opWrite {
+				k = accWrite
+			}
+			lo, hi := 0, size
+			switch rng.IntN(4) {
+			case 0, 1:
+				c := rng.IntN(4)
+				lo, hi = c*size/4, (c+1)*size/4
+			case 2:
+				lo = 4 * rng.IntN(size/4)
+				hi = lo + 4*(1+rng.IntN((size-lo)/4))
+			}
+			release := rng.IntN(3) == 0
+			var clocks [ranks]uint32
+			for o := range clocks {
+				clocks[o] = uint32(rng.IntN(int(a.ms[o].hb.own) + 1))
+			}
+			for _, w := range []*raceWorld{a, b} {
+				h := &w.ms[r].hb
+				if release {
+					h.released = true
+				}
+				for o := range clocks {
+					if o != r {
+						h.base.v[o] = max(h.base.v[o], clocks[o])
+					}
+				}
+			}
+			a.ms[r].touchBytes(nodesA[j], a.ts[p], p, lo, hi, k)
+			b.ms[r].touchShadow(b.d, nodesB[j], b.ts[p], p, lo, hi, k)
+			if sa, sb := shadowsState(a), shadowsState(b); sa != sb {
+				t.Fatalf("round %d step %d: rank %d %v [%d, %d) of rank %d's copy:\ntouchBytes:  %s\ntouchShadow: %s", round, step, r, k, lo, hi, p, sa, sb)
+			}
+		}
+	}
+}
+
+// shadowsState renders w's races, the segments and hint of each rank's
+// shadow of its window and each machine's plain memos, by line.
+func shadowsState(w *raceWorld) string {
+	s := fmt.Sprint(len(w.d.races))
+	for _, rc := range w.d.races {
+		s += " " + rc.Message
+	}
+	for p, sh := range w.b.shadows {
+		if sh == nil {
+			continue
+		}
+		s += fmt.Sprintf("\\n  rank %d hint %d:", p, sh.hint)
+		for i := range sh.nsegs() {
+			seg := sh.at(i)
+			s += fmt.Sprintf(" [%d,%d)%v", seg.lo, seg.hi, sh.entries(seg))
+		}
+	}
+	for _, m := range w.ms {
+		s += fmt.Sprintf("\\n  t%d own %d:", m.hb.tid, m.hb.own)
+		for _, pm := range m.hb.plain {
+			if pm.n != nil {
+				s += fmt.Sprintf(" %d/%d/%d", pm.n.span.Line, pm.sk, pm.clk)
+			}
+		}
+	}
+	return s
+}
