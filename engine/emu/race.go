@@ -563,7 +563,7 @@ func (m *machine) hbNotify(n *node, t *tref, key cellKey, c *cell, set bool) {
 	if d == nil {
 		return
 	}
-	if !d.fastNotify(m, n, t, key, c) {
+	if !d.signalFast(m, n, t, &key, c, accAtomicWrite) {
 		d.release(m, d.cellAccess(m, n, t, key, accAtomicWrite), set)
 	}
 }
@@ -572,7 +572,7 @@ func (m *machine) hbNotify(n *node, t *tref, key cellKey, c *cell, set bool) {
 // acquire, then an atomic read of the cell. w.cell is the cell's
 // bookkeeping (waitOp looks it up when detection is on).
 func (m *machine) hbWait(n *node, w *waitInfo) {
-	if d := m.s.race; d != nil && !d.fastWait(m, n, w.view, w.key, w.cell) {
+	if d := m.s.race; d != nil && !d.signalFast(m, n, w.view, &w.key, w.cell, accAtomicRead) {
 		d.cellAccess(m, n, w.view, w.key, accAtomicRead)
 	}
 }
