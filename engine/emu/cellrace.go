@@ -596,6 +596,9 @@ func (d *detector) dropClocks(sh *shadow) {
 
 // spanCell widens the span of the cells with atomic accesses to [lo, hi).
 func (sh *shadow) spanCell(lo, hi int) {
+	if lo >= sh.cellLo && hi <= sh.cellHi {
+		return // the usual case first; lo < hi, so the span is not empty
+	}
 	if sh.cellHi <= sh.cellLo {
 		sh.cellLo, sh.cellHi = lo, hi
 	} else if lo < sh.cellLo || hi > sh.cellHi {

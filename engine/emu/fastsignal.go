@@ -68,16 +68,18 @@ func (d *detector) signalFast(m *machine, n *node, t *tref, key *cellKey, cl *ce
 	if sh.nseg > 0 || b.size > shadowRegion && sh.n() > 0 {
 		return false
 	}
-	x := t.off + key.off - b.off
-	if !inPage(*key, x, int(dtBytes[t.dt])) {
+	// inPage(*key, t.off+key.off-b.off, size), whose offset test is t.off == 0.
+	x := key.off - b.off
+	if t.off != 0 || dtBytes[t.dt] != cellGrain || x%cellGrain != 0 {
 		return false
 	}
 	// The node's site for its own view first (every rank's, for a window
 	// a host makes per rank: window gives equal views one tref), then the
-	// thread's memo (a view of its own, made in a kernel).
+	// thread's memo (a view of its own, made in a kernel). (A node site
+	// with a view has an id: cellAccess sets the two together.)
 	var site uint32
 	h := &m.hb
-	if ns := d.nodeSite(n); ns.view == t && ns.k == k && ns.id != 0 {
+	if ns := d.nodeSite(n); ns.view == t && ns.k == k {
 		site = ns.id
 	} else if memo := &h.sites[(uint(n.span.Line)<<2|uint(k))%uint(len(h.sites))]; memo.n == n && memo.view == t && memo.id != 0 {
 		site = memo.id
