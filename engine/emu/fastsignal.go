@@ -159,7 +159,18 @@ func (d *detector) signalFast(m *machine, n *node, t *tref, key *cellKey, cl *ce
 			h.flush()
 		}
 	} else if clk > h.at(tid) {
-		d.join(h, hbSnap{tid: tid, own: clk, base: sb, last: true})
+		sn := hbSnap{tid: tid, own: clk, base: sb, last: true}
+		if sb != h.base && sb != h.from && d.copyable(h, sn) {
+			// join's copy case, a ring's every wait but its first, without
+			// join's call and the checks before it: with sb neither base
+			// nor from, join's O(1) case does not apply, and h.at above
+			// has flushed pend.
+			h.advance()
+			h.priv = nil
+			d.joinCopy(h, sn)
+		} else {
+			d.join(h, sn)
+		}
 	}
 	// dropSnaps of the clock: the rank thread's acquire lets it go.
 	if sb.refs > 1 {
