@@ -151,8 +151,9 @@ func (d *detector) signalFast(m *machine, n *node, t *tref, key *cellKey, cl *ce
 		// h's base is its own to write (h.advance comes below). The
 		// write waits in h's pend buffer (pendjoin.go), here rather than
 		// in a function of its own, which cost a call per wait.
-		if h.npend == 0 {
+		if h.privCopy {
 			d.bump(h.base)
+			h.privCopy = false
 		}
 		h.pend[h.npend] = pendJoin{tid: tid, own: clk}
 		if h.npend++; h.npend == pendLen {

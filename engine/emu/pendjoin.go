@@ -19,15 +19,22 @@ package emu
 // at all: priv remembers the base the thread last saw held once (with its
 // length), until the thread publishes it or a join changes it, the only
 // ways its holds can grow (every other holder got its hold from one of
-// the thread's snapshots). The base's version is bumped at the first
-// entry after a flush, before the write it stands for, so descends()
-// never sees an old version of a changed clock; an entry that changes
-// nothing costs a needless bump at most, which only makes descends more
-// cautious.
+// the thread's snapshots). The version only ends a copy record
+// (copyjoin.go): a base whose record is current when the thread sees it
+// (privCopy) is bumped at the first entry after that, before the write it
+// stands for, so copyable never takes a changed clock for a copy; a
+// record already ended stays so without a bump (a new one is made only
+// by a join, which lets go of priv), and the wait then reads nothing of
+// the base but at its flush. An entry that changes nothing costs a
+// needless bump at most, which only makes copyable more cautious.
 
-// pendLen is the size of a thread's pend buffer: a flush of 16 entries
-// of a barrier's waits writes 64 bytes of its base.
-const pendLen = 16
+// pendLen is the size of a thread's pend buffer: the entries that share
+// the cache line of the fields a wait reads anyway (tid to priv: machine
+// starts hb on a line). With 16, the entries past the third were lines of
+// their own, out of the cache at each wait of a large barrier (P = 256:
+// a miss on 0.8 of the waits); with 3, a flush every three waits reads
+// the base's header and one line of its entries.
+const pendLen = 3
 
 // pendJoin is a pending O(1) join: base.v[tid] = max(base.v[tid], own).
 type pendJoin struct {
@@ -43,7 +50,7 @@ func (d *detector) ownsBase(h *hbThread) bool {
 		return true
 	}
 	if b := h.base; b.refs == 1 {
-		h.priv, h.privLen = b, int32(len(b.v))
+		h.priv, h.privLen, h.privCopy = b, int32(len(b.v)), b.copy.ver == b.ver
 		return true
 	}
 	return false

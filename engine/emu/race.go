@@ -1,6 +1,9 @@
 package emu
 
-import "slices"
+import (
+	"slices"
+	"unsafe"
+)
 
 // The race detector: happens-before over program order, notify→wait edges
 // and the host's dispatch fork and join, checked on every access to window
@@ -144,6 +147,9 @@ type hbThread struct {
 	released bool
 	// npend counts the joins in pend (pendjoin.go).
 	npend uint8
+	// privCopy says priv's copy record was current when priv was seen,
+	// so the next pend entry must end it (pendjoin.go).
+	privCopy bool
 	// privLen is len(priv.v) when priv was seen.
 	privLen int32
 	base    *vclock
@@ -160,6 +166,10 @@ type hbThread struct {
 	// first npend of them (pendjoin.go); beside the fields above, which a
 	// wait reads anyway.
 	pend [pendLen]pendJoin
+	// The room of the 16 entries pend had, so that sites and plain keep
+	// their offsets and machine its size: the run without detection moves
+	// with the machine's layout (see above).
+	_ [(16 - pendLen) * unsafe.Sizeof(pendJoin{})]byte
 	// sites are the thread's last access sites (siteOf).
 	sites [8]siteMemo
 	// plain are its last plain-memory accesses by site and kind, with
@@ -563,7 +573,8 @@ func (m *machine) hbNotify(n *node, t *tref, key cellKey, c *cell, set bool) {
 	if d == nil {
 		return
 	}
-	if !d.signalFast(m, n, t, &key, c, accAtomicWrite) {
+	k := key // taken by address past the check, so that a run without detection does not store key
+	if !d.signalFast(m, n, t, &k, c, accAtomicWrite) {
 		d.release(m, d.cellAccess(m, n, t, key, accAtomicWrite), set)
 	}
 }
