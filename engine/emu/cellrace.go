@@ -131,7 +131,7 @@ func (d *detector) siteOf(h *hbThread, n *node, t *tref, k accessKind) uint32 {
 // message): views equal in them name the same memory the same way, so they share their sites. A
 // host that makes its window view once per rank (pld.window in its
 // dispatch loop) gives every rank its own equal view, and the one site of
-// a signal op is then what its node remembers for all of them (fastCell).
+// a signal op is then what its node remembers for all of them (signalFast).
 type viewKey struct {
 	buf  *bufDesc
 	host *hostTensor
