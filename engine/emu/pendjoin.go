@@ -28,13 +28,15 @@ package emu
 // the base but at its flush. An entry that changes nothing costs a
 // needless bump at most, which only makes copyable more cautious.
 
-// pendLen is the size of a thread's pend buffer: the entries that share
-// the cache line of the fields a wait reads anyway (tid to priv: machine
-// starts hb on a line). With 16, the entries past the third were lines of
-// their own, out of the cache at each wait of a large barrier (P = 256:
-// a miss on 0.8 of the waits); with 3, a flush every three waits reads
-// the base's header and one line of its entries.
-const pendLen = 3
+// pendLen is the size of a thread's pend buffer: a flush of 16 entries
+// of a barrier's waits writes 64 bytes of its base. Only its first three
+// entries share the cache line of the fields a wait reads anyway (machine
+// starts hb on a line); a buffer of those three alone missed the
+// first-level cache less at P = 256, but its flushes, five times as many,
+// met the bases (4 KiB each at P = 1024, out of the second-level cache)
+// as often: barrier P = 1024 under a 2 MiB last-level cache missed it
+// 3.84M times against 3.42M with 16.
+const pendLen = 16
 
 // pendJoin is a pending O(1) join: base.v[tid] = max(base.v[tid], own).
 type pendJoin struct {

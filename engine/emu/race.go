@@ -1,9 +1,6 @@
 package emu
 
-import (
-	"slices"
-	"unsafe"
-)
+import "slices"
 
 // The race detector: happens-before over program order, notify→wait edges
 // and the host's dispatch fork and join, checked on every access to window
@@ -166,10 +163,6 @@ type hbThread struct {
 	// first npend of them (pendjoin.go); beside the fields above, which a
 	// wait reads anyway.
 	pend [pendLen]pendJoin
-	// The room of the 16 entries pend had, so that sites and plain keep
-	// their offsets and machine its size: the run without detection moves
-	// with the machine's layout (see above).
-	_ [(16 - pendLen) * unsafe.Sizeof(pendJoin{})]byte
 	// sites are the thread's last access sites (siteOf).
 	sites [8]siteMemo
 	// plain are its last plain-memory accesses by site and kind, with
