@@ -131,7 +131,7 @@ func (d *detector) siteOf(h *hbThread, n *node, t *tref, k accessKind) uint32 {
 // message): views equal in them name the same memory the same way, so they share their sites. A
 // host that makes its window view once per rank (pld.window in its
 // dispatch loop) gives every rank its own equal view, and the one site of
-// a signal op is then what its node remembers for all of them (fastCell).
+// a signal op is then what its node remembers for all of them (signalFast).
 type viewKey struct {
 	buf  *bufDesc
 	host *hostTensor
@@ -594,185 +594,11 @@ func (d *detector) dropClocks(sh *shadow) {
 	}
 }
 
-// The signal fast path (fastNotify, fastWait) is cellAccess, then
-// release (a notify, kind accAtomicWrite) or after acquire (a wait,
-// accAtomicRead), for the usual case, in one pass on the cell's word
-// (cellword.go): the cell keeps its word beside cl, its scheduler
-// bookkeeping (inPage), the shadow has no plain accesses to check, and
-// the op moves the word along its usual states (a notify makes an empty
-// word notified, a wait by the cell's rank thread makes a notified one
-// waited, acquiring its clock). It reports false, having changed nothing
-// the general path would not, when the case is not that one; the general
-// path then does the same work on the cell's wide state. A barrier's and
-// a ring's signal ops all take it, at a fraction of the general path's
-// instructions. (A word from an earlier dispatch is cleared first, and a
-// wide state from one given back, which is no change to what the general
-// path would find.) hbNotify and hbWait call its two halves directly.
-
-// fastCell is what fastNotify and fastWait check first: the cell's word
-// when it is in a page (cl, beside its bookkeeping) and not wide, its
-// shadow has no segments and n's site memo (nodeSite), for t or a view
-// equal to it (sameView), or else m's, holds the id of (n, t) for kind k;
-// w is nil when the fast path does not apply. A word from an earlier
-// dispatch is cleared, as state clears it.
-func (d *detector) fastCell(m *machine, n *node, t *tref, key cellKey, cl *cell, k accessKind) (w *raceWord, sh *shadow, x int, site uint32) {
-	b := key.buf
-	if cl == nil {
-		return nil, nil, 0, 0
-	}
-	if key.rank < len(b.shadows) {
-		sh = b.shadows[key.rank]
-	}
-	if sh == nil {
-		sh = d.shadowOf(shadowKey{buf: b, rank: key.rank})
-	}
-	// sh.n() reads far, in the shadow's second cache line (a miss of its
-	// own per op at large P). A buffer's shadow offsets are from the
-	// buffer's first byte and every view of it lies within b.size (window
-	// checks it), so only an access of a buffer past shadowRegion reaches
-	// a far region; the cells' buffers are small.
-	if sh.nseg > 0 || b.size > shadowRegion && sh.n() > 0 {
-		return nil, nil, 0, 0
-	}
-	x = t.off + key.off - b.off
-	if !inPage(key, x, int(dtBytes[t.dt])) {
-		return nil, nil, 0, 0
-	}
-	// The node's site for its own view first (every rank's, for a window
-	// a host makes per rank: window gives equal views one tref), then the
-	// thread's memo (a view of its own, made in a kernel), where comparing
-	// the view with the node's (sameView) costs more than the rest of
-	// fastCell; the node's site for an equal view goes into the memo.
-	ns := d.nodeSite(n)
-	if ns.view == t && ns.k == k && ns.id != 0 {
-		site = ns.id
-	} else if memo := &m.hb.sites[(uint(n.span.Line)<<2|uint(k))%uint(len(m.hb.sites))]; memo.n == n && memo.view == t && memo.id != 0 {
-		site = memo.id
-	} else if ns.k == k && ns.id != 0 && sameView(ns.view, t) {
-		site = ns.id
-		*memo = siteMemo{n: n, view: t, id: site}
-	} else {
-		return nil, nil, 0, 0
-	}
-	w = wordOf(cl)
-	switch {
-	case *w == 0:
-	case w.state() == rwWide:
-		if !d.narrow(w) {
-			return nil, nil, 0, 0
-		}
-	case !w.current(d.gen): // from an earlier dispatch: as state clears it
-		d.dropWord(*w)
-		*w = 0
-	}
-	return w, sh, x, site
-}
-
-// dtBytes is ir.DType.Bytes as a table, for fastCell: the method's range
-// check and lookup cost as much as the rest of fastCell's checks.
-var dtBytes = func() (t [256]uint8) {
-	for d := range t {
-		t[d] = uint8(ir.DType(d).Bytes())
-	}
-	return t
-}()
-
-// fastNotify is the fast path for a notify: the cell has no access yet (so
-// no clock either, and a Set is an AtomicAdd), and its word becomes
-// notified with the notify's access and clock.
-func (d *detector) fastNotify(m *machine, n *node, t *tref, key cellKey, cl *cell) bool {
-	w, sh, x, site := d.fastCell(m, n, t, key, cl, accAtomicWrite)
-	if w == nil || *w != 0 {
-		return false
-	}
-	h := &m.hb
-	h.advance()
-	r := d.refs(key.buf)
-	en := r.en // the buffer's first notify epoch, this one's if it is the first
-	if r.nn == 0 {
-		en = h.own
-	}
-	si := siteIndex(&r.sn, r.nn, site)
-	ep := h.own - en + rwBias
-	id := h.base.id // the clock's base once published (snap keeps it)
-	if id == 0 {
-		id = d.nextVCID()
-	}
-	if si < 0 || ep > rwEpMask || uint32(h.tid) >= 1<<rwTidBits || id > rwXMask {
-		return false // the general path: h.advance above is the one it makes
-	}
-	r.en = en
-	addSite(&r.sn, &r.nn, si, site)
-	id = d.vcID(d.snap(h).base)
-	*w = raceWord(id)<<rwXShift | raceWord(ep)<<rwEpShift | raceWord(si)<<rwSiteShift |
-		raceWord(h.tid)<<rwTidShift | raceWord(d.gen&rwGenMask)<<rwGenShift | rwNotified
-	d.cellClocks++ // countClock(false, true)
-	sh.clocks = true
-	sh.spanCell(x, x+cellGrain)
-	return true
-}
-
-// fastWait is the fast path for a wait that passed: the cell is notified
-// by another thread and the waiter is the cell's rank thread, which
-// acquires the notify's clock (join's O(1) case inline, its write left
-// pending: see pendjoin.go) and lets it go; the word becomes waited.
-func (d *detector) fastWait(m *machine, n *node, t *tref, key cellKey, cl *cell) bool {
-	w, sh, x, site := d.fastCell(m, n, t, key, cl, accAtomicRead)
-	if w == nil || w.state() != rwNotified {
-		return false
-	}
-	h := &m.hb
-	tid := w.tid()
-	if tid == h.tid || h.tid != int32(key.rank) {
-		return false // a wait by another thread (a block of a grid) keeps the clock
-	}
-	r := &key.buf.sig // this dispatch's: the word is
-	own := h.own      // the wait's epoch, once advanced
-	if h.released {
-		own++
-	}
-	ew := r.ew // the buffer's first wait epoch, this one's if it is the first
-	if r.nw == 0 {
-		ew = own
-	}
-	si := siteIndex(&r.sw, r.nw, site)
-	ep := own - ew + rwBias
-	if si < 0 || ep > rwEpMask {
-		return false
-	}
-	r.ew = ew
-	addSite(&r.sw, &r.nw, si, site)
-	clk, sb := r.en+w.ep()-rwBias, d.vcs[w.x()]
-	if (sb == h.base || sb == h.from) && d.ownsBase(h) && tid < h.privLen {
-		// join's first case: the snapshot adds its epoch at most, and
-		// h's base is its own to write (h.advance comes below). The
-		// write waits in h's pend buffer (pendjoin.go), here rather than
-		// in a function of its own, which cost a call per wait.
-		if h.npend == 0 {
-			d.bump(h.base)
-		}
-		h.pend[h.npend] = pendJoin{tid: tid, own: clk}
-		if h.npend++; h.npend == pendLen {
-			h.flush()
-		}
-	} else if clk > h.at(tid) {
-		d.join(h, hbSnap{tid: tid, own: clk, base: sb, last: true})
-	}
-	// dropSnaps of the clock: the rank thread's acquire lets it go.
-	if sb.refs > 1 {
-		sb.refs--
-	} else {
-		d.drop(sb)
-	}
-	d.cellClocks-- // countClock(true, false)
-	h.advance()
-	*w = *w&^(rwXMask<<rwXShift|rwStateMask) | raceWord(ep)<<rwXShift | raceWord(si)<<(rwSiteShift+rwSiteBits) | rwWaited
-	sh.spanCell(x, x+cellGrain)
-	return true
-}
-
 // spanCell widens the span of the cells with atomic accesses to [lo, hi).
 func (sh *shadow) spanCell(lo, hi int) {
+	if lo >= sh.cellLo && hi <= sh.cellHi {
+		return // the usual case first; lo < hi, so the span is not empty
+	}
 	if sh.cellHi <= sh.cellLo {
 		sh.cellLo, sh.cellHi = lo, hi
 	} else if lo < sh.cellLo || hi > sh.cellHi {

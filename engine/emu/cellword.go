@@ -102,7 +102,10 @@ func (d *detector) refs(b *bufDesc) *sigRefs {
 // -1. It adds nothing, so an op the fast path then turns down has not
 // used up one of the buffer's few slots.
 func siteIndex(sites *[rwSites]uint32, n uint8, site uint32) int {
-	for i := range n {
+	if n > 0 && sites[0] == site { // a barrier's and a ring's one site
+		return 0
+	}
+	for i := uint8(1); i < n; i++ {
 		if sites[i] == site {
 			return int(i)
 		}

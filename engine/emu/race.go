@@ -144,6 +144,9 @@ type hbThread struct {
 	released bool
 	// npend counts the joins in pend (pendjoin.go).
 	npend uint8
+	// privCopy says priv's copy record was current when priv was seen,
+	// so the next pend entry must end it (pendjoin.go).
+	privCopy bool
 	// privLen is len(priv.v) when priv was seen.
 	privLen int32
 	base    *vclock
@@ -563,7 +566,8 @@ func (m *machine) hbNotify(n *node, t *tref, key cellKey, c *cell, set bool) {
 	if d == nil {
 		return
 	}
-	if !d.fastNotify(m, n, t, key, c) {
+	k := key // taken by address past the check, so that a run without detection does not store key
+	if !d.signalFast(m, n, t, &k, c, accAtomicWrite) {
 		d.release(m, d.cellAccess(m, n, t, key, accAtomicWrite), set)
 	}
 }
@@ -572,7 +576,7 @@ func (m *machine) hbNotify(n *node, t *tref, key cellKey, c *cell, set bool) {
 // acquire, then an atomic read of the cell. w.cell is the cell's
 // bookkeeping (waitOp looks it up when detection is on).
 func (m *machine) hbWait(n *node, w *waitInfo) {
-	if d := m.s.race; d != nil && !d.fastWait(m, n, w.view, w.key, w.cell) {
+	if d := m.s.race; d != nil && !d.signalFast(m, n, w.view, &w.key, w.cell, accAtomicRead) {
 		d.cellAccess(m, n, w.view, w.key, accAtomicRead)
 	}
 }
