@@ -335,7 +335,7 @@ func (m *machine) window(n *node) *failure {
 	// A host makes its window once per rank (pld.window in its dispatch
 	// loop): a view equal to the one the buffer's last pld.window made is
 	// that one (a tref is never written), so the ranks' signal ops meet
-	// the view their node remembers by its address (fastCell) and one
+	// the view their node remembers by its address (signalFast) and one
 	// view's lines, not one per rank.
 	t := b.view
 	if t == nil || t.name != name || t.dt != dt || !slices.Equal(t.shape, shape) {

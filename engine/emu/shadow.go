@@ -59,7 +59,7 @@ type shadowKey struct {
 }
 
 // shadow is the access state of one memory. The fields a notify or wait
-// reads (fastCell) come first, in the first cache line of the struct
+// reads (signalFast) come first, in the first cache line of the struct
 // (a 128-byte object, so 128-aligned): a barrier's notify finds the
 // shadow of another rank's window, out of the cache at large P, and a
 // second line was a second miss.
