@@ -198,3 +198,51 @@ func shadowsState(w *raceWorld) string {
 	}
 	return s
 }
+
+// TestRecordInPlaceKnown checks recordInPlace's use of the epoch in h's
+// first pend slot (knows), which stands for an entry of h's clock: a
+// thread whose slot says epoch 3 of thread 1, that epoch pending in its
+// clock's joins too (so that reading the clock, which flushes them, gives
+// 3), must record as recordAnyInPlace does for a thread with 3 in its
+// clock, on every segment of up to two entries and every access kind of
+// thread 0. With the slot stale (npend 0, the epoch already in the base)
+// the same must hold.
+func TestRecordInPlaceKnown(t *testing.T) {
+	var pool []segAcc
+	for tid := uint16(0); tid < 3; tid++ {
+		for k := uint16(0); k < 4; k++ {
+			for _, clk := range []uint32{2, 3, 4} {
+				pool = append(pool, segAcc{tid: tid, sk: 1<<2 | k, clk: clk})
+			}
+		}
+	}
+	segs := [][]segAcc{nil}
+	for _, a := range pool {
+		segs = append(segs, []segAcc{a})
+		for _, b := range pool {
+			segs = append(segs, []segAcc{a, b})
+		}
+	}
+	for _, acc := range segs {
+		var seg segment
+		copy(seg.acc[:], acc)
+		for k := uint32(0); k < 4; k++ {
+			for _, pending := range []bool{true, false} {
+				clock := &hbThread{tid: 0, own: 5, base: &vclock{v: []uint32{0, 3, 2}, refs: 1}}
+				known := &hbThread{tid: 0, own: 5, base: &vclock{v: []uint32{0, 2, 2}, refs: 1}}
+				known.pend[0] = pendJoin{tid: 1, own: 3}
+				if pending {
+					known.npend = 1
+				} else {
+					known.base.v[1] = 3
+				}
+				cur := cellAcc{tid: 0, clk: 5, sk: 2<<2 | k}
+				fast, slow := seg, seg
+				okF, okS := recordInPlace(&fast, cur, known), recordAnyInPlace(&slow, cur, clock)
+				if okF != okS || fast != slow {
+					t.Fatalf("entries %v, kind %d, pending %v: with the slot %v %v, with the clock %v %v", acc, k, pending, okF, fast.acc, okS, slow.acc)
+				}
+			}
+		}
+	}
+}
