@@ -58,24 +58,21 @@ type shadowKey struct {
 	host *hostTensor
 }
 
-// shadow is the access state of one memory. The fields a notify or wait
-// reads (signalFast) come first, in the first cache line of the struct
-// (a 128-byte object, so 128-aligned): a barrier's notify finds the
-// shadow of another rank's window, out of the cache at large P, and a
-// second line was a second miss.
-//
-// An access reads the segment fields, which are in that line too: the
-// shadow of a ring's peer window is out of the cache by the time its
-// next chunk is read, and the first line holds all an access needs.
+// shadow is the access state of one memory. The fields an access reads
+// come first, in the first cache line of the struct (a 128-byte object,
+// so 128-aligned): the shadow of a ring's peer window is out of the
+// cache by the time its next chunk is read, and the first line holds all
+// an access needs. A signal op (signalFast) reads them too, but only once
+// its buffer has had a plain access this dispatch: the span of the signal
+// cells with atomic accesses, and whether there was one, are the
+// buffer's, for all its copies (bufRace), since a barrier's notify finds
+// the shadow of another rank's window out of the cache at large P.
 type shadow struct {
-	// [cellLo, cellHi) spans the signal cells with atomic accesses, in
-	// the same offsets as the segments (empty when cellHi <= cellLo).
-	cellLo, cellHi int
-	nseg           int32 // the number of segments (n)
-	gap, gapLen    int32 // the hole in segs, a gap buffer: see insert
-	hint           int32 // the segment first found last
-	segs           []segment
-	clocks         bool // a notify gave a cell here a clock this dispatch
+	nseg        int32 // the number of segments (n)
+	gap, gapLen int32 // the hole in segs, a gap buffer: see insert
+	hint        int32 // the segment first found last
+	segs        []segment
+	clocks      bool // a notify gave a cell here a clock this dispatch (but see sigRefs)
 	// The memory shadowed, for a rank's copy of a window buffer: the
 	// states of its INT32 signal cells live in the buffer's cell pages
 	// (cellrace.go); odd holds those of any other cell, by offset.
@@ -87,7 +84,26 @@ type shadow struct {
 	// far holds the shadows of the memory's bytes past its first
 	// shadowRegion, if any were accessed.
 	far *farShadows
-	_   [24]byte // to 128 bytes (see above)
+	_   [40]byte // to 128 bytes (see above)
+}
+
+// bufRace is what the race detector keeps of a window buffer for all its
+// copies at once, in the bufDesc, whose lines every rank's ops read (the
+// buffer's shadows, its size): a barrier's and a ring's signal ops find
+// their copy's shadow out of the cache, a miss of its own per op, and
+// what they read of it was this. Both parts may say more than the copy's
+// shadow would, never less: an access to bytes another copy has cells
+// in takes the general path, which finds no cell state in its own copy
+// there, and a signal op checks its copy's segments whenever plain is
+// set. A dispatch join clears it (shadow.reset).
+type bufRace struct {
+	// [cellLo, cellHi) spans the signal cells with atomic accesses in
+	// any copy, in the offsets of the segments (empty when cellHi <=
+	// cellLo).
+	cellLo, cellHi int
+	// plain says an access has gone through touchShadow, the one way a
+	// copy's shadow gets segments, so one may have some.
+	plain bool
 }
 
 // entry is one access as a report needs it: who (thread and epoch),
@@ -204,8 +220,8 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 func (h *hbThread) touchFresh(sh *shadow, n *node, t *tref, lo, hi int, k accessKind) bool {
 	clk := h.epoch()
 	pm := &h.plain[uint(n.span.Line)%uint(len(h.plain))]
-	if pm.n != n || pm.view != t || pm.clk == clk || accessKind(pm.sk&3) != k ||
-		hi > shadowRegion || sh.cellHi > sh.cellLo && lo < sh.cellHi && hi > sh.cellLo {
+	if c := &t.buf.race; pm.n != n || pm.view != t || pm.clk == clk || accessKind(pm.sk&3) != k ||
+		hi > shadowRegion || c.cellHi > c.cellLo && lo < c.cellHi && hi > c.cellLo {
 		return false
 	}
 	cur := cellAcc{tid: h.tid, clk: clk, sk: pm.sk}
@@ -273,6 +289,9 @@ func (m *machine) touchShadow(d *detector, n *node, t *tref, rank, lo, hi int, k
 	if sh == nil {
 		sh = d.shadowOf(shadowKeyOf(t, rank))
 	}
+	if t.host == nil {
+		t.buf.race.plain = true
+	}
 	h := &m.hb
 	clk := h.epoch()
 	// The thread's memo of this site gives its interned id without
@@ -298,8 +317,10 @@ func (m *machine) touchShadow(d *detector, n *node, t *tref, rank, lo, hi int, k
 			d.report(shadowKeyOf(t, rank), d.entryOf(e), d.entryOf(cur), lo, hi)
 		})
 	}
-	if sh.cellHi > sh.cellLo && lo < sh.cellHi && hi > sh.cellLo {
-		d.plainOnCells(m, shadowKeyOf(t, rank), sh, max(lo, sh.cellLo), min(hi, sh.cellHi), cur)
+	if t.host == nil {
+		if c := &t.buf.race; c.cellHi > c.cellLo && lo < c.cellHi && hi > c.cellLo {
+			d.plainOnCells(m, shadowKeyOf(t, rank), sh, max(lo, c.cellLo), min(hi, c.cellHi), cur)
+		}
 	}
 }
 
@@ -393,7 +414,9 @@ func (s *shadow) reset() {
 	}
 	clear(s.segs)
 	s.gap, s.gapLen, s.nseg = 0, int32(len(s.segs)), 0
-	s.cellLo, s.cellHi = 0, 0
+	if s.buf != nil {
+		s.buf.race = bufRace{}
+	}
 	if sp := s.spill; sp != nil {
 		sp.free = sp.free[:0]
 		for i := range sp.lists {
