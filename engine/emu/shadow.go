@@ -1,5 +1,7 @@
 package emu
 
+import "unsafe"
+
 // Shadow memory of the race detector. Each rank's copy of a window buffer,
 // and each host tensor, has a shadow: a sorted list of disjoint byte
 // ranges, each holding the accesses since its last plain write that a
@@ -200,7 +202,7 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 		return
 	}
 	if t.host == nil && t.buf.shadows != nil {
-		if sh := t.buf.shadows[rank]; sh != nil && m.hb.touchFresh(sh, n, t, t.off+lo, t.off+hi, k) {
+		if sh := t.buf.shadows[rank]; sh != nil && m.hb.touchFresh(d, sh, n, t, t.off+lo, t.off+hi, k) {
 			return
 		}
 	}
@@ -217,14 +219,14 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 // thread's epoch, as epoch would move it): touchShadow does every other
 // case from the start. It is apart from touchShadow so that these cases
 // spill none of the arguments the others need.
-func (h *hbThread) touchFresh(sh *shadow, n *node, t *tref, lo, hi int, k accessKind) bool {
+func (h *hbThread) touchFresh(d *detector, sh *shadow, n *node, t *tref, lo, hi int, k accessKind) bool {
 	clk := h.epoch()
-	pm := &h.plain[uint(n.span.Line)%uint(len(h.plain))]
-	if c := &t.buf.race; pm.n != n || pm.view != t || pm.clk == clk || accessKind(pm.sk&3) != k ||
+	vs, pc := d.viewSite(n, t), &h.plainClk[plainSlot(n)]
+	if c := &t.buf.race; vs.n != n || vs.view != t || *pc == uint16(clk) || accessKind(vs.sk&3) != k ||
 		hi > shadowRegion || c.cellHi > c.cellLo && lo < c.cellHi && hi > c.cellLo {
 		return false
 	}
-	cur := cellAcc{tid: h.tid, clk: clk, sk: pm.sk}
+	cur := cellAcc{tid: h.tid, clk: clk, sk: vs.sk}
 	if !packable(cur) {
 		return false
 	}
@@ -262,20 +264,20 @@ func (h *hbThread) touchFresh(sh *shadow, n *node, t *tref, lo, hi int, k access
 		return false
 	}
 	sh.hint = int32(i)
-	pm.clk = clk
+	*pc = uint16(clk)
 	return true
 carveAt:
 	// Segment i holds the bytes and more: carve's case, found already.
 	if !sh.carveAt(i, lo, hi, cur, h) {
 		return false
 	}
-	pm.clk = clk
+	*pc = uint16(clk)
 	return true
 carve:
 	if !sh.carve(lo, hi, cur, h) {
 		return false
 	}
-	pm.clk = clk
+	*pc = uint16(clk)
 	return true
 }
 
@@ -294,17 +296,18 @@ func (m *machine) touchShadow(d *detector, n *node, t *tref, rank, lo, hi int, k
 	}
 	h := &m.hb
 	clk := h.epoch()
-	// The thread's memo of this site gives its interned id without
-	// siteOf, and whether this is its first access in the epoch.
-	pm := &h.plain[uint(n.span.Line)%uint(len(h.plain))]
+	// The detector's memo of (n, t) gives the site's interned id without
+	// siteOf, and the thread's slot whether this is its first access in
+	// the epoch (plainClk).
+	vs, pc := d.viewSite(n, t), &h.plainClk[plainSlot(n)]
+	fresh := *pc != uint16(clk)
+	*pc = uint16(clk)
 	var sk uint32
-	fresh := false
-	if pm.n == n && pm.view == t && accessKind(pm.sk&3) == k {
-		sk, fresh = pm.sk, pm.clk != clk
-		pm.clk = clk // the pointers stand: no write barriers
+	if vs.n == n && vs.view == t && accessKind(vs.sk&3) == k {
+		sk = vs.sk
 	} else {
 		sk = d.siteOf(h, n, t, k)<<2 | uint32(k)
-		*pm = plainMemo{n: n, view: t, sk: sk, clk: clk}
+		*vs = viewSite{n: n, view: t, sk: sk}
 	}
 	cur := cellAcc{tid: h.tid, clk: clk, sk: sk}
 	lo, hi = t.off+lo, t.off+hi
@@ -334,23 +337,36 @@ func shadowKeyOf(t *tref, rank int) shadowKey {
 	return shadowKey{buf: t.buf, rank: rank}
 }
 
-// plainMemo is a thread's latest plain access at (n, view): sk is its
-// site and kind as an entry has them, clk its epoch. An access whose
-// memo names it with another epoch is the first of its site and kind in
-// its thread's epoch, so no segment holds its entry (cur) yet; see
-// shadow.access. (A memo taken over by another site forgets that, so
-// the next access there counts as not the first.)
-//
-// A memo is padded to 32 bytes so that the bytes its check reads never
-// straddle two cache lines (TestPlainMemoLines): every access reads its
-// thread's memo, out of the cache in a ring, and with 24-byte memos a
-// ring's step read four lines for its three accesses.
-type plainMemo struct {
+// viewSite is a recent plain access at (n, view), by any thread: sk is
+// its site and kind as an entry has them. The detector keeps a table of
+// them (viewSites), shared by all threads and so in the cache, where a
+// memo of each thread's was out of it at each of a ring's accesses.
+type viewSite struct {
 	n    *node
 	view *tref
 	sk   uint32
-	clk  uint32
-	_    [8]byte
+	_    uint32
+	_    uint64 // to 32 bytes, an index's shift
+}
+
+// viewSites is the size of the detector's table of viewSite.
+const viewSites = 64
+
+// viewSite returns the slot of (n, t) in d's table of viewSite.
+func (d *detector) viewSite(n *node, t *tref) *viewSite {
+	// n's line (which plainSlot reads too) tells a view's sites apart,
+	// the view's address (8-byte aligned, a small object) the views.
+	return &d.viewSites[(uint(uintptr(unsafe.Pointer(t))>>3)^uint(n.span.Line))%viewSites]
+}
+
+// plainSlot returns the index of n's slot in a thread's plainClk. An
+// access whose slot holds another epoch is the first of its site and
+// kind in its thread's epoch, so no segment holds its entry (cur) yet;
+// see shadow.access. Every plain access writes its slot, so sites that
+// share one only make the next access of each count as not the first
+// (as do epochs 2¹⁶ apart).
+func plainSlot(n *node) uint {
+	return uint(n.span.Line) % 4
 }
 
 // shadowOf returns the shadow of key, made on first use.

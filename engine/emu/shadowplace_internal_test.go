@@ -76,26 +76,19 @@ func TestRecordInPlaceKinds(t *testing.T) {
 	}
 }
 
-// TestPlainMemoLines checks what plainMemo's padding is for: the bytes a
-// memo's check reads (its first 24) in one cache line, for every memo of
-// a machine on the heap. A machine's size class is a multiple of 64
-// bytes and the allocator puts an 8-byte header before it, so the memos,
-// 32 bytes apart, all start at the same offset from a line's start. If a
-// field added to machine or hbThread moves them across a line's end, pad
-// before plain.
+// TestPlainMemoLines checks where plainClk is: in the cache line of the
+// thread's epoch (own, released), which every access reads, for every
+// machine on the heap. A machine's size class is a multiple of 64 bytes
+// and the allocator puts an 8-byte header before it, so hb, after the
+// pad that puts it on a line, starts every machine's line.
 func TestPlainMemoLines(t *testing.T) {
-	if s := unsafe.Sizeof(plainMemo{}); s != 32 {
-		t.Fatalf("plainMemo is %d bytes, not 32", s)
-	}
 	for range 4 {
 		machineSink = &machine{} // on the heap, as the sim's machines are
-		for i := range machineSink.hb.plain {
-			pm := &machineSink.hb.plain[i]
-			first := uintptr(unsafe.Pointer(pm))
-			last := uintptr(unsafe.Pointer(&pm.clk)) + unsafe.Sizeof(pm.clk) - 1
-			if first/64 != last/64 {
-				t.Fatalf("memo %d at %#x: its bytes to %#x cross a cache line", i, first, last)
-			}
+		h := &machineSink.hb
+		first := uintptr(unsafe.Pointer(&h.own))
+		last := uintptr(unsafe.Pointer(&h.plainClk)) + unsafe.Sizeof(h.plainClk) - 1
+		if first/64 != last/64 || uintptr(unsafe.Pointer(&h.tid))/64 != first/64 {
+			t.Fatalf("hb at %#x: own at %#x, plainClk's bytes to %#x: not one cache line", uintptr(unsafe.Pointer(h)), first, last)
 		}
 	}
 }
@@ -172,7 +165,7 @@ func TestTouchFreshMatchesShadow(t *testing.T) {
 }
 
 // shadowsState renders w's races, the segments and hint of each rank's
-// shadow of its window and each machine's plain memos, by line.
+// shadow of its window and each machine's plain slots (plainClk).
 func shadowsState(w *raceWorld) string {
 	s := fmt.Sprint(len(w.d.races))
 	for _, rc := range w.d.races {
@@ -189,12 +182,7 @@ func shadowsState(w *raceWorld) string {
 		}
 	}
 	for _, m := range w.ms {
-		s += fmt.Sprintf("\\n  t%d own %d:", m.hb.tid, m.hb.own)
-		for _, pm := range m.hb.plain {
-			if pm.n != nil {
-				s += fmt.Sprintf(" %d/%d/%d", pm.n.span.Line, pm.sk, pm.clk)
-			}
-		}
+		s += fmt.Sprintf("\\n  t%d own %d: %v", m.hb.tid, m.hb.own, m.hb.plainClk)
 	}
 	return s
 }
