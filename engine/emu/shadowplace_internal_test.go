@@ -76,11 +76,11 @@ func TestRecordInPlaceKinds(t *testing.T) {
 	}
 }
 
-// TestPlainMemoLines checks where plainClk is: in the cache line of the
-// thread's epoch (own, released), which every access reads, for every
-// machine on the heap. A machine's size class is a multiple of 64 bytes
-// and the allocator puts an 8-byte header before it, so hb, after the
-// pad that puts it on a line, starts every machine's line.
+// TestPlainMemoLines checks where plainClk and pend[0] are: in the cache
+// line of the thread's epoch (own, released), which every access reads,
+// for every machine on the heap. A machine's size class is a multiple of
+// 64 bytes and the allocator puts an 8-byte header before it, so hb,
+// after the pad that puts it on a line, starts a line in every machine.
 func TestPlainMemoLines(t *testing.T) {
 	for range 4 {
 		machineSink = &machine{} // on the heap, as the sim's machines are
@@ -89,6 +89,10 @@ func TestPlainMemoLines(t *testing.T) {
 		last := uintptr(unsafe.Pointer(&h.plainClk)) + unsafe.Sizeof(h.plainClk) - 1
 		if first/64 != last/64 || uintptr(unsafe.Pointer(&h.tid))/64 != first/64 {
 			t.Fatalf("hb at %#x: own at %#x, plainClk's bytes to %#x: not one cache line", uintptr(unsafe.Pointer(h)), first, last)
+		}
+		// knows reads pend[0] beside them (shadowseg.go).
+		if p := uintptr(unsafe.Pointer(&h.pend[0])); p/64 != first/64 || (p+7)/64 != first/64 {
+			t.Fatalf("hb at %#x: pend[0] at %#x, not in the line of own at %#x", uintptr(unsafe.Pointer(h)), p, first)
 		}
 	}
 }
