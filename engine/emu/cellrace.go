@@ -506,7 +506,7 @@ func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, k acces
 		d.accBuf = kept
 		d.setAccs(c, kept)
 	}
-	sh.spanCell(lo, hi)
+	b.race.spanCell(lo, hi)
 	return c
 }
 
@@ -569,7 +569,7 @@ func (d *detector) plainOnCells(m *machine, key shadowKey, sh *shadow, lo, hi in
 // a ring's cells have let go of theirs at their waits, and a walk would
 // only read every cell state again (P² of them, mostly out of the cache).
 func (d *detector) dropClocks(sh *shadow) {
-	if !sh.clocks {
+	if !sh.clocks && (sh.buf == nil || sh.buf.sig.gen != d.gen || !sh.buf.sig.clocks) {
 		return
 	}
 	sh.clocks = false
@@ -595,13 +595,13 @@ func (d *detector) dropClocks(sh *shadow) {
 }
 
 // spanCell widens the span of the cells with atomic accesses to [lo, hi).
-func (sh *shadow) spanCell(lo, hi int) {
-	if lo >= sh.cellLo && hi <= sh.cellHi {
+func (c *bufRace) spanCell(lo, hi int) {
+	if lo >= c.cellLo && hi <= c.cellHi {
 		return // the usual case first; lo < hi, so the span is not empty
 	}
-	if sh.cellHi <= sh.cellLo {
-		sh.cellLo, sh.cellHi = lo, hi
-	} else if lo < sh.cellLo || hi > sh.cellHi {
-		sh.cellLo, sh.cellHi = min(sh.cellLo, lo), max(sh.cellHi, hi)
+	if c.cellHi <= c.cellLo {
+		c.cellLo, c.cellHi = lo, hi
+	} else if lo < c.cellLo || hi > c.cellHi {
+		c.cellLo, c.cellHi = min(c.cellLo, lo), max(c.cellHi, hi)
 	}
 }

@@ -39,7 +39,8 @@ func (d *detector) fastWait(m *machine, n *node, t *tref, key cellKey, cl *cell)
 
 // signalFast is fastNotify (k accAtomicWrite) or fastWait (accAtomicRead).
 // What both check first: the cell's word when it is in a page (cl,
-// beside its bookkeeping) and not wide, its shadow has no segments and
+// beside its bookkeeping) and not wide, its shadow has no segments (or
+// its buffer no plain access: bufRace) and
 // n's site memo (nodeSite), for t or a view equal to it (sameView), or
 // else m's, holds the id of (n, t) for kind k. A word from an earlier
 // dispatch is cleared, as state clears it.
@@ -60,12 +61,14 @@ func (d *detector) signalFast(m *machine, n *node, t *tref, key *cellKey, cl *ce
 	if sh == nil {
 		return d.signalPrep(m, n, t, key, cl, k)
 	}
-	// sh.n() reads far, in the shadow's second cache line (a miss of its
-	// own per op at large P). A buffer's shadow offsets are from the
+	// Segments come only from plain accesses, which b.race.plain notes,
+	// so the shadow itself (a miss of its own per op at large P, in a
+	// ring at every op) is read only after one. sh.n() reads far, in the
+	// shadow's second cache line. A buffer's shadow offsets are from the
 	// buffer's first byte and every view of it lies within b.size (window
 	// checks it), so only an access of a buffer past shadowRegion reaches
 	// a far region; the cells' buffers are small.
-	if sh.nseg > 0 || b.size > shadowRegion && sh.n() > 0 {
+	if b.race.plain && (sh.nseg > 0 || b.size > shadowRegion && sh.n() > 0) {
 		return false
 	}
 	// inPage(*key, t.off+key.off-b.off, size), whose offset test is t.off == 0.
@@ -118,8 +121,8 @@ func (d *detector) signalFast(m *machine, n *node, t *tref, key *cellKey, cl *ce
 		*w = raceWord(id)<<rwXShift | raceWord(ep)<<rwEpShift | raceWord(si)<<rwSiteShift |
 			raceWord(h.tid)<<rwTidShift | raceWord(d.gen&rwGenMask)<<rwGenShift | rwNotified
 		d.cellClocks++ // countClock(false, true)
-		sh.clocks = true
-		sh.spanCell(x, x+cellGrain)
+		r.clocks = true
+		b.race.spanCell(x, x+cellGrain)
 		return true
 	}
 	if w.state() != rwNotified {
@@ -182,7 +185,7 @@ func (d *detector) signalFast(m *machine, n *node, t *tref, key *cellKey, cl *ce
 	d.cellClocks-- // countClock(true, false)
 	h.advance()
 	*w = *w&^(rwXMask<<rwXShift|rwStateMask) | raceWord(ep)<<rwXShift | raceWord(si)<<(rwSiteShift+rwSiteBits) | rwWaited
-	sh.spanCell(x, x+cellGrain)
+	b.race.spanCell(x, x+cellGrain)
 	return true
 }
 

@@ -84,7 +84,10 @@ func (w raceWord) current(gen uint32) bool {
 type sigRefs struct {
 	gen, en, ew uint32
 	nn, nw      uint8
-	sn, sw      [rwSites]uint32
+	// clocks says a notify's fast path gave a cell of the buffer a
+	// clock (shadow.clocks is the general path's, per copy).
+	clocks bool
+	sn, sw [rwSites]uint32
 }
 
 // refs returns b's references for this dispatch, reset if they are an

@@ -97,4 +97,7 @@ func (d *detector) joinCopy(h *hbThread, sn hbSnap) {
 	d.drop(h.from)
 	h.from = nil
 	markCopy(h, sn)
+	// Pend is empty (h.at above flushed it): its first slot keeps the
+	// epoch of sn's thread just joined, for recordInPlace (knows).
+	h.pend[0] = pendJoin{tid: sn.tid, own: v.v[sn.tid]}
 }

@@ -57,8 +57,11 @@ type bufDesc struct {
 	npages int
 	cells  [][]*cellPage
 	rbits  uint8
-	// shadows[rank] is the race detector's shadow of each rank's copy.
+	// shadows[rank] is the race detector's shadow of each rank's copy,
+	// race what it keeps of all of them at once (bufRace, next to
+	// shadows: an access and a signal op read both).
 	shadows []*shadow
+	race    bufRace
 	// sig is what the detector's words of its signal cells leave out
 	// (cellword.go).
 	sig sigRefs

@@ -29,9 +29,11 @@ package emu
 // needless bump at most, which only makes copyable more cautious.
 
 // pendLen is the size of a thread's pend buffer: a flush of 16 entries
-// of a barrier's waits writes 64 bytes of its base. Only its first three
+// of a barrier's waits writes 64 bytes of its base. Only its first two
 // entries share the cache line of the fields a wait reads anyway (machine
-// starts hb on a line); a buffer of those three alone missed the
+// starts hb on a line; three before plainClk came there, which cost a
+// barrier at P = 1024 under cachegrind 0.2% more first-level misses, and
+// saved a ring one an access); a buffer of the first three alone missed the
 // first-level cache less at P = 256, but its flushes, five times as many,
 // met the bases (4 KiB each at P = 1024, out of the second-level cache)
 // as often: barrier P = 1024 under a 2 MiB last-level cache missed it

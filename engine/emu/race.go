@@ -159,15 +159,20 @@ type hbThread struct {
 	// priv is base when the thread last saw it held once, or nil
 	// (pendjoin.go).
 	priv *vclock
+	// plainClk are the low bits of the epoch of the thread's latest plain
+	// access at each site slot (plainSlot): one that differs from its
+	// epoch's says no access of a site of that slot has come in the
+	// epoch (touchBytes's fresh). Here, in the line every access reads
+	// anyway, rather than in a memo of its own out of the cache: the
+	// site itself comes from the detector's viewSites, which all threads
+	// share.
+	plainClk [4]uint16
 	// pend holds the O(1) joins of its waits not yet written to base, the
 	// first npend of them (pendjoin.go); beside the fields above, which a
 	// wait reads anyway.
 	pend [pendLen]pendJoin
 	// sites are the thread's last access sites (siteOf).
 	sites [8]siteMemo
-	// plain are its last plain-memory accesses by site and kind, with
-	// the epoch of each one's latest (touchBytes).
-	plain [4]plainMemo
 }
 
 // hbSnap is a published clock of thread tid; base is held (counted in its
@@ -383,8 +388,11 @@ type threadInfo struct {
 // detector is the run's race detector; sim.race is nil when detection is
 // off.
 type detector struct {
-	who    []threadInfo     // by tid
-	blocks map[[2]int]int32 // (rank, block) → tid
+	// viewSites are the sites and kinds of recent plain accesses by node
+	// and view (viewSite), for every thread.
+	viewSites [viewSites]viewSite
+	who       []threadInfo     // by tid
+	blocks    map[[2]int]int32 // (rank, block) → tid
 	// shadows of host tensors; a window's are in its bufDesc, by rank.
 	hostShadows map[*hostTensor]*shadow
 	all         []*shadow // every shadow, to clear at a dispatch join

@@ -431,8 +431,9 @@ func TestCellStateCompact(t *testing.T) {
 	if hasPtr(reflect.TypeOf(cellRace{})) {
 		t.Error("cellRace holds a pointer")
 	}
-	// What fastSignal and an access read of a shadow is in its first
-	// cache line, of a 128-byte object (so 128-aligned).
+	// What an access (and signalFast, after a plain access to its
+	// buffer) reads of a shadow is in its first cache line, of a
+	// 128-byte object (so 128-aligned).
 	var sh shadow
 	end := max(unsafe.Offsetof(sh.clocks)+1, unsafe.Offsetof(sh.segs)+unsafe.Sizeof(sh.segs), unsafe.Offsetof(sh.hint)+4)
 	if end > 64 || unsafe.Sizeof(sh) != 128 {

@@ -1,5 +1,7 @@
 package emu
 
+import "unsafe"
+
 // Shadow memory of the race detector. Each rank's copy of a window buffer,
 // and each host tensor, has a shadow: a sorted list of disjoint byte
 // ranges, each holding the accesses since its last plain write that a
@@ -58,24 +60,21 @@ type shadowKey struct {
 	host *hostTensor
 }
 
-// shadow is the access state of one memory. The fields a notify or wait
-// reads (signalFast) come first, in the first cache line of the struct
-// (a 128-byte object, so 128-aligned): a barrier's notify finds the
-// shadow of another rank's window, out of the cache at large P, and a
-// second line was a second miss.
-//
-// An access reads the segment fields, which are in that line too: the
-// shadow of a ring's peer window is out of the cache by the time its
-// next chunk is read, and the first line holds all an access needs.
+// shadow is the access state of one memory. The fields an access reads
+// come first, in the first cache line of the struct (a 128-byte object,
+// so 128-aligned): the shadow of a ring's peer window is out of the
+// cache by the time its next chunk is read, and the first line holds all
+// an access needs. A signal op (signalFast) reads them too, but only once
+// its buffer has had a plain access this dispatch: the span of the signal
+// cells with atomic accesses, and whether there was one, are the
+// buffer's, for all its copies (bufRace), since a barrier's notify finds
+// the shadow of another rank's window out of the cache at large P.
 type shadow struct {
-	// [cellLo, cellHi) spans the signal cells with atomic accesses, in
-	// the same offsets as the segments (empty when cellHi <= cellLo).
-	cellLo, cellHi int
-	nseg           int32 // the number of segments (n)
-	gap, gapLen    int32 // the hole in segs, a gap buffer: see insert
-	hint           int32 // the segment first found last
-	segs           []segment
-	clocks         bool // a notify gave a cell here a clock this dispatch
+	nseg        int32 // the number of segments (n)
+	gap, gapLen int32 // the hole in segs, a gap buffer: see insert
+	hint        int32 // the segment first found last
+	segs        []segment
+	clocks      bool // a notify gave a cell here a clock this dispatch (but see sigRefs)
 	// The memory shadowed, for a rank's copy of a window buffer: the
 	// states of its INT32 signal cells live in the buffer's cell pages
 	// (cellrace.go); odd holds those of any other cell, by offset.
@@ -87,7 +86,26 @@ type shadow struct {
 	// far holds the shadows of the memory's bytes past its first
 	// shadowRegion, if any were accessed.
 	far *farShadows
-	_   [24]byte // to 128 bytes (see above)
+	_   [40]byte // to 128 bytes (see above)
+}
+
+// bufRace is what the race detector keeps of a window buffer for all its
+// copies at once, in the bufDesc, whose lines every rank's ops read (the
+// buffer's shadows, its size): a barrier's and a ring's signal ops find
+// their copy's shadow out of the cache, a miss of its own per op, and
+// what they read of it was this. Both parts may say more than the copy's
+// shadow would, never less: an access to bytes another copy has cells
+// in takes the general path, which finds no cell state in its own copy
+// there, and a signal op checks its copy's segments whenever plain is
+// set. A dispatch join clears it (shadow.reset).
+type bufRace struct {
+	// [cellLo, cellHi) spans the signal cells with atomic accesses in
+	// any copy, in the offsets of the segments (empty when cellHi <=
+	// cellLo).
+	cellLo, cellHi int
+	// plain says an access has gone through touchShadow, the one way a
+	// copy's shadow gets segments, so one may have some.
+	plain bool
 }
 
 // entry is one access as a report needs it: who (thread and epoch),
@@ -184,7 +202,7 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 		return
 	}
 	if t.host == nil && t.buf.shadows != nil {
-		if sh := t.buf.shadows[rank]; sh != nil && m.hb.touchFresh(sh, n, t, t.off+lo, t.off+hi, k) {
+		if sh := t.buf.shadows[rank]; sh != nil && m.hb.touchFresh(d, sh, n, t, t.off+lo, t.off+hi, k) {
 			return
 		}
 	}
@@ -201,14 +219,14 @@ func (m *machine) touchBytes(n *node, t *tref, rank, lo, hi int, k accessKind) {
 // thread's epoch, as epoch would move it): touchShadow does every other
 // case from the start. It is apart from touchShadow so that these cases
 // spill none of the arguments the others need.
-func (h *hbThread) touchFresh(sh *shadow, n *node, t *tref, lo, hi int, k accessKind) bool {
+func (h *hbThread) touchFresh(d *detector, sh *shadow, n *node, t *tref, lo, hi int, k accessKind) bool {
 	clk := h.epoch()
-	pm := &h.plain[uint(n.span.Line)%uint(len(h.plain))]
-	if pm.n != n || pm.view != t || pm.clk == clk || accessKind(pm.sk&3) != k ||
-		hi > shadowRegion || sh.cellHi > sh.cellLo && lo < sh.cellHi && hi > sh.cellLo {
+	vs, pc := d.viewSite(n, t), &h.plainClk[plainSlot(n)]
+	if c := &t.buf.race; vs.n != n || vs.view != t || *pc == uint16(clk) || accessKind(vs.sk&3) != k ||
+		hi > shadowRegion || c.cellHi > c.cellLo && lo < c.cellHi && hi > c.cellLo {
 		return false
 	}
-	cur := cellAcc{tid: h.tid, clk: clk, sk: pm.sk}
+	cur := cellAcc{tid: h.tid, clk: clk, sk: vs.sk}
 	if !packable(cur) {
 		return false
 	}
@@ -246,20 +264,20 @@ func (h *hbThread) touchFresh(sh *shadow, n *node, t *tref, lo, hi int, k access
 		return false
 	}
 	sh.hint = int32(i)
-	pm.clk = clk
+	*pc = uint16(clk)
 	return true
 carveAt:
 	// Segment i holds the bytes and more: carve's case, found already.
 	if !sh.carveAt(i, lo, hi, cur, h) {
 		return false
 	}
-	pm.clk = clk
+	*pc = uint16(clk)
 	return true
 carve:
 	if !sh.carve(lo, hi, cur, h) {
 		return false
 	}
-	pm.clk = clk
+	*pc = uint16(clk)
 	return true
 }
 
@@ -273,19 +291,23 @@ func (m *machine) touchShadow(d *detector, n *node, t *tref, rank, lo, hi int, k
 	if sh == nil {
 		sh = d.shadowOf(shadowKeyOf(t, rank))
 	}
+	if t.host == nil {
+		t.buf.race.plain = true
+	}
 	h := &m.hb
 	clk := h.epoch()
-	// The thread's memo of this site gives its interned id without
-	// siteOf, and whether this is its first access in the epoch.
-	pm := &h.plain[uint(n.span.Line)%uint(len(h.plain))]
+	// The detector's memo of (n, t) gives the site's interned id without
+	// siteOf, and the thread's slot whether this is its first access in
+	// the epoch (plainClk).
+	vs, pc := d.viewSite(n, t), &h.plainClk[plainSlot(n)]
+	fresh := *pc != uint16(clk)
+	*pc = uint16(clk)
 	var sk uint32
-	fresh := false
-	if pm.n == n && pm.view == t && accessKind(pm.sk&3) == k {
-		sk, fresh = pm.sk, pm.clk != clk
-		pm.clk = clk // the pointers stand: no write barriers
+	if vs.n == n && vs.view == t && accessKind(vs.sk&3) == k {
+		sk = vs.sk
 	} else {
 		sk = d.siteOf(h, n, t, k)<<2 | uint32(k)
-		*pm = plainMemo{n: n, view: t, sk: sk, clk: clk}
+		*vs = viewSite{n: n, view: t, sk: sk}
 	}
 	cur := cellAcc{tid: h.tid, clk: clk, sk: sk}
 	lo, hi = t.off+lo, t.off+hi
@@ -298,8 +320,10 @@ func (m *machine) touchShadow(d *detector, n *node, t *tref, rank, lo, hi int, k
 			d.report(shadowKeyOf(t, rank), d.entryOf(e), d.entryOf(cur), lo, hi)
 		})
 	}
-	if sh.cellHi > sh.cellLo && lo < sh.cellHi && hi > sh.cellLo {
-		d.plainOnCells(m, shadowKeyOf(t, rank), sh, max(lo, sh.cellLo), min(hi, sh.cellHi), cur)
+	if t.host == nil {
+		if c := &t.buf.race; c.cellHi > c.cellLo && lo < c.cellHi && hi > c.cellLo {
+			d.plainOnCells(m, shadowKeyOf(t, rank), sh, max(lo, c.cellLo), min(hi, c.cellHi), cur)
+		}
 	}
 }
 
@@ -313,23 +337,36 @@ func shadowKeyOf(t *tref, rank int) shadowKey {
 	return shadowKey{buf: t.buf, rank: rank}
 }
 
-// plainMemo is a thread's latest plain access at (n, view): sk is its
-// site and kind as an entry has them, clk its epoch. An access whose
-// memo names it with another epoch is the first of its site and kind in
-// its thread's epoch, so no segment holds its entry (cur) yet; see
-// shadow.access. (A memo taken over by another site forgets that, so
-// the next access there counts as not the first.)
-//
-// A memo is padded to 32 bytes so that the bytes its check reads never
-// straddle two cache lines (TestPlainMemoLines): every access reads its
-// thread's memo, out of the cache in a ring, and with 24-byte memos a
-// ring's step read four lines for its three accesses.
-type plainMemo struct {
+// viewSite is a recent plain access at (n, view), by any thread: sk is
+// its site and kind as an entry has them. The detector keeps a table of
+// them (viewSites), shared by all threads and so in the cache, where a
+// memo of each thread's was out of it at each of a ring's accesses.
+type viewSite struct {
 	n    *node
 	view *tref
 	sk   uint32
-	clk  uint32
-	_    [8]byte
+	_    uint32
+	_    uint64 // to 32 bytes, an index's shift
+}
+
+// viewSites is the size of the detector's table of viewSite.
+const viewSites = 64
+
+// viewSite returns the slot of (n, t) in d's table of viewSite.
+func (d *detector) viewSite(n *node, t *tref) *viewSite {
+	// n's line (which plainSlot reads too) tells a view's sites apart,
+	// the view's address (8-byte aligned, a small object) the views.
+	return &d.viewSites[(uint(uintptr(unsafe.Pointer(t))>>3)^uint(n.span.Line))%viewSites]
+}
+
+// plainSlot returns the index of n's slot in a thread's plainClk. An
+// access whose slot holds another epoch is the first of its site and
+// kind in its thread's epoch, so no segment holds its entry (cur) yet;
+// see shadow.access. Every plain access writes its slot, so sites that
+// share one only make the next access of each count as not the first
+// (as do epochs 2¹⁶ apart).
+func plainSlot(n *node) uint {
+	return uint(n.span.Line) % 4
 }
 
 // shadowOf returns the shadow of key, made on first use.
@@ -393,7 +430,9 @@ func (s *shadow) reset() {
 	}
 	clear(s.segs)
 	s.gap, s.gapLen, s.nseg = 0, int32(len(s.segs)), 0
-	s.cellLo, s.cellHi = 0, 0
+	if s.buf != nil {
+		s.buf.race = bufRace{}
+	}
 	if sp := s.spill; sp != nil {
 		sp.free = sp.free[:0]
 		for i := range sp.lists {

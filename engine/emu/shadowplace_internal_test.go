@@ -76,26 +76,23 @@ func TestRecordInPlaceKinds(t *testing.T) {
 	}
 }
 
-// TestPlainMemoLines checks what plainMemo's padding is for: the bytes a
-// memo's check reads (its first 24) in one cache line, for every memo of
-// a machine on the heap. A machine's size class is a multiple of 64
-// bytes and the allocator puts an 8-byte header before it, so the memos,
-// 32 bytes apart, all start at the same offset from a line's start. If a
-// field added to machine or hbThread moves them across a line's end, pad
-// before plain.
+// TestPlainMemoLines checks where plainClk and pend[0] are: in the cache
+// line of the thread's epoch (own, released), which every access reads,
+// for every machine on the heap. A machine's size class is a multiple of
+// 64 bytes and the allocator puts an 8-byte header before it, so hb,
+// after the pad that puts it on a line, starts a line in every machine.
 func TestPlainMemoLines(t *testing.T) {
-	if s := unsafe.Sizeof(plainMemo{}); s != 32 {
-		t.Fatalf("plainMemo is %d bytes, not 32", s)
-	}
 	for range 4 {
 		machineSink = &machine{} // on the heap, as the sim's machines are
-		for i := range machineSink.hb.plain {
-			pm := &machineSink.hb.plain[i]
-			first := uintptr(unsafe.Pointer(pm))
-			last := uintptr(unsafe.Pointer(&pm.clk)) + unsafe.Sizeof(pm.clk) - 1
-			if first/64 != last/64 {
-				t.Fatalf("memo %d at %#x: its bytes to %#x cross a cache line", i, first, last)
-			}
+		h := &machineSink.hb
+		first := uintptr(unsafe.Pointer(&h.own))
+		last := uintptr(unsafe.Pointer(&h.plainClk)) + unsafe.Sizeof(h.plainClk) - 1
+		if first/64 != last/64 || uintptr(unsafe.Pointer(&h.tid))/64 != first/64 {
+			t.Fatalf("hb at %#x: own at %#x, plainClk's bytes to %#x: not one cache line", uintptr(unsafe.Pointer(h)), first, last)
+		}
+		// knows reads pend[0] beside them (shadowseg.go).
+		if p := uintptr(unsafe.Pointer(&h.pend[0])); p/64 != first/64 || (p+7)/64 != first/64 {
+			t.Fatalf("hb at %#x: pend[0] at %#x, not in the line of own at %#x", uintptr(unsafe.Pointer(h)), p, first)
 		}
 	}
 }
@@ -172,7 +169,7 @@ func TestTouchFreshMatchesShadow(t *testing.T) {
 }
 
 // shadowsState renders w's races, the segments and hint of each rank's
-// shadow of its window and each machine's plain memos, by line.
+// shadow of its window and each machine's plain slots (plainClk).
 func shadowsState(w *raceWorld) string {
 	s := fmt.Sprint(len(w.d.races))
 	for _, rc := range w.d.races {
@@ -189,12 +186,55 @@ func shadowsState(w *raceWorld) string {
 		}
 	}
 	for _, m := range w.ms {
-		s += fmt.Sprintf("\\n  t%d own %d:", m.hb.tid, m.hb.own)
-		for _, pm := range m.hb.plain {
-			if pm.n != nil {
-				s += fmt.Sprintf(" %d/%d/%d", pm.n.span.Line, pm.sk, pm.clk)
+		s += fmt.Sprintf("\\n  t%d own %d: %v", m.hb.tid, m.hb.own, m.hb.plainClk)
+	}
+	return s
+}
+
+// TestRecordInPlaceKnown checks recordInPlace's use of the epoch in h's
+// first pend slot (knows), which stands for an entry of h's clock: a
+// thread whose slot says epoch 3 of thread 1, that epoch pending in its
+// clock's joins too (so that reading the clock, which flushes them, gives
+// 3), must record as recordAnyInPlace does for a thread with 3 in its
+// clock, on every segment of up to two entries and every access kind of
+// thread 0. With the slot stale (npend 0, the epoch already in the base)
+// the same must hold.
+func TestRecordInPlaceKnown(t *testing.T) {
+	var pool []segAcc
+	for tid := uint16(0); tid < 3; tid++ {
+		for k := uint16(0); k < 4; k++ {
+			for _, clk := range []uint32{2, 3, 4} {
+				pool = append(pool, segAcc{tid: tid, sk: 1<<2 | k, clk: clk})
 			}
 		}
 	}
-	return s
+	segs := [][]segAcc{nil}
+	for _, a := range pool {
+		segs = append(segs, []segAcc{a})
+		for _, b := range pool {
+			segs = append(segs, []segAcc{a, b})
+		}
+	}
+	for _, acc := range segs {
+		var seg segment
+		copy(seg.acc[:], acc)
+		for k := uint32(0); k < 4; k++ {
+			for _, pending := range []bool{true, false} {
+				clock := &hbThread{tid: 0, own: 5, base: &vclock{v: []uint32{0, 3, 2}, refs: 1}}
+				known := &hbThread{tid: 0, own: 5, base: &vclock{v: []uint32{0, 2, 2}, refs: 1}}
+				known.pend[0] = pendJoin{tid: 1, own: 3}
+				if pending {
+					known.npend = 1
+				} else {
+					known.base.v[1] = 3
+				}
+				cur := cellAcc{tid: 0, clk: 5, sk: 2<<2 | k}
+				fast, slow := seg, seg
+				okF, okS := recordInPlace(&fast, cur, known), recordAnyInPlace(&slow, cur, clock)
+				if okF != okS || fast != slow {
+					t.Fatalf("entries %v, kind %d, pending %v: with the slot %v %v, with the clock %v %v", acc, k, pending, okF, fast.acc, okS, slow.acc)
+				}
+			}
+		}
+	}
 }

@@ -118,7 +118,7 @@ func recordInPlace(seg *segment, cur cellAcc, h *hbThread) bool {
 			if pe.clk == 0 {
 				break
 			}
-			if pe.tid != me && pe.clk > h.at(int32(pe.tid)) {
+			if pe.tid != me && !h.knows(pe) && pe.clk > h.at(int32(pe.tid)) {
 				return false // access reports it
 			}
 		}
@@ -133,7 +133,7 @@ func recordInPlace(seg *segment, cur cellAcc, h *hbThread) bool {
 			}
 			ek := accessKind(pe.sk & 3)
 			if pe.tid != me {
-				if ek.writes() && pe.clk > h.at(int32(pe.tid)) {
+				if ek.writes() && !h.knows(pe) && pe.clk > h.at(int32(pe.tid)) {
 					return false
 				}
 			} else if ek == accRead || ek == accAtomicRead {
@@ -155,6 +155,19 @@ func recordInPlace(seg *segment, cur cellAcc, h *hbThread) bool {
 		return true
 	}
 	return recordAnyInPlace(seg, cur, h)
+}
+
+// knows reports whether h's first pend slot orders h after entry pe (if
+// not, h's clock still may). Whatever that slot ever held is a join h
+// made, pending or written to its base since, and a thread's clock only
+// grows, so it stays true; joinCopy leaves there the epoch of the clock
+// it took, a ring's left neighbour's just acquired. The ring's read of
+// that neighbour's chunk then checks the neighbour's write against the
+// slot, in the line of own and released that every access reads, not
+// against h's clock, whose vclock and entry are two lines out of the
+// cache at every step of a ring.
+func (h *hbThread) knows(pe segAcc) bool {
+	return int32(pe.tid) == h.pend[0].tid && pe.clk <= h.pend[0].own
 }
 
 // recordAnyInPlace is recordInPlace for an access of any kind.
