@@ -93,16 +93,13 @@ func (d *detector) signalFast(m *machine, n *node, t *tref, key *cellKey, cl *ce
 	}
 	w := wordOf(cl)
 	if *w != 0 && !w.current(d.gen) {
-		if w.state() == rwWide && d.wides.at(w.wideIndex()).gen&raceGen == d.gen {
-			return d.wideSignal(m, b, key.rank, cl, x, site, k) // cellrace_wide.go
-		}
-		return d.signalPrep(m, n, t, key, cl, k) // an earlier dispatch's
+		return d.signalWide(m, n, t, key, cl, site, k) // wide, or an earlier dispatch's
 	}
 	r := &b.sig
 	if k == accAtomicWrite {
 		if *w != 0 {
 			if w.state() == rwWaited {
-				return d.wideSignal(m, b, key.rank, cl, x, site, k) // a ring's second notify
+				return d.wideSignal(m, key, cl, site, k) // a ring's second notify
 			}
 			return false
 		}
@@ -195,6 +192,17 @@ func (d *detector) signalFast(m *machine, n *node, t *tref, key *cellKey, cl *ce
 	*w = *w&^(rwXMask<<rwXShift|rwStateMask) | raceWord(ep)<<rwXShift | raceWord(si)<<(rwSiteShift+rwSiteBits) | rwWaited
 	b.race.spanCell(x, x+cellGrain)
 	return true
+}
+
+// signalWide is signalFast for a word that is wide or an earlier
+// dispatch's: wideSignal for a wide state of this dispatch, else
+// signalPrep. (A function of its own: its test in signalFast kept one
+// more value live there, a spill on every barrier op.)
+func (d *detector) signalWide(m *machine, n *node, t *tref, key *cellKey, cl *cell, site uint32, k accessKind) bool {
+	if w := wordOf(cl); w.state() == rwWide && d.wides.at(w.wideIndex()).gen&raceGen == d.gen {
+		return d.wideSignal(m, key, cl, site, k) // cellrace_wide.go
+	}
+	return d.signalPrep(m, n, t, key, cl, k)
 }
 
 // signalPrep is signalFast's checks with what they may need done: the

@@ -16,11 +16,12 @@ package emu
 
 // wideSignal is signalFast's part for a cell whose word is waited (a
 // notify only) or names a wide state of this dispatch: the notify or
-// wait (kind k) by m at site on rank's cell cl of b, at byte x. It
+// wait (kind k) by m at site on the cell key, whose bookkeeping is cl. It
 // reports false, having changed nothing the general path would not, when
 // the op is not one it takes.
-func (d *detector) wideSignal(m *machine, b *bufDesc, rank int, cl *cell, x int, site uint32, k accessKind) bool {
+func (d *detector) wideSignal(m *machine, key *cellKey, cl *cell, site uint32, k accessKind) bool {
 	h := &m.hb
+	b, rank, x := key.buf, key.rank, key.off-key.buf.off
 	if k == accAtomicRead && h.tid != int32(rank) {
 		return false // a block's wait keeps the clocks: acquire's other case
 	}
@@ -34,9 +35,25 @@ func (d *detector) wideSignal(m *machine, b *bufDesc, rank int, cl *cell, x int,
 	// the epoch of the access is filled in once known (a wait's comes
 	// after its acquire). Neither case keeps an inline clock at that
 	// point (a notify needs none, a wait by the rank thread lets it go).
-	acc, slot, ok := inlineAccs(c.acc, cellAcc{tid: h.tid, sk: site<<2 | uint32(k)})
-	if !ok {
-		return false
+	cur := cellAcc{tid: h.tid, sk: site<<2 | uint32(k)}
+	var acc [2]cellAcc
+	slot := 1
+	if a0, a1 := &c.acc[0], &c.acc[1]; a0.sk != 0 && a1.sk != 0 && a0.tid != a1.tid &&
+		(a0.tid == h.tid && covers(k, a0.kind()) || a1.tid == h.tid && covers(k, a1.kind())) {
+		// The ring's three cases: one access is the other thread's, the
+		// other is this one's and covered. cellAccess replaces a covered
+		// second in place, or drops a covered first from its list and
+		// appends: either way the other thread's access comes first.
+		acc[0] = *a0
+		if a0.tid == h.tid {
+			acc[0] = *a1
+		}
+		acc[1] = cur
+	} else {
+		var ok bool
+		if acc, slot, ok = inlineAccs(c.acc, cur); !ok {
+			return false
+		}
 	}
 	if k == accAtomicWrite {
 		acc[slot].clk = h.epoch()
