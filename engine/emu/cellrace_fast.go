@@ -99,7 +99,7 @@ func (d *detector) signalFast(m *machine, n *node, t *tref, key *cellKey, cl *ce
 	if k == accAtomicWrite {
 		if *w != 0 {
 			if w.state() == rwWaited {
-				return d.wideSignal(m, key, cl, site, k) // a ring's second notify
+				return d.wideSignal(m, key, cl, nil, site, k) // a ring's second notify
 			}
 			return false
 		}
@@ -199,8 +199,10 @@ func (d *detector) signalFast(m *machine, n *node, t *tref, key *cellKey, cl *ce
 // signalPrep. (A function of its own: its test in signalFast kept one
 // more value live there, a spill on every barrier op.)
 func (d *detector) signalWide(m *machine, n *node, t *tref, key *cellKey, cl *cell, site uint32, k accessKind) bool {
-	if w := wordOf(cl); w.state() == rwWide && d.wides.at(w.wideIndex()).gen&raceGen == d.gen {
-		return d.wideSignal(m, key, cl, site, k) // cellrace_wide.go
+	if w := wordOf(cl); w.state() == rwWide {
+		if c := d.wides.at(w.wideIndex()); c.gen&raceGen == d.gen {
+			return d.wideSignal(m, key, cl, c, site, k) // cellrace_wide.go
+		}
 	}
 	return d.signalPrep(m, n, t, key, cl, k)
 }

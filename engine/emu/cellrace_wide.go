@@ -16,10 +16,11 @@ package emu
 
 // wideSignal is signalFast's part for a cell whose word is waited (a
 // notify only) or names a wide state of this dispatch: the notify or
-// wait (kind k) by m at site on the cell key, whose bookkeeping is cl. It
-// reports false, having changed nothing the general path would not, when
-// the op is not one it takes.
-func (d *detector) wideSignal(m *machine, key *cellKey, cl *cell, site uint32, k accessKind) bool {
+// wait (kind k) by m at site on the cell key, whose bookkeeping is cl
+// and whose wide state is c (nil: the word is waited). It reports false,
+// having changed nothing the general path would not, when the op is not
+// one it takes.
+func (d *detector) wideSignal(m *machine, key *cellKey, cl *cell, c *cellRace, site uint32, k accessKind) bool {
 	h := &m.hb
 	b, rank, x := key.buf, key.rank, key.off-key.buf.off
 	if k == accAtomicRead && h.tid != int32(rank) {
@@ -27,7 +28,9 @@ func (d *detector) wideSignal(m *machine, key *cellKey, cl *cell, site uint32, k
 	}
 	// The general path's state makes a waited word wide first; that
 	// is no change to what it would do next.
-	c := d.wide(m.s, b, rank, cl)
+	if c == nil {
+		c = d.wide(m.s, b, rank, cl)
+	}
 	if c.gen&raceOverflow != 0 || k == accAtomicWrite && c.base != 0 {
 		return false // clocks to keep or replace: release's lists
 	}
