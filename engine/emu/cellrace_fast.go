@@ -15,7 +15,9 @@ import "pldworkbench/engine/ir"
 // a ring's signal ops all take it, at a fraction of the general path's
 // instructions. (A word from an earlier dispatch is cleared first, and a
 // wide state from one given back, which is no change to what the general
-// path would find.)
+// path would find.) Two more cases go past the word, to wideSignal
+// (cellrace_wide.go): a notify of a waited word, and a notify or wait on
+// a wide state of this dispatch, when the op leaves it inline.
 //
 // Both halves are one function, signalFast, which hbNotify and hbWait
 // call directly: a signal op's detection is a few dozen instructions of
@@ -91,11 +93,14 @@ func (d *detector) signalFast(m *machine, n *node, t *tref, key *cellKey, cl *ce
 	}
 	w := wordOf(cl)
 	if *w != 0 && !w.current(d.gen) {
-		return d.signalPrep(m, n, t, key, cl, k) // wide, or an earlier dispatch's
+		return d.signalWide(m, n, t, key, cl, site, k) // wide, or an earlier dispatch's
 	}
 	r := &b.sig
 	if k == accAtomicWrite {
 		if *w != 0 {
+			if w.state() == rwWaited {
+				return d.wideSignal(m, key, cl, nil, site, k) // a ring's second notify
+			}
 			return false
 		}
 		h.advance()
@@ -189,6 +194,19 @@ func (d *detector) signalFast(m *machine, n *node, t *tref, key *cellKey, cl *ce
 	return true
 }
 
+// signalWide is signalFast for a word that is wide or an earlier
+// dispatch's: wideSignal for a wide state of this dispatch, else
+// signalPrep. (A function of its own: its test in signalFast kept one
+// more value live there, a spill on every barrier op.)
+func (d *detector) signalWide(m *machine, n *node, t *tref, key *cellKey, cl *cell, site uint32, k accessKind) bool {
+	if w := wordOf(cl); w.state() == rwWide {
+		if c := d.wides.at(w.wideIndex()); c.gen&raceGen == d.gen {
+			return d.wideSignal(m, key, cl, c, site, k) // cellrace_wide.go
+		}
+	}
+	return d.signalPrep(m, n, t, key, cl, k)
+}
+
 // signalPrep is signalFast's checks with what they may need done: the
 // shadow made (as the general path would make it), a view compared with
 // the node's (sameView: the node's site then goes into the thread's
@@ -228,9 +246,7 @@ func (d *detector) signalPrep(m *machine, n *node, t *tref, key *cellKey, cl *ce
 	switch {
 	case *w == 0:
 	case w.state() == rwWide:
-		if !d.narrow(w) {
-			return false
-		}
+		d.narrow(w) // a wide state of this dispatch stays, for wideSignal
 	case !w.current(d.gen):
 		d.dropWord(*w)
 		*w = 0

@@ -165,7 +165,9 @@ type wideCells struct {
 	free  []uint32 // slots given back
 }
 
-func (t *wideCells) at(i int) *cellRace { return &t.slabs[i/wideSlab][i%wideSlab] }
+func (t *wideCells) at(i int) *cellRace {
+	return &t.slabs[uint(i)/wideSlab][uint(i)%wideSlab] // i ≥ 0: unsigned division is a shift
+}
 
 // wide returns the full state of rank's cell cl of b, making its word
 // wide (a current word's facts move into it, the clock's hold too); the
