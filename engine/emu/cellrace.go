@@ -460,7 +460,7 @@ func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, k acces
 	if k == accAtomicRead {
 		d.acquire(m, c)
 	} else {
-		sh.clocks = true
+		d.refs(b).clocks = true
 	}
 	site := d.siteOf(h, n, t, k)
 	*d.nodeSite(n) = nodeSite{view: t, id: site, k: k}
@@ -564,15 +564,15 @@ func (d *detector) plainOnCells(m *machine, key shadowKey, sh *shadow, lo, hi in
 }
 
 // dropClocks lets go of every clock the cells of sh hold: at a dispatch
-// join nothing needs them. Only a shadow a notify touched this dispatch
-// is walked, and only while some cell still holds a clock: a barrier's or
+// join nothing needs them. Only the shadows of a buffer a notify touched
+// this dispatch (sigRefs.clocks) are walked, and only while some cell
+// still holds a clock: a barrier's or
 // a ring's cells have let go of theirs at their waits, and a walk would
 // only read every cell state again (P² of them, mostly out of the cache).
 func (d *detector) dropClocks(sh *shadow) {
-	if !sh.clocks && (sh.buf == nil || sh.buf.sig.gen != d.gen || !sh.buf.sig.clocks) {
+	if sh.buf == nil || sh.buf.sig.gen != d.gen || !sh.buf.sig.clocks {
 		return
 	}
-	sh.clocks = false
 	if d.cellClocks == 0 {
 		return
 	}

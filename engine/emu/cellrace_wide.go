@@ -74,9 +74,7 @@ func (d *detector) wideSignal(m *machine, key *cellKey, cl *cell, c *cellRace, s
 			c.gen |= raceClock1
 		}
 		d.cellClocks++ // countClock(false, true)
-		// The general path notes the clock in the copy's shadow
-		// (shadow.clocks); the buffer's flag makes dropClocks walk the
-		// same cells at the join, without reading the shadow here.
+		// For dropClocks, as cellAccess notes it.
 		d.refs(b).clocks = true
 	} else {
 		// acquire, for the rank thread, then its dropSnaps.

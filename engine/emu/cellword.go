@@ -84,8 +84,8 @@ func (w raceWord) current(gen uint32) bool {
 type sigRefs struct {
 	gen, en, ew uint32
 	nn, nw      uint8
-	// clocks says a notify's fast path gave a cell of the buffer a
-	// clock (shadow.clocks is the general path's, per copy).
+	// clocks says a notify gave a cell of the buffer, in any copy, a
+	// clock this dispatch (dropClocks).
 	clocks bool
 	sn, sw [rwSites]uint32
 }

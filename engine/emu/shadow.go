@@ -74,7 +74,6 @@ type shadow struct {
 	gap, gapLen int32 // the hole in segs, a gap buffer: see insert
 	hint        int32 // the segment first found last
 	segs        []segment
-	clocks      bool // a notify gave a cell here a clock this dispatch (but see sigRefs)
 	// The memory shadowed, for a rank's copy of a window buffer: the
 	// states of its INT32 signal cells live in the buffer's cell pages
 	// (cellrace.go); odd holds those of any other cell, by offset.
@@ -86,7 +85,7 @@ type shadow struct {
 	// far holds the shadows of the memory's bytes past its first
 	// shadowRegion, if any were accessed.
 	far *farShadows
-	_   [40]byte // to 128 bytes (see above)
+	_   [48]byte // to 128 bytes (see above)
 }
 
 // bufRace is what the race detector keeps of a window buffer for all its
