@@ -15,10 +15,10 @@ type machine struct {
 	// The fields every statement or shared operation reads are in three
 	// cache lines (a machine is allocated after an 8-byte header, the
 	// allocator's for an object this size with pointers, so its offsets
-	// 56 and 120 start lines): s to block in the first; parent, then what
+	// 56 and 120 start lines): s to seq in the first; parent, then what
 	// the race detector reads of hb at every access and signal op (tid to
-	// plainClk, pend[0]) in the second; and after hb, state and seq, with
-	// the start of wait. In a ring the scheduler runs every other rank
+	// plainClk, pend[0]) in the second; and after hb, state and block,
+	// with the start of wait. In a ring the scheduler runs every other rank
 	// between two ops of one, so each of these lines is out of the cache
 	// at each op; hb's in a line of its own was a first-level miss more per
 	// access and signal op, one that the interpreter's line now pays for
