@@ -2,6 +2,7 @@ package emu
 
 import (
 	"fmt"
+	"unsafe"
 
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/trace"
@@ -11,9 +12,20 @@ import (
 // state is explicit — a stack of frames, each a stack of cursors into
 // blocks — so that it can stop in front of any statement and resume later.
 type machine struct {
-	s      *sim
-	rank   int
-	frames []*frame
+	// The fields every statement or shared operation reads are in three
+	// cache lines (a machine is allocated after an 8-byte header, the
+	// allocator's for an object this size with pointers, so its offsets
+	// 56 and 120 start lines): s to seq in the first; parent, then what
+	// the race detector reads of hb at every access and signal op (tid to
+	// plainClk, pend[0]) in the second; and after hb, state and block,
+	// with the start of wait. In a ring the scheduler runs every other rank
+	// between two ops of one, so each of these lines is out of the cache
+	// at each op; hb's in a line of its own was a first-level miss more per
+	// access and signal op, one that the interpreter's line now pays for
+	// (parent: owner, for an event's sequence number, reads it at every
+	// op). TestPlainMemoLines checks the layout.
+	s    *sim
+	rank int
 	// fr is the top of frames (nil when it is empty), kept beside it by
 	// pushFrame and popFrame: every operand read goes through it, and
 	// the slice's last element cost 3% of a barrier's instructions.
@@ -25,42 +37,42 @@ type machine struct {
 	// iteration of a barrier. Never set on the host, whose dispatch
 	// bookkeeping counts its cursors (host.go).
 	single *node
-	queue  []task // dispatched calls not started yet
-	state  mstate
 	at     *node // the shared operation it stands in front of
 	clock  int64 // simulated time, picoseconds
 	seq    int64 // next event sequence number
 
-	wait waitInfo // the wait the rank is in, when wait.active
-
 	// A kernel launched as a grid of blocks (ir.Call.Blocks > 1) runs each
 	// block on a machine of its own: block is its index, parent the rank's
 	// machine, which waits (stJoin) until pending blocks have finished.
-	block   int
-	parent  *machine
-	pending int
-	join    *node // the grid call the parent waits in
-	retVal  val   // a block's kernel result
+	parent *machine
 
-	scratch []int // offsets of a notify or wait, reused
+	// hb is its happens-before state, for the race detector (see above).
+	hb hbThread
 
 	// id names the machine in the cell it is parked on (sim.machineID; 0
 	// until it first parks), waitNext the machine parked after it there.
 	id, waitNext int32
-	taskQueued   []bool         // by task id: queued, not run yet (task.go)
-	deferred     []deferredTask // the queued tasks, in submission order
+	_            [hbTailPad]byte // puts state on a line (see above)
+	state        mstate
+	block        int
+	wait         waitInfo // the wait the rank is in, when wait.active
 
-	// hb is its happens-before state, for the race detector; last, so that
-	// its site memo (240 bytes) does not push the fields above apart, and
-	// after a pad that starts it on a cache line (a machine is allocated
-	// after an 8-byte header, the allocator's for an object this size with
-	// pointers), so that what a signal op's fast path reads of it (tid to
-	// priv, the first pend slots) is one line, not the two it straddled:
-	// a barrier at P = 256 under cachegrind missed the first-level cache
-	// about once a signal op less.
-	_  [8]byte
-	hb hbThread
+	frames  []*frame
+	pending int
+	join    *node  // the grid call the parent waits in
+	queue   []task // dispatched calls not started yet
+	retVal  val    // a block's kernel result
+
+	scratch []int // offsets of a notify or wait, reused
+
+	taskQueued []bool         // by task id: queued, not run yet (task.go)
+	deferred   []deferredTask // the queued tasks, in submission order
 }
+
+// hbTailPad is the padding after hb and id that starts state on a cache
+// line: hb starts at the machine's offset 64 (8 bytes into its second
+// line), so it and id end 8 + sizeof(hb) bytes into one.
+const hbTailPad = (64 - (8+unsafe.Sizeof(hbThread{})+8)%64) % 64
 
 type mstate uint8
 
@@ -131,7 +143,7 @@ func (m *machine) next() (*node, *failure) {
 		}
 		return n, nil
 	}
-	for len(m.frames) > 0 {
+	for m.fr != nil { // frames is not empty
 		fr := m.top()
 		if len(fr.cursors) == 0 {
 			m.popFrame(val{})

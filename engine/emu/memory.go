@@ -178,10 +178,7 @@ const tilePoolDepth = 8
 // were charged when they were made and stay charged while pooled.
 func (m *machine) makeTile(n *node, dt ir.DType, shape, valid []int, zero bool) *tile {
 	size := numElems(shape) * dt.Bytes()
-	var owner *frame
-	if len(m.frames) > 0 {
-		owner = m.top()
-	}
+	owner := m.fr // the top frame, nil when there is none
 	if bufs := m.s.pool[size]; len(bufs) > 0 {
 		b := bufs[len(bufs)-1]
 		m.s.pool[size] = bufs[:len(bufs)-1]

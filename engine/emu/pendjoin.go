@@ -29,11 +29,12 @@ package emu
 // needless bump at most, which only makes copyable more cautious.
 
 // pendLen is the size of a thread's pend buffer: a flush of 16 entries
-// of a barrier's waits writes 64 bytes of its base. Only its first two
-// entries share the cache line of the fields a wait reads anyway (machine
-// starts hb on a line; three before plainClk came there, which cost a
-// barrier at P = 1024 under cachegrind 0.2% more first-level misses, and
-// saved a ring one an access); a buffer of the first three alone missed the
+// of a barrier's waits writes 64 bytes of its base. Only its first entry
+// shares the cache line of the fields a wait reads anyway (machine puts
+// them beside parent, in a line the interpreter reads at every op; two
+// entries did when hb had a line of its own, three before plainClk came
+// there, which cost a barrier at P = 1024 under cachegrind 0.2% more
+// first-level misses, and saved a ring one an access); a buffer of the first three alone missed the
 // first-level cache less at P = 256, but its flushes, five times as many,
 // met the bases (4 KiB each at P = 1024, out of the second-level cache)
 // as often: barrier P = 1024 under a 2 MiB last-level cache missed it

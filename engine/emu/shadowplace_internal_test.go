@@ -78,9 +78,10 @@ func TestRecordInPlaceKinds(t *testing.T) {
 
 // TestPlainMemoLines checks where plainClk and pend[0] are: in the cache
 // line of the thread's epoch (own, released), which every access reads,
-// for every machine on the heap. A machine's size class is a multiple of
-// 64 bytes and the allocator puts an 8-byte header before it, so hb,
-// after the pad that puts it on a line, starts a line in every machine.
+// for every machine on the heap, and that this line is one the
+// interpreter reads at every op anyway. A machine's size class is a
+// multiple of 64 bytes and the allocator puts an 8-byte header before it,
+// so the machine's offsets 56 and 120 start lines in every machine.
 func TestPlainMemoLines(t *testing.T) {
 	for range 4 {
 		machineSink = &machine{} // on the heap, as the sim's machines are
@@ -93,6 +94,19 @@ func TestPlainMemoLines(t *testing.T) {
 		// knows reads pend[0] beside them (shadowseg.go).
 		if p := uintptr(unsafe.Pointer(&h.pend[0])); p/64 != first/64 || (p+7)/64 != first/64 {
 			t.Fatalf("hb at %#x: pend[0] at %#x, not in the line of own at %#x", uintptr(unsafe.Pointer(h)), p, first)
+		}
+		// That line is one the interpreter reads at every op anyway
+		// (parent, for owner), as are those of s and clock (machine).
+		m := machineSink
+		if p := uintptr(unsafe.Pointer(&m.parent)); p/64 != first/64 {
+			t.Fatalf("machine at %#x: parent at %#x, not in the line of hb's own at %#x", uintptr(unsafe.Pointer(m)), p, first)
+		}
+		line := func(p unsafe.Pointer) uintptr { return uintptr(p) / 64 }
+		if l := line(unsafe.Pointer(&m.s)); line(unsafe.Pointer(&m.seq)) != l || line(unsafe.Pointer(&m.clock)) != l {
+			t.Fatalf("machine at %p: s, clock and seq not in one line", m)
+		}
+		if l := line(unsafe.Pointer(&m.state)); line(unsafe.Pointer(&m.block)) != l || line(unsafe.Pointer(&m.wait.n)) != l || uintptr(unsafe.Pointer(&m.state))%64 != 0 {
+			t.Fatalf("machine at %p: state does not start the line of block and wait", m)
 		}
 	}
 }
