@@ -27,12 +27,9 @@ import (
 //   - trace events handed to Options.OnEvent, Options.EventBytes each
 //     (limits.EventBytes by default), since the caller keeps them (the
 //     server's run log holds its first Options.KeepEvents); a sink that
-//     writes each event out keeps none and is charged nothing.
-//
-// The race detector's shadow of accessed byte ranges and its clocks are not
-// charged: the shadow grows with distinct access regions, bounded by the
-// step budget, and the clocks with the notifies not yet waited for (a
-// cell lets go of its clocks once its rank has acquired them).
+//     writes each event out keeps none and is charged nothing;
+//   - the race detector's shadow of accessed byte ranges, its vector clocks
+//     and its cells' overflow, as they grow (racebudget.go).
 
 // perRankBytes is a rank's machine, its frames and its heap entry, measured
 // as about 600 bytes for the lesson kernels; rounded up.

@@ -350,10 +350,14 @@ func (d *detector) encode(c *cellRace, clocks []hbSnap, accs []cellAcc) {
 			}
 			mo = &raceMore{}
 			d.more[c] = mo
+			d.spend(moreBytes)
 		}
 		clear(mo.hb)
+		hadHB, hadAcc := cap(mo.hb), cap(mo.acc)
 		mo.hb = append(mo.hb[:0], clocks...)
 		mo.acc = append(mo.acc[:0], accs...)
+		d.spendSlice(hadHB, cap(mo.hb), int64(unsafe.Sizeof(hbSnap{})))
+		d.spendSlice(hadAcc, cap(mo.acc), segAccBytes)
 		*c = cellRace{gen: gen | raceOverflow}
 	}
 	d.countClock(had, len(clocks) > 0)

@@ -71,12 +71,15 @@ func (d *detector) joinCopy(h *hbThread, sn hbSnap) {
 		v = src
 		v.refs++
 		if len(v.v) < n {
+			had := cap(v.v)
 			v.v = append(v.v, make([]uint32, n-len(v.v))...)
+			d.spendSlice(had, cap(v.v), 4)
 		}
 	} else {
 		if old.refs == 1 {
 			v = old
 			if cap(v.v) < n {
+				d.spendSlice(cap(v.v), n, 4)
 				v.v = make([]uint32, n)
 			}
 			v.v = v.v[:n]

@@ -1,6 +1,10 @@
 package emu
 
-import "slices"
+import (
+	"slices"
+
+	"pldworkbench/engine/limits"
+)
 
 // The race detector: happens-before over program order, notify→wait edges
 // and the host's dispatch fork and join, checked on every access to window
@@ -264,8 +268,10 @@ func (d *detector) alloc(n int) *vclock {
 	} else {
 		v = takeVclock()
 		d.made = append(d.made, v)
+		d.spend(vclockBytes(v) + 16) // and its place in made and vcs
 	}
 	if cap(v.v) < n {
+		d.spendSlice(cap(v.v), n, 4)
 		v.v = make([]uint32, n)
 	} else {
 		v.v = v.v[:n]
@@ -300,7 +306,9 @@ func (d *detector) writable(h *hbThread, n int) {
 		return
 	}
 	if len(h.base.v) < n {
+		had := cap(h.base.v)
 		h.base.v = append(h.base.v, make([]uint32, n-len(h.base.v))...)
+		d.spendSlice(had, cap(h.base.v), 4)
 		d.bump(h.base)
 	}
 }
@@ -434,6 +442,11 @@ type detector struct {
 
 	// nodeSites are the signal ops' site memos, by node.sig-1 (nodeSite).
 	nodeSites []nodeSite
+
+	// meter is the run's budget; unpaid is what the detector grew by and
+	// has not charged yet, charged what it has (racebudget.go).
+	meter           *limits.Meter
+	unpaid, charged int64
 }
 
 // MaxRaces caps Result.Races; Result.RacesOmitted counts the distinct
@@ -458,6 +471,7 @@ func (s *sim) initRace(opts Options) {
 		zero.refs++
 		m.hb.base, m.hb.own = zero, 1
 	}
+	d.meter = s.meter
 	s.race = d
 }
 

@@ -85,7 +85,10 @@ type shadow struct {
 	// far holds the shadows of the memory's bytes past its first
 	// shadowRegion, if any were accessed.
 	far *farShadows
-	_   [48]byte // to 128 bytes (see above)
+	// d is the detector that charges the shadow's growth (nil in tests
+	// that make a shadow on its own).
+	d *detector
+	_ [40]byte // to 128 bytes (see above)
 }
 
 // bufRace is what the race detector keeps of a window buffer for all its
@@ -382,7 +385,8 @@ func (d *detector) shadowOf(key shadowKey) *shadow {
 	if key.host != nil {
 		sh := d.hostShadows[key.host]
 		if sh == nil {
-			sh = &shadow{}
+			d.spend(shadowBytes + 48) // and its map entry and place in all
+			sh = &shadow{d: d}
 			d.hostShadows[key.host] = sh
 			d.all = append(d.all, sh)
 		}
@@ -390,11 +394,13 @@ func (d *detector) shadowOf(key shadowKey) *shadow {
 	}
 	b := key.buf
 	if b.shadows == nil {
+		d.spend(int64(len(d.who)) * 8)
 		b.shadows = make([]*shadow, len(d.who))
 	}
 	sh := b.shadows[key.rank]
 	if sh == nil {
-		sh = &shadow{buf: b, rank: key.rank}
+		d.spend(shadowBytes + 8) // and its place in all
+		sh = &shadow{buf: b, rank: key.rank, d: d}
 		b.shadows[key.rank] = sh
 		d.all = append(d.all, sh)
 	}

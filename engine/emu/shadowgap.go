@@ -56,7 +56,7 @@ func (s *shadow) moveGap(i int) {
 func (s *shadow) insert(i int, seg segment) {
 	if s.gapLen == 0 {
 		n := s.nsegs()
-		grown := make([]segment, max(2*n, 8))
+		grown := s.grow(max(2*n, 8))
 		copy(grown, s.segs[:i])
 		gl := len(grown) - n
 		copy(grown[i+gl:], s.segs[i:])
@@ -68,6 +68,15 @@ func (s *shadow) insert(i int, seg segment) {
 	s.gap++
 	s.gapLen--
 	s.nseg++
+}
+
+// grow returns room for n segments, charged first (the old room's
+// charge carries over).
+func (s *shadow) grow(n int) []segment {
+	if s.d != nil {
+		s.d.spendSlice(len(s.segs), n, segmentBytes)
+	}
+	return make([]segment, n)
 }
 
 // remove deletes segments [i, j).
@@ -89,7 +98,7 @@ func (s *shadow) reserve(i, k int) {
 		return
 	}
 	n := s.nsegs()
-	grown := make([]segment, max(2*n, 8, n+k))
+	grown := s.grow(max(2*n, 8, n+k))
 	gl := len(grown) - n
 	copy(grown, s.segs[:i])
 	copy(grown[i+gl:], s.segs[i+int(s.gapLen):])

@@ -253,11 +253,18 @@ func (s *shadow) setEntries(seg *segment, acc []cellAcc) {
 		} else {
 			sp.lists = append(sp.lists, nil)
 			idx = int32(len(sp.lists))
+			if s.d != nil {
+				s.d.spend(24) // the list's header
+			}
 		}
 		seg.acc = [segInline]segAcc{{tid: spillMark, clk: uint32(idx)}}
 	}
 	l := &s.spill.lists[seg.spillIndex()-1]
+	had := cap(*l)
 	*l = append((*l)[:0], acc...)
+	if s.d != nil {
+		s.d.spendSlice(had, cap(*l), segAccBytes)
+	}
 	seg.acc[1].clk = uint32(len(acc))
 }
 
@@ -305,13 +312,19 @@ func (s *shadow) regions(lo, hi int, create bool, f func(r *shadow, base, lo, hi
 					return
 				}
 				s.far.regions = append(s.far.regions, nil)
+				if s.d != nil {
+					s.d.spend(8)
+				}
 			}
 			sh = s.far.regions[r-1]
 			if sh == nil {
 				if !create {
 					continue
 				}
-				sh = &shadow{}
+				sh = &shadow{d: s.d}
+				if s.d != nil {
+					s.d.spend(shadowBytes)
+				}
 				s.far.regions[r-1] = sh
 			}
 		}
