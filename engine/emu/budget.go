@@ -132,3 +132,17 @@ func inTuple(ret val, t *tile) bool {
 	}
 	return false
 }
+
+// place gives a failure raised without a machine at hand (Rank -1, no
+// line) the rank and line of the statement the run was executing.
+func (s *sim) place(f *failure) {
+	e := f.err
+	if e == nil || e.Rank != -1 || e.Line != 0 || s.execM == nil || s.execN == nil {
+		return
+	}
+	e.Rank = s.execM.rank
+	if p := s.execM.parent; p != nil {
+		e.Rank = p.rank
+	}
+	e.Line, e.Col = s.execN.span.Line, s.execN.span.Col
+}

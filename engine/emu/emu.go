@@ -285,6 +285,7 @@ func (cp *Compiled) Run(ctx context.Context, opts Options) (res *Result) {
 	defer func() {
 		if p := recover(); p != nil {
 			if mf, ok := p.(memFailure); ok {
+				s.place(mf.f)
 				res = s.result(mf.f)
 				return
 			}

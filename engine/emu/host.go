@@ -207,6 +207,7 @@ func (s *sim) runHost() *failure {
 				return f
 			}
 		}
+		s.execM, s.execN = h, n
 		if _, f := h.exec(n); f != nil {
 			return f
 		}

@@ -419,6 +419,7 @@ func (s *sim) flush() *failure {
 			}
 			continue
 		}
+		s.execM, s.execN = m, n
 		blocked, f := m.exec(n)
 		if f != nil {
 			return f
@@ -470,6 +471,7 @@ func (s *sim) runLocal(m *machine) *failure {
 			s.ready.push(m)
 			return nil
 		}
+		s.execM, s.execN = m, n
 		grid, f := m.exec(n)
 		if f != nil {
 			return f

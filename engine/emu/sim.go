@@ -26,6 +26,11 @@ type sim struct {
 
 	host  *machine
 	ranks []*machine
+	// execM and execN are the machine and statement the run executes now,
+	// for a failure raised where neither is at hand (a charge of the race
+	// detector or of signal-cell bookkeeping): Run names its rank and line.
+	execM *machine
+	execN *node
 	// blockMachines are the machines of kernel grids' blocks, in launch
 	// order.
 	blockMachines []*machine
