@@ -118,18 +118,26 @@ func aheadCap(names []string, ts []*emu.Tensor, limit int64) int {
 	return int(need)
 }
 
+// aheadSlack is the room formatAhead's buffer has past its text's
+// bound: at least what floats.AppendFloat32s (640 bytes, a batch's) and
+// floats.AppendElems (64) want free past what they write.
+const aheadSlack = 1 << 10
+
 // formatAhead formats the tensors ts, named names, as writeTensors does,
 // a chunk at a time once the fill p has written it, until the next chunk
 // might not fit in limit bytes or quit is closed. The buffer is
-// allocated once, at its cap: its pages are only touched as the text
-// fills them.
+// allocated once, with aheadSlack bytes past the text's bound, so that
+// the formatters' scratch space past the text (floats.AppendFloat32s
+// wants room for a batch) never makes append move it: its pages are
+// only touched as the text fills them.
 func formatAhead(names []string, ts []*emu.Tensor, limit int64, p *fillProgress, quit <-chan struct{}) *aheadText {
-	a := &aheadText{names: names, buf: make([]byte, 0, aheadCap(names, ts, limit))}
+	room := aheadCap(names, ts, limit)
+	a := &aheadText{names: names, buf: make([]byte, 0, room+aheadSlack)}
 	a.buf = append(a.buf, '{')
 	for i, k := range names {
 		t := ts[i]
 		b, err := tensorHead(a.buf, i == 0, k, t)
-		if err != nil || len(b) > cap(a.buf) || stopped(quit) {
+		if err != nil || len(b) > room || stopped(quit) {
 			return a // the head is dropped: a.buf's length is unchanged
 		}
 		a.buf, a.tensor, a.elem, a.open = b, i, 0, t != nil
@@ -140,13 +148,13 @@ func formatAhead(names []string, ts []*emu.Tensor, limit int64, p *fillProgress,
 		f := newFormatter(t, chunk)
 		for lo := 0; lo < t.Len(); lo += chunk {
 			hi := min(lo+chunk, t.Len())
-			if len(a.buf)+(hi-lo)*f.maxElemBytes() > cap(a.buf) || !p.wait(t, hi, quit) || stopped(quit) {
+			if len(a.buf)+(hi-lo)*f.maxElemBytes() > room || !p.wait(t, hi, quit) || stopped(quit) {
 				return a
 			}
 			a.buf = f.appendChunk(a.buf, lo)
 			a.elem = hi
 		}
-		if len(a.buf)+len(tensorTail) > cap(a.buf) {
+		if len(a.buf)+len(tensorTail) > room {
 			return a
 		}
 		a.buf = append(a.buf, tensorTail...)

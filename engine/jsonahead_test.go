@@ -20,7 +20,7 @@ import (
 // the first tensor, after a tensor's head, inside a tensor at a chunk
 // seam, between tensors, after the last — WriteJSON writes its text and
 // resumes there, and the document is json.Marshal's, byte for byte; the
-// text never passes its limit.
+// text never passes its limit, and its buffer is never moved.
 func TestFormatAheadResumes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	randn := func(dt ir.DType, n int) *emu.Tensor {
@@ -66,6 +66,9 @@ func TestFormatAheadResumes(t *testing.T) {
 			a := formatAhead(names, ts, limit, nil, q)
 			if int64(len(a.buf)) > max(limit, 1) {
 				t.Errorf("limit %d: %d bytes of text", limit, len(a.buf))
+			}
+			if c := aheadCap(names, ts, limit) + aheadSlack; cap(a.buf) != c {
+				t.Errorf("limit %d: the buffer moved (cap %d, allocated %d)", limit, cap(a.buf), c)
 			}
 			switch {
 			case a.tensor == len(names):

@@ -72,15 +72,17 @@ func buildExp32() {
 // whether it has a digit fewer, is a coin toss the branch predictor
 // loses): shortest32's steps with its exponent's constants from a table
 // and one 128-bit product instead of three (the bounds' products are
-// the value's plus and minus a constant), then its digits laid out by
-// put32. An integer below 2^26 (an index fill and its sums) is
-// putInt32's: its own digits, or from 2^24 on, when fewer digits read
-// back as it, shortest32's. Every other element is AppendElem32's. As
-// in appendElems, the digits of a batch are found first, then written:
-// the first loop makes no call, so its values stay in registers, and
-// independent elements' multiplies overlap (about 15 ns an element of a
-// randn fill where shortest32 and a three-way layout took 23, 11 of an
-// index fill's sums where they took 15, BenchmarkAppendElem).
+// the value's plus and minus a constant), the choice between its
+// candidates in 32-bit arithmetic, then its digits laid out by put32.
+// An integer below 2^26 (an index fill and its sums) is found in the
+// first loop too, as its own digits or, from 2^24 on, when fewer digits
+// read back as it, shortest32's, and written by putInt32. Every other
+// element is AppendElem32's. As in appendElems, the digits of a batch
+// are found first, then written: the first loop makes no call, so its
+// values stay in registers, and independent elements' multiplies
+// overlap (BenchmarkAppendElem: about 15.5 ns an element of a randn
+// fill, 10.7 of an index fill's sums; 17 and 13 with the 64-bit choice
+// and the integers tested again in the second loop).
 func AppendFloat32s(b []byte, f []float32, lead bool) []byte {
 	exp32Once.Do(buildExp32)
 	tab := exp32Tab
@@ -91,10 +93,25 @@ func AppendFloat32s(b []byte, f []float32, lead bool) []byte {
 		n := min(len(f), batch)
 		for i, x := range f[:n] {
 			u := math.Float32bits(x)
-			e := &tab[u>>23&0xff]
+			bq := u >> 23 & 0xff
+			e := &tab[bq]
 			ds[i] = 0
-			if u&e.mask == 0 || u>>23&0xff >= intBq && intDigits32(u, int32(x)) {
-				continue // not for shortest32 or written as an integer's digits
+			if u&e.mask == 0 || bq >= intBq {
+				// Not a fraction: an integer below 2^26 (the mask
+				// clears one below 2^23 with bits under the point) is
+				// written as its own digits (an index fill and most of
+				// its sums), as AppendElem32 writes it, flagged by
+				// intFlag; else one past 2^24 with bits under the mask
+				// takes shortest32's digits (k is 0), and the rest are
+				// AppendElem32's.
+				if (bq >= 127 && bq <= fastBqMax || u == 0) && intDigits32(u, int32(x)) {
+					j := int32(x)
+					ds[i] = uint32((j^j>>31)-j>>31) | intFlag
+					continue
+				}
+				if u&e.mask == 0 {
+					continue
+				}
 			}
 			// shortest32, with k and the shifts from e: 4c is not the
 			// power of two's case (c has bits below the hidden one), so
@@ -107,36 +124,49 @@ func AppendFloat32s(b []byte, f []float32, lead bool) []byte {
 			lhi, _ := bits.Sub64(phi, e.dhi, borrow)
 			_, carry := bits.Add64(plo, e.dlo, 0)
 			rhi, _ := bits.Add64(phi, e.dhi, carry)
-			vb, vbl, vbr := ropHi(phi), ropHi(lhi), ropHi(rhi)
-			// shortest32's choice, with a select in place of its branch
-			// on shorter's answer.
-			d := nearest(vb, vbl, vbr, c&1, 0)
-			short, ok := shorter(vb>>2, vbl, vbr, c&1)
-			m := -b2u(ok)
-			ds[i] = uint32(d&^m | short&m)
+			// vb, vbl, vbr < 2^31 (d < 2·10^8): 32-bit arithmetic
+			// from here, whose division by 10 is one multiply.
+			vb, vbl, vbr := uint32(ropHi(phi)), uint32(ropHi(lhi)), uint32(ropHi(rhi))
+			out := uint32(c & 1)
+			// nearest: s unless s is outside the interval, or t = s+1
+			// is inside and closer, or as close and s odd ((vb&3) +
+			// (s&1) ≥ 3: vb is 4s plus 0 to 3, and 2 is the tie).
+			s := vb >> 2
+			sIn := b2u(vbl+out <= s<<2)
+			tOut := b2u((s+1)<<2+out > vbr)
+			d := s + 1 - uint32(sIn&(tOut|b2u(vb&3+s&1 < 3)))
+			// shorter: a multiple of ten in the interval, when exactly
+			// one of the two around s is.
+			sp10 := s / 10 * 10
+			upin := b2u(vbl+out <= sp10<<2)
+			wpin := b2u((sp10+10)<<2+out <= vbr)
+			short := sp10 + 10 - 10*uint32(upin)
+			m := -uint32(upin ^ wpin)
+			ds[i] = d&^m | short&m
+		}
+		// Room for the batch, checked once: an element takes at most
+		// 23 bytes (a comma and -100000000000000000000) and the fast
+		// path needs 40 to lay out in, so 40 a batch element leaves
+		// enough for the last.
+		if cap(b)-len(b) < batch*40 {
+			b = append(b[:cap(b)], make([]byte, batch*40)...)[:len(b)]
 		}
 		for i, x := range f[:n] {
-			if cap(b)-len(b) < 40 {
-				b = room(b)
-			}
 			u := math.Float32bits(x)
 			k := len(b)
 			o := (*[40]byte)(b[k : k+40])
 			o[0] = ','
 			o[comma] = '-' // kept for a negative x, overwritten for a positive one
 			w := comma + int(u>>31)
-			switch bq := u >> 23 & 0xff; {
-			case ds[i] != 0 && bq < intBq:
-				b = b[:k+w+put32((*[32]byte)(o[w&3:][:32]), uint64(ds[i]), int(tab[bq].k))]
-			case ds[i] != 0:
-				// An integer from 2^24 to 2^26 with fewer digits than its
-				// own (some sums of an index fill): k is 0, so d is the
-				// integer it is written as, its digits and zeros.
-				b = b[:k+w+putInt32((*[8]byte)(o[w&3:][:8]), ds[i])]
-			case x < 1<<26 && x > -1<<26 && x == float32(int32(x)) && u != 1<<31 && intDigits32(u, int32(x)):
-				// An integer written as its own digits (an index fill and
-				// most of its sums), as AppendElem32 writes it.
-				b = b[:k+w+putInt32((*[8]byte)(o[w&3:][:8]), uint32(int32(math.Abs(float64(x)))))]
+			switch v, bq := ds[i], u>>23&0xff; {
+			case v != 0 && v < intFlag && bq < intBq:
+				b = b[:k+w+put32((*[32]byte)(o[w&3:][:32]), uint64(v), int(tab[bq].k))]
+			case v != 0:
+				// An integer: its own digits, or from 2^24 to 2^26 with
+				// fewer digits than its own (some sums of an index
+				// fill), shortest32's d with k = 0, the integer it is
+				// written as, its digits and zeros.
+				b = b[:k+w+putInt32((*[8]byte)(o[w&3:][:8]), v&^intFlag)]
 			default:
 				if comma != 0 {
 					b = append(b, ',')
@@ -149,6 +179,10 @@ func AppendFloat32s(b []byte, f []float32, lead bool) []byte {
 	}
 	return b
 }
+
+// intFlag marks an element of AppendFloat32s written as its own
+// integer digits (below 2^26, so the flag is clear of them).
+const intFlag = 1 << 31
 
 // put32 writes d·10^k, the shortest digits of a float32 from 2^-19 to
 // 2^23 that is not an integer, at the start of o and returns its length.

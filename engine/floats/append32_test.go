@@ -6,23 +6,31 @@ import (
 	"testing"
 )
 
-// TestAppendFloat32s: float32s are written as AppendElem32 writes their
-// float64 values, comma-separated, at lengths around the batch size,
-// every kind mixed in (normals, any bit pattern, integers on both sides of
-// the fast path, zeros, NaN, the infinities, the exponent form's edges).
+// TestAppendFloat32s: float32s are written as encoding/json writes them
+// (wantElem32, strconv's digits), comma-separated, at lengths around the
+// batch size and one long run, every kind mixed in (normals, any bit
+// pattern, integers on both sides of the fast path and past 2^24, the
+// powers of two there, zeros, NaN, the infinities, the exponent form's
+// edges).
 func TestAppendFloat32s(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	kinds := []func() float32{
 		func() float32 { return float32(rng.NormFloat64()) },
 		func() float32 { return math.Float32frombits(rng.Uint32()) },
 		func() float32 { return float32(rng.IntN(1e9) - 5e8) },
+		// Integers on the fast path: below 2^24 (an index fill), and
+		// from 2^24 to 2^26 (its sums), some written as their own
+		// digits and some by shortest32, and the powers of two there.
+		func() float32 { return float32(rng.IntN(1<<25) - 1<<24) },
+		func() float32 { return float32(rng.IntN(1<<27) - 1<<26) },
+		func() float32 { return float32(math.Ldexp(float64(1-2*rng.IntN(2)), 20+rng.IntN(8))) },
 		func() float32 { return float32(rng.NormFloat64() * 1e-5) },
 		func() float32 {
 			return []float32{0, float32(math.Copysign(0, -1)), float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)),
-				1e-45, 1e20, 3e20, 1e-7, 9.9999997e-7, 1e-6, 1 << 24, 123456789, 0.1, 1e21}[rng.IntN(15)]
+				1e-45, 1e20, 3e20, -9.9999994e20, 1e-7, 9.9999997e-7, 1e-6, 1 << 24, 123456789, 0.1, 1e21}[rng.IntN(16)]
 		},
 	}
-	for _, n := range []int{0, 1, 15, 16, 17, 33, 5000} {
+	for _, n := range []int{0, 1, 15, 16, 17, 33, 5000, 1 << 20} {
 		for _, lead := range []bool{false, true} {
 			f := make([]float32, n)
 			for i := range f {
@@ -33,7 +41,11 @@ func TestAppendFloat32s(t *testing.T) {
 				if lead || i > 0 {
 					want = append(want, ',')
 				}
-				want = AppendElem32(want, float64(v))
+				k := len(want)
+				want = wantElem32(want, v)
+				if len(want)-k > 22 { // -100000000000000000000
+					t.Fatalf("%v takes %d bytes", v, len(want)-k)
+				}
 			}
 			if got := AppendFloat32s([]byte("x"), f, lead); string(got[1:]) != string(want) || got[0] != 'x' {
 				t.Fatalf("n=%d lead=%v: AppendFloat32s %.120s, AppendElem32 %.120s", n, lead, got, want)
