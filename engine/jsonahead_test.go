@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"pldworkbench/engine/emu"
+	"pldworkbench/engine/floats"
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/limits"
 )
@@ -34,11 +35,16 @@ func TestFormatAheadResumes(t *testing.T) {
 	res := &RunResult{Status: emu.StatusOK, Ranks: 2, Entry: "e",
 		In: map[string]*emu.Tensor{
 			"x": randn(ir.FP32, 3*chunk+5), // three chunk seams, a short last chunk
-			"a": randn(ir.FP16, 7),
+			"h": randn(ir.FP16, 7),
 			"w": emu.NewTensorFunc(ir.INT32, []int{chunk + 1}, func(i int) float64 { return float64(i * 7919) }), // float64 digits
-			"e": emu.Zeros(ir.FP32, 0),                                                                           // no elements at all
+			// No elements at all, and first (the keys are written in
+			// order): the bound on an element's text (maxElemBytes) is
+			// wide enough that a tensor with elements fits its last
+			// chunk only when the next head fits too, so only one with
+			// none can end just before a head that does not.
+			"a": emu.Zeros(ir.FP32, 0),
 		},
-		InputOrder: []string{"x", "w", "a", "e"},
+		InputOrder: []string{"x", "w", "h", "a"},
 		Out:        map[string]*emu.Tensor{"y": randn(ir.FP32, 9)}, OutputOrder: []string{"y"},
 	}
 	res.init()
@@ -171,5 +177,35 @@ func TestRunAheadEnds(t *testing.T) {
 	}
 	if cut == 0 {
 		t.Errorf("no timeout cut a run off while its inputs were being formatted (a whole run %v)", whole)
+	}
+}
+
+// TestMaxElemBytes: maxElemBytes bounds the text of every element with
+// its comma, and is met by the widest: the bound formatAhead keeps its
+// text within the json-ahead limit by. Beside the widest cases it tries
+// a million random float32 and float64 bit patterns.
+func TestMaxElemBytes(t *testing.T) {
+	f32 := newFormatter(emu.Zeros(ir.FP32, 1), 1).maxElemBytes()
+	f64 := newFormatter(emu.Zeros(ir.INT64, 1), 1).maxElemBytes() // the integer dtypes' float64s
+	width32 := func(v float32) int { return len(floats.AppendFloat32s(nil, []float32{v}, true)) }
+	width64 := func(v float64) int { return len(floats.AppendElems(nil, []float64{v}, true)) }
+	widest32 := -math.Nextafter32(1e21, 0) // written without an exponent, 21 digits
+	widest64 := -1.2345678901234567e-6     // 17 significant digits after 0.00000
+	if w := width32(widest32); w != f32 {
+		t.Errorf("float32 %v takes %d bytes with its comma; maxElemBytes says %d", widest32, w, f32)
+	}
+	if w := width64(widest64); w != f64 {
+		t.Errorf("float64 %v takes %d bytes with its comma; maxElemBytes says %d", widest64, w, f64)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 1 << 20 {
+		v32 := math.Float32frombits(rng.Uint32())
+		if w := width32(v32); w > f32 {
+			t.Fatalf("float32 %v takes %d bytes with its comma, more than maxElemBytes' %d", v32, w, f32)
+		}
+		v64 := math.Float64frombits(rng.Uint64())
+		if w := width64(v64); w > f64 {
+			t.Fatalf("float64 %v takes %d bytes with its comma, more than maxElemBytes' %d", v64, w, f64)
+		}
 	}
 }

@@ -170,13 +170,17 @@ func (f *formatter) appendChunk(b []byte, lo int) []byte {
 	return floats.AppendFloat32s(b, f.f32[:f.t.Float32sAt(f.f32, lo)], lo > 0)
 }
 
-// maxElemBytes bounds the text of one element and its comma: 15 for a
-// float32's shortest digits (-1.1754944e-38), 25 for a float64's.
+// maxElemBytes bounds the text of one element and its comma. The widest
+// is a negative just below 1e21, written without an exponent as
+// encoding/json does there: 21 digits (-100000000000000000000), 22
+// characters; a float64 between 1e-6 and 1e-5 with 17 significant digits
+// is wider (-0.0000012345678901234567, 25). Past these, the exponent form
+// is shorter (-1.1754944e-38).
 func (f *formatter) maxElemBytes() int {
 	if f.f64 != nil {
-		return 25
+		return 26
 	}
-	return 16
+	return 23
 }
 
 // writeFloats writes t's elements from element from on as
