@@ -205,7 +205,11 @@ func TestEntriesAndSolution(t *testing.T) {
 	}
 	eval[bool](tb, "accept the confirm", `(window.confirm = () => true, true)`)
 	tb.do("show the solution", chromedp.Click(chromedp.JSPath(`document.querySelector('[data-test=show-solution]')`)))
-	text := waitFor[string](tb, "the solution", `document.querySelector('[data-test=solution] .cm-content')?.textContent ?? ''`, summary)
+	// CodeMirror draws the lines near the viewport first and the rest as
+	// it measures, so the text is read once the lesson's entry is in it
+	// (a timeout says what was shown).
+	solution := `document.querySelector('[data-test=solution] .cm-content')?.textContent ?? ''`
+	text := waitFor[string](tb, "the solution with its entry", `(t => t.includes('allreduce') ? t : '')(`+solution+`)`, solution)
 	if strings.Contains(text, "#!") || !strings.Contains(text, "allreduce") {
 		t.Errorf("the solution shows %.120q", text)
 	}
