@@ -137,12 +137,8 @@ func inTuple(ret val, t *tile) bool {
 // line) the rank and line of the statement the run was executing.
 func (s *sim) place(f *failure) {
 	e := f.err
-	if e == nil || e.Rank != -1 || e.Line != 0 || s.execM == nil || s.execN == nil {
+	if e == nil || e.Rank != -1 || e.Line != 0 || s.execLine == 0 {
 		return
 	}
-	e.Rank = s.execM.rank
-	if p := s.execM.parent; p != nil {
-		e.Rank = p.rank
-	}
-	e.Line, e.Col = s.execN.span.Line, s.execN.span.Col
+	e.Rank, e.Line, e.Col = s.execRank, s.execLine, s.execCol // a block's machine has its rank's
 }

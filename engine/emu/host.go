@@ -207,7 +207,7 @@ func (s *sim) runHost() *failure {
 				return f
 			}
 		}
-		s.execM, s.execN = h, n
+		s.execRank, s.execLine, s.execCol = -1, n.span.Line, n.span.Col
 		if _, f := h.exec(n); f != nil {
 			return f
 		}

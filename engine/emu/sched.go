@@ -419,7 +419,7 @@ func (s *sim) flush() *failure {
 			}
 			continue
 		}
-		s.execM, s.execN = m, n
+		s.execRank, s.execLine, s.execCol = m.rank, n.span.Line, n.span.Col
 		blocked, f := m.exec(n)
 		if f != nil {
 			return f
@@ -449,6 +449,7 @@ func (s *sim) flush() *failure {
 // it stands in front of a shared operation (it then joins the ready heap)
 // or has no call left to run.
 func (s *sim) runLocal(m *machine) *failure {
+	s.execRank = m.rank
 	for {
 		n, f := m.next()
 		if f != nil {
@@ -471,7 +472,7 @@ func (s *sim) runLocal(m *machine) *failure {
 			s.ready.push(m)
 			return nil
 		}
-		s.execM, s.execN = m, n
+		s.execLine, s.execCol = n.span.Line, n.span.Col // execRank is m's (set above)
 		grid, f := m.exec(n)
 		if f != nil {
 			return f
