@@ -444,9 +444,9 @@ type detector struct {
 	nodeSites []nodeSite
 
 	// meter is the run's budget; unpaid is what the detector grew by and
-	// has not charged yet, charged what it has (racebudget.go).
-	meter           *limits.Meter
-	unpaid, charged int64
+	// has not charged yet (racebudget.go).
+	meter  *limits.Meter
+	unpaid int64
 }
 
 // MaxRaces caps Result.Races; Result.RacesOmitted counts the distinct

@@ -35,8 +35,12 @@ const (
 
 // spend notes n more bytes the detector holds, charging the budget once
 // a step's worth has gathered; it panics with a memFailure past the
-// budget.
+// budget. A nil detector (a shadow a test made on its own) charges
+// nothing.
 func (d *detector) spend(n int64) {
+	if d == nil {
+		return
+	}
 	if d.unpaid += n; d.unpaid >= raceChargeStep {
 		d.pay()
 	}
@@ -52,7 +56,6 @@ func (d *detector) pay() {
 				limits.Bytes(n), limits.Bytes(m.Budget.Memory), limits.Bytes(m.Held())),
 			Hint: "run it without the race detector (workbench run --no-races), synchronise less often between accesses to distinct ranges, or raise the limit (workbench --mem-limit)"}}})
 	}
-	d.charged += n
 	d.unpaid = 0
 }
 

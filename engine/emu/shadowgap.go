@@ -73,9 +73,7 @@ func (s *shadow) insert(i int, seg segment) {
 // grow returns room for n segments, charged first (the old room's
 // charge carries over).
 func (s *shadow) grow(n int) []segment {
-	if s.d != nil {
-		s.d.spendSlice(len(s.segs), n, segmentBytes)
-	}
+	s.d.spendSlice(len(s.segs), n, segmentBytes)
 	return make([]segment, n)
 }
 

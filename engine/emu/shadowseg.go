@@ -253,18 +253,14 @@ func (s *shadow) setEntries(seg *segment, acc []cellAcc) {
 		} else {
 			sp.lists = append(sp.lists, nil)
 			idx = int32(len(sp.lists))
-			if s.d != nil {
-				s.d.spend(24) // the list's header
-			}
+			s.d.spend(24) // the list's header
 		}
 		seg.acc = [segInline]segAcc{{tid: spillMark, clk: uint32(idx)}}
 	}
 	l := &s.spill.lists[seg.spillIndex()-1]
 	had := cap(*l)
 	*l = append((*l)[:0], acc...)
-	if s.d != nil {
-		s.d.spendSlice(had, cap(*l), segAccBytes)
-	}
+	s.d.spendSlice(had, cap(*l), segAccBytes)
 	seg.acc[1].clk = uint32(len(acc))
 }
 
@@ -312,9 +308,7 @@ func (s *shadow) regions(lo, hi int, create bool, f func(r *shadow, base, lo, hi
 					return
 				}
 				s.far.regions = append(s.far.regions, nil)
-				if s.d != nil {
-					s.d.spend(8)
-				}
+				s.d.spend(8)
 			}
 			sh = s.far.regions[r-1]
 			if sh == nil {
@@ -322,9 +316,7 @@ func (s *shadow) regions(lo, hi int, create bool, f func(r *shadow, base, lo, hi
 					continue
 				}
 				sh = &shadow{d: s.d}
-				if s.d != nil {
-					s.d.spend(shadowBytes)
-				}
+				s.d.spend(shadowBytes)
 				s.far.regions[r-1] = sh
 			}
 		}
