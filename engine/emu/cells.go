@@ -24,9 +24,8 @@ type cellKey struct {
 // cell is the bookkeeping of one signal cell. A barrier touches P² of them
 // (16.7 million at P = 4096), so a cell is 24 bytes and holds no pointer
 // (the garbage collector does not scan its pages): the parked machines are
-// named by id (sim.machines) and chained through machine.waitNext, and the
-// rare cell notified by more than one rank keeps that list in
-// sim.notifiers.
+// named by id (sim.machines) and chained through machine.waitNext, and a
+// cell notified by more than one rank keeps them beside it (addNotifier).
 type cell struct {
 	lastSeq    int64 // the event sequence number of the last notify that wrote it
 	lastArrive int64 // when that notify arrived (ps)
@@ -51,21 +50,75 @@ func (c *cell) setLast(ref trace.Ref, arrive int64) {
 	c.lastRank, c.lastSeq, c.lastArrive = int32(ref.Rank)+2, ref.Seq, arrive
 }
 
-// addNotifier records that rank notifies c (before the notify becomes
-// c's last).
-func (s *sim) addNotifier(c *cell, rank int) {
+// Who notified a cell at all is for deadlock reports only, but the
+// builtin ring's lowering makes it common: every cell [round, src] of a
+// rank's signal window is notified by src (twice a round) and then by the
+// rank itself (the epilogue's -2), so 2P³ cells have two notifiers, 4.2
+// million at P = 128. Kept as a []int per cell in one map, as they were,
+// they cost some 100 bytes a cell outside the memory budget (620 MB of
+// that run's 100 MB of cells) and a cache miss in a map of millions at
+// each epilogue notify, a third of the run. So a cell of a page with two
+// notifiers keeps them in a pair page beside it (notifierPair, 8 bytes a
+// cell, made with the first pair in the page and charged as signal
+// cells), and only a cell with three or more, such as a shared counter
+// every rank adds to, has a list in sim.notifiers (charged too).
+
+// notifierPair is who notified one cell of a page, each rank plus 2: 0, 0
+// while at most one rank did (the cell's last notify names it); a < b
+// when exactly two did; -1 in a when three or more did (sim.notifiers
+// has the list).
+type notifierPair struct{ a, b int32 }
+
+type pairPage [cellPageLen]notifierPair
+
+// listEntryBytes is what a cell's entry in sim.notifiers is charged at
+// (its key, slice header and share of the map's groups), besides 8 bytes
+// a rank in its list.
+const listEntryBytes = 64
+
+// addNotifier records that rank notifies c, the cell of k, before the
+// notify becomes c's last. (It finds c's page again, from k, only past
+// the two tests that end most calls, which every notify makes.)
+func (s *sim) addNotifier(c *cell, k cellKey, rank int) {
 	if c.lastRank == 0 {
 		return // the first notify: it becomes last, and last is the only notifier
 	}
 	if c.lastRankOf() == rank {
-		return // rank notified c already: it is the only notifier, or in the list
+		return // rank notified c already: it is the only notifier, or in the pair or list
+	}
+	r := int32(rank) + 2
+	if pg, j := s.pageOf(k); pg != nil {
+		pp := s.pairs[pg]
+		if pp == nil {
+			s.reserveSignals(int64(unsafe.Sizeof(pairPage{})) + listEntryBytes)
+			pp = new(pairPage)
+			s.pairs[pg] = pp
+		}
+		p := &pp[j]
+		switch {
+		case p.a == 0: // the second notifier: last's rank is the only one before it
+			*p = notifierPair{min(c.lastRank, r), max(c.lastRank, r)}
+			return
+		case p.a > 0:
+			if r == p.a || r == p.b {
+				return
+			}
+			// A third: the list takes over.
+			s.reserveSignals(listEntryBytes + 4*8)
+			s.notifiers[c] = []int{int(p.a) - 2, int(p.b) - 2}
+			p.a = -1
+		}
 	}
 	ns, ok := s.notifiers[c]
 	if !ok {
+		s.reserveSignals(listEntryBytes + 2*8)
 		ns = []int{c.lastRankOf()} // every notify so far came from last's rank
 	}
 	i := sort.SearchInts(ns, rank)
 	if i == len(ns) || ns[i] != rank {
+		if len(ns) == cap(ns) {
+			s.reserveSignals(int64(len(ns)+1) * 8) // append doubles it
+		}
 		ns = append(ns, 0)
 		copy(ns[i+1:], ns[i:])
 		ns[i] = rank
@@ -73,8 +126,13 @@ func (s *sim) addNotifier(c *cell, rank int) {
 	s.notifiers[c] = ns
 }
 
-// notifiersOf returns the ranks that notified c, ascending.
-func (s *sim) notifiersOf(c *cell) []int {
+// notifiersOf returns the ranks that notified c, the cell of k, ascending.
+func (s *sim) notifiersOf(c *cell, k cellKey) []int {
+	if pg, j := s.pageOf(k); pg != nil {
+		if pp := s.pairs[pg]; pp != nil && pp[j].a > 0 {
+			return []int{int(pp[j].a) - 2, int(pp[j].b) - 2}
+		}
+	}
 	if ns, ok := s.notifiers[c]; ok {
 		return ns
 	}
@@ -225,14 +283,7 @@ func (s *sim) lookupCell(k cellKey, create bool) *cell {
 			b.cells = make([][]*cellPage, blocks)
 		}
 	}
-	// The page of the rank's block and the element's, and in it the cell:
-	// element-major in a tile, so that ranks side by side have their cells
-	// so. (Constant shifts: rbits is 0 or tileShift.)
-	blk, pi, j := k.rank, e>>cellPageBits, e&(cellPageLen-1)
-	if b.rbits != 0 {
-		const t = tileShift
-		blk, pi, j = k.rank>>t, e>>(cellPageBits-t), (e&(cellPageLen>>t-1))<<t|k.rank&(1<<t-1)
-	}
+	blk, pi, j := b.cellIndex(k.rank, e)
 	var slot **cellPage
 	if b.flat != nil {
 		slot = &b.flat[blk*b.npages+pi]
@@ -269,6 +320,36 @@ func (s *sim) lookupCell(k cellKey, create bool) *cell {
 		return &(*raceCellPage)(unsafe.Pointer(pg))[j].cell
 	}
 	return &pg[j]
+}
+
+// cellIndex returns where element e of rank's copy of b is in b's cell
+// tables: the rank's block, the page in the block and the cell in the
+// page: element-major in a tile, so that ranks side by side have their
+// cells so. (Constant shifts: rbits is 0 or tileShift.)
+func (b *bufDesc) cellIndex(rank, e int) (blk, pi, j int) {
+	if b.rbits != 0 {
+		const t = tileShift
+		return rank >> t, e >> (cellPageBits - t), (e&(cellPageLen>>t-1))<<t | rank&(1<<t-1)
+	}
+	return rank, e >> cellPageBits, e & (cellPageLen - 1)
+}
+
+// pageOf returns the page of k's cell and the cell's index there, if the
+// page was made; nil for a cell of sim.bigCells.
+func (s *sim) pageOf(k cellKey) (*cellPage, int) {
+	b := k.buf
+	i := k.off - b.off
+	if i&(cellGrain-1) != 0 || b.npages == 0 {
+		return nil, 0
+	}
+	blk, pi, j := b.cellIndex(k.rank, i>>2)
+	if b.flat != nil {
+		return b.flat[blk*b.npages+pi], j
+	}
+	if pages := b.cells[blk]; pages != nil {
+		return pages[pi], j
+	}
+	return nil, 0
 }
 
 // raceCell is a cell of a page made while race detection is on: the

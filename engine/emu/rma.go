@@ -176,7 +176,7 @@ func (m *machine) notify(n *node) *failure {
 		arrive = m.clock
 	}
 	c := m.s.lookupCell(key, true)
-	m.s.addNotifier(c, m.rank)
+	m.s.addNotifier(c, key, m.rank)
 	ref := trace.Ref{Rank: m.rank, Seq: m.owner().seq}
 	// A notify that leaves the value as it was (a second Set(1) on a cell
 	// that already holds 1) changes nothing a waiter can see, so it does

@@ -62,9 +62,12 @@ type sim struct {
 	tileSlab   []tile  // the tiles ops make (newTile)
 	evAlloc    evAlloc // the values traced events point to
 	// notifiers lists the ranks that notified a cell, ascending, for the
-	// cells more than one rank notified (the others name their one notifier
-	// themselves).
+	// cells three or more ranks notified, and for those of sim.bigCells two
+	// did; pairs holds, for a cell page, the two notifiers of its cells two
+	// ranks notified (the others name their one notifier themselves). See
+	// addNotifier.
 	notifiers map[*cell][]int
+	pairs     map[*cellPage]*pairPage
 	// machines[id-1] is the machine with that id (machineID), for the cells
 	// it parks on; freeIDs are ids given back.
 	machines []*machine
@@ -151,7 +154,7 @@ func newSim(cp *Compiled, opts Options) (*sim, *RunError) {
 		return nil, &RunError{Rank: -1, Code: codeInternal, Message: "malformed IR: " + cp.err.Error()}
 	}
 	s := &sim{prog: prog, funcs: cp.funcs, P: prog.Ranks, prof: prof, onEvent: opts.OnEvent, eventCost: opts.EventBytes, keepEvents: opts.KeepEvents,
-		bigCells: map[cellKey]*cell{}, notifiers: map[*cell][]int{}, maxSteps: opts.MaxSteps, timeout: opts.Timeout, meter: opts.Meter}
+		bigCells: map[cellKey]*cell{}, notifiers: map[*cell][]int{}, pairs: map[*cellPage]*pairPage{}, maxSteps: opts.MaxSteps, timeout: opts.Timeout, meter: opts.Meter}
 	if s.meter == nil {
 		s.meter = limits.NewMeter(nil, limits.Budget{}) // no memory limit
 	}
@@ -286,7 +289,7 @@ func (s *sim) deadlock() *failure {
 		b := Blocked{Rank: m.rank, Block: m.block, Line: w.n.line(), Cell: cellName(w.n, cellOffs(w.view, w.key, nil)), Value: s.cellValue(w.key, w.dt),
 			Cmp: w.cmp.String(), Expected: w.expected, NotifiedBy: []int{}}
 		if c != nil {
-			b.NotifiedBy = append(b.NotifiedBy, s.notifiersOf(c)...)
+			b.NotifiedBy = append(b.NotifiedBy, s.notifiersOf(c, w.key)...)
 		}
 		dl.Ranks = append(dl.Ranks, b)
 	}

@@ -314,7 +314,7 @@ var Table = []Limit{
 		Error: "the connection is closed before the body is read"},
 	{Name: "ranks", What: "rank count of one piece of work, however it was derived (request, pinned by the host's tensors, factory)", Server: "64", CLI: "none (bounded by memory)", Flag: "—",
 		Error: "400 `ranks N out of range: want 1..64`, or diagnostic E0517 `the program runs at N ranks; the limit is 64`"},
-	{Name: "memory", What: "bytes one piece of work makes: window buffers × P, host tensors, tiles, per-rank state, the race detector's shadow and clocks as they grow (none under --no-races), trace events kept (256 B each; none for a sink that streams them), compile-time values", Server: "1 GiB", CLI: "4 GiB", Flag: "--mem-limit SIZE",
+	{Name: "memory", What: "bytes one piece of work makes: window buffers × P, host tensors, tiles, per-rank state, signal cells and who notified them, the race detector's shadow and clocks as they grow (none under --no-races), trace events kept (256 B each; none for a sink that streams them), compile-time values", Server: "1 GiB", CLI: "4 GiB", Flag: "--mem-limit SIZE",
 		Error: "run: status `runtime_error`, E0516 `alloc_window_buffer wants 8.0 GiB across 4 ranks; the limit is 1 GiB`; check: E0320 for compile-time values, E0516 for what the rank count needs"},
 	{Name: "json-ahead", What: "bytes of the inputs' JSON text `run --json` formats on another core while the fill makes them and the emulator runs (its own bound, outside the run's memory budget, so `--json` never changes a run's outcome)", Server: "—", CLI: "64 MiB", Flag: "—",
 		Error: "the inputs past it are formatted after the run, with the outputs: the same bytes, later"},
