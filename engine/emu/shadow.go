@@ -581,7 +581,11 @@ func (s *shadow) first(lo int) int {
 func (s *shadow) access(lo, hi int, cur cellAcc, h *hbThread, fresh bool, race func(e cellAcc, lo, hi int)) {
 	var buf [segInline]cellAcc
 	if i := s.first(lo); i < s.nsegs() {
-		if seg := s.at(i); int(seg.lo) == lo && int(seg.hi) == hi {
+		seg := s.at(i)
+		if int(seg.lo) == lo && int(seg.hi) < hi && !noTiled && s.accessTiled(i, lo, hi, cur, h, fresh, race) {
+			return
+		}
+		if int(seg.lo) == lo && int(seg.hi) == hi {
 			// The bytes are one segment already, as a ring's chunks are
 			// after its first round: nothing to split, and a merge only
 			// if a neighbour ends up with the same entries.
@@ -617,6 +621,62 @@ func (s *shadow) access(lo, hi int, cur cellAcc, h *hbThread, fresh bool, race f
 	} else {
 		s.merge(first-1, last+1)
 	}
+}
+
+// accessTiled is access for an access whose bytes are whole segments
+// already, from segment i (which starts at lo) on: a window read whole
+// after its chunks, as a ring's last load of it. The cover access would
+// make is then no change, and its merge none when no two segments it
+// would compare end up with the same entries, so it records them in one
+// pass and merges only if two do. It reports false, having changed
+// nothing, when the bytes are not such segments. Ring P = 256 with
+// 16-byte chunks under cachegrind: the last load's 256 segments a rank
+// cost about 120 instructions each instead of 220.
+// noTiled turns accessTiled off, for the test that checks it against
+// the general path.
+var noTiled bool
+
+func (s *shadow) accessTiled(i, lo, hi int, cur cellAcc, h *hbThread, fresh bool, race func(e cellAcc, lo, hi int)) bool {
+	n, last := s.nsegs(), i
+	for pos := lo; pos < hi; last++ {
+		if last >= n {
+			return false
+		}
+		seg := s.at(last)
+		if int(seg.lo) != pos || int(seg.hi) > hi {
+			return false
+		}
+		pos = int(seg.hi)
+	}
+	var buf [segInline]cellAcc
+	inPlace, merge := packable(cur), false
+	var prev *segment
+	if !fresh && i > 0 && int(s.at(i-1).hi) == lo {
+		prev = s.at(i - 1) // access merges with the neighbours too
+	}
+	for j := i; j < last; j++ {
+		seg := s.at(j)
+		if !inPlace || !recordInPlace(seg, cur, h) {
+			for _, e := range s.entriesIn(seg, &buf) {
+				if e.tid != cur.tid && conflicts(e.kind(), cur.kind()) && e.clk > h.at(e.tid) {
+					race(e, int(seg.lo), int(seg.hi))
+				}
+			}
+			s.update(seg, cur)
+		}
+		merge = merge || prev != nil && s.same(prev, seg)
+		prev = seg
+	}
+	if fresh {
+		if merge {
+			s.merge(i, last)
+		}
+		return true
+	}
+	if merge || last < n && int(s.at(last).lo) == hi && s.same(prev, s.at(last)) {
+		s.merge(i-1, last+1)
+	}
+	return true
 }
 
 // exact is access for its most common case, in one function (the calls
