@@ -297,6 +297,12 @@ func (m *machine) touchFresh(d *detector, n *node, t *tref, rank, lo, hi int, k 
 			me := uint16(cur.tid)
 			switch k {
 			case accWrite:
+				if acc[0].tid == me && acc[2].clk == 0 && (acc[1].clk == 0 || acc[1].tid == me) {
+					// The thread's own entries only (a ring's store over
+					// its load): nothing to check.
+					*acc = [segInline]segAcc{{me, uint16(cur.sk), clk}}
+					break
+				}
 				for _, pe := range acc {
 					if pe.clk == 0 {
 						break
@@ -307,6 +313,13 @@ func (m *machine) touchFresh(d *detector, n *node, t *tref, rank, lo, hi int, k 
 				}
 				*acc = [segInline]segAcc{{me, uint16(cur.sk), clk}}
 			case accRead:
+				if pe := acc[0]; acc[1].clk == 0 && pe.clk != 0 && (pe.tid != me && h.knows(pe) || pe.tid == me && accessKind(pe.sk&3).writes()) {
+					// One entry, kept: another thread's that h is ordered
+					// after (a ring's read of the chunk its left neighbour
+					// just wrote) or its own write (recordInPlace).
+					acc[1] = segAcc{me, uint16(cur.sk), clk}
+					break
+				}
 				kept, k, n := 0, 0, 0 // kept has bit j for each acc[j] kept, k of n
 				for ; n < segInline; n++ {
 					pe := acc[n]

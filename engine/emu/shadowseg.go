@@ -114,6 +114,12 @@ func recordInPlace(seg *segment, cur cellAcc, h *hbThread) bool {
 	me := uint16(cur.tid)
 	switch cur.kind() {
 	case accWrite:
+		if acc[0].tid == me && acc[2].clk == 0 && (acc[1].clk == 0 || acc[1].tid == me) {
+			// The thread's own entries only (a ring's store over its
+			// load): nothing to check.
+			*acc = [segInline]segAcc{{me, uint16(cur.sk), cur.clk}}
+			return true
+		}
 		for _, pe := range acc {
 			if pe.clk == 0 {
 				break
@@ -125,6 +131,14 @@ func recordInPlace(seg *segment, cur cellAcc, h *hbThread) bool {
 		*acc = [segInline]segAcc{{me, uint16(cur.sk), cur.clk}}
 		return true
 	case accRead:
+		if pe := acc[0]; acc[1].clk == 0 && pe.clk != 0 && (pe.tid != me && h.knows(pe) || pe.tid == me && accessKind(pe.sk&3).writes()) {
+			// One entry, kept: another thread's that h is ordered after
+			// (a ring's read of the chunk its left neighbour just wrote)
+			// or its own write (a ring's first read of its chunk, carved
+			// out of its window's first store).
+			acc[1] = segAcc{me, uint16(cur.sk), cur.clk}
+			return true
+		}
 		kept, k, n := 0, 0, 0 // kept has bit j for each acc[j] kept, k of n
 		for ; n < segInline; n++ {
 			pe := acc[n]
