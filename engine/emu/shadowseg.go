@@ -131,12 +131,14 @@ func recordInPlace(seg *segment, cur cellAcc, h *hbThread) bool {
 		*acc = [segInline]segAcc{{me, uint16(cur.sk), cur.clk}}
 		return true
 	case accRead:
-		if pe := acc[0]; acc[1].clk == 0 && pe.clk != 0 && (pe.tid != me && h.knows(pe) || pe.tid == me && accessKind(pe.sk&3).writes()) {
-			// One entry, kept: another thread's that h is ordered after
-			// (a ring's read of the chunk its left neighbour just wrote)
-			// or its own write (a ring's first read of its chunk, carved
-			// out of its window's first store).
-			acc[1] = segAcc{me, uint16(cur.sk), cur.clk}
+		if acc[2].clk == 0 && acc[0].clk != 0 && h.keptByRead(acc[0], me) && (acc[1].clk == 0 || h.keptByRead(acc[1], me)) {
+			// One or two entries, both kept without a look at h's clock
+			// (see keptByRead), and room for cur after them.
+			j := 1
+			if acc[1].clk != 0 {
+				j = 2
+			}
+			acc[j] = segAcc{me, uint16(cur.sk), cur.clk}
 			return true
 		}
 		kept, k, n := 0, 0, 0 // kept has bit j for each acc[j] kept, k of n
@@ -169,6 +171,22 @@ func recordInPlace(seg *segment, cur cellAcc, h *hbThread) bool {
 		return true
 	}
 	return recordAnyInPlace(seg, cur, h)
+}
+
+// keptByRead reports whether a plain read by h's thread (me) keeps entry
+// pe, which it then does not race with, as far as pe alone and h's first
+// pend slot tell (if not, recordInPlace's loop decides): the thread's own
+// write, another's read, or another's write h knows of. Those are a
+// ring's cases: its read of the chunk its left neighbour just wrote, its
+// first read of its own chunk, carved out of its window's first store,
+// and its last load of its window, each chunk last written by its rank
+// and read by its right neighbour.
+func (h *hbThread) keptByRead(pe segAcc, me uint16) bool {
+	w := accessKind(pe.sk & 3).writes()
+	if pe.tid == me {
+		return w
+	}
+	return !w || h.knows(pe)
 }
 
 // knows reports whether h's first pend slot orders h after entry pe (if
