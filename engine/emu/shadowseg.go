@@ -114,9 +114,10 @@ func recordInPlace(seg *segment, cur cellAcc, h *hbThread) bool {
 	me := uint16(cur.tid)
 	switch cur.kind() {
 	case accWrite:
-		if acc[0].tid == me && acc[2].clk == 0 && (acc[1].clk == 0 || acc[1].tid == me) {
-			// The thread's own entries only (a ring's store over its
-			// load): nothing to check.
+		if pe := acc[1]; acc[0].tid == me && acc[2].clk == 0 && (pe.clk == 0 || pe.tid == me || h.knows(pe) || pe.clk <= h.at(int32(pe.tid))) {
+			// The thread's own entry, then its own or one it is ordered
+			// after (a ring's store over its load, or over a chunk its
+			// right neighbour read).
 			*acc = [segInline]segAcc{{me, uint16(cur.sk), cur.clk}}
 			return true
 		}
