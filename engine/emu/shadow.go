@@ -644,8 +644,9 @@ func (s *shadow) access(lo, hi int, cur cellAcc, h *hbThread, fresh bool, race f
 // would compare end up with the same entries, so it records them in one
 // pass and merges only if two do. It reports false, having changed
 // nothing, when the bytes are not such segments. Ring P = 256 with
-// 16-byte chunks under cachegrind: the last load's 256 segments a rank
-// cost about 120 instructions each instead of 220.
+// 16-byte chunks under cachegrind, whose last load finds 256 segments a
+// rank: access, cover and merge took 9.4 M instructions of the run,
+// accessTiled takes 6.6 M (recordInPlace's apart, the same in both).
 // noTiled turns accessTiled off, for the test that checks it against
 // the general path.
 var noTiled bool
