@@ -176,6 +176,10 @@ func (d *detector) signalFast(m *machine, n *node, t *tref, key *cellKey, cl *ce
 			// has flushed pend.
 			h.advance()
 			h.priv = nil
+			if sb.refs == 1 && int(h.tid) < len(sb.v) && int(tid) < len(sb.v) {
+				d.takeCopy(h, sb, tid, clk) // the cell's hold becomes h's
+				goto dropped
+			}
 			d.joinCopy(h, sn)
 		} else {
 			d.join(h, sn)
@@ -187,6 +191,7 @@ func (d *detector) signalFast(m *machine, n *node, t *tref, key *cellKey, cl *ce
 	} else {
 		d.drop(sb)
 	}
+dropped:
 	d.cellClocks-- // countClock(true, false)
 	h.advance()
 	*w = *w&^(rwXMask<<rwXShift|rwStateMask) | raceWord(ep)<<rwXShift | raceWord(si)<<(rwSiteShift+rwSiteBits) | rwWaited

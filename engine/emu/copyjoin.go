@@ -104,3 +104,33 @@ func (d *detector) joinCopy(h *hbThread, sn hbSnap) {
 	// epoch of sn's thread just joined, for recordInPlace (knows).
 	h.pend[0] = pendJoin{tid: sn.tid, own: v.v[sn.tid]}
 }
+
+// takeCopy is joinCopy for a ring's wait, the fast path's (signalFast)
+// with the checks it has made: the cell alone holds src, the snapshot of
+// thread tid at epoch own it acquires and lets go of, own is later than
+// h's entry of tid (so joinCopy's maximum of the two is own), and src
+// has entries for h and tid (so it need not grow). The cell's hold
+// becomes h's, where joinCopy takes one of its own and the fast path
+// then drops the cell's. Joins as joinCopy does, in about half its
+// instructions (ring P = 256 with 16-byte chunks under cachegrind:
+// 120 an acquire in joinCopy and the drop after it).
+func (d *detector) takeCopy(h *hbThread, src *vclock, tid int32, own uint32) {
+	d.copyJoins++
+	d.takes++
+	old := h.base
+	keepOwn := uint32(0)
+	if int(h.tid) < len(old.v) {
+		keepOwn = old.v[h.tid]
+	}
+	v := src.v
+	v[h.tid] = max(v[h.tid], keepOwn)
+	v[tid] = max(v[tid], own)
+	d.ver++
+	src.ver = d.ver
+	src.copy = copyOf{ver: src.ver, self: h.tid, of: tid, own: own}
+	h.base = src
+	d.drop(old)
+	d.drop(h.from)
+	h.from = nil
+	h.pend[0] = pendJoin{tid: tid, own: v[tid]}
+}

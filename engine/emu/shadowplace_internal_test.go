@@ -252,3 +252,76 @@ func TestRecordInPlaceKnown(t *testing.T) {
 		}
 	}
 }
+
+// TestAccessTiledMatchesAccess drives two worlds with the same random
+// plain accesses through touchShadow, one with accessTiled, the other
+// with access's cover, loop and merge alone: spans of whole chunk
+// segments (the tiled case, fresh or not), wider and narrower ones,
+// clocks that order some accesses and epochs that move. Both must report
+// the same races and end each step with the same segments, hints and
+// memos.
+func TestAccessTiledMatchesAccess(t *testing.T) {
+	const ranks, size = 3, 64
+	view := func(b *bufDesc) *tref {
+		return &tref{name: "w", dt: ir.FP32, shape: []int{1, size / 4}, buf: b}
+	}
+	defer func() { noTiled = false }()
+	rng := rand.New(rand.NewPCG(7, 8))
+	for round := 0; round < 200; round++ {
+		ops := []opKind{opRead, opWrite, opRead, opWrite, opRead}
+		a := newRaceWorld(ranks, "w", size, ops, view)
+		b := newRaceWorld(ranks, "w", size, ops, view)
+		nodesA, nodesB := []*node{}, []*node{}
+		for i, op := range ops {
+			nodesA, nodesB = append(nodesA, a.newNode(op, i+1)), append(nodesB, b.newNode(op, i+1))
+		}
+		for _, w := range []*raceWorld{a, b} {
+			for _, m := range w.ms {
+				m.hb.base = &vclock{v: make([]uint32, ranks), refs: 1}
+			}
+		}
+		for step := 0; step < 60; step++ {
+			r, p := rng.IntN(ranks), rng.IntN(ranks)
+			j := rng.IntN(len(ops))
+			k := accRead
+			if ops[j] == opWrite {
+				k = accWrite
+			}
+			var lo, hi int
+			switch rng.IntN(3) {
+			case 0: // a chunk of 8 bytes
+				c := rng.IntN(size / 8)
+				lo, hi = c*8, (c+1)*8
+			case 1: // chunks
+				lo = 8 * rng.IntN(size/8)
+				hi = lo + 8*(1+rng.IntN((size-lo)/8))
+			default:
+				lo = 4 * rng.IntN(size/4)
+				hi = lo + 4*(1+rng.IntN((size-lo)/4))
+			}
+			release := rng.IntN(3) == 0
+			var clocks [ranks]uint32
+			for o := range clocks {
+				clocks[o] = uint32(rng.IntN(int(a.ms[o].hb.own) + 1))
+			}
+			for _, w := range []*raceWorld{a, b} {
+				h := &w.ms[r].hb
+				if release {
+					h.released = true
+				}
+				for o := range clocks {
+					if o != r {
+						h.base.v[o] = max(h.base.v[o], clocks[o])
+					}
+				}
+			}
+			noTiled = false
+			a.ms[r].touchShadow(a.d, nodesA[j], a.ts[p], p, lo, hi, k)
+			noTiled = true
+			b.ms[r].touchShadow(b.d, nodesB[j], b.ts[p], p, lo, hi, k)
+			if sa, sb := shadowsState(a), shadowsState(b); sa != sb {
+				t.Fatalf("round %d step %d: rank %d %v [%d, %d) of rank %d's copy:\ntiled:   %s\ngeneral: %s", round, step, r, k, lo, hi, p, sa, sb)
+			}
+		}
+	}
+}

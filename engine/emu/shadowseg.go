@@ -114,6 +114,13 @@ func recordInPlace(seg *segment, cur cellAcc, h *hbThread) bool {
 	me := uint16(cur.tid)
 	switch cur.kind() {
 	case accWrite:
+		if pe := acc[1]; acc[0].tid == me && acc[2].clk == 0 && (pe.clk == 0 || pe.tid == me || h.knows(pe) || pe.clk <= h.at(int32(pe.tid))) {
+			// The thread's own entry, then its own or one it is ordered
+			// after (a ring's store over its load, or over a chunk its
+			// right neighbour read).
+			*acc = [segInline]segAcc{{me, uint16(cur.sk), cur.clk}}
+			return true
+		}
 		for _, pe := range acc {
 			if pe.clk == 0 {
 				break
@@ -125,6 +132,16 @@ func recordInPlace(seg *segment, cur cellAcc, h *hbThread) bool {
 		*acc = [segInline]segAcc{{me, uint16(cur.sk), cur.clk}}
 		return true
 	case accRead:
+		if acc[2].clk == 0 && acc[0].clk != 0 && h.keptByRead(acc[0], me) && (acc[1].clk == 0 || h.keptByRead(acc[1], me)) {
+			// One or two entries, both kept without a look at h's clock
+			// (see keptByRead), and room for cur after them.
+			j := 1
+			if acc[1].clk != 0 {
+				j = 2
+			}
+			acc[j] = segAcc{me, uint16(cur.sk), cur.clk}
+			return true
+		}
 		kept, k, n := 0, 0, 0 // kept has bit j for each acc[j] kept, k of n
 		for ; n < segInline; n++ {
 			pe := acc[n]
@@ -155,6 +172,22 @@ func recordInPlace(seg *segment, cur cellAcc, h *hbThread) bool {
 		return true
 	}
 	return recordAnyInPlace(seg, cur, h)
+}
+
+// keptByRead reports whether a plain read by h's thread (me) keeps entry
+// pe, which it then does not race with, as far as pe alone and h's first
+// pend slot tell (if not, recordInPlace's loop decides): the thread's own
+// write, another's read, or another's write h knows of. Those are a
+// ring's cases: its read of the chunk its left neighbour just wrote, its
+// first read of its own chunk, carved out of its window's first store,
+// and its last load of its window, each chunk last written by its rank
+// and read by its right neighbour.
+func (h *hbThread) keptByRead(pe segAcc, me uint16) bool {
+	w := accessKind(pe.sk & 3).writes()
+	if pe.tid == me {
+		return w
+	}
+	return !w || h.knows(pe)
 }
 
 // knows reports whether h's first pend slot orders h after entry pe (if
