@@ -72,84 +72,38 @@ func buildExp32() {
 // whether it has a digit fewer, is a coin toss the branch predictor
 // loses): shortest32's steps with its exponent's constants from a table
 // and one 128-bit product instead of three (the bounds' products are
-// the value's plus and minus a constant), the choice between its
-// candidates in 32-bit arithmetic, then its digits laid out by put32.
+// the value's plus and minus a constant), the bounds compared with the
+// candidates unrounded (find32), then its digits laid out by put32.
 // An integer below 2^26 (an index fill and its sums) is found in the
 // first loop too, as its own digits or, from 2^24 on, when fewer digits
 // read back as it, shortest32's, and written by putInt32. Every other
 // element is AppendElem32's. As in appendElems, the digits of a batch
-// are found first, then written: the first loop makes no call, so its
-// values stay in registers, and independent elements' multiplies
-// overlap (BenchmarkAppendElem: about 15.5 ns an element of a randn
-// fill, 10.7 of an index fill's sums; 17 and 13 with the 64-bit choice
-// and the integers tested again in the second loop).
+// are found first, then written: the first loop (find32) makes no call,
+// so its values stay in registers, and independent elements' multiplies
+// overlap (BenchmarkAppendElem: about 13.5 ns an element of a randn
+// fill, 9.3 of an index fill's sums; 14.7 and 10.0 with the first loop
+// inside this function and the bounds rounded to odd before the
+// comparisons; 17 and 13 with a 64-bit choice and the integers tested
+// again in the second loop). Tried and slower: put32 written out inside
+// the second loop (14.3 ns: more of the loop's values spill); a third
+// loop between the two laying out each element's words, so that the
+// storing loop only adds lengths; eight by multiplies within one word's
+// lanes instead of its table of pairs (the index fill's 2.2 ns an
+// element became 4.0).
 func AppendFloat32s(b []byte, f []float32, lead bool) []byte {
 	exp32Once.Do(buildExp32)
 	tab := exp32Tab
 	comma := int(b2u(lead))
-	const batch = 16
-	var ds [batch]uint32
+	var ds [batch32]uint32
 	for len(f) > 0 {
-		n := min(len(f), batch)
-		for i, x := range f[:n] {
-			u := math.Float32bits(x)
-			bq := u >> 23 & 0xff
-			e := &tab[bq]
-			ds[i] = 0
-			if u&e.mask == 0 || bq >= intBq {
-				// Not a fraction: an integer below 2^26 (the mask
-				// clears one below 2^23 with bits under the point) is
-				// written as its own digits (an index fill and most of
-				// its sums), as AppendElem32 writes it, flagged by
-				// intFlag; else one past 2^24 with bits under the mask
-				// takes shortest32's digits (k is 0), and the rest are
-				// AppendElem32's.
-				if (bq >= 127 && bq <= fastBqMax || u == 0) && intDigits32(u, int32(x)) {
-					j := int32(x)
-					ds[i] = uint32((j^j>>31)-j>>31) | intFlag
-					continue
-				}
-				if u&e.mask == 0 {
-					continue
-				}
-			}
-			// shortest32, with k and the shifts from e: 4c is not the
-			// power of two's case (c has bits below the hidden one), so
-			// the bounds are 4c-2 and 4c+2, and rop32 of each needs only
-			// the upper 64 bits of its product with g1, which are those
-			// of g1·4c·2^h ∓ d.
-			c := uint64(u&(1<<23-1) | 1<<23)
-			phi, plo := bits.Mul64(e.g1, c<<(e.sh&63))
-			_, borrow := bits.Sub64(plo, e.dlo, 0)
-			lhi, _ := bits.Sub64(phi, e.dhi, borrow)
-			_, carry := bits.Add64(plo, e.dlo, 0)
-			rhi, _ := bits.Add64(phi, e.dhi, carry)
-			// vb, vbl, vbr < 2^31 (d < 2·10^8): 32-bit arithmetic
-			// from here, whose division by 10 is one multiply.
-			vb, vbl, vbr := uint32(ropHi(phi)), uint32(ropHi(lhi)), uint32(ropHi(rhi))
-			out := uint32(c & 1)
-			// nearest: s unless s is outside the interval, or t = s+1
-			// is inside and closer, or as close and s odd ((vb&3) +
-			// (s&1) ≥ 3: vb is 4s plus 0 to 3, and 2 is the tie).
-			s := vb >> 2
-			sIn := b2u(vbl+out <= s<<2)
-			tOut := b2u((s+1)<<2+out > vbr)
-			d := s + 1 - uint32(sIn&(tOut|b2u(vb&3+s&1 < 3)))
-			// shorter: a multiple of ten in the interval, when exactly
-			// one of the two around s is.
-			sp10 := s / 10 * 10
-			upin := b2u(vbl+out <= sp10<<2)
-			wpin := b2u((sp10+10)<<2+out <= vbr)
-			short := sp10 + 10 - 10*uint32(upin)
-			m := -uint32(upin ^ wpin)
-			ds[i] = d&^m | short&m
-		}
+		n := min(len(f), batch32)
+		find32(tab, f[:n], &ds)
 		// Room for the batch, checked once: an element takes at most
 		// 23 bytes (a comma and -100000000000000000000) and the fast
 		// path needs 40 to lay out in, so 40 a batch element leaves
 		// enough for the last.
-		if cap(b)-len(b) < batch*40 {
-			b = append(b[:cap(b)], make([]byte, batch*40)...)[:len(b)]
+		if cap(b)-len(b) < batch32*40 {
+			b = append(b[:cap(b)], make([]byte, batch32*40)...)[:len(b)]
 		}
 		for i, x := range f[:n] {
 			u := math.Float32bits(x)
@@ -178,6 +132,76 @@ func AppendFloat32s(b []byte, f []float32, lead bool) []byte {
 		f = f[n:]
 	}
 	return b
+}
+
+// batch32 is how many elements AppendFloat32s finds the digits of
+// before it writes them.
+const batch32 = 16
+
+// find32 is AppendFloat32s' first loop: the digits of each element of
+// f (at most a batch) into ds, flagged by intFlag for an integer
+// written as its own digits, 0 for one AppendElem32 writes. It is a
+// function of its own so that its values stay in registers: inside
+// AppendFloat32s, whose second loop makes calls, they were spilled to
+// the stack and reloaded on every element.
+func find32(tab *[256]exp32Entry, f []float32, ds *[batch32]uint32) {
+	for i, x := range f {
+		u := math.Float32bits(x)
+		bq := u >> 23 & 0xff
+		e := &tab[bq]
+		ds[i&(batch32-1)] = 0
+		if u&e.mask == 0 || bq >= intBq {
+			// Not a fraction: an integer below 2^26 (the mask
+			// clears one below 2^23 with bits under the point) is
+			// written as its own digits (an index fill and most of
+			// its sums), as AppendElem32 writes it, flagged by
+			// intFlag; else one past 2^24 with bits under the mask
+			// takes shortest32's digits (k is 0), and the rest are
+			// AppendElem32's.
+			if (bq >= 127 && bq <= fastBqMax || u == 0) && intDigits32(u, int32(x)) {
+				j := int32(x)
+				ds[i&(batch32-1)] = uint32((j^j>>31)-j>>31) | intFlag
+				continue
+			}
+			if u&e.mask == 0 {
+				continue
+			}
+		}
+		// shortest32, with k and the shifts from e: 4c is not the
+		// power of two's case (c has bits below the hidden one), so
+		// the bounds are 4c-2 and 4c+2, and rop32 of each needs only
+		// the upper 64 bits of its product with g1, which are those
+		// of g1·4c·2^h ∓ d.
+		c := uint64(u&(1<<23-1) | 1<<23)
+		phi, plo := bits.Mul64(e.g1, c<<(e.sh&63))
+		_, borrow := bits.Sub64(plo, e.dlo, 0)
+		lhi, _ := bits.Sub64(phi, e.dhi, borrow)
+		_, carry := bits.Add64(plo, e.dlo, 0)
+		rhi, _ := bits.Add64(phi, e.dhi, carry)
+		// shortest32 compares the bounds rounded to odd, vbl =
+		// rop(lhi) and vbr = rop(rhi) (the product over 2^31, its
+		// lowest bit set when inexact), with 4s; here the products
+		// themselves are compared with 4s·2^31, which is the same
+		// test without the rounding: vbl+out ≤ 4s exactly when
+		// lhi+out ≤ s·2^33, and 4t+out ≤ vbr when rhi ≥ t·2^33+out.
+		out := c & 1
+		s := phi >> 33
+		sIn := b2u(lhi+out <= s<<33)
+		tOut := b2u(rhi < (s+1)<<33+out)
+		// s is the nearer unless the bits below it, fr, are past
+		// half (vb&3 = 3), or exactly half (2) and s is odd.
+		fr := phi & (1<<33 - 1)
+		d := s + 1 - sIn&(tOut|b2u(fr+s&1 <= 1<<32))
+		// shorter: a multiple of ten in the interval, when exactly
+		// one of the two around s is (s < 2^31: the division by 10
+		// is a 32-bit one, one multiply).
+		sp10 := uint64(uint32(s) / 10 * 10)
+		upin := b2u(lhi+out <= sp10<<33)
+		wpin := b2u(rhi >= (sp10+10)<<33+out)
+		short := sp10 + 10 - 10*upin
+		m := -(upin ^ wpin)
+		ds[i&(batch32-1)] = uint32(d&^m | short&m)
+	}
 }
 
 // intFlag marks an element of AppendFloat32s written as its own
@@ -231,10 +255,4 @@ func putInt32(o *[8]byte, v uint32) int {
 	nd := max(8-bits.TrailingZeros64(dg^ascii0)/8, 1) // "0" for 0
 	binary.LittleEndian.PutUint64(o[:], dg>>(uint(8-nd)*8&63))
 	return nd
-}
-
-// ropHi is rop32 of a product given by its upper 64 bits.
-func ropHi(x1 uint64) uint64 {
-	const mask32 = 1<<32 - 1
-	return x1>>31 | ((x1&mask32)+mask32)>>32
 }
