@@ -369,11 +369,21 @@ func (d *detector) join(h *hbThread, sn hbSnap) {
 }
 
 // maxInto sets dst[i] = max(a[i], b[i]); dst may be a. It is the O(P)
-// part of a join, which a ring does P times a round: four at a time, with
-// the bounds checks hoisted, it is about a fifth faster than the plain
-// loop.
+// part of a join, which a ring does P times a round, and the builtin
+// ring all-reduce (an all-peer barrier twice a round, whose every wait
+// learns an epoch of nearly every rank) at every wait. On amd64 with
+// AVX2 it is maxIntoVec, eight entries an instruction (at P = 64 that ring's
+// maxInto went from 483 M instructions to 84 M under cachegrind); else
+// four at a time with the bounds checks hoisted, about a fifth faster
+// than the plain loop.
 func maxInto(dst, a, b []uint32) {
 	a, b = a[:len(dst)], b[:len(dst)]
+	if haveMaxVec {
+		if len(dst) > 0 {
+			maxIntoVec(&dst[0], &a[0], &b[0], len(dst))
+		}
+		return
+	}
 	i := 0
 	for ; i+4 <= len(dst); i += 4 {
 		d, x, y := dst[i:i+4:i+4], a[i:i+4:i+4], b[i:i+4:i+4]
