@@ -332,6 +332,18 @@ func (d *detector) join(h *hbThread, sn hbSnap) {
 		d.joinCopy(h, sn)
 		return
 	}
+	if b := h.base; b.refs == 1 && len(sn.base.v) <= len(b.v) && sn.tid != h.tid && int(sn.tid) < len(b.v) {
+		// The general path below for this case, every wait of the builtin
+		// ring all-reduce's barriers but a rank's first of each (whose base
+		// its notifies share): the maximum in place and the snapshot's
+		// epoch, with one new version, none of the general path's calls.
+		// (sn.base is neither b nor from: the first case took those.)
+		hv := b.v[:len(sn.base.v)]
+		maxInto(hv, hv, sn.base.v)
+		b.v[sn.tid] = max(b.v[sn.tid], sn.own)
+		d.bump(b)
+		return
+	}
 	if sn.base != h.base && sn.base != h.from {
 		src := sn.base.v
 		if h.base.refs > 1 {
