@@ -337,7 +337,13 @@ func (d *detector) join(h *hbThread, sn hbSnap) {
 		// ring all-reduce's barriers but a rank's first of each (whose base
 		// its notifies share): the maximum in place and the snapshot's
 		// epoch, with one new version, none of the general path's calls.
-		// (sn.base is neither b nor from: the first case took those.)
+		// (sn.base is neither b nor from: the first case took those.) The
+		// pass stays O(P): the bases of one barrier are not one clock but
+		// for an entry or two, which a record could have made O(1), as
+		// copyjoin.go's does for a ring. Each notify of a rank's burst to
+		// its peers is an epoch of its own, so each peer's base knows the
+		// notifier at another epoch: at P = 16 and 32 such a join raised
+		// 3.4 and 6.1 entries on average, about P/5, never the same few.
 		hv := b.v[:len(sn.base.v)]
 		maxInto(hv, hv, sn.base.v)
 		b.v[sn.tid] = max(b.v[sn.tid], sn.own)
