@@ -33,6 +33,11 @@ func BenchmarkRaceDetector(b *testing.B) {
 		{"barrier/P=1024", "testdata/bench.py", "build_bench_barrier(1024).barrier_host", 1024},
 		{"ring/P=8/1Mi", "testdata/bench.py", "build_bench_ring(8, 1048576).ring_host", 8},
 		{"ring/P=256/1K", "testdata/bench.py", "build_bench_ring(256, 1024).ring_host", 256},
+		// The builtin ring all-reduce (lesson 19's lowering): two all-peer
+		// barriers a round, every wait's clock another rank's base.
+		{"ringbuiltin/P=48/1K", "../../kernels/19_mesh_or_ring.py", `build_allreduce(48, 1024, "ring").run`, 48},
+		{"ringbuiltin/P=64/1K", "../../kernels/19_mesh_or_ring.py", `build_allreduce(64, 1024, "ring").run`, 64},
+		{"ringbuiltin/P=128/1K", "../../kernels/19_mesh_or_ring.py", `build_allreduce(128, 1024, "ring").run`, 128},
 	} {
 		var prog *ir.Program
 		var in map[string]*emu.Tensor
@@ -48,7 +53,9 @@ func BenchmarkRaceDetector(b *testing.B) {
 				runtime.GC() // the last run's garbage is collected outside this one
 			}
 			start, cpu := time.Now(), cpuTime()
-			res := emu.Run(context.Background(), prog, emu.Options{Inputs: in, NoRaces: off})
+			// Generous limits: cachegrind runs them 50 times slower, and the
+			// builtin ring at P = 128 runs past the default statement budget.
+			res := emu.Run(context.Background(), prog, emu.Options{Inputs: in, NoRaces: off, Timeout: time.Hour, MaxSteps: 1 << 40})
 			if res.Status != emu.StatusOK {
 				b.Fatalf("status %s: %v %+v", res.Status, res.Error, res.Races)
 			}
