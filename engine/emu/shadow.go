@@ -288,15 +288,15 @@ func (m *machine) touchFresh(d *detector, n *node, t *tref, rank, lo, hi int, k 
 			}
 			goto carve
 		}
-		// recordInPlace, its two plain cases inline (see there).
+		// recordInPlace's shortcuts for its two plain cases inline (see
+		// there); every other case is its own.
 		{
 			acc := &seg.acc
-			if acc[0].tid == spillMark {
-				goto general
-			}
 			me := uint16(cur.tid)
-			switch k {
-			case accWrite:
+			switch {
+			case acc[0].tid == spillMark:
+				goto general
+			case k == accWrite:
 				if pe := acc[1]; acc[0].tid == me && acc[2].clk == 0 && (pe.clk == 0 || pe.tid == me || h.knows(pe) || pe.clk <= h.at(int32(pe.tid))) {
 					// The thread's own entry, then its own or one it is
 					// ordered after (a ring's store over its load, or
@@ -304,16 +304,10 @@ func (m *machine) touchFresh(d *detector, n *node, t *tref, rank, lo, hi int, k 
 					*acc = [segInline]segAcc{{me, uint16(cur.sk), clk}}
 					break
 				}
-				for _, pe := range acc {
-					if pe.clk == 0 {
-						break
-					}
-					if pe.tid != me && !h.knows(pe) && pe.clk > h.at(int32(pe.tid)) {
-						goto general // access reports it
-					}
+				if !recordInPlace(seg, cur, h) {
+					goto general
 				}
-				*acc = [segInline]segAcc{{me, uint16(cur.sk), clk}}
-			case accRead:
+			case k == accRead:
 				if pe := acc[0]; acc[1].clk == 0 && pe.clk != 0 && (pe.tid != me && h.knows(pe) || pe.tid == me && accessKind(pe.sk&3).writes()) {
 					// One entry, kept: another thread's that h is ordered
 					// after (a ring's read of the chunk its left neighbour
@@ -321,35 +315,8 @@ func (m *machine) touchFresh(d *detector, n *node, t *tref, rank, lo, hi int, k 
 					acc[1] = segAcc{me, uint16(cur.sk), clk}
 					break
 				}
-				kept, k, n := 0, 0, 0 // kept has bit j for each acc[j] kept, k of n
-				for ; n < segInline; n++ {
-					pe := acc[n]
-					if pe.clk == 0 {
-						break
-					}
-					ek := accessKind(pe.sk & 3)
-					if pe.tid != me {
-						if ek.writes() && !h.knows(pe) && pe.clk > h.at(int32(pe.tid)) {
-							goto general
-						}
-					} else if ek == accRead || ek == accAtomicRead {
-						continue
-					}
-					kept |= 1 << n
-					k++
-				}
-				if k == segInline {
-					goto general // access spills them
-				}
-				if kept != 1<<k-1 {
-					if !recordAnyInPlace(seg, cur, h) {
-						goto general
-					}
-					break
-				}
-				acc[k] = segAcc{me, uint16(cur.sk), clk}
-				for j := k + 1; j < n; j++ {
-					acc[j] = segAcc{}
+				if !recordInPlace(seg, cur, h) {
+					goto general
 				}
 			default:
 				if !recordAnyInPlace(seg, cur, h) {
