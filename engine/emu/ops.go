@@ -2,6 +2,7 @@ package emu
 
 import (
 	"fmt"
+	"slices"
 
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/trace"
@@ -242,7 +243,7 @@ func (m *machine) load(n *node) *failure {
 	if !inBounds(t.shape, offs, valid) {
 		return m.boundsFail(n, "reads", offs, valid, t.what())
 	}
-	tl := m.makeTile(n, t.dt, shape, valid, !equalInts(shape, valid))
+	tl := m.makeTile(n, t.dt, shape, valid, !slices.Equal(shape, valid))
 	esz := t.dt.Bytes()
 	copyBlock(tl.data, shape, zeros(len(shape)), m.s.bytesOf(t, m.rank), t.shape, offs, valid, esz, nil)
 	m.touch(n, t, m.rank, offs, valid, accRead)
@@ -282,7 +283,7 @@ func (m *machine) storeExtent(n *node, tl *tile, shapesArg int, rank int) (ext, 
 		return ext, src, nil
 	}
 	// A tile of another rank: its bytes, read row-major as shapes.
-	if !equalInts(tl.valid, tl.shape) || numElems(sh) > numElems(tl.shape) {
+	if !slices.Equal(tl.valid, tl.shape) || numElems(sh) > numElems(tl.shape) {
 		return nil, nil, m.fail(n, codeShape, "", "%s shapes %v do not fit the tile %v (valid %v)", n.irop.Name, dims(sh), dims(tl.shape), dims(tl.valid))
 	}
 	return sh, sh, nil
@@ -453,7 +454,7 @@ func (m *machine) elementwise(n *node) *failure {
 	// no other variable: the reduction loop of every all-reduce.
 	var into *tile
 	if n.args[0].k == oSlot && n.res == n.args[0].slot && dt == a.dt && !a.pinned &&
-		(b == nil || equalInts(a.shape, b.shape)) && m.soleHolder(m.top(), n.res, a) {
+		(b == nil || slices.Equal(a.shape, b.shape)) && m.soleHolder(m.top(), n.res, a) {
 		into = a
 	} else {
 		shape := a.shape

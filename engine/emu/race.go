@@ -673,7 +673,7 @@ func (m *machine) touchCopy(n *node, dst *tref, dstRank int, doff []int, src *tr
 	}
 	m.touch(n, src, srcRank, soff, ext, accRead)
 	same := dst.buf == src.buf && dst.host == src.host && dst.off == src.off && dstRank == srcRank &&
-		dst.dt == src.dt && equalInts(dst.shape, src.shape) && equalInts(doff, soff)
+		dst.dt == src.dt && slices.Equal(dst.shape, src.shape) && slices.Equal(doff, soff)
 	if !same || atomic {
 		m.touch(n, dst, dstRank, doff, ext, writeKind(atomic))
 	}

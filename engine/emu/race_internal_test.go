@@ -121,7 +121,7 @@ func TestShadowMatchesBytes(t *testing.T) {
 				if s.spillIndex() != 0 {
 					spilled++
 				}
-				if i > 0 && segs[i-1].hi == s.lo && sameEntries(sh.entries(&segs[i-1]), sh.entries(&s)) {
+				if i > 0 && segs[i-1].hi == s.lo && slices.Equal(sh.entries(&segs[i-1]), sh.entries(&s)) {
 					t.Fatalf("adjacent equal segments not merged at %d", s.lo)
 				}
 				for b := s.lo; b < s.hi; b++ {

@@ -2,6 +2,7 @@ package emu
 
 import (
 	"fmt"
+	"slices"
 
 	"pldworkbench/engine/trace"
 )
@@ -284,13 +285,13 @@ func (m *machine) remoteLoad(n *node) *failure {
 	}
 	esz := t.dt.Bytes()
 	var tl *tile
-	if lo, ok := contiguous(t.shape, offs, valid); ok && lo >= 0 && n.borrow && equalInts(shape, valid) {
+	if lo, ok := contiguous(t.shape, offs, valid); ok && lo >= 0 && n.borrow && slices.Equal(shape, valid) {
 		// The next statement only reads the tile: lend it the peer's
 		// bytes (pinned, so they never reach the tile pool).
 		w := m.s.bytesOf(t, p)
 		tl = &tile{dt: t.dt, shape: shape, valid: valid, data: w[lo*esz : (lo+numElems(valid))*esz], pinned: true}
 	} else {
-		tl = m.makeTile(n, t.dt, shape, valid, !equalInts(shape, valid))
+		tl = m.makeTile(n, t.dt, shape, valid, !slices.Equal(shape, valid))
 		copyBlock(tl.data, shape, zeros(len(shape)), m.s.bytesOf(t, p), t.shape, offs, valid, esz, nil)
 	}
 	m.touch(n, t, p, offs, valid, accRead)
@@ -368,7 +369,7 @@ func (m *machine) putGet(n *node) *failure {
 	var doff, soff, ext []int
 	switch {
 	case !given(n, 3) && !given(n, 4) && !given(n, 5):
-		if !equalInts(dst.shape, src.shape) {
+		if !slices.Equal(dst.shape, src.shape) {
 			return m.fail(n, codeShape, "give dst_offsets, src_offsets and shape to copy a region",
 				"%s copies the whole tensor, but dst %v and src %v differ", n.irop.Name, dims(dst.shape), dims(src.shape))
 		}

@@ -1,5 +1,7 @@
 package emu
 
+import "slices"
+
 // Edits of a shadow's segment list: cutting a segment for an access
 // inside it (carve, carveAt, split), recording an access in a segment
 // (update, spillWith), covering a range with segments (cover) and
@@ -215,17 +217,5 @@ func (s *shadow) same(a, b *segment) bool {
 		return false
 	}
 	var ba, bb [segInline]cellAcc
-	return sameEntries(s.entriesIn(a, &ba), s.entriesIn(b, &bb))
-}
-
-func sameEntries(a, b []cellAcc) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return slices.Equal(s.entriesIn(a, &ba), s.entriesIn(b, &bb))
 }

@@ -3,6 +3,7 @@ package emu
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"unsafe"
 
 	"pldworkbench/engine/ir"
@@ -104,18 +105,6 @@ func broadcastShape(a, b []int) ([]int, bool) {
 	return out, true
 }
 
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // tileBinary computes op over tile a and either tile b or the scalar s of
 // dtype sdt into out (a tile of dtype dt and the result's shape, possibly
 // a itself, when a's valid shape is the result's already). out.valid,
@@ -138,7 +127,7 @@ func tileBinary(op opKind, dt ir.DType, a, b *tile, s val, sdt ir.DType, out *ti
 	}
 	if dt == ir.FP32 && a.dt == ir.FP32 {
 		switch {
-		case b != nil && b.dt == ir.FP32 && equalInts(a.shape, b.shape):
+		case b != nil && b.dt == ir.FP32 && slices.Equal(a.shape, b.shape):
 			if op == opAdd {
 				addF32(out.data, a.data, b.data)
 				return out, true
@@ -167,7 +156,7 @@ func tileBinary(op opKind, dt ir.DType, a, b *tile, s val, sdt ir.DType, out *ti
 	ost := strides(shape)
 	for i := 0; i < n; i++ {
 		ai, bi := i, i
-		if b != nil && !equalInts(a.shape, b.shape) {
+		if b != nil && !slices.Equal(a.shape, b.shape) {
 			ai, bi = 0, 0
 			rem := i
 			for k := range shape {
