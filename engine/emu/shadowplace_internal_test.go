@@ -157,22 +157,7 @@ func TestTouchFreshMatchesShadow(t *testing.T) {
 				lo = 4 * rng.IntN(size/4)
 				hi = lo + 4*(1+rng.IntN((size-lo)/4))
 			}
-			release := rng.IntN(3) == 0
-			var clocks [ranks]uint32
-			for o := range clocks {
-				clocks[o] = uint32(rng.IntN(int(a.ms[o].hb.own) + 1))
-			}
-			for _, w := range []*raceWorld{a, b} {
-				h := &w.ms[r].hb
-				if release {
-					h.released = true
-				}
-				for o := range clocks {
-					if o != r {
-						h.base.v[o] = max(h.base.v[o], clocks[o])
-					}
-				}
-			}
+			syncTwins(rng, a, b, r)
 			a.ms[r].touchBytes(nodesA[j], a.ts[p], p, lo, hi, k)
 			b.ms[r].touchShadow(b.d, nodesB[j], b.ts[p], p, lo, hi, k)
 			if sa, sb := shadowsState(a), shadowsState(b); sa != sb {
@@ -184,6 +169,27 @@ func TestTouchFreshMatchesShadow(t *testing.T) {
 
 // shadowsState renders w's races, the segments and hint of each rank's
 // shadow of its window and each machine's plain slots (plainClk).
+// syncTwins moves rank r of twin worlds a and b on alike, at random:
+// maybe a release, and joins of the other ranks' epochs up to their own.
+func syncTwins(rng *rand.Rand, a, b *raceWorld, r int) {
+	release := rng.IntN(3) == 0
+	clocks := make([]uint32, len(a.ms))
+	for o := range clocks {
+		clocks[o] = uint32(rng.IntN(int(a.ms[o].hb.own) + 1))
+	}
+	for _, w := range []*raceWorld{a, b} {
+		h := &w.ms[r].hb
+		if release {
+			h.released = true
+		}
+		for o := range clocks {
+			if o != r {
+				h.base.v[o] = max(h.base.v[o], clocks[o])
+			}
+		}
+	}
+}
+
 func shadowsState(w *raceWorld) string {
 	s := fmt.Sprint(len(w.d.races))
 	for _, rc := range w.d.races {
@@ -299,22 +305,7 @@ func TestAccessTiledMatchesAccess(t *testing.T) {
 				lo = 4 * rng.IntN(size/4)
 				hi = lo + 4*(1+rng.IntN((size-lo)/4))
 			}
-			release := rng.IntN(3) == 0
-			var clocks [ranks]uint32
-			for o := range clocks {
-				clocks[o] = uint32(rng.IntN(int(a.ms[o].hb.own) + 1))
-			}
-			for _, w := range []*raceWorld{a, b} {
-				h := &w.ms[r].hb
-				if release {
-					h.released = true
-				}
-				for o := range clocks {
-					if o != r {
-						h.base.v[o] = max(h.base.v[o], clocks[o])
-					}
-				}
-			}
+			syncTwins(rng, a, b, r)
 			noTiled = false
 			a.ms[r].touchShadow(a.d, nodesA[j], a.ts[p], p, lo, hi, k)
 			noTiled = true
