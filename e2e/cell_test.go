@@ -129,7 +129,18 @@ func (c cell) run() string {
 		const s = c.dataset.state;
 		return moved && (s === 'done' || s === 'failed') ? s : '';
 	})()`, c.js(), c.i)
-	return waitFor[string](c.tb, fmt.Sprintf("cell %d to finish its run", c.i), done, c.state())
+	// Should the run not end, the failure says whether the click could
+	// have started it: the button's state, what is at its centre (a click
+	// that landed on something else started nothing), and the changes
+	// seen since.
+	clickState := fmt.Sprintf(`(() => {
+		const b = %s, w = (window.__e2eRuns || {})[%d] || {};
+		if (!b) return 'no run button';
+		const r = b.getBoundingClientRect(), at = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+		return 'run button disabled=' + b.disabled + ', at its centre: ' + (at === b || b.contains(at) ? 'the button' : (at ? at.outerHTML.slice(0, 80) : 'nothing')) +
+			', data-state changes seen: ' + w.changes + '; ';
+	})() + %s`, c.q("[data-test=run]"), c.i, c.state())
+	return waitFor[string](c.tb, fmt.Sprintf("cell %d to finish its run", c.i), done, clickState)
 }
 
 // showView clicks the cell's tab for view (lanes, outputs, explain, compare,

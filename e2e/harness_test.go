@@ -16,15 +16,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/chromedp"
 
 	"pldworkbench/server"
 )
 
 // testTimeout bounds one test: browser start, every navigation, run and
-// wait. A cold Chromium on a loaded 2-core machine starts in 2-5 s and a
-// 4-rank run takes well under a second, so 90 s only trips on a real hang.
-const testTimeout = 90 * time.Second
+// wait. waitTimeout bounds one wait, and is shorter, so that a wait that
+// times out still has a live browser to ask what the page shows instead
+// (when the two were equal, a CI failure read "the page shows: ?": the
+// test's context had ended and taken the browser with it). A cold
+// Chromium on a loaded 2-core machine starts in 2-5 s and a 4-rank run
+// takes well under a second, so either only trips on a real hang.
+const (
+	testTimeout = 150 * time.Second
+	waitTimeout = 60 * time.Second
+)
 
 // pollEvery is the interval of the JavaScript predicates the tests wait on.
 // Interval polling, not requestAnimationFrame, so that a tab whose frames
@@ -170,6 +178,17 @@ type tab struct {
 
 	mu         sync.Mutex
 	exceptions []string
+	crashed    bool // the renderer crashed (Inspector.targetCrashed)
+}
+
+// crashNote is " (the tab's renderer had crashed)" once it has, else "".
+func (tb *tab) crashNote() string {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	if tb.crashed {
+		return " (the tab's renderer had crashed)"
+	}
+	return ""
 }
 
 // openTab opens a tab under parent (an allocator context for the first tab,
@@ -208,6 +227,17 @@ func openTab(t *testing.T, parent context.Context, opts ...chromedp.ContextOptio
 			}
 		}
 	}()
+	// A renderer that crashed (out of memory, say) answers no poll: a wait
+	// that times out says so, and so does the test's end.
+	if err := chromedp.Listen(ctx, func(ev any) {
+		if _, ok := ev.(*inspector.EventTargetCrashed); ok {
+			tb.mu.Lock()
+			tb.crashed = true
+			tb.mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatalf("open tab: %v", err)
+	}
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(viewW, viewH)); err != nil {
 		t.Fatalf("open tab: %v", err)
 	}
@@ -224,6 +254,9 @@ func (tb *tab) close() {
 		defer tb.mu.Unlock()
 		for _, e := range tb.exceptions {
 			tb.t.Errorf("uncaught exception in the page: %s", e)
+		}
+		if tb.crashed {
+			tb.t.Errorf("the tab's renderer crashed")
 		}
 	})
 }
@@ -259,7 +292,7 @@ func waitFor[T any](tb *tab, what, expr, state string) T {
 	tb.t.Helper()
 	v, err := chromedp.Run(tb.ctx, chromedp.Poll[T](expr,
 		chromedp.WithPollingInterval(pollEvery),
-		chromedp.WithPollingTimeout(testTimeout)))
+		chromedp.WithPollingTimeout(waitTimeout)))
 	if err != nil {
 		got := "?"
 		if state != "" {
@@ -267,18 +300,20 @@ func waitFor[T any](tb *tab, what, expr, state string) T {
 				got = s
 			}
 		}
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = errors.New("timed out")
+		if errors.Is(err, chromedp.ErrPollingTimeout) || errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("timed out after %v", waitTimeout)
 			logServerGoroutines(tb.t)
 		}
-		tb.t.Fatalf("waiting for %s: %v; the page shows: %s", what, err, got)
+		tb.t.Fatalf("waiting for %s: %v%s; the page shows: %s", what, err, tb.crashNote(), got)
 	}
 	return v
 }
 
 // logServerGoroutines logs the stacks of the goroutines that are in the
-// server's code (the server runs in this process), so that a wait that
-// timed out says whether the server was stuck and where.
+// server's code, the engine's or the HTTP stack's (the server runs in
+// this process), so that a wait that timed out says whether the server
+// was stuck and where: a request fasthttp is still reading or writing
+// has no frame of the server's.
 func logServerGoroutines(t *testing.T) {
 	t.Helper()
 	var b strings.Builder
@@ -288,11 +323,11 @@ func logServerGoroutines(t *testing.T) {
 	}
 	var keep []string
 	for _, g := range strings.Split(b.String(), "\n\n") {
-		if strings.Contains(g, "pldworkbench/server") {
+		if strings.Contains(g, "pldworkbench/") || strings.Contains(g, "valyala/fasthttp") || strings.Contains(g, "gofiber/") {
 			keep = append(keep, g)
 		}
 	}
-	t.Logf("%d of the process's goroutines are in the server's code:\n%s", len(keep), strings.Join(keep, "\n\n"))
+	t.Logf("%d of the process's goroutines are in the server's, the engine's or the HTTP stack's code:\n%s", len(keep), strings.Join(keep, "\n\n"))
 }
 
 // shotDir is where screenshots go: $PLD_SCREENSHOTS, or a temporary dir.

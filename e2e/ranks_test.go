@@ -72,7 +72,7 @@ func postRun(t *testing.T, s *site, body map[string]any) (id, status string, eve
 	if err != nil || posted.ID == "" {
 		t.Fatalf("POST /api/runs: status %s, error %q (%v)", resp.Status, posted.Error, err)
 	}
-	deadline := time.Now().Add(testTimeout / 2)
+	deadline := time.Now().Add(waitTimeout)
 	for {
 		var run struct {
 			Status string `json:"status"`
