@@ -477,18 +477,27 @@ func (ss *session) start(m sessionIn, req *runRequest) {
 			return
 		}
 	}
+	started := mustJSON(sessionStarted{Type: "started", Tag: m.Tag, postResponse: pr})
 	ss.mu.Lock()
-	_, twice := ss.runs[pr.ID]
-	if !twice {
-		ss.runs[pr.ID] = r
-		ss.wg.Add(1)
+	if _, twice := ss.runs[pr.ID]; twice {
+		// The second request of a run this session streams has it coming
+		// on the first's stream. Its started goes out under the lock, so
+		// before that stream's done (stream takes the run out of the map,
+		// under the lock, before it sends its done): a client drops a run
+		// at its done, and one told "started" after it waited for ever.
+		ss.send(started)
+		ss.mu.Unlock()
+		return
 	}
+	ss.runs[pr.ID] = r
+	ss.wg.Add(1)
 	ss.mu.Unlock()
-	if !ss.send(mustJSON(sessionStarted{Type: "started", Tag: m.Tag, postResponse: pr})) || twice {
-		if !twice {
-			ss.wg.Done()
-		}
-		return // the second request of a run this session streams already has it coming
+	if !ss.send(started) {
+		ss.mu.Lock()
+		delete(ss.runs, pr.ID)
+		ss.mu.Unlock()
+		ss.wg.Done()
+		return
 	}
 	// Watched from here, not from when the stream's goroutine gets to
 	// run: a run that finished first was stored unpinned and pinned in
@@ -500,10 +509,19 @@ func (ss *session) start(m sessionIn, req *runRequest) {
 // stream sends run r's log to sub as messages frames until its done.
 func (ss *session) stream(r *run, sub *subscriber) {
 	defer ss.wg.Done()
-	defer func() {
+	left := false // r is out of ss.runs
+	leave := func() {
 		ss.mu.Lock()
-		delete(ss.runs, r.id)
+		if ss.runs[r.id] == r {
+			delete(ss.runs, r.id)
+		}
 		ss.mu.Unlock()
+		left = true
+	}
+	defer func() {
+		if !left {
+			leave()
+		}
 	}()
 	head := append(appendJSONString([]byte(`{"type":"messages","id":`), r.id), `,"messages":[`...)
 	// One frame buffer for the whole stream, from a pool the streams
@@ -513,6 +531,12 @@ func (ss *session) stream(r *run, sub *subscriber) {
 	fp := getFrameBuf()
 	defer putFrameBuf(fp)
 	ss.s.streamRun(r, sub, func(msgs [][]byte) error {
+		// The run leaves the session's map before its done goes out: a
+		// request of the same run from then on is streamed anew (start),
+		// not told it has this stream coming after the client saw it end.
+		if !left && bytes.HasPrefix(msgs[len(msgs)-1], []byte(doneHead)) {
+			leave()
+		}
 		*fp = joinFrame(*fp, head, msgs, "]}")
 		if !ss.send(*fp) {
 			return errSessionGone
@@ -582,6 +606,9 @@ func quotedCount(b []byte, word string) int {
 }
 
 var errSessionGone = errors.New("the session closed")
+
+// doneHead begins every done message (doneMsg's JSON: its type first).
+const doneHead = `{"type":"done"`
 
 // send writes one text frame; false when the connection failed.
 func (ss *session) send(b []byte) bool {

@@ -601,3 +601,32 @@ func TestSpecial8(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionRunAgainAtDone: the same run asked for again the moment its
+// done arrives is streamed again, to its done. The first stream, still
+// finishing (pinning the shared run), held the run as streaming, so the
+// session answered "started" and sent nothing more: the page, whose
+// client drops a run at its done, waited for ever on a second click of
+// Run with the code unchanged (this test timed out so before the fix).
+func TestSessionRunAgainAtDone(t *testing.T) {
+	if b := internalDone(errors.New("x")); !bytes.HasPrefix(b, []byte(doneHead)) {
+		t.Fatalf("internalDone %.60s does not begin %s", b, doneHead)
+	}
+	ts := start(t, "")
+	sc := ts.session(t, http.Header{"Origin": {ts.url}})
+	mesh := kernelSource(t, "08_allreduce_mesh")
+	for i := range 40 {
+		body := map[string]any{"code": mesh, "ranks": 2, "seed": 100 + i}
+		first, ms := sc.run(t, fmt.Sprintf("a%d", i), body)
+		if ms[len(ms)-1].Status != "ok" {
+			t.Fatalf("run %d: %s", i, ms[len(ms)-1].raw)
+		}
+		if !bytes.HasPrefix(ms[len(ms)-1].raw, []byte(doneHead)) {
+			t.Fatalf("run %d: its done %.60s does not begin %s (stream takes the run out of the session by it)", i, ms[len(ms)-1].raw, doneHead)
+		}
+		again, ms := sc.run(t, fmt.Sprintf("b%d", i), body)
+		if again.ID != first.ID || ms[len(ms)-1].Status != "ok" {
+			t.Fatalf("run %d again: id %s (first %s), last %s", i, again.ID, first.ID, ms[len(ms)-1].raw)
+		}
+	}
+}
