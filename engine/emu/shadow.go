@@ -128,23 +128,37 @@ func (m *machine) touch(n *node, t *tref, rank int, offs, ext []int, k accessKin
 	if d == nil {
 		return
 	}
-	shape := t.shape
-	nd := len(shape)
-	if nd == 2 && len(offs) == 2 && len(ext) == 2 && ext[0] == 1 && ext[1] > 0 {
-		// Part of one row (a ring's chunk, a mesh's tile of a [1, n]
-		// tensor): the runs below come to this one, and their loops cost
-		// about as much as the shadow's own work on a small access.
-		// touchBytes, inline: its call, nine argument words, and checks
-		// were some 50 instructions of a ring's access, about a fifth of
-		// what detection adds to it; inline, 20 of them go. touchFresh
-		// goes on to touchShadow itself when it does not record, so
-		// nothing here lives past its call (the arguments were stored
-		// around it for touchShadow's use).
-		esz := int(dtBytes[t.dt])
-		lo := (offs[0]*shape[1] + offs[1]) * esz
-		m.touchFresh(d, n, t, rank, lo, lo+ext[1]*esz, k)
+	if lo, hi, ok := rowBytes(t, offs, ext); ok {
+		m.touchFresh(d, n, t, rank, lo, hi, k)
 		return
 	}
+	m.touchRegion(n, t, rank, offs, ext, k)
+}
+
+// rowBytes returns the bytes [lo, hi) (from the view's first byte) of the
+// region at offs of extent ext of t when it is part of one row of a 2-D
+// view (a ring's chunk, a mesh's tile of a [1, n] tensor): the runs
+// touchRegion would cut come to this one, and their loops cost about as
+// much as the shadow's own work on a small access. touchFresh goes on to
+// touchShadow itself when it does not record, so nothing in touch lives
+// past its call (the arguments were stored around it for touchShadow's
+// use).
+func rowBytes(t *tref, offs, ext []int) (lo, hi int, ok bool) {
+	if len(t.shape) != 2 || len(offs) != 2 || len(ext) != 2 || ext[0] != 1 || ext[1] <= 0 {
+		return 0, 0, false
+	}
+	esz := int(dtBytes[t.dt])
+	lo = (offs[0]*t.shape[1] + offs[1]) * esz
+	return lo, lo + ext[1]*esz, true
+}
+
+// touchRegion is touch for a region other than part of one row: it cuts
+// the region into its contiguous byte runs. (A function of its own, so
+// that touch's common case, a ring's and a mesh's every access, runs
+// without the frame and spills of these loops.)
+func (m *machine) touchRegion(n *node, t *tref, rank int, offs, ext []int, k accessKind) {
+	shape := t.shape
+	nd := len(shape)
 	esz := int(dtBytes[t.dt])
 	for _, e := range ext {
 		if e <= 0 {
