@@ -650,9 +650,16 @@ func (s *shadow) accessTiled(i, lo, hi int, cur cellAcc, h *hbThread, fresh bool
 	if !fresh && i > 0 && int(s.at(i-1).hi) == lo {
 		prev = s.at(i - 1) // access merges with the neighbours too
 	}
+	read := inPlace && cur.kind() == accRead
 	for j := i; j < last; j++ {
 		seg := s.at(j)
-		if !inPlace || !recordInPlace(seg, cur, h) {
+		k := 0
+		if read {
+			k = ownWriteFirst(seg, cur)
+		}
+		if k != 0 {
+			seg.acc[k] = segAcc{uint16(cur.tid), uint16(cur.sk), cur.clk}
+		} else if !inPlace || !recordInPlace(seg, cur, h) {
 			for _, e := range s.entriesIn(seg, &buf) {
 				if e.tid != cur.tid && conflicts(e.kind(), cur.kind()) && e.clk > h.at(e.tid) {
 					race(e, int(seg.lo), int(seg.hi))
@@ -660,7 +667,14 @@ func (s *shadow) accessTiled(i, lo, hi int, cur cellAcc, h *hbThread, fresh bool
 			}
 			s.update(seg, cur)
 		}
-		merge = merge || prev != nil && s.same(prev, seg)
+		if prev != nil && !merge {
+			// same, its in-place case inline.
+			if prev.acc[0].tid != spillMark && seg.acc[0].tid != spillMark {
+				merge = prev.acc == seg.acc
+			} else {
+				merge = s.same(prev, seg)
+			}
+		}
 		prev = seg
 	}
 	if fresh {

@@ -37,7 +37,9 @@ func (s *shadow) carveAt(i, lo, hi int, cur cellAcc, h *hbThread) bool {
 	}
 	mid := *seg
 	mid.lo, mid.hi = int32(lo), int32(hi)
-	if !recordInPlace(&mid, cur, h) {
+	if k := ownWriteFirst(&mid, cur); k != 0 && cur.kind() == accRead {
+		mid.acc[k] = segAcc{uint16(cur.tid), uint16(cur.sk), cur.clk}
+	} else if !recordInPlace(&mid, cur, h) {
 		return false
 	}
 	right := *seg
