@@ -73,23 +73,31 @@ func (d *detector) signalFast(m *machine, n *node, t *tref, key *cellKey, cl *ce
 	if b.race.plain && (sh.nseg > 0 || b.size > shadowRegion && sh.n() > 0) {
 		return false
 	}
-	// inPage(*key, t.off+key.off-b.off, size), whose offset test is t.off == 0.
-	x := key.off - b.off
-	if t.off != 0 || dtBytes[t.dt] != cellGrain || x%cellGrain != 0 {
-		return false
-	}
 	// The node's site for its own view first (every rank's, for a window
 	// a host makes per rank: window gives equal views one tref), then the
 	// thread's memo (a view of its own, made in a kernel). (A node site
-	// with a view has an id: cellAccess sets the two together.)
+	// with a view has an id: cellAccess sets the two together, and notes
+	// whether the view passes the tests of inPage(*key, t.off+key.off-b.off,
+	// size) that are the view's, t.off == 0 and the size of its cells.)
 	var site uint32
 	h := &m.hb
 	if ns := d.nodeSite(n); ns.view == t && ns.k == k {
+		if !ns.grain {
+			return false
+		}
 		site = ns.id
 	} else if memo := &h.sites[(uint(n.span.Line)<<2|uint(k))%uint(len(h.sites))]; memo.n == n && memo.view == t && memo.id != 0 {
+		if t.off != 0 || dtBytes[t.dt] != cellGrain {
+			return false
+		}
 		site = memo.id
 	} else {
 		return d.signalPrep(m, n, t, key, cl, k)
+	}
+	// inPage's test of the cell's offset (cellGrain is a power of two).
+	x := key.off - b.off
+	if x&(cellGrain-1) != 0 {
+		return false
 	}
 	w := wordOf(cl)
 	if *w != 0 && !w.current(d.gen) {
