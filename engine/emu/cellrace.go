@@ -173,6 +173,10 @@ type nodeSite struct {
 	view *tref
 	id   uint32
 	k    accessKind
+	// grain says view passes the fast path's tests of a view (signalFast:
+	// its offset 0, its cells cellGrain bytes), which it then need not
+	// make at each op.
+	grain bool
 }
 
 // siteMemo is a thread's last site of one kind.
@@ -467,7 +471,7 @@ func (d *detector) cellAccess(m *machine, n *node, t *tref, key cellKey, k acces
 		d.refs(b).clocks = true
 	}
 	site := d.siteOf(h, n, t, k)
-	*d.nodeSite(n) = nodeSite{view: t, id: site, k: k}
+	*d.nodeSite(n) = nodeSite{view: t, id: site, k: k, grain: t.off == 0 && dtBytes[t.dt] == cellGrain}
 	cur := cellAcc{tid: h.tid, clk: h.epoch(), sk: site<<2 | uint32(k)}
 	hi := lo + size
 	if sh.n() > 0 {

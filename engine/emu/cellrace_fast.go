@@ -73,23 +73,31 @@ func (d *detector) signalFast(m *machine, n *node, t *tref, key *cellKey, cl *ce
 	if b.race.plain && (sh.nseg > 0 || b.size > shadowRegion && sh.n() > 0) {
 		return false
 	}
-	// inPage(*key, t.off+key.off-b.off, size), whose offset test is t.off == 0.
-	x := key.off - b.off
-	if t.off != 0 || dtBytes[t.dt] != cellGrain || x%cellGrain != 0 {
-		return false
-	}
 	// The node's site for its own view first (every rank's, for a window
 	// a host makes per rank: window gives equal views one tref), then the
 	// thread's memo (a view of its own, made in a kernel). (A node site
-	// with a view has an id: cellAccess sets the two together.)
+	// with a view has an id: cellAccess sets the two together, and notes
+	// whether the view passes the tests of inPage(*key, t.off+key.off-b.off,
+	// size) that are the view's, t.off == 0 and the size of its cells.)
 	var site uint32
 	h := &m.hb
 	if ns := d.nodeSite(n); ns.view == t && ns.k == k {
+		if !ns.grain {
+			return false
+		}
 		site = ns.id
 	} else if memo := &h.sites[(uint(n.span.Line)<<2|uint(k))%uint(len(h.sites))]; memo.n == n && memo.view == t && memo.id != 0 {
+		if t.off != 0 || dtBytes[t.dt] != cellGrain {
+			return false
+		}
 		site = memo.id
 	} else {
 		return d.signalPrep(m, n, t, key, cl, k)
+	}
+	// inPage's test of the cell's offset (cellGrain is a power of two).
+	x := key.off - b.off
+	if x&(cellGrain-1) != 0 {
+		return false
 	}
 	w := wordOf(cl)
 	if *w != 0 && !w.current(d.gen) {
@@ -167,23 +175,26 @@ func (d *detector) signalFast(m *machine, n *node, t *tref, key *cellKey, cl *ce
 		if h.npend++; h.npend == pendLen {
 			h.flush()
 		}
-	} else if clk > h.at(tid) {
-		sn := hbSnap{tid: tid, own: clk, base: sb, last: true}
-		if sb != h.base && sb != h.from && d.copyable(h, sn) {
-			// join's copy case, a ring's every wait but its first, without
-			// join's call and the checks before it: with sb neither base
-			// nor from, join's O(1) case does not apply, and h.at above
-			// has flushed pend.
+	} else if b := h.base; sb != b && sb != h.from && b.copy.ver == b.ver && b.copy.self == h.tid && b.copy.of == tid && clk >= b.copy.own && h.npend == 0 {
+		// join's copy case (copyable), a ring's every wait but its first,
+		// without join's call and the checks before it: with sb neither
+		// base nor from, join's O(1) case does not apply. A current copy
+		// record says h's entry of tid is the record's own (see copyOf),
+		// so whether the snapshot is later than what h knows of tid is
+		// read from the base's header, which copyable reads anyway,
+		// rather than from its entries, a line the wait then need not
+		// touch (a first-level miss at each of a ring's waits).
+		if clk > b.copy.own {
 			h.advance()
 			h.priv = nil
 			if sb.refs == 1 && int(h.tid) < len(sb.v) && int(tid) < len(sb.v) {
 				d.takeCopy(h, sb, tid, clk) // the cell's hold becomes h's
 				goto dropped
 			}
-			d.joinCopy(h, sn)
-		} else {
-			d.join(h, sn)
+			d.joinCopy(h, hbSnap{tid: tid, own: clk, base: sb, last: true})
 		}
+	} else if clk > h.at(tid) {
+		d.join(h, hbSnap{tid: tid, own: clk, base: sb, last: true})
 	}
 	// dropSnaps of the clock: the rank thread's acquire lets it go.
 	if sb.refs > 1 {

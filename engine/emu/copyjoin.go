@@ -27,8 +27,13 @@ package emu
 // pushed out having been about a quarter of what it added).
 
 // copyOf records that a vclock, at version ver, is a copy of thread of's
-// clock at epoch own, changed only in the entries of of and of self (the
-// thread whose base it is).
+// clock at an epoch no later than own, changed only in the entries of of
+// and of self (the thread whose base it is), and that its entry of of is
+// own: a record is made only with the entry at own (markCopy, joinCopy,
+// takeCopy), and any later change of the entries gives the vclock a new
+// version (pendjoin.go bumps it before a pending write that could). So
+// while the record is current, own is what its thread knows of of, and
+// a wait on of's clock need not read the entry (signalFast).
 type copyOf struct {
 	ver  uint64
 	self int32
@@ -59,10 +64,7 @@ func (d *detector) copyable(h *hbThread, sn hbSnap) bool {
 func (d *detector) joinCopy(h *hbThread, sn hbSnap) {
 	d.copyJoins++
 	old, src := h.base, sn.base
-	keepOwn, keepOf := uint32(0), max(h.at(sn.tid), sn.own)
-	if int(h.tid) < len(old.v) {
-		keepOwn = old.v[h.tid]
-	}
+	keepOf := max(h.at(sn.tid), sn.own)
 	n := max(len(src.v), int(h.tid)+1, int(sn.tid)+1)
 	var v *vclock
 	if sn.last && src.refs == 1 {
@@ -90,7 +92,9 @@ func (d *detector) joinCopy(h *hbThread, sn hbSnap) {
 		copy(v.v, src.v)
 		clear(v.v[len(src.v):])
 	}
-	v.v[h.tid] = max(v.v[h.tid], keepOwn)
+	// The entry of h's own thread stays what sn's clock knows of it: a
+	// base's entry of its thread is a lower bound of its own epoch, never
+	// read for it (hbThread.own).
 	v.v[sn.tid] = max(v.v[sn.tid], keepOf)
 	d.bump(v)
 	h.base = v
@@ -99,7 +103,7 @@ func (d *detector) joinCopy(h *hbThread, sn hbSnap) {
 	// a ring's joins never find a snapshot on it.
 	d.drop(h.from)
 	h.from = nil
-	markCopy(h, sn)
+	v.copy = copyOf{ver: v.ver, self: h.tid, of: sn.tid, own: v.v[sn.tid]}
 	// Pend is empty (h.at above flushed it): its first slot keeps the
 	// epoch of sn's thread just joined, for recordInPlace (knows).
 	h.pend[0] = pendJoin{tid: sn.tid, own: v.v[sn.tid]}
@@ -118,16 +122,11 @@ func (d *detector) takeCopy(h *hbThread, src *vclock, tid int32, own uint32) {
 	d.copyJoins++
 	d.takes++
 	old := h.base
-	keepOwn := uint32(0)
-	if int(h.tid) < len(old.v) {
-		keepOwn = old.v[h.tid]
-	}
 	v := src.v
-	v[h.tid] = max(v[h.tid], keepOwn)
 	v[tid] = max(v[tid], own)
 	d.ver++
 	src.ver = d.ver
-	src.copy = copyOf{ver: src.ver, self: h.tid, of: tid, own: own}
+	src.copy = copyOf{ver: src.ver, self: h.tid, of: tid, own: v[tid]}
 	h.base = src
 	d.drop(old)
 	d.drop(h.from)

@@ -128,23 +128,37 @@ func (m *machine) touch(n *node, t *tref, rank int, offs, ext []int, k accessKin
 	if d == nil {
 		return
 	}
-	shape := t.shape
-	nd := len(shape)
-	if nd == 2 && len(offs) == 2 && len(ext) == 2 && ext[0] == 1 && ext[1] > 0 {
-		// Part of one row (a ring's chunk, a mesh's tile of a [1, n]
-		// tensor): the runs below come to this one, and their loops cost
-		// about as much as the shadow's own work on a small access.
-		// touchBytes, inline: its call, nine argument words, and checks
-		// were some 50 instructions of a ring's access, about a fifth of
-		// what detection adds to it; inline, 20 of them go. touchFresh
-		// goes on to touchShadow itself when it does not record, so
-		// nothing here lives past its call (the arguments were stored
-		// around it for touchShadow's use).
-		esz := int(dtBytes[t.dt])
-		lo := (offs[0]*shape[1] + offs[1]) * esz
-		m.touchFresh(d, n, t, rank, lo, lo+ext[1]*esz, k)
+	if lo, hi, ok := rowBytes(t, offs, ext); ok {
+		m.touchFresh(d, n, t, rank, lo, hi, k)
 		return
 	}
+	m.touchRegion(n, t, rank, offs, ext, k)
+}
+
+// rowBytes returns the bytes [lo, hi) (from the view's first byte) of the
+// region at offs of extent ext of t when it is part of one row of a 2-D
+// view (a ring's chunk, a mesh's tile of a [1, n] tensor): the runs
+// touchRegion would cut come to this one, and their loops cost about as
+// much as the shadow's own work on a small access. touchFresh goes on to
+// touchShadow itself when it does not record, so nothing in touch lives
+// past its call (the arguments were stored around it for touchShadow's
+// use).
+func rowBytes(t *tref, offs, ext []int) (lo, hi int, ok bool) {
+	if len(t.shape) != 2 || len(offs) != 2 || len(ext) != 2 || ext[0] != 1 || ext[1] <= 0 {
+		return 0, 0, false
+	}
+	esz := int(dtBytes[t.dt])
+	lo = (offs[0]*t.shape[1] + offs[1]) * esz
+	return lo, lo + ext[1]*esz, true
+}
+
+// touchRegion is touch for a region other than part of one row: it cuts
+// the region into its contiguous byte runs. (A function of its own, so
+// that touch's common case, a ring's and a mesh's every access, runs
+// without the frame and spills of these loops.)
+func (m *machine) touchRegion(n *node, t *tref, rank int, offs, ext []int, k accessKind) {
+	shape := t.shape
+	nd := len(shape)
 	esz := int(dtBytes[t.dt])
 	for _, e := range ext {
 		if e <= 0 {
@@ -636,9 +650,16 @@ func (s *shadow) accessTiled(i, lo, hi int, cur cellAcc, h *hbThread, fresh bool
 	if !fresh && i > 0 && int(s.at(i-1).hi) == lo {
 		prev = s.at(i - 1) // access merges with the neighbours too
 	}
+	read := inPlace && cur.kind() == accRead
 	for j := i; j < last; j++ {
 		seg := s.at(j)
-		if !inPlace || !recordInPlace(seg, cur, h) {
+		k := 0
+		if read {
+			k = ownWriteFirst(seg, cur)
+		}
+		if k != 0 {
+			seg.acc[k] = segAcc{uint16(cur.tid), uint16(cur.sk), cur.clk}
+		} else if !inPlace || !recordInPlace(seg, cur, h) {
 			for _, e := range s.entriesIn(seg, &buf) {
 				if e.tid != cur.tid && conflicts(e.kind(), cur.kind()) && e.clk > h.at(e.tid) {
 					race(e, int(seg.lo), int(seg.hi))
@@ -646,7 +667,14 @@ func (s *shadow) accessTiled(i, lo, hi int, cur cellAcc, h *hbThread, fresh bool
 			}
 			s.update(seg, cur)
 		}
-		merge = merge || prev != nil && s.same(prev, seg)
+		if prev != nil && !merge {
+			// same, its in-place case inline.
+			if prev.acc[0].tid != spillMark && seg.acc[0].tid != spillMark {
+				merge = prev.acc == seg.acc
+			} else {
+				merge = s.same(prev, seg)
+			}
+		}
 		prev = seg
 	}
 	if fresh {

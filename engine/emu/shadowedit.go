@@ -37,7 +37,9 @@ func (s *shadow) carveAt(i, lo, hi int, cur cellAcc, h *hbThread) bool {
 	}
 	mid := *seg
 	mid.lo, mid.hi = int32(lo), int32(hi)
-	if !recordInPlace(&mid, cur, h) {
+	if k := ownWriteFirst(&mid, cur); k != 0 && cur.kind() == accRead {
+		mid.acc[k] = segAcc{uint16(cur.tid), uint16(cur.sk), cur.clk}
+	} else if !recordInPlace(&mid, cur, h) {
 		return false
 	}
 	right := *seg
@@ -53,10 +55,24 @@ func (s *shadow) carveAt(i, lo, hi int, cur cellAcc, h *hbThread) bool {
 	}
 	if int(seg.lo) < lo {
 		seg.hi = int32(lo)
-		s.reserve(i+1, cuts)
-		s.put(mid)
-		if cuts == 2 {
-			s.put(right)
+		if g, gl := int(s.gap), int(s.gapLen); cuts == 1 && gl > 0 && g == i+2 {
+			// reserve(i+1, 1) and put(mid) in the case of moveGap's
+			// shortcut, the hole one segment over: a ring's carves,
+			// each the end of what is left of its window's first store
+			// (its chunks go down), move the segment carved last across
+			// the hole. Without reserve's and moveGap's calls, ring
+			// P = 256 with 16-byte chunks took 3.4 M instructions fewer
+			// under cachegrind, some 50 a carve.
+			s.segs[i+1+gl] = s.segs[i+1]
+			s.segs[i+1] = mid
+			s.gapLen--
+			s.nseg++
+		} else {
+			s.reserve(i+1, cuts)
+			s.put(mid)
+			if cuts == 2 {
+				s.put(right)
+			}
 		}
 		s.hint = int32(i + 1)
 	} else {
