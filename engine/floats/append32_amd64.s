@@ -1,0 +1,244 @@
+#include "textflag.h"
+
+// func fast32(dst *byte, src *float32, n int, tab *[256]exp32Entry, comma int) (nw, nr int)
+//
+// AppendFloat32s' fast path for a run of elements (append32_amd64.go):
+// find32's steps and put32's, in two loops over a batch of up to 16
+// elements as in the Go code, so that the independent elements' chains
+// of multiplies overlap: the first finds each element's digits d and
+// exponent k into recs, the second writes them. The comma flag lives in
+// its argument slot.
+TEXT ·fast32(SB), NOSPLIT, $144-56
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), AX
+	LEAQ (SI)(AX*4), AX
+	MOVQ AX, end-8(SP)      // the end of src
+
+batch:
+	// First loop: SI to R12 (at most 16 elements), the records from
+	// recs-144(SP) at R14: d | sign<<31 in the low word, k in byte 4.
+	MOVQ end-8(SP), R12
+	LEAQ 64(SI), AX
+	CMPQ AX, R12
+	CMOVQCS AX, R12
+	MOVQ tab+24(FP), R13
+	LEAQ recs-136(SP), R14
+
+find:
+	CMPQ SI, R12
+	JAE  found
+	MOVL (SI), R11          // u
+	MOVL R11, BX
+	SHRL $23, BX
+	MOVBLZX BL, BX          // bq
+	CMPL BX, $150           // intBq
+	JAE  found
+	SHLQ $5, BX
+	ADDQ R13, BX            // e = &tab[bq]
+	MOVL 24(BX), AX         // e.mask: 0 below fastBqMin, and an integer has no bits under it
+	TESTL AX, R11
+	JEQ  found
+
+	// c, and g1·4c·2^h with the bounds' products beside it.
+	MOVL R11, R9
+	ANDL $0x7fffff, R9
+	ORL  $0x800000, R9      // c
+	MOVBQZX 28(BX), CX      // e.sh
+	MOVQ R9, R10
+	SHLQ CX, R10
+	MOVQ (BX), AX           // e.g1
+	MULQ R10                // DX:AX = phi:plo
+	MOVQ AX, R8
+	SUBQ 16(BX), R8
+	MOVQ DX, R10
+	SBBQ 8(BX), R10         // lhi
+	ADDQ 16(BX), AX
+	MOVQ DX, R8
+	ADCQ 8(BX), R8          // rhi
+	MOVB 29(BX), BX         // e.k
+	ANDL $1, R9             // out
+	ADDQ R9, R10            // L = lhi+out
+	SUBQ R9, R8             // R = rhi-out
+	MOVQ DX, AX
+	SHRQ $33, AX            // s
+
+	// The masks (-1 or 0) of tie: fr + s&1 <= 2^32 (fr the 33 bits
+	// below s), tOut: rhi < (s+1)<<33 + out, and not sIn: s<<33 < lhi+out.
+	MOVQ DX, R9
+	SHLQ $31, R9
+	SHRQ $31, R9
+	MOVL AX, CX
+	ANDL $1, CX
+	ADDQ CX, R9
+	MOVQ $0x100000001, CX
+	CMPQ R9, CX
+	SBBQ R9, R9             // tie
+	LEAQ 1(AX), CX
+	SHLQ $33, CX
+	CMPQ R8, CX
+	SBBQ CX, CX             // tOut
+	ORQ  CX, R9
+	MOVQ AX, CX
+	SHLQ $33, CX
+	CMPQ CX, R10
+	SBBQ CX, CX             // not sIn
+	NOTQ CX
+	ANDQ CX, R9
+	LEAQ 1(AX), DX
+	ADDQ R9, DX             // d = s + 1 - sIn&(tOut|tie)
+
+	// shorter: sp10 = s/10*10; d = short when exactly one of upin
+	// (lhi+out <= sp10<<33) and wpin (rhi >= (sp10+10)<<33 + out) holds.
+	MOVL $0xCCCCCCCD, CX
+	IMULQ AX, CX
+	SHRQ $35, CX
+	LEAQ (CX)(CX*4), CX
+	ADDQ CX, CX             // sp10
+	MOVQ CX, R9
+	SHLQ $33, R9
+	CMPQ R9, R10
+	SBBQ R9, R9             // not upin
+	LEAQ 10(CX), AX
+	SHLQ $33, AX
+	CMPQ R8, AX
+	SBBQ AX, AX             // not wpin
+	XORQ R9, AX
+	ANDQ $10, R9
+	ADDQ R9, CX             // short = sp10 + 10 - 10·upin
+	TESTQ AX, AX
+	CMOVQNE CX, DX          // d
+
+	ANDL $0x80000000, R11
+	ORQ  R11, DX
+	MOVL DX, (R14)
+	MOVB BX, 4(R14)
+	ADDQ $8, R14
+	ADDQ $4, SI
+	JMP  find
+
+found:
+	// Second loop: the records from R13 to R12, written at DI.
+	LEAQ recs-136(SP), R13
+	MOVQ R14, R12
+	CMPQ R13, R12
+	JEQ  done               // an element off the fast path, or the end
+
+put:
+	MOVL (R13), DX
+	MOVBQSX 4(R13), BX      // k
+	MOVL DX, R11
+	SHRL $31, R11           // sign
+	ANDL $0x7fffffff, DX    // d
+
+	// The comma and the sign; w = comma + sign is where the digits go.
+	MOVQ comma+32(FP), R14
+	MOVB $0x2c, (DI)
+	MOVB $0x2d, (DI)(R14*1)
+	ADDQ R14, R11           // w
+
+	// nd0 = 7 + (d >= 1e7) + (d >= 1e8); v = d mod 1e8 (d < 2·10^8)
+	MOVL $7, R9
+	CMPQ DX, $10000000
+	SBBQ $-1, R9
+	CMPQ DX, $100000000
+	SBBQ $-1, R9            // nd0
+	MOVQ DX, AX
+	SUBQ $100000000, AX
+	CMOVQCS DX, AX          // v
+
+	// eight(v): v's eight digits as ASCII, the first in the low byte
+	// (two 4-digit lanes, then 2-digit ones, then digits).
+	MOVL $3518437209, CX
+	IMULQ AX, CX
+	SHRQ $45, CX            // v / 10^4
+	IMUL3Q $10000, CX, R8
+	SUBQ R8, AX
+	SHLQ $32, AX
+	ORQ  CX, AX
+	IMUL3Q $10486, AX, CX
+	SHRQ $20, CX
+	MOVQ $0x0000007f0000007f, R8
+	ANDQ R8, CX
+	IMUL3Q $100, CX, R8
+	SUBQ R8, AX
+	SHLQ $16, AX
+	ORQ  CX, AX
+	IMUL3Q $103, AX, CX
+	SHRQ $10, CX
+	MOVQ $0x000f000f000f000f, R8
+	ANDQ R8, CX
+	LEAQ (CX)(CX*4), R8
+	ADDQ R8, R8
+	SUBQ R8, AX
+	SHLQ $8, AX
+	ORQ  CX, AX
+	MOVQ $0x3030303030303030, R10
+	ADDQ R10, AX            // dg
+
+	// nd = nd0 less dg's trailing zeros (its leading zero bytes past ascii0)
+	XORQ AX, R10
+	MOVQ $-1, CX
+	BSRQ R10, R10
+	CMOVQEQ CX, R10
+	NEGQ R10
+	ADDQ $63, R10
+	SHRQ $3, R10
+	MOVQ R9, R8
+	SUBQ R10, R8            // nd
+
+	// l0: nine digits '1' and dg, eight dg, seven dg less its leading zero
+	MOVQ AX, R10
+	MOVQ AX, CX
+	SHRQ $8, CX
+	CMPQ DX, $10000000
+	CMOVQCS CX, R10
+	MOVQ AX, CX
+	SHLQ $8, CX
+	ORQ  $0x31, CX
+	CMPQ DX, $100000000
+	CMOVQCC CX, R10         // l0
+	SHRQ $56, AX            // l1
+
+	// dp = nd0 + k; from dp = 1 on w0 = l0, fp = dp+1, a = dp; else
+	// w0 = "0.000000", fp = 2-dp, a = 0.
+	ADDQ BX, R9             // dp
+	MOVQ $0x3030303030302e30, DX
+	MOVQ $2, BX
+	SUBQ R9, BX
+	XORL CX, CX
+	LEAQ 1(R9), R14
+	TESTQ R9, R9
+	CMOVQGT R10, DX
+	CMOVQGT R9, CX
+	CMOVQGT R14, BX
+	LEAQ (DI)(R11*1), R14   // o
+	MOVQ DX, (R14)
+	MOVL $1, DX
+	CMPQ R9, DX
+	CMOVQLT DX, R9
+	MOVB $0x2e, (R14)(R9*1) // the point, at max(dp, 1)
+	SHLQ $3, CX             // 8a
+	SHRQ CX, AX, R10        // l0>>8a | l1<<(64-8a), l0 when a = 0
+	MOVQ R10, (R14)(BX*1)
+	MOVB AX, 8(R14)(BX*1)
+	SHRQ $3, CX
+	ADDQ BX, R8
+	SUBQ CX, R8
+	ADDQ R11, R8            // w + fp + nd - a
+	ADDQ R8, DI
+	MOVQ $1, comma+32(FP)
+	ADDQ $8, R13
+	CMPQ R13, R12
+	JCS  put
+	JMP  batch
+
+done:
+	MOVQ DI, AX
+	SUBQ dst+0(FP), AX
+	MOVQ AX, nw+40(FP)
+	MOVQ SI, AX
+	SUBQ src+8(FP), AX
+	SHRQ $2, AX
+	MOVQ AX, nr+48(FP)
+	RET
