@@ -96,8 +96,12 @@ func buildExp32() {
 // (the Go loops spill and reload a dozen a element), eight's digits by
 // lane arithmetic in one word instead of its table: 179 instructions an
 // element of a randn fill where the Go loops take 305 (cachegrind on
-// BenchmarkAppendElem). Elsewhere, and for the elements off the fast
-// path, the Go loops (appendBatch32).
+// BenchmarkAppendElem). Where the CPU has AVX-512 (avx512), its
+// second loop's arithmetic runs for eight elements at a time in vector
+// lanes and the loop itself only stores (about 13.6 ns an element where
+// the scalar loop takes 20 and the Go loops 23, interleaved runs on a
+// loaded machine). Elsewhere, and for the elements off the fast path,
+// the Go loops (appendBatch32).
 func AppendFloat32s(b []byte, f []float32, lead bool) []byte {
 	exp32Once.Do(buildExp32)
 	tab := exp32Tab
@@ -110,7 +114,7 @@ func AppendFloat32s(b []byte, f []float32, lead bool) []byte {
 			b = room32(b)
 			room := b[len(b):cap(b)]
 			n := min(len(f), (len(room)-24)/24, fastRun)
-			w, r := fast32(&room[0], &f[0], n, tab, comma)
+			w, r := fast32(&room[0], &f[0], n, tab, comma, avx512)
 			b, f = b[:len(b)+w], f[r:]
 			if r > 0 {
 				comma = 1

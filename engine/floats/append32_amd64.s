@@ -1,19 +1,57 @@
 #include "textflag.h"
 
-// func fast32(dst *byte, src *float32, n int, tab *[256]exp32Entry, comma int) (nw, nr int)
+// func fast32(dst *byte, src *float32, n int, tab *[256]exp32Entry, comma, avx int) (nw, nr int)
 //
 // AppendFloat32s' fast path for a run of elements (append32_amd64.go):
 // find32's steps and put32's, in two loops over a batch of up to 16
 // elements as in the Go code, so that the independent elements' chains
 // of multiplies overlap: the first finds each element's digits d and
 // exponent k into recs, the second writes them. The comma flag lives in
-// its argument slot.
-TEXT ·fast32(SB), NOSPLIT, $144-56
+// its argument slot. With avx set (AVX-512 F, DQ, CD and BW), the
+// second loop's arithmetic is done for eight elements at a time in
+// vector lanes (put8), leaving it the stores.
+TEXT ·fast32(SB), NOSPLIT, $520-64
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), AX
 	LEAQ (SI)(AX*4), AX
 	MOVQ AX, end-8(SP)      // the end of src
+	CMPQ avx+40(FP), $0
+	JEQ  batch
+	// put8's constants, Z13 to Z31
+	MOVQ $64, AX
+	VPBROADCASTQ AX, Z13
+	VPXORQ Z14, Z14, Z14
+	MOVQ $2, AX
+	VPBROADCASTQ AX, Z15
+	MOVQ $0x7fffffff, AX
+	VPBROADCASTQ AX, Z16
+	MOVQ $10000000, AX
+	VPBROADCASTQ AX, Z17
+	MOVQ $100000000, AX
+	VPBROADCASTQ AX, Z18
+	MOVQ $7, AX
+	VPBROADCASTQ AX, Z19
+	MOVQ $3518437209, AX
+	VPBROADCASTQ AX, Z20
+	MOVQ $10000, AX
+	VPBROADCASTQ AX, Z21
+	MOVL $10486, AX
+	VPBROADCASTD AX, Z22
+	MOVL $100, AX
+	VPBROADCASTD AX, Z24
+	MOVL $103, AX
+	VPBROADCASTW AX, Z25
+	MOVL $10, AX
+	VPBROADCASTW AX, Z27
+	MOVQ $0x3030303030303030, AX
+	VPBROADCASTQ AX, Z28
+	MOVQ $0x3030303030302e30, AX
+	VPBROADCASTQ AX, Z29
+	MOVQ $1, AX
+	VPBROADCASTQ AX, Z30
+	MOVQ $0x31, AX
+	VPBROADCASTQ AX, Z31
 
 batch:
 	// First loop: SI to R12 (at most 16 elements), the records from
@@ -23,7 +61,7 @@ batch:
 	CMPQ AX, R12
 	CMOVQCS AX, R12
 	MOVQ tab+24(FP), R13
-	LEAQ recs-136(SP), R14
+	LEAQ recs-520(SP), R14
 
 find:
 	CMPQ SI, R12
@@ -119,10 +157,12 @@ find:
 
 found:
 	// Second loop: the records from R13 to R12, written at DI.
-	LEAQ recs-136(SP), R13
+	LEAQ recs-520(SP), R13
 	MOVQ R14, R12
 	CMPQ R13, R12
 	JEQ  done               // an element off the fast path, or the end
+	CMPQ avx+40(FP), $0
+	JNE  put8
 
 put:
 	MOVL (R13), DX
@@ -233,12 +273,146 @@ put:
 	JCS  put
 	JMP  batch
 
+put8:
+	// The records' text in lanes, eight at a time (both halves of
+	// recs, whatever is in the unused lanes): w0 at recs+128, the
+	// second word at recs+256, and packed at recs+384 the point's
+	// place, fp, the length from the digits' start (fp + nd - a) and
+	// l1, a byte each. put's steps, the same values.
+	MOVQ R13, R8
+	CALL put8x8<>(SB)
+	ADDQ $64, R8
+	CALL put8x8<>(SB)
+	MOVQ comma+32(FP), R14
+
+puts:
+	MOVL (R13), DX
+	SHRL $31, DX            // sign
+	MOVB $0x2c, (DI)
+	MOVB $0x2d, (DI)(R14*1)
+	ADDQ R14, DX            // w
+	LEAQ (DI)(DX*1), R8     // o
+	MOVQ 128(R13), AX
+	MOVQ AX, (R8)           // w0
+	MOVBQZX 384(R13), CX
+	MOVB $0x2e, (R8)(CX*1)  // the point
+	MOVBQZX 385(R13), CX    // fp
+	MOVQ 256(R13), AX
+	MOVQ AX, (R8)(CX*1)
+	MOVBQZX 387(R13), AX
+	MOVB AX, 8(R8)(CX*1)    // l1
+	MOVBQZX 386(R13), CX
+	LEAQ (R8)(CX*1), DI
+	MOVL $1, R14
+	ADDQ $8, R13
+	CMPQ R13, R12
+	JCS  puts
+	MOVQ $1, comma+32(FP)
+	JMP  batch
+
 done:
 	MOVQ DI, AX
 	SUBQ dst+0(FP), AX
-	MOVQ AX, nw+40(FP)
+	MOVQ AX, nw+48(FP)
 	MOVQ SI, AX
 	SUBQ src+8(FP), AX
 	SHRQ $2, AX
-	MOVQ AX, nr+48(FP)
+	MOVQ AX, nr+56(FP)
+	CMPQ avx+40(FP), $0
+	JEQ  ret
+	VZEROUPPER
+ret:
+	RET
+
+// put8x8 is put8's arithmetic for the eight records at R8, with the
+// constants fast32 set in Z13 to Z31; it uses Z0 to Z12, K1 to K3.
+TEXT put8x8<>(SB), NOSPLIT|NOFRAME, $0-0
+	VMOVDQU64 (R8), Z0
+	VPANDQ Z16, Z0, Z1          // d
+	VPSLLQ $24, Z0, Z2
+	VPSRAQ $56, Z2, Z2          // k
+	VPCMPUQ $5, Z17, Z1, K1     // d >= 1e7
+	VPCMPUQ $5, Z18, Z1, K2     // d >= 1e8
+	VMOVDQA64 Z19, Z3
+	VPADDQ Z30, Z3, K1, Z3
+	VPADDQ Z30, Z3, K2, Z3      // nd0
+	VMOVDQA64 Z1, Z4
+	VPSUBQ Z18, Z1, K2, Z4      // v = d mod 1e8
+
+	// eight(v): 4-digit halves in dwords, 2-digit ones in words, digits
+	VPMULUDQ Z20, Z4, Z5
+	VPSRLQ $45, Z5, Z5          // v / 10^4
+	VPMULUDQ Z21, Z5, Z6
+	VPSUBQ Z6, Z4, Z4
+	VPSLLQ $32, Z4, Z4
+	VPORQ Z5, Z4, Z4
+	VPMULLD Z22, Z4, Z5
+	VPSRLD $20, Z5, Z5          // /100
+	VPMULLD Z24, Z5, Z6
+	VPSUBD Z6, Z4, Z4
+	VPSLLD $16, Z4, Z4
+	VPORD Z5, Z4, Z4
+	VPMULLW Z25, Z4, Z5
+	VPSRLW $10, Z5, Z5          // /10
+	VPMULLW Z27, Z5, Z6
+	VPSUBW Z6, Z4, Z4
+	VPSLLW $8, Z4, Z4
+	VPORQ Z5, Z4, Z4
+	VPADDQ Z28, Z4, Z4          // dg
+
+	VPXORQ Z28, Z4, Z5
+	VPLZCNTQ Z5, Z5
+	VPSRLQ $3, Z5, Z5
+	VPSUBQ Z5, Z3, Z6           // nd
+
+	VPSRLQ $8, Z4, Z7
+	VMOVDQA64 Z4, K1, Z7
+	VPSLLQ $8, Z4, Z8
+	VPORQ Z31, Z8, Z8
+	VMOVDQA64 Z8, K2, Z7        // l0
+	VPSRLQ $56, Z4, Z8          // l1
+
+	VPADDQ Z2, Z3, Z9           // dp
+	VPCMPQ $6, Z14, Z9, K3      // dp > 0
+	VMOVDQA64 Z29, Z10
+	VMOVDQA64 Z7, K3, Z10       // w0
+	VPSUBQ Z9, Z15, Z11
+	VPADDQ Z30, Z9, K3, Z11     // fp
+	VPMAXSQ Z14, Z9, Z12        // a
+	VPMAXSQ Z30, Z9, Z2         // the point's place
+	VPSLLQ $3, Z12, Z5
+	VPSRLVQ Z5, Z7, Z0
+	VPSUBQ Z5, Z13, Z5
+	VPSLLVQ Z5, Z8, Z5
+	VPORQ Z5, Z0, Z0            // l0>>8a | l1<<(64-8a)
+	VPADDQ Z11, Z6, Z6
+	VPSUBQ Z12, Z6, Z6          // fp + nd - a
+	VPSLLQ $8, Z11, Z11
+	VPORQ Z11, Z2, Z2
+	VPSLLQ $16, Z6, Z6
+	VPORQ Z6, Z2, Z2
+	VPSLLQ $24, Z8, Z8
+	VPORQ Z8, Z2, Z2
+	VMOVDQU64 Z10, 128(R8)
+	VMOVDQU64 Z0, 256(R8)
+	VMOVDQU64 Z2, 384(R8)
+	RET
+
+// func cpuid(leaf, sub uint32) (a, b, c, d uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL leaf+0(FP), AX
+	MOVL sub+4(FP), CX
+	CPUID
+	MOVL AX, a+8(FP)
+	MOVL BX, b+12(FP)
+	MOVL CX, c+16(FP)
+	MOVL DX, d+20(FP)
+	RET
+
+// func xgetbv0() (eax, edx uint32)
+TEXT ·xgetbv0(SB), NOSPLIT, $0-8
+	MOVL $0, CX
+	XGETBV
+	MOVL AX, eax+0(FP)
+	MOVL DX, edx+4(FP)
 	RET

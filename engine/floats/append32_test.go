@@ -59,3 +59,16 @@ func TestAppendFloat32s(t *testing.T) {
 func appendOne32(b []byte, x float32) []byte {
 	return AppendFloat32s(b, []float32{x}, false)
 }
+
+// TestAppendFloat32sNoAVX: where fast32 lays the digits out in AVX-512
+// lanes, its scalar loop for CPUs without them writes the same bytes
+// (TestAppendFloat32s and TestShortest32Random with the lanes off).
+func TestAppendFloat32sNoAVX(t *testing.T) {
+	if avx512 == 0 {
+		t.Skip("fast32 has no AVX-512 path here to turn off")
+	}
+	avx512 = 0
+	defer func() { avx512 = 1 }()
+	TestAppendFloat32s(t)
+	TestShortest32Random(t)
+}
