@@ -1,5 +1,33 @@
 #include "textflag.h"
 
+// find8's constants, broadcast to its lanes from memory.
+DATA c8ff<>+0(SB)/8, $0xff
+GLOBL c8ff<>(SB), RODATA|NOPTR, $8
+DATA c8fastlo<>+0(SB)/8, $108
+GLOBL c8fastlo<>(SB), RODATA|NOPTR, $8
+DATA c8fastn<>+0(SB)/8, $42
+GLOBL c8fastn<>(SB), RODATA|NOPTR, $8
+DATA c8intbq<>+0(SB)/8, $150
+GLOBL c8intbq<>(SB), RODATA|NOPTR, $8
+DATA c823<>+0(SB)/8, $23
+GLOBL c823<>(SB), RODATA|NOPTR, $8
+DATA c8frac<>+0(SB)/8, $0x7fffff
+GLOBL c8frac<>(SB), RODATA|NOPTR, $8
+DATA c8hidden<>+0(SB)/8, $0x800000
+GLOBL c8hidden<>(SB), RODATA|NOPTR, $8
+DATA c8lo32<>+0(SB)/8, $0xffffffff
+GLOBL c8lo32<>(SB), RODATA|NOPTR, $8
+DATA c8tie<>+0(SB)/8, $0x100000001
+GLOBL c8tie<>(SB), RODATA|NOPTR, $8
+DATA c8div10<>+0(SB)/8, $0xcccccccd
+GLOBL c8div10<>(SB), RODATA|NOPTR, $8
+DATA c810<>+0(SB)/8, $10
+GLOBL c810<>(SB), RODATA|NOPTR, $8
+DATA c8sign<>+0(SB)/8, $0x80000000
+GLOBL c8sign<>(SB), RODATA|NOPTR, $8
+DATA c8kbyte<>+0(SB)/8, $0xff00000000
+GLOBL c8kbyte<>(SB), RODATA|NOPTR, $8
+
 // func fast32(dst *byte, src *float32, n int, tab *[256]exp32Entry, comma, avx int) (nw, nr int)
 //
 // AppendFloat32s' fast path for a run of elements (append32_amd64.go):
@@ -64,6 +92,105 @@ batch:
 	LEAQ recs-520(SP), R14
 
 find:
+	CMPQ avx+40(FP), $0
+	JEQ  find1
+	LEAQ 32(SI), AX
+	CMPQ AX, R12
+	JHI  find1
+
+	// find8: the next eight elements in lanes, when all take the fast
+	// path; find1's steps, the same values, with the product's 128
+	// bits from 32-bit multiplies (c has 24 bits).
+	VPMOVZXDQ (SI), Z0                  // u
+	VPSRLQ $23, Z0, Z1
+	VPANDQ.BCST c8ff<>(SB), Z1, Z1      // bq
+	VPSUBQ.BCST c8fastlo<>(SB), Z1, Z2
+	VPCMPUQ.BCST $1, c8fastn<>(SB), Z2, K1 // fastBqMin <= bq < intBq
+	VPBROADCASTQ c8intbq<>(SB), Z3
+	VPSUBQ Z1, Z3, Z3
+	VPMINSQ.BCST c823<>(SB), Z3, Z3     // frac
+	VPSLLVQ Z3, Z30, Z3
+	VPSUBQ Z30, Z3, Z3                  // e.mask
+	VPTESTMQ Z3, Z0, K1, K2
+	KMOVW K2, AX
+	CMPL AX, $0xff
+	JNE  find1
+	VPSLLQ $2, Z1, Z2                   // bq·32 bytes, scaled by 8
+	KXNORW K3, K3, K3
+	VPGATHERQQ 0(R13)(Z2*8), K3, Z4     // g1
+	KXNORW K3, K3, K3
+	VPGATHERQQ 8(R13)(Z2*8), K3, Z5     // dhi
+	KXNORW K3, K3, K3
+	VPGATHERQQ 16(R13)(Z2*8), K3, Z6    // dlo
+	KXNORW K3, K3, K3
+	VPGATHERQQ 24(R13)(Z2*8), K3, Z7    // mask | sh<<32 | k<<40
+	VPANDQ.BCST c8frac<>(SB), Z0, Z3
+	VPORQ.BCST c8hidden<>(SB), Z3, Z3   // c
+	// g1·c = T·2^32 + lo32(gL·c), T = gH·c + (gL·c)>>32
+	VPSRLQ $32, Z4, Z8
+	VPMULUDQ Z3, Z8, Z8
+	VPMULUDQ Z3, Z4, Z4
+	VPSRLQ $32, Z4, Z9
+	VPADDQ Z9, Z8, Z8
+	VPSRLQ $32, Z8, Z9                  // high word
+	VPSLLQ $32, Z8, Z8
+	VPANDQ.BCST c8lo32<>(SB), Z4, Z4
+	VPORQ Z4, Z8, Z8                    // low word
+	// shifted by sh: phi:plo = g1·(c<<sh)
+	VPSRLQ $32, Z7, Z10
+	VPANDQ.BCST c8ff<>(SB), Z10, Z10    // sh
+	VPSLLVQ Z10, Z9, Z9
+	VPSUBQ Z10, Z13, Z11
+	VPSRLVQ Z11, Z8, Z11
+	VPORQ Z11, Z9, Z9                   // phi
+	VPSLLVQ Z10, Z8, Z8                 // plo
+	VPCMPUQ $1, Z6, Z8, K4              // plo < dlo: a borrow
+	VPSUBQ Z5, Z9, Z10
+	VPSUBQ Z30, Z10, K4, Z10            // lhi
+	VPADDQ Z6, Z8, Z11
+	VPCMPUQ $1, Z8, Z11, K5             // a carry
+	VPADDQ Z5, Z9, Z12
+	VPADDQ Z30, Z12, K5, Z12            // rhi
+	VPANDQ Z30, Z3, Z3                  // out
+	VPADDQ Z3, Z10, Z10                 // L = lhi+out
+	VPSUBQ Z3, Z12, Z12                 // R = rhi-out
+	VPSRLQ $33, Z9, Z4                  // s
+	VPSLLQ $31, Z9, Z5
+	VPSRLQ $31, Z5, Z5                  // fr
+	VPANDQ Z30, Z4, Z6
+	VPADDQ Z6, Z5, Z5
+	VPCMPUQ.BCST $1, c8tie<>(SB), Z5, K1 // tie
+	VPADDQ Z30, Z4, Z5
+	VPSLLQ $33, Z5, Z5
+	VPCMPUQ $1, Z5, Z12, K2             // tOut
+	VPSLLQ $33, Z4, Z5
+	VPCMPUQ $2, Z5, Z10, K3             // sIn
+	KORW K1, K2, K1
+	KANDW K1, K3, K1
+	VPADDQ Z30, Z4, Z6
+	VPSUBQ Z30, Z6, K1, Z6              // d = s + 1 - sIn&(tOut|tie)
+	VPMULUDQ.BCST c8div10<>(SB), Z4, Z5
+	VPSRLQ $35, Z5, Z5
+	VPMULUDQ.BCST c810<>(SB), Z5, Z5    // sp10
+	VPSLLQ $33, Z5, Z8
+	VPCMPUQ $2, Z8, Z10, K1             // upin
+	VPADDQ.BCST c810<>(SB), Z5, Z9
+	VPSLLQ $33, Z9, Z8
+	VPCMPUQ $5, Z8, Z12, K2             // wpin
+	KXORW K1, K2, K2
+	VMOVDQA64 Z5, K1, Z9                // short
+	VMOVDQA64 Z9, K2, Z6                // d
+	VPANDQ.BCST c8sign<>(SB), Z0, Z0
+	VPORQ Z0, Z6, Z6
+	VPSRLQ $8, Z7, Z7
+	VPANDQ.BCST c8kbyte<>(SB), Z7, Z7
+	VPORQ Z7, Z6, Z6                    // d | sign<<31 | k<<32
+	VMOVDQU64 Z6, (R14)
+	ADDQ $32, SI
+	ADDQ $64, R14
+	JMP  find
+
+find1:
 	CMPQ SI, R12
 	JAE  found
 	MOVL (SI), R11          // u
