@@ -27,6 +27,18 @@ DATA c8sign<>+0(SB)/8, $0x80000000
 GLOBL c8sign<>(SB), RODATA|NOPTR, $8
 DATA c8kbyte<>+0(SB)/8, $0xff00000000
 GLOBL c8kbyte<>(SB), RODATA|NOPTR, $8
+DATA c8onebq<>+0(SB)/8, $127
+GLOBL c8onebq<>(SB), RODATA|NOPTR, $8
+DATA c824<>+0(SB)/8, $24
+GLOBL c824<>(SB), RODATA|NOPTR, $8
+DATA c8bigbq<>+0(SB)/8, $151
+GLOBL c8bigbq<>(SB), RODATA|NOPTR, $8
+DATA c82<>+0(SB)/8, $2
+GLOBL c82<>(SB), RODATA|NOPTR, $8
+DATA c8intflag<>+0(SB)/8, $0x40000000
+GLOBL c8intflag<>(SB), RODATA|NOPTR, $8
+DATA c8top<>+0(SB)/8, $0x0100000000000000
+GLOBL c8top<>(SB), RODATA|NOPTR, $8
 
 // func fast32(dst *byte, src *float32, n int, tab *[256]exp32Entry, comma, avx int) (nw, nr int)
 //
@@ -52,7 +64,7 @@ TEXT ·fast32(SB), NOSPLIT, $520-64
 	VPXORQ Z14, Z14, Z14
 	MOVQ $2, AX
 	VPBROADCASTQ AX, Z15
-	MOVQ $0x7fffffff, AX
+	MOVQ $0x3fffffff, AX
 	VPBROADCASTQ AX, Z16
 	MOVQ $10000000, AX
 	VPBROADCASTQ AX, Z17
@@ -111,8 +123,21 @@ find:
 	VPMINSQ.BCST c823<>(SB), Z3, Z3     // frac
 	VPSLLVQ Z3, Z30, Z3
 	VPSUBQ Z30, Z3, Z3                  // e.mask
-	VPTESTMQ Z3, Z0, K1, K2
-	KMOVW K2, AX
+	VPTESTMQ Z3, Z0, K1, K2             // a fraction: K2
+	// An integer below 2^24 (or zero), written as its own digits: K6;
+	// one from 2^24 to 2^26 but a power of two, written as the integer
+	// d the fraction's steps find (k is 0): K7.
+	VPSUBQ.BCST c8onebq<>(SB), Z1, Z4
+	VPCMPUQ.BCST $1, c824<>(SB), Z4, K3 // 127 <= bq <= intBq
+	VPTESTNMQ Z3, Z0, K3, K6
+	VPTESTNMQ Z0, Z0, K3
+	KORW K3, K6, K6
+	VPSUBQ.BCST c8bigbq<>(SB), Z1, Z4
+	VPCMPUQ.BCST $1, c82<>(SB), Z4, K3  // bq is 151 or 152
+	VPTESTMQ.BCST c8frac<>(SB), Z0, K3, K7
+	KORW K2, K6, K3
+	KORW K3, K7, K3
+	KMOVW K3, AX
 	CMPL AX, $0xff
 	JNE  find1
 	VPSLLQ $2, Z1, Z2                   // bq·32 bytes, scaled by 8
@@ -180,6 +205,14 @@ find:
 	KXORW K1, K2, K2
 	VMOVDQA64 Z5, K1, Z9                // short
 	VMOVDQA64 Z9, K2, Z6                // d
+	// K6's d: c >> (intBq - bq), 0 for zero.
+	VPBROADCASTQ c8intbq<>(SB), Z5
+	VPSUBQ Z1, Z5, Z5
+	VPANDQ.BCST c8frac<>(SB), Z0, Z3
+	VPORQ.BCST c8hidden<>(SB), Z3, Z3
+	VPSRLVQ Z5, Z3, K6, Z6
+	KORW K6, K7, K6
+	VPORQ.BCST c8intflag<>(SB), Z6, K6, Z6 // an integer's flag
 	VPANDQ.BCST c8sign<>(SB), Z0, Z0
 	VPORQ Z0, Z6, Z6
 	VPSRLQ $8, Z7, Z7
@@ -456,6 +489,7 @@ ret:
 TEXT put8x8<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU64 (R8), Z0
 	VPANDQ Z16, Z0, Z1          // d
+	VPTESTMQ.BCST c8intflag<>(SB), Z0, K4 // an integer, its own d's digits
 	VPSLLQ $24, Z0, Z2
 	VPSRAQ $56, Z2, Z2          // k
 	VPCMPUQ $5, Z17, Z1, K1     // d >= 1e7
@@ -520,6 +554,25 @@ TEXT put8x8<>(SB), NOSPLIT|NOFRAME, $0-0
 	VPORQ Z6, Z2, Z2
 	VPSLLQ $24, Z8, Z8
 	VPORQ Z8, Z2, Z2
+	// An integer's text: dg less its leading zeros (the lowest
+	// nonzero byte of dg^ascii0, with byte 7 set for d = 0), nd = 8 -
+	// those; the point and the second word go past it, overwritten.
+	VPXORQ Z28, Z4, Z5
+	VPORQ.BCST c8top<>(SB), Z5, Z5
+	VPSUBQ Z5, Z14, Z6
+	VPANDQ Z6, Z5, Z5
+	VPLZCNTQ Z5, Z5
+	VPSUBQ Z5, Z13, Z5
+	VPSUBQ Z30, Z5, Z5          // 63 - lz: the lowest set bit
+	VPSRLQ $3, Z5, Z5
+	VPSLLQ $3, Z5, Z6
+	VPSRLVQ Z6, Z4, K4, Z10     // w0
+	VPSUBQ Z5, Z19, Z5
+	VPADDQ Z30, Z5, Z5          // nd = 8 - the leading zeros
+	VPSLLQ $8, Z5, Z6
+	VPORQ Z6, Z5, Z6
+	VPSLLQ $8, Z6, Z6
+	VPORQ Z5, Z6, K4, Z2        // nd, nd, nd, 0
 	VMOVDQU64 Z10, 128(R8)
 	VMOVDQU64 Z0, 256(R8)
 	VMOVDQU64 Z2, 384(R8)

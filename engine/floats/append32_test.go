@@ -91,17 +91,23 @@ func wantFloat32s(b []byte, f []float32, lead bool) []byte {
 }
 
 // TestAppendFloat32sRuns: long runs of fast-path elements, which fast32
-// takes eight at a time (randn normals, any bits of the fast path's
-// exponents, both signs), and such runs broken by an element off it
+// takes eight at a time (randn normals, integers of an index fill and
+// its sums, any bits of the fast path's exponents, both signs), and
+// such runs broken by an element off it
 // (an integer, a power of two, a tiny or a huge value) at every place
 // within a group of eight and a batch.
 func TestAppendFloat32sRuns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	fast := func() float32 {
-		if rng.IntN(2) == 0 {
+		switch rng.IntN(5) {
+		case 0, 1:
 			return float32(rng.NormFloat64())
+		case 2:
+			return float32(rng.IntN(1<<25) - 1<<24) // an index fill
+		case 3:
+			return float32(rng.IntN(1<<27) - 1<<26) // its sums
 		}
-		bq := uint32(fastBqMin + rng.IntN(intBq-fastBqMin))
+		bq := uint32(fastBqMin + rng.IntN(fastBqMax+1-fastBqMin))
 		return math.Float32frombits(rng.Uint32()&(1<<31|1<<23-1) | bq<<23)
 	}
 	off := []float32{0, 3, -7, 1 << 20, 0.5, -0.25, 1e-7, 3e9, float32(math.Inf(1)), 1 << 24}
@@ -136,17 +142,27 @@ func TestAppendFloat32sRuns(t *testing.T) {
 }
 
 // TestFastPathAllFloat32 compares every float32 with a fast-path
-// exponent (from 2^-19 to 2^23, both signs: 704 Mi of them, integers
+// exponent (from 2^-19 to 2^26, both signs: 752 Mi of them, integers
 // and powers of two among them) with strconv's form, written by
 // AppendFloat32s in runs of 4096 consecutive bit patterns, as run --json
-// writes a tensor: a minute or so on two cores, so only when
-// PLD_SHORTEST_ALL=1 is set.
+// writes a tensor, with fast32's lanes and without: minutes on two
+// cores, so only when PLD_SHORTEST_ALL=1 is set.
 func TestFastPathAllFloat32(t *testing.T) {
 	if os.Getenv("PLD_SHORTEST_ALL") != "1" {
 		t.Skip("set PLD_SHORTEST_ALL=1 to check every fast-path float32")
 	}
+	if avx512 != 0 {
+		// fast32's scalar loops too, then its lanes.
+		avx512 = 0
+		t.Run("NoAVX", checkFastPathAll)
+		avx512 = 1
+	}
+	checkFastPathAll(t)
+}
+
+func checkFastPathAll(t *testing.T) {
 	const run = 4096
-	lo, hi := uint64(fastBqMin)<<23, uint64(intBq)<<23
+	lo, hi := uint64(fastBqMin)<<23, uint64(fastBqMax+1)<<23
 	var next atomic.Uint64
 	var bad atomic.Uint64
 	var wg sync.WaitGroup
