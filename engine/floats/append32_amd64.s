@@ -124,6 +124,11 @@ find:
 	VPSLLVQ Z3, Z30, Z3
 	VPSUBQ Z30, Z3, Z3                  // e.mask
 	VPTESTMQ Z3, Z0, K1, K2             // a fraction: K2
+	KXORW K6, K6, K6
+	KXORW K7, K7, K7
+	KMOVW K2, AX
+	CMPL AX, $0xff
+	JEQ  frac8
 	// An integer below 2^24 (or zero), written as its own digits: K6;
 	// one from 2^24 to 2^26 but a power of two, written as the integer
 	// d the fraction's steps find (k is 0): K7.
@@ -140,6 +145,8 @@ find:
 	KMOVW K3, AX
 	CMPL AX, $0xff
 	JNE  find1
+
+frac8:
 	VPSLLQ $2, Z1, Z2                   // bq·32 bytes, scaled by 8
 	KXNORW K3, K3, K3
 	VPGATHERQQ 0(R13)(Z2*8), K3, Z4     // g1
@@ -205,6 +212,8 @@ find:
 	KXORW K1, K2, K2
 	VMOVDQA64 Z5, K1, Z9                // short
 	VMOVDQA64 Z9, K2, Z6                // d
+	KORTESTW K6, K7
+	JEQ  record8
 	// K6's d: c >> (intBq - bq), 0 for zero.
 	VPBROADCASTQ c8intbq<>(SB), Z5
 	VPSUBQ Z1, Z5, Z5
@@ -213,6 +222,8 @@ find:
 	VPSRLVQ Z5, Z3, K6, Z6
 	KORW K6, K7, K6
 	VPORQ.BCST c8intflag<>(SB), Z6, K6, Z6 // an integer's flag
+
+record8:
 	VPANDQ.BCST c8sign<>(SB), Z0, Z0
 	VPORQ Z0, Z6, Z6
 	VPSRLQ $8, Z7, Z7
@@ -554,6 +565,8 @@ TEXT put8x8<>(SB), NOSPLIT|NOFRAME, $0-0
 	VPORQ Z6, Z2, Z2
 	VPSLLQ $24, Z8, Z8
 	VPORQ Z8, Z2, Z2
+	KORTESTW K4, K4
+	JEQ  store8
 	// An integer's text: dg less its leading zeros (the lowest
 	// nonzero byte of dg^ascii0, with byte 7 set for d = 0), nd = 8 -
 	// those; the point and the second word go past it, overwritten.
@@ -573,6 +586,8 @@ TEXT put8x8<>(SB), NOSPLIT|NOFRAME, $0-0
 	VPORQ Z6, Z5, Z6
 	VPSLLQ $8, Z6, Z6
 	VPORQ Z5, Z6, K4, Z2        // nd, nd, nd, 0
+
+store8:
 	VMOVDQU64 Z10, 128(R8)
 	VMOVDQU64 Z0, 256(R8)
 	VMOVDQU64 Z2, 384(R8)
