@@ -151,11 +151,16 @@ frac8:
 	KXNORW K3, K3, K3
 	VPGATHERQQ 0(R13)(Z2*8), K3, Z4     // g1
 	KXNORW K3, K3, K3
-	VPGATHERQQ 8(R13)(Z2*8), K3, Z5     // dhi
-	KXNORW K3, K3, K3
-	VPGATHERQQ 16(R13)(Z2*8), K3, Z6    // dlo
-	KXNORW K3, K3, K3
 	VPGATHERQQ 24(R13)(Z2*8), K3, Z7    // mask | sh<<32 | k<<40
+	VPSRLQ $32, Z7, Z10
+	VPANDQ.BCST c8ff<>(SB), Z10, Z10    // sh = h+2
+	VPSUBQ Z10, Z13, Z11                // 64 - sh
+	// (dhi, dlo) = g1·2^(h+1), as buildExp32 has them: shifts, not
+	// two more gathers.
+	VPADDQ Z30, Z11, Z12
+	VPSRLVQ Z12, Z4, Z5                 // dhi = g1 >> (63-h)
+	VPSUBQ Z30, Z10, Z12
+	VPSLLVQ Z12, Z4, Z6                 // dlo = g1 << (h+1)
 	VPANDQ.BCST c8frac<>(SB), Z0, Z3
 	VPORQ.BCST c8hidden<>(SB), Z3, Z3   // c
 	// g1·c = T·2^32 + lo32(gL·c), T = gH·c + (gL·c)>>32
@@ -169,10 +174,7 @@ frac8:
 	VPANDQ.BCST c8lo32<>(SB), Z4, Z4
 	VPORQ Z4, Z8, Z8                    // low word
 	// shifted by sh: phi:plo = g1·(c<<sh)
-	VPSRLQ $32, Z7, Z10
-	VPANDQ.BCST c8ff<>(SB), Z10, Z10    // sh
 	VPSLLVQ Z10, Z9, Z9
-	VPSUBQ Z10, Z13, Z11
 	VPSRLVQ Z11, Z8, Z11
 	VPORQ Z11, Z9, Z9                   // phi
 	VPSLLVQ Z10, Z8, Z8                 // plo
