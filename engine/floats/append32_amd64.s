@@ -145,6 +145,12 @@ find:
 	KMOVW K3, AX
 	CMPL AX, $0xff
 	JNE  find1
+	KMOVW K6, AX
+	CMPL AX, $0xff
+	JNE  frac8
+	// All eight are integers below 2^24 (an index fill): no product.
+	VPXORQ Z7, Z7, Z7
+	JMP  ints8
 
 frac8:
 	VPSLLQ $2, Z1, Z2                   // bq·32 bytes, scaled by 8
@@ -216,6 +222,8 @@ frac8:
 	VMOVDQA64 Z9, K2, Z6                // d
 	KORTESTW K6, K7
 	JEQ  record8
+
+ints8:
 	// K6's d: c >> (intBq - bq), 0 for zero.
 	VPBROADCASTQ c8intbq<>(SB), Z5
 	VPSUBQ Z1, Z5, Z5
