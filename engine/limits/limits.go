@@ -62,11 +62,14 @@ const (
 	// formats on a second core while the fill makes the inputs and the
 	// emulator runs on the first (the run cannot print them yet: the
 	// status comes first). At P = 8 with 1 Mi FP32 per rank that window
-	// is about 140 ms (randn fill 70, emulator 70), in which one core
-	// formats some 6 Mi of the 8 Mi input elements (15 ns each alone,
-	// about 22 beside the run), 64 MiB of text: a 96 MiB cap got to
-	// 6.4 Mi and no sooner an end, for 3 MB more. What does not fit is
-	// formatted after the run, with the outputs.
+	// is about 140 ms (randn fill 70, emulator 70). With the amd64
+	// formatter (about 5 ns an element alone, BenchmarkRunJSON's
+	// json1-ns/elem) one core could format all 8 Mi input elements in it,
+	// but the cap ends it first: 64 MiB of text is about 6.1 Mi randn
+	// elements (all 8 Mi of an index fill). A cap of about 96 MiB would
+	// take every randn input, for an estimated (not measured) 30 MB more
+	// resident, nearer the 2x memory bound run --json is held to. What
+	// does not fit is formatted after the run, with the outputs.
 	JSONAhead = 64 << 20
 )
 
