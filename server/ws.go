@@ -119,7 +119,7 @@ func (s *Server) wsStream(c *fastws.Conn, r *run, sub *subscriber, gone chan str
 	// joined into a new slice and copied into another.
 	fp := getFrameBuf()
 	defer putFrameBuf(fp)
-	send := func(msgs [][]byte) error {
+	send := func(msgs [][]byte, _ bool) error {
 		var err error
 		*fp, err = writeFrame(c, (*fp)[:0], msgs)
 		return err
@@ -144,11 +144,12 @@ const (
 
 // streamRun sends r's log, from its start, to sub (r.subscribe's, which
 // it unsubscribes) through send: whatever
-// accumulated as one call, at most batchMax messages. tick and onTick
+// accumulated as one call, at most batchMax messages, end true for the
+// batch that ends the log (its done). tick and onTick
 // (nil for none) keep the connection alive; gone closes when the client
 // went. The end of the log pins the run (this client was shown its share
 // link) and ends its stay in the live map.
-func (s *Server) streamRun(r *run, sub *subscriber, send func([][]byte) error, tick <-chan time.Time, onTick func() error, gone <-chan struct{}) int {
+func (s *Server) streamRun(r *run, sub *subscriber, send func(msgs [][]byte, end bool) error, tick <-chan time.Time, onTick func() error, gone <-chan struct{}) int {
 	defer r.unsubscribe(sub)
 	pace := time.NewTimer(0)
 	defer pace.Stop()
@@ -170,7 +171,7 @@ func (s *Server) streamRun(r *run, sub *subscriber, send func([][]byte) error, t
 		for {
 			msgs, end := r.read(cursor, batchMax)
 			if len(msgs) > 0 {
-				if err := send(msgs); err != nil {
+				if err := send(msgs, end); err != nil {
 					return streamGone
 				}
 				cursor += len(msgs)
@@ -216,13 +217,13 @@ func (s *Server) streamRun(r *run, sub *subscriber, send func([][]byte) error, t
 // for them, so the log ends with done (status cancelled, or the run's own
 // status when it had finished); the client gets everything it has not
 // seen yet.
-func (s *Server) drain(r *run, cursor int, send func([][]byte) error) int {
+func (s *Server) drain(r *run, cursor int, send func(msgs [][]byte, end bool) error) int {
 	for {
 		msgs, end := r.read(cursor, batchMax)
 		if len(msgs) == 0 {
 			break
 		}
-		if err := send(msgs); err != nil {
+		if err := send(msgs, end); err != nil {
 			return streamGone
 		}
 		cursor += len(msgs)

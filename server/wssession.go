@@ -509,12 +509,10 @@ func (ss *session) start(m sessionIn, req *runRequest) {
 // stream sends run r's log to sub as messages frames until its done.
 func (ss *session) stream(r *run, sub *subscriber) {
 	defer ss.wg.Done()
-	left := false // r is out of ss.runs
+	left := false // r is out of ss.runs: a later request may have put its own stream of it in, which the deferred delete must leave
 	leave := func() {
 		ss.mu.Lock()
-		if ss.runs[r.id] == r {
-			delete(ss.runs, r.id)
-		}
+		delete(ss.runs, r.id)
 		ss.mu.Unlock()
 		left = true
 	}
@@ -530,11 +528,11 @@ func (ss *session) stream(r *run, sub *subscriber) {
 	// returns.
 	fp := getFrameBuf()
 	defer putFrameBuf(fp)
-	ss.s.streamRun(r, sub, func(msgs [][]byte) error {
+	ss.s.streamRun(r, sub, func(msgs [][]byte, end bool) error {
 		// The run leaves the session's map before its done goes out: a
 		// request of the same run from then on is streamed anew (start),
 		// not told it has this stream coming after the client saw it end.
-		if !left && bytes.HasPrefix(msgs[len(msgs)-1], []byte(doneHead)) {
+		if end {
 			leave()
 		}
 		*fp = joinFrame(*fp, head, msgs, "]}")
@@ -606,9 +604,6 @@ func quotedCount(b []byte, word string) int {
 }
 
 var errSessionGone = errors.New("the session closed")
-
-// doneHead begins every done message (doneMsg's JSON: its type first).
-const doneHead = `{"type":"done"`
 
 // send writes one text frame; false when the connection failed.
 func (ss *session) send(b []byte) bool {
