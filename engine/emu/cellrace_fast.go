@@ -175,26 +175,26 @@ func (d *detector) signalFast(m *machine, n *node, t *tref, key *cellKey, cl *ce
 		if h.npend++; h.npend == pendLen {
 			h.flush()
 		}
-	} else if b := h.base; sb != b && sb != h.from && b.copy.ver == b.ver && b.copy.self == h.tid && b.copy.of == tid && clk >= b.copy.own && h.npend == 0 {
-		// join's copy case (copyable), a ring's every wait but its first,
-		// without join's call and the checks before it: with sb neither
-		// base nor from, join's O(1) case does not apply. A current copy
-		// record says h's entry of tid is the record's own (see copyOf),
-		// so whether the snapshot is later than what h knows of tid is
-		// read from the base's header, which copyable reads anyway,
-		// rather than from its entries, a line the wait then need not
-		// touch (a first-level miss at each of a ring's waits).
-		if clk > b.copy.own {
+	} else if sn := (hbSnap{tid: tid, own: clk, base: sb, last: true}); sb != h.from && h.npend == 0 && d.copyable(h, sn) {
+		// join's copy case, a ring's every wait but its first, without
+		// join's call and the checks before it: with sb neither base
+		// (copyable) nor from, join's O(1) case does not apply. A current
+		// copy record says h's entry of tid is the record's own (see
+		// copyOf), so whether the snapshot is later than what h knows of
+		// tid is read from the base's header, which copyable reads
+		// anyway, rather than from its entries, a line the wait then need
+		// not touch (a first-level miss at each of a ring's waits).
+		if clk > h.base.copy.own {
 			h.advance()
 			h.priv = nil
 			if sb.refs == 1 && int(h.tid) < len(sb.v) && int(tid) < len(sb.v) {
 				d.takeCopy(h, sb, tid, clk) // the cell's hold becomes h's
 				goto dropped
 			}
-			d.joinCopy(h, hbSnap{tid: tid, own: clk, base: sb, last: true})
+			d.joinCopy(h, sn)
 		}
 	} else if clk > h.at(tid) {
-		d.join(h, hbSnap{tid: tid, own: clk, base: sb, last: true})
+		d.join(h, sn)
 	}
 	// dropSnaps of the clock: the rank thread's acquire lets it go.
 	if sb.refs > 1 {
