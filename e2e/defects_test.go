@@ -110,9 +110,7 @@ func TestComparePairsByName(t *testing.T) {
 // changed from the lesson's kernel, and when it was stored in words.
 func TestShareShowsChanges(t *testing.T) {
 	s, tb := newSession(t)
-	tb.navigate(s.base + "/step/8")
-	c := findCell(tb, 8, "run", meshKernel)
-	waitFor[bool](tb, "the editor", "!!"+c.q(".cm-editor"), c.state())
+	c := stepEightRunCell(s, tb)
 	c.pasteKernel(s, meshKernel)
 	c.setCode(strings.Replace(c.getCode(), "import argparse", "import argparse  # my edit", 1))
 	c.run()

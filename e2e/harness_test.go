@@ -323,7 +323,7 @@ func logServerGoroutines(t *testing.T) {
 	}
 	var keep []string
 	for _, g := range strings.Split(b.String(), "\n\n") {
-		if strings.Contains(g, "pldworkbench/") || strings.Contains(g, "valyala/fasthttp") || strings.Contains(g, "gofiber/") {
+		if strings.Contains(g, "pldworkbench/server") || strings.Contains(g, "pldworkbench/engine") || strings.Contains(g, "valyala/fasthttp") || strings.Contains(g, "gofiber/") {
 			keep = append(keep, g)
 		}
 	}

@@ -247,9 +247,7 @@ func TestLanesFrameTimes(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, tb := newSession(t)
-	tb.navigate(s.base + "/step/8")
-	c := findCell(tb, 8, "run", meshKernel)
-	waitFor[bool](tb, "the run cell's editor", "!!"+c.q(".cm-editor"), c.state())
+	c := stepEightRunCell(s, tb)
 	c.setCode(string(src))
 	c.setRanks(4)
 	// The program is not an all-reduce, so the step's check fails it (the

@@ -64,9 +64,7 @@ func TestLiveAndStop(t *testing.T) {
 	// within the test's waits.
 	s := startSiteWith(t, server.Options{DataDir: t.TempDir(), RunTimeout: 120 * time.Second})
 	tb := startBrowser(t, testContext(t))
-	tb.navigate(s.base + "/step/8")
-	c := findCell(tb, 8, "run", meshKernel)
-	waitFor[bool](tb, "the run cell's editor", "!!"+c.q(".cm-editor"), c.state())
+	c := stepEightRunCell(s, tb)
 	c.setCode(string(long))
 	if got := c.getCode(); got != string(long) {
 		t.Fatalf("getCode after setCode differs from the text set (%d vs %d bytes)", len(got), len(long))

@@ -31,9 +31,7 @@ func TestQueuedPosition(t *testing.T) {
 	s := startSiteWith(t, server.Options{DataDir: t.TempDir(), MaxConcurrentRuns: 1, RunTimeout: 120 * time.Second,
 		RunSteps: 1 << 40, MemoryBudget: 64 << 30})
 	tb := startBrowser(t, testContext(t))
-	tb.navigate(s.base + "/step/8")
-	a := findCell(tb, 8, "run", meshKernel)
-	waitFor[bool](tb, "the run cell's editor", "!!"+a.q(".cm-editor"), a.state())
+	a := stepEightRunCell(s, tb)
 	a.setCode(string(long))
 	a.setRanks(4)
 	tb2 := openTab(t, tb.ctx, chromedp.WithNewBrowserContext())

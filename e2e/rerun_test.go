@@ -17,9 +17,7 @@ import (
 // failed 4 of 5), so it checks the page's flow, not that race.
 func TestRunAgainAtDone(t *testing.T) {
 	s, tb := newSession(t)
-	tb.navigate(s.base + "/step/8")
-	c := findCell(tb, 8, "run", meshKernel)
-	waitFor[bool](tb, "the run cell's editor", "!!"+c.q(".cm-editor"), c.state())
+	c := stepEightRunCell(s, tb)
 	c.pasteKernel(s, meshKernel)
 	c.setRanks(2)
 	const runs = 20 // ten programs, each run twice

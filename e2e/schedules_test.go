@@ -20,9 +20,7 @@ import (
 // reports the race.
 func TestScheduleExplorer(t *testing.T) {
 	s, tb := newSession(t)
-	tb.navigate(s.base + "/step/8")
-	c := findCell(tb, 8, "run", meshKernel)
-	waitFor[bool](tb, "the run cell's editor", "!!"+c.q(".cm-editor"), c.state())
+	c := stepEightRunCell(s, tb)
 	c.pasteKernel(s, meshKernel)
 	edited, loops := removeBarrier(c.getCode())
 	if loops == 0 {

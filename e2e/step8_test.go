@@ -11,6 +11,16 @@ import (
 // meshKernel is step 8's solution, the mesh all-reduce.
 const meshKernel = "08_allreduce_mesh"
 
+// stepEightRunCell opens step 8 and returns its run cell (on the
+// learner's working copy) once the cell's editor is drawn.
+func stepEightRunCell(s *site, tb *tab) cell {
+	tb.t.Helper()
+	tb.navigate(s.base + "/step/8")
+	c := findCell(tb, 8, "run", meshKernel)
+	waitFor[bool](tb, "the run cell's editor", "!!"+c.q(".cm-editor"), c.state())
+	return c
+}
+
 // runMesh opens /step/8 in tb, runs the first run cell of the mesh
 // all-reduce at ranks ranks, and checks what issue 7 asks of it: the lanes
 // show ranks lanes with events and notify→wait arrows, and every rank's
@@ -18,9 +28,7 @@ const meshKernel = "08_allreduce_mesh"
 // (before the run) and swimlanes.png (after) there.
 func runMesh(t *testing.T, s *site, tb *tab, ranks int, shots string) cell {
 	t.Helper()
-	tb.navigate(s.base + "/step/8")
-	c := findCell(tb, 8, "run", meshKernel)
-	waitFor[bool](tb, "the run cell's editor", "!!"+c.q(".cm-editor"), c.state())
+	c := stepEightRunCell(s, tb)
 	// The run cell acts on the learner's working copy, which starts as the
 	// starter: put the finished kernel in, as a learner who solved it.
 	c.pasteKernel(s, meshKernel)
@@ -181,9 +189,7 @@ func lineOf(t *testing.T, code, sub string) int {
 // both lines.
 func TestRaceExplained(t *testing.T) {
 	s, tb := newSession(t)
-	tb.navigate(s.base + "/step/8")
-	c := findCell(tb, 8, "run", meshKernel)
-	waitFor[bool](tb, "the run cell's editor", "!!"+c.q(".cm-editor"), c.state())
+	c := stepEightRunCell(s, tb)
 	c.pasteKernel(s, meshKernel)
 
 	code := c.getCode()
