@@ -32,9 +32,9 @@ import "pldworkbench/engine/ir"
 // live than signalFast holds (whose stack frame took five stores an op).
 // Whatever they do not find as usual they hand to signalFast, which
 // decides it afresh. (Barrier P = 256 under cachegrind: signalFast's
-// 173 instructions an op became 81 a notify and 116 a wait, the pending
+// 173 instructions an op became 81 a notify and 117 a wait, the pending
 // joins' flushes included; ring P = 256 with 1 K FP32 a rank: 179 an op
-// and 56 a wait's takeCopy became 71 a notify and 168 a wait, its
+// and 56 a wait's takeCopy became 71 a notify and 152 a wait, its
 // takeCopy included.)
 
 // fastNotify is the fast path for a notify: the cell has no access yet (so
@@ -171,11 +171,22 @@ func (d *detector) waitFast(m *machine, n *node, t *tref, key *cellKey, cl *cell
 		return true
 	}
 	// acquireWord's take of a copy (a ring's every wait but its first),
-	// its tests in its order, without its call.
-	if c := &h.base.copy; sb != h.from && h.npend == 0 && c.ver == h.base.ver && c.self == h.tid && c.of == tid &&
-		clk > c.own && sb != h.base && sb.refs == 1 && uint(h.tid) < uint(len(sb.v)) && uint(tid) < uint(len(sb.v)) {
+	// its tests in its order, and takeCopy, without their calls.
+	if old := h.base; sb != h.from && h.npend == 0 && old.copy.ver == old.ver && old.copy.self == h.tid && old.copy.of == tid &&
+		clk > old.copy.own && sb != old && sb.refs == 1 && uint(h.tid) < uint(len(sb.v)) && uint(tid) < uint(len(sb.v)) {
 		h.priv = nil
-		d.takeCopy(h, sb, tid, clk)
+		d.copyJoins++
+		d.takes++
+		from, v := h.from, sb.v
+		e := max(v[tid], clk)
+		v[tid] = e
+		d.ver++
+		sb.ver = d.ver
+		sb.copy = copyOf{ver: d.ver, self: h.tid, of: tid, own: e}
+		h.base, h.from = sb, nil
+		h.pend[0] = pendJoin{tid: tid, own: e}
+		d.drop(old)
+		d.drop(from)
 		return true
 	}
 	d.acquireWord(h, tid, clk, sb)
