@@ -81,9 +81,9 @@ func (d *detector) signalRest(m *machine, n *node, t *tref, key *cellKey, cl *ce
 }
 
 // notifyFast is signalFast's notify of an empty word, for a node whose
-// op signalFast has noted (sigRefs.hot, this dispatch's): the checks
-// of signalFast the memo does not answer, then its fresh notify, else
-// signalFast and the general path (gen). The view's buffer's references
+// op on t signalFast has noted (sigRefs.hot, this dispatch's): the
+// checks of signalFast the note does not answer, then its fresh notify,
+// else signalFast and the general path (gen). The view's buffer's references
 // are this dispatch's, with the node's site among their notify sites (its
 // index in hot.word), so en is set and the buffer's clocks flag too. cl is
 // never nil: hbNotify's is lookupCell's, which makes the cell.
@@ -115,7 +115,7 @@ func (d *detector) notifyFast(m *machine, n *node, t *tref, key cellKey, cl *cel
 }
 
 // waitFast is signalFast's wait of a notified word of this dispatch, for
-// an op signalFast has noted (sigRefs.hot), else
+// a node whose op on t signalFast has noted (sigRefs.hot), else
 // signalFast and the general path (gen): as notifyFast, the buffer's
 // references are this dispatch's with the node's site among their wait
 // sites, so ew is set (and en: the word is a notify's of this dispatch).
@@ -147,9 +147,9 @@ func (d *detector) waitFast(m *machine, n *node, t *tref, key *cellKey, cl *cell
 	clk, sb := b.sig.en+w.ep()-rwBias, d.vcs[w.x()]
 	// The word first, then the join: what the word needs is not live
 	// across the join's calls. (h.advance comes first too: the join
-	// makes it anyway, and the O(1) case reads no epoch of h's.)
-	// (No spanCell: the notify of this dispatch the word is spanned the
-	// cell, and the span is reset only at a dispatch join.)
+	// makes it anyway, and the O(1) case reads no epoch of h's.) No
+	// spanCell: the word's notify, of this dispatch, spanned the cell,
+	// and only a dispatch join resets the span.
 	*wordOf(cl) = w&^(rwXMask<<rwXShift|rwStateMask) | raceWord(ep)<<rwXShift | raceWord(hot.word)
 	d.cellClocks-- // countClock(true, false)
 	h.advance()
@@ -232,8 +232,8 @@ func (d *detector) acquireWord(h *hbThread, tid int32, clk uint32, sb *vclock) {
 	}
 }
 
-// signalFast is fastNotify (k accAtomicWrite) or fastWait (accAtomicRead).
-// What both check first: the cell's word when it is in a page (cl,
+// signalFast is the fast path's first tier, for a notify (k
+// accAtomicWrite) or a wait (accAtomicRead). What both check first: the cell's word when it is in a page (cl,
 // beside its bookkeeping) and not wide, its shadow has no segments (or
 // its buffer no plain access: bufRace) and
 // n's site memo (nodeSite), for t or a view equal to it (sameView), or
