@@ -571,14 +571,22 @@ func (d *detector) plainOnCells(m *machine, key shadowKey, sh *shadow, lo, hi in
 	}
 }
 
-// dropClocks lets go of every clock the cells of sh hold: at a dispatch
-// join nothing needs them. Only the shadows of a buffer a notify touched
+// dropClocks lets go of every clock the cells of sh hold, and forgets the
+// ops its buffer noted (sigRefs.hot): at a dispatch join nothing needs
+// them. Only the shadows of a buffer a notify touched
 // this dispatch (sigRefs.clocks) are walked, and only while some cell
 // still holds a clock: a barrier's or
 // a ring's cells have let go of theirs at their waits, and a walk would
 // only read every cell state again (P² of them, mostly out of the cache).
 func (d *detector) dropClocks(sh *shadow) {
-	if sh.buf == nil || sh.buf.sig.gen != d.gen || !sh.buf.sig.clocks {
+	if sh.buf == nil {
+		return
+	}
+	// The noted ops are this dispatch's (notifyFast and waitFast do not
+	// test the references' dispatch): the buffer's shadows are all in
+	// d.all, and joinRanks asks here for each of them before nextGen.
+	sh.buf.sig.hot = [2]sigHot{}
+	if sh.buf.sig.gen != d.gen || !sh.buf.sig.clocks {
 		return
 	}
 	if d.cellClocks == 0 {

@@ -2,33 +2,47 @@ package emu
 
 import "pldworkbench/engine/ir"
 
-// The signal fast path (fastNotify, fastWait) is cellAccess, then
-// release (a notify, kind accAtomicWrite) or after acquire (a wait,
-// accAtomicRead), for the usual case, in one pass on the cell's word
-// (cellword.go): the cell keeps its word beside cl, its scheduler
-// bookkeeping (inPage), the shadow has no plain accesses to check, and
-// the op moves the word along its usual states (a notify makes an empty
-// word notified, a wait by the cell's rank thread makes a notified one
-// waited, acquiring its clock). It reports false, having changed nothing
-// the general path would not, when the case is not that one; the general
-// path then does the same work on the cell's wide state. A barrier's and
-// a ring's signal ops all take it, at a fraction of the general path's
-// instructions. (A word from an earlier dispatch is cleared first, and a
-// wide state from one given back, which is no change to what the general
-// path would find.) Two more cases go past the word, to wideSignal
-// (cellrace_wide.go): a notify of a waited word, and a notify or wait on
-// a wide state of this dispatch, when the op leaves it inline.
+// The signal fast path is cellAccess, then release (a notify, kind
+// accAtomicWrite) or after acquire (a wait, accAtomicRead), for the usual
+// case, in one pass on the cell's word (cellword.go): the cell keeps its
+// word beside cl, its scheduler bookkeeping (inPage), the shadow has no
+// plain accesses to check, and the op moves the word along its usual
+// states (a notify makes an empty word notified, a wait by the cell's
+// rank thread makes a notified one waited, acquiring its clock). It
+// reports false, having changed nothing the general path would not, when
+// the case is not that one; the general path then does the same work on
+// the cell's wide state. A barrier's and a ring's signal ops all take it,
+// at a fraction of the general path's instructions. (A word from an
+// earlier dispatch is cleared first, and a wide state from one given
+// back, which is no change to what the general path would find.) Two
+// more cases go past the word, to wideSignal (cellrace_wide.go): a notify
+// of a waited word, and a notify or wait on a wide state of this
+// dispatch, when the op leaves it inline.
 //
-// Both halves are one function, signalFast, which hbNotify and hbWait
-// call directly: a signal op's detection is a few dozen instructions of
-// checks and word arithmetic, and each further call level (with the
-// eight argument words it passes and spills) cost about a tenth of them.
+// It has two tiers. signalFast makes every check the fast path needs, for
+// both kinds in one function. What it checks of the node, its view and
+// the buffer's sites holds for every later op of the node on that view in
+// the dispatch, so once an op of it has gone through, signalFast notes
+// the node and view in the buffer's references (sigRefs.hot, with the
+// bits of a word that name the site), and the next ops of that node on
+// that view take notifyFast or waitFast: two compares with what the
+// buffer holds, in a line the op reads anyway, for what signalFast
+// decides in a dozen tests and the node's memo (a bounds-checked index
+// into the run's memos), and a function per kind, each with fewer values
+// live than signalFast holds (whose stack frame took five stores an op).
+// Whatever they do not find as usual they hand to signalFast, which
+// decides it afresh. (Barrier P = 256 under cachegrind: signalFast's
+// 173 instructions an op became 81 a notify and 117 a wait, the pending
+// joins' flushes included; ring P = 256 with 1 K FP32 a rank: 179 an op
+// and 56 a wait's takeCopy became 71 a notify and 152 a wait, its
+// takeCopy included.)
 
 // fastNotify is the fast path for a notify: the cell has no access yet (so
 // no clock either, and a Set is an AtomicAdd), and its word becomes
-// notified with the notify's access and clock.
+// notified with the notify's access and clock. It does nothing when it
+// reports false (the tests then run the general path).
 func (d *detector) fastNotify(m *machine, n *node, t *tref, key cellKey, cl *cell) bool {
-	return d.signalFast(m, n, t, &key, cl, accAtomicWrite)
+	return d.notifyFast(m, n, t, key, cl, false)
 }
 
 // fastWait is the fast path for a wait that passed: the cell is notified
@@ -36,11 +50,190 @@ func (d *detector) fastNotify(m *machine, n *node, t *tref, key cellKey, cl *cel
 // acquires the notify's clock (join's O(1) case inline, its write left
 // pending: see pendjoin.go) and lets it go; the word becomes waited.
 func (d *detector) fastWait(m *machine, n *node, t *tref, key cellKey, cl *cell) bool {
-	return d.signalFast(m, n, t, &key, cl, accAtomicRead)
+	return d.waitFast(m, n, t, &key, cl, false)
 }
 
-// signalFast is fastNotify (k accAtomicWrite) or fastWait (accAtomicRead).
-// What both check first: the cell's word when it is in a page (cl,
+// general runs the general path of the op of kind k when gen is set (a
+// notify's op= is its node's); it reports false, the fast path not having
+// applied. notifyFast and waitFast run it themselves, so that hbNotify and
+// hbWait call them last, with nothing of theirs live across the call
+// (the general path after it had kept every argument on the stack: eleven
+// stores a notify).
+func (d *detector) general(m *machine, n *node, t *tref, key *cellKey, k accessKind, gen bool) bool {
+	if !gen {
+		return false
+	}
+	if k == accAtomicWrite {
+		d.release(m, d.cellAccess(m, n, t, *key, k), n.sigSet)
+	} else {
+		d.cellAccess(m, n, t, *key, k)
+	}
+	return false
+}
+
+// signalRest is signalFast, then the general path (when gen is set) if
+// it does not apply.
+func (d *detector) signalRest(m *machine, n *node, t *tref, key *cellKey, cl *cell, k accessKind, gen bool) bool {
+	if d.signalFast(m, n, t, key, cl, k) {
+		return true
+	}
+	return d.general(m, n, t, key, k, gen)
+}
+
+// notifyFast is signalFast's notify of an empty word, for a node whose
+// op on t signalFast has noted (sigRefs.hot, this dispatch's): the
+// checks of signalFast the note does not answer, then its fresh notify,
+// else signalFast and the general path (gen). The view's buffer's references
+// are this dispatch's, with the node's site among their notify sites (its
+// index in hot.word), so en is set and the buffer's clocks flag too. cl is
+// never nil: hbNotify's is lookupCell's, which makes the cell.
+func (d *detector) notifyFast(m *machine, n *node, t *tref, key cellKey, cl *cell, gen bool) bool {
+	b := key.buf
+	hot := &b.sig.hot[accAtomicWrite&1]
+	if hot.n != n || hot.t != t || b.race.plain || !b.sig.shadowed && !b.hasShadow(key.rank) {
+		return d.signalRest(m, n, t, &key, cl, accAtomicWrite, gen)
+	}
+	h := &m.hb
+	x := key.off - b.off
+	// The cell's offset first: a cell off the grid has no word. A base
+	// without an id yet (id 0: signalFast gives it one) or one past the
+	// word's, and a tid past the word's, go to signalFast too, which
+	// takes the general path for the last two.
+	if x&(cellGrain-1) != 0 || *wordOf(cl) != 0 || h.base.id-1 >= rwXMask || uint32(h.tid) >= 1<<rwTidBits {
+		return d.signalRest(m, n, t, &key, cl, accAtomicWrite, gen)
+	}
+	h.advance()
+	ep, id := h.own-b.sig.en+rwBias, h.base.id // snap below keeps the base
+	if ep > rwEpMask {
+		return d.general(m, n, t, &key, accAtomicWrite, gen) // after signalFast's h.advance, as here
+	}
+	d.snap(h)
+	*wordOf(cl) = raceWord(id)<<rwXShift | raceWord(ep)<<rwEpShift | raceWord(h.tid)<<rwTidShift | raceWord(hot.word)
+	d.cellClocks++ // countClock(false, true)
+	b.race.spanCell(x, x+cellGrain)
+	return true
+}
+
+// waitFast is signalFast's wait of a notified word of this dispatch, for
+// a node whose op on t signalFast has noted (sigRefs.hot), else
+// signalFast and the general path (gen): as notifyFast, the buffer's
+// references are this dispatch's with the node's site among their wait
+// sites, so ew is set (and en: the word is a notify's of this dispatch).
+// cl is never nil: waitOp looks a wait's cell up when detection is on.
+func (d *detector) waitFast(m *machine, n *node, t *tref, key *cellKey, cl *cell, gen bool) bool {
+	b := key.buf
+	hot := &b.sig.hot[accAtomicRead&1]
+	if hot.n != n || hot.t != t || b.race.plain || !b.sig.shadowed && !b.hasShadow(key.rank) {
+		return d.signalRest(m, n, t, key, cl, accAtomicRead, gen)
+	}
+	x := key.off - b.off
+	// The state and the dispatch in one test (hot.want): a notified word
+	// of this one.
+	if x&(cellGrain-1) != 0 || *wordOf(cl)&(rwStateMask|rwGenMask<<rwGenShift) != raceWord(hot.want) {
+		return d.signalRest(m, n, t, key, cl, accAtomicRead, gen)
+	}
+	h := &m.hb
+	w := *wordOf(cl)
+	tid := w.tid()
+	own := h.own // the wait's epoch, once advanced
+	if h.released {
+		own++
+	}
+	ep := own - b.sig.ew + rwBias
+	if tid == h.tid || h.tid != int32(key.rank) || ep > rwEpMask {
+		// A wait by another thread (a block of a grid) keeps the clock.
+		return d.general(m, n, t, key, accAtomicRead, gen)
+	}
+	clk, sb := b.sig.en+w.ep()-rwBias, d.vcs[w.x()]
+	// The word first, then the join: what the word needs is not live
+	// across the join's calls. (h.advance comes first too: the join
+	// makes it anyway, and the O(1) case reads no epoch of h's.) No
+	// spanCell: the word's notify, of this dispatch, spanned the cell,
+	// and only a dispatch join resets the span.
+	*wordOf(cl) = w&^(rwXMask<<rwXShift|rwStateMask) | raceWord(ep)<<rwXShift | raceWord(hot.word)
+	d.cellClocks-- // countClock(true, false)
+	h.advance()
+	if (sb == h.base || sb == h.from) && d.ownsBase(h) && tid < h.privLen {
+		// join's first case, as in signalFast.
+		if h.privCopy {
+			d.bump(h.base)
+			h.privCopy = false
+		}
+		h.pend[h.npend] = pendJoin{tid: tid, own: clk}
+		if h.npend++; h.npend == pendLen {
+			h.flush()
+		}
+		if sb.refs > 1 {
+			sb.refs--
+		} else {
+			d.drop(sb)
+		}
+		return true
+	}
+	// acquireWord's take of a copy (a ring's every wait but its first),
+	// its tests in its order, and takeCopy, without their calls.
+	if old := h.base; sb != h.from && h.npend == 0 && old.copy.ver == old.ver && old.copy.self == h.tid && old.copy.of == tid &&
+		clk > old.copy.own && sb != old && sb.refs == 1 && uint(h.tid) < uint(len(sb.v)) && uint(tid) < uint(len(sb.v)) {
+		h.priv = nil
+		d.copyJoins++
+		d.takes++
+		from, v := h.from, sb.v
+		e := max(v[tid], clk)
+		v[tid] = e
+		d.ver++
+		sb.ver = d.ver
+		sb.copy = copyOf{ver: d.ver, self: h.tid, of: tid, own: e}
+		h.base, h.from = sb, nil
+		h.pend[0] = pendJoin{tid: tid, own: e}
+		d.drop(old)
+		d.drop(from)
+		return true
+	}
+	d.acquireWord(h, tid, clk, sb)
+	return true
+}
+
+// hasShadow reports whether rank's copy of b has its shadow.
+func (b *bufDesc) hasShadow(rank int) bool {
+	return uint(rank) < uint(len(b.shadows)) && b.shadows[rank] != nil
+}
+
+// acquireWord is the rest of signalFast's acquire of the clock a notified
+// word names, for the rank thread h (the thread tid, at epoch clk, base
+// sb), once join's O(1) case has not applied: join's copy case, or join,
+// and the cell's hold let go.
+func (d *detector) acquireWord(h *hbThread, tid int32, clk uint32, sb *vclock) {
+	if sn := (hbSnap{tid: tid, own: clk, base: sb, last: true}); sb != h.from && h.npend == 0 && d.copyable(h, sn) {
+		// join's copy case, a ring's every wait but its first, without
+		// join's call and the checks before it: with sb neither base
+		// (copyable) nor from, join's O(1) case does not apply. A current
+		// copy record says h's entry of tid is the record's own (see
+		// copyOf), so whether the snapshot is later than what h knows of
+		// tid is read from the base's header, which copyable reads
+		// anyway, rather than from its entries, a line the wait then need
+		// not touch (a first-level miss at each of a ring's waits).
+		if clk > h.base.copy.own {
+			h.advance()
+			h.priv = nil
+			if sb.refs == 1 && int(h.tid) < len(sb.v) && int(tid) < len(sb.v) {
+				d.takeCopy(h, sb, tid, clk) // the cell's hold becomes h's
+				return
+			}
+			d.joinCopy(h, sn)
+		}
+	} else if clk > h.at(tid) {
+		d.join(h, sn)
+	}
+	// dropSnaps of the clock: the rank thread's acquire lets it go.
+	if sb.refs > 1 {
+		sb.refs--
+	} else {
+		d.drop(sb)
+	}
+}
+
+// signalFast is the fast path's first tier, for a notify (k
+// accAtomicWrite) or a wait (accAtomicRead). What both check first: the cell's word when it is in a page (cl,
 // beside its bookkeeping) and not wide, its shadow has no segments (or
 // its buffer no plain access: bufRace) and
 // n's site memo (nodeSite), for t or a view equal to it (sameView), or
@@ -113,7 +306,7 @@ func (d *detector) signalFast(m *machine, n *node, t *tref, key *cellKey, cl *ce
 		}
 		h.advance()
 		if r.gen != d.gen { // refs, inline
-			*r = sigRefs{gen: d.gen}
+			r.reset(d.gen)
 		}
 		en := r.en // the buffer's first notify epoch, this one's if it is the first
 		if r.nn == 0 {
@@ -136,6 +329,7 @@ func (d *detector) signalFast(m *machine, n *node, t *tref, key *cellKey, cl *ce
 		d.cellClocks++ // countClock(false, true)
 		r.clocks = true
 		b.race.spanCell(x, x+cellGrain)
+		d.noteFast(m, n, t, k, uint32(si)<<rwSiteShift|(d.gen&rwGenMask)<<rwGenShift|rwNotified)
 		return true
 	}
 	if w.state() != rwNotified {
@@ -175,39 +369,48 @@ func (d *detector) signalFast(m *machine, n *node, t *tref, key *cellKey, cl *ce
 		if h.npend++; h.npend == pendLen {
 			h.flush()
 		}
-	} else if sn := (hbSnap{tid: tid, own: clk, base: sb, last: true}); sb != h.from && h.npend == 0 && d.copyable(h, sn) {
-		// join's copy case, a ring's every wait but its first, without
-		// join's call and the checks before it: with sb neither base
-		// (copyable) nor from, join's O(1) case does not apply. A current
-		// copy record says h's entry of tid is the record's own (see
-		// copyOf), so whether the snapshot is later than what h knows of
-		// tid is read from the base's header, which copyable reads
-		// anyway, rather than from its entries, a line the wait then need
-		// not touch (a first-level miss at each of a ring's waits).
-		if clk > h.base.copy.own {
-			h.advance()
-			h.priv = nil
-			if sb.refs == 1 && int(h.tid) < len(sb.v) && int(tid) < len(sb.v) {
-				d.takeCopy(h, sb, tid, clk) // the cell's hold becomes h's
-				goto dropped
-			}
-			d.joinCopy(h, sn)
+		// dropSnaps of the clock: the rank thread's acquire lets it go.
+		if sb.refs > 1 {
+			sb.refs--
+		} else {
+			d.drop(sb)
 		}
-	} else if clk > h.at(tid) {
-		d.join(h, sn)
-	}
-	// dropSnaps of the clock: the rank thread's acquire lets it go.
-	if sb.refs > 1 {
-		sb.refs--
 	} else {
-		d.drop(sb)
+		d.acquireWord(h, tid, clk, sb)
 	}
-dropped:
 	d.cellClocks-- // countClock(true, false)
 	h.advance()
 	*w = *w&^(rwXMask<<rwXShift|rwStateMask) | raceWord(ep)<<rwXShift | raceWord(si)<<(rwSiteShift+rwSiteBits) | rwWaited
 	b.race.spanCell(x, x+cellGrain)
+	d.noteFast(m, n, t, k, uint32(si)<<(rwSiteShift+rwSiteBits)|rwWaited)
 	return true
+}
+
+// noteFast notes in t's buffer's references, when n's site memo names
+// view t for kind k and t passes the view tests (grain), that n's next
+// ops of kind k on t in this dispatch may take notifyFast or waitFast
+// (sigRefs.hot): the op signalFast just made found the node's site among
+// the references at the index word names (the bits of a word notifyFast
+// ORs in, or waitFast; for a notify with the dispatch's bits). A buffer
+// notes one node of each kind, the last: a barrier has one, a ring's
+// phases one each in turn.
+func (d *detector) noteFast(m *machine, n *node, t *tref, k accessKind, word uint32) {
+	if ns := d.nodeSite(n); ns.view == t && ns.k == k && ns.grain {
+		t.buf.sig.hot[k&1] = sigHot{n: n, t: t, word: word, want: (d.gen&rwGenMask)<<rwGenShift | rwNotified}
+	}
+	t.buf.scanShadows(m.s.P)
+}
+
+// scanShadows notes whether every rank's copy of b has its shadow yet
+// (sigRefs.shadowed), looking at each rank once: noteFast and signalPrep,
+// which makes the shadows of signal ops, ask.
+func (b *bufDesc) scanShadows(P int) {
+	if r := &b.sig; !r.shadowed {
+		for int(r.scan) < P && b.hasShadow(int(r.scan)) {
+			r.scan++
+		}
+		r.shadowed = int(r.scan) == P
+	}
 }
 
 // signalWide is signalFast for a word that is wide or an earlier
@@ -237,6 +440,7 @@ func (d *detector) signalPrep(m *machine, n *node, t *tref, key *cellKey, cl *ce
 	}
 	if sh == nil {
 		sh = d.shadowOf(shadowKey{buf: b, rank: key.rank})
+		b.scanShadows(m.s.P)
 	}
 	if sh.n() > 0 {
 		return false

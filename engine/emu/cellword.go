@@ -87,7 +87,30 @@ type sigRefs struct {
 	// clocks says a notify gave a cell of the buffer, in any copy, a
 	// clock this dispatch (dropClocks).
 	clocks bool
+	// shadowed says every rank's copy of the buffer has its shadow, scan
+	// that ranks [0, scan) do (noteFast): shadows are never let go of,
+	// so these two outlive the dispatch.
+	shadowed bool
+	scan     int32
+	// hot are the wait (0) and notify (1) ops whose next ones take the
+	// fast path's second tier (noteFast, cellrace_fast.go).
+	hot    [2]sigHot
 	sn, sw [rwSites]uint32
+}
+
+// sigHot is an op of a node n on view t whose next ones on t take
+// notifyFast or waitFast in the references' dispatch: word is the bits a
+// word of such an op gets for the op's site, want the low bits of a word
+// a wait finds notified (state and dispatch).
+type sigHot struct {
+	n          *node
+	t          *tref
+	word, want uint32
+}
+
+// reset makes r dispatch gen's, without sites or epochs.
+func (r *sigRefs) reset(gen uint32) {
+	*r = sigRefs{gen: gen, shadowed: r.shadowed, scan: r.scan}
 }
 
 // refs returns b's references for this dispatch, reset if they are an
@@ -95,7 +118,7 @@ type sigRefs struct {
 func (d *detector) refs(b *bufDesc) *sigRefs {
 	r := &b.sig
 	if r.gen != d.gen {
-		*r = sigRefs{gen: d.gen}
+		r.reset(d.gen)
 	}
 	return r
 }

@@ -121,15 +121,16 @@ func (d *detector) joinCopy(h *hbThread, sn hbSnap) {
 func (d *detector) takeCopy(h *hbThread, src *vclock, tid int32, own uint32) {
 	d.copyJoins++
 	d.takes++
-	old := h.base
+	old, from := h.base, h.from
 	v := src.v
-	v[tid] = max(v[tid], own)
+	e := max(v[tid], own)
+	v[tid] = e
 	d.ver++
 	src.ver = d.ver
-	src.copy = copyOf{ver: src.ver, self: h.tid, of: tid, own: v[tid]}
-	h.base = src
+	src.copy = copyOf{ver: src.ver, self: h.tid, of: tid, own: e}
+	h.base, h.from = src, nil
+	h.pend[0] = pendJoin{tid: tid, own: e}
+	// Last, with nothing live after them.
 	d.drop(old)
-	d.drop(h.from)
-	h.from = nil
-	h.pend[0] = pendJoin{tid: tid, own: v[tid]}
+	d.drop(from)
 }

@@ -566,6 +566,7 @@ func (d *detector) nextGen(s *sim) {
 		}
 		d.more = nil
 		d.gen = 1
+
 	} else if d.gen&rwGenMask == 0 {
 		// The words keep the dispatch count's low rwGenBits bits, which
 		// would name the dispatch of 2^rwGenBits dispatches ago again.
@@ -609,16 +610,11 @@ func (s *sim) joinBlock(p, c *machine) {
 
 // hbNotify is the race detector's part of a notify by m at n on the cell
 // key of rank p's copy of t, whose bookkeeping is c: an atomic write of
-// the cell, then the release (a Set replaces the cell's clocks, an
-// AtomicAdd adds to them).
-func (m *machine) hbNotify(n *node, t *tref, key cellKey, c *cell, set bool) {
-	d := m.s.race
-	if d == nil {
-		return
-	}
-	k := key // taken by address past the check, so that a run without detection does not store key
-	if !d.signalFast(m, n, t, &k, c, accAtomicWrite) {
-		d.release(m, d.cellAccess(m, n, t, key, accAtomicWrite), set)
+// the cell, then the release (a Set, n.sigSet, replaces the cell's
+// clocks, an AtomicAdd adds to them).
+func (m *machine) hbNotify(n *node, t *tref, key cellKey, c *cell) {
+	if d := m.s.race; d != nil {
+		d.notifyFast(m, n, t, key, c, true)
 	}
 }
 
@@ -626,8 +622,8 @@ func (m *machine) hbNotify(n *node, t *tref, key cellKey, c *cell, set bool) {
 // acquire, then an atomic read of the cell. w.cell is the cell's
 // bookkeeping (waitOp looks it up when detection is on).
 func (m *machine) hbWait(n *node, w *waitInfo) {
-	if d := m.s.race; d != nil && !d.signalFast(m, n, w.view, &w.key, w.cell, accAtomicRead) {
-		d.cellAccess(m, n, w.view, w.key, accAtomicRead)
+	if d := m.s.race; d != nil {
+		d.waitFast(m, n, w.view, &w.key, w.cell, true)
 	}
 }
 

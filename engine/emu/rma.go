@@ -186,7 +186,7 @@ func (m *machine) notify(n *node) *failure {
 	if after != before || !c.hasLast() {
 		c.setLast(ref, arrive)
 	}
-	m.hbNotify(n, t, key, c, set)
+	m.hbNotify(n, t, key, c)
 	m.s.stats.Notifies++
 	if m.tracing() {
 		e := trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000}
