@@ -566,7 +566,6 @@ func (d *detector) nextGen(s *sim) {
 		}
 		d.more = nil
 		d.gen = 1
-
 	} else if d.gen&rwGenMask == 0 {
 		// The words keep the dispatch count's low rwGenBits bits, which
 		// would name the dispatch of 2^rwGenBits dispatches ago again.
