@@ -129,7 +129,7 @@ type entry struct {
 // fast path's for (viewSite.fk), the access its first there in the epoch,
 // on no signal cells, and exactly the segment the shadow's hint names or
 // one next to it with a plain in-place record (touchFresh's first case),
-// or the end of the segment before that (carveTail). Anything else goes
+// or the end of the segment before that (carveAt's ring case). Anything else goes
 // to touchAny, which starts over: nothing changed here but the thread's
 // epoch, as epoch would move it.
 func (m *machine) touch(n *node, t *tref, rank int, offs, ext []int, k accessKind) {
@@ -183,11 +183,32 @@ func (m *machine) touch(n *node, t *tref, rank int, offs, ext []int, k accessKin
 				goto any
 			}
 			if seg = sh.at(i); int(seg.lo) != blo {
-				if int(seg.hi) == bhi && int(seg.lo) < blo && k == accRead && sh.carveTail(i, blo, segAcc{me, uint16(vs.sk), clk}) {
-					*pc = uint16(clk)
-					return
+				// carveAt's case of a ring's first read of each chunk of
+				// its own window (its chunks go down through what is left
+				// of its first store), in place: the end [blo, bhi) of
+				// segment i, whose entries the read appends itself to by
+				// ownWriteFirst's cases, the hole of the gap buffer one
+				// segment past the next (carveAt's shortcut there).
+				a, gl := &seg.acc, int(sh.gapLen)
+				if int(seg.hi) != bhi || int(seg.lo) > blo || k != accRead || int(sh.gap) != i+2 || gl == 0 ||
+					a[2].clk != 0 || a[0].tid != me || a[0].sk&1 == 0 || a[1].clk != 0 && (a[1].tid == me || a[1].sk&1 != 0) {
+					goto any
 				}
-				goto any
+				mid := *seg
+				mid.lo = int32(blo)
+				if a[1].clk == 0 {
+					mid.acc[1] = segAcc{me, uint16(vs.sk), clk}
+				} else {
+					mid.acc[2] = segAcc{me, uint16(vs.sk), clk}
+				}
+				seg.hi = int32(blo)
+				sh.segs[i+1+gl] = sh.segs[i+1]
+				sh.segs[i+1] = mid
+				sh.gapLen--
+				sh.nseg++
+				sh.hint = int32(i + 1)
+				*pc = uint16(clk)
+				return
 			}
 		}
 		if int(seg.hi) != bhi {

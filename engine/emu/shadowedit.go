@@ -84,42 +84,6 @@ func (s *shadow) carveAt(i, lo, hi int, cur cellAcc, h *hbThread) bool {
 	return true
 }
 
-// carveTail is carveAt's case of a ring's first read of each chunk of
-// its own window (its chunks go down through what is left of its first
-// store), for touch's own path: a plain read cur, packed, of the end
-// [lo, hi) of segment i, which starts before lo, where the hole of the
-// gap buffer is one segment past the next (moveGap's shortcut) and the
-// read appends itself to the entries by ownWriteFirst's case. It reports
-// false, having changed nothing, if that is not so.
-func (s *shadow) carveTail(i, lo int, cur segAcc) bool {
-	gl := int(s.gapLen)
-	if int(s.gap) != i+2 || gl == 0 {
-		return false
-	}
-	seg := &s.segs[i] // before the hole
-	a := &seg.acc
-	if a[2].clk != 0 || a[0].tid != cur.tid || a[0].sk&1 == 0 {
-		return false
-	}
-	k := 1
-	if a[1].clk != 0 {
-		if a[1].tid == cur.tid || a[1].sk&1 != 0 {
-			return false
-		}
-		k = 2
-	}
-	mid := *seg
-	mid.lo = int32(lo)
-	mid.acc[k] = cur
-	seg.hi = int32(lo)
-	s.segs[i+1+gl] = s.segs[i+1]
-	s.segs[i+1] = mid
-	s.gapLen--
-	s.nseg++
-	s.hint = int32(i + 1)
-	return true
-}
-
 // update records cur in seg (updateEntries).
 func (s *shadow) update(seg *segment, cur cellAcc) {
 	if sp := seg.spillIndex(); sp != 0 {

@@ -9,7 +9,7 @@ import (
 
 // TestTouchMatchesShadow drives two worlds with the same random plain
 // accesses to the ranks' copies of a window, as the interpreter's ops make
-// them: one through touch (its own case for part of a row, carveTail,
+// them: one through touch (its own case for part of a row, its carve,
 // touchFresh and touchRegion behind it), the other through touchShadow
 // alone, the general path, on the same bytes. The view is 2-D, two rows;
 // accesses are a ring's chunks going down a row (each the end of what is
@@ -100,14 +100,15 @@ func TestTouchMatchesShadow(t *testing.T) {
 	}
 }
 
-// TestTouchCarveTailCases runs the entries carveTail reads, one by one,
-// through touch and touchShadow: a ring's first read of the end of its
-// window's first store, after that store alone, after another rank's read
-// of it, after its own read and after another rank's atomic add, each
-// with the reader ordered after the other rank or not. The second and
-// third chunks are touch's carveTail (the hint on the chunk above), each
-// read its own line, so that a race each finds is a report of its own. Both worlds must
-// report the same races and end with the same segments.
+// TestTouchCarveTailCases runs the entries touch's carve of the end of
+// a segment reads, one by one, through touch and touchShadow: a ring's
+// first read of the end of its window's first store, after that store
+// alone, after another rank's read of it, after its own read and after
+// another rank's atomic add, each with the reader ordered after the other
+// rank or not. The second and third chunks are touch's carve (the hint on
+// the chunk above), each read its own line, so that a race each finds is
+// a report of its own. Both worlds must report the same races and end
+// with the same segments.
 func TestTouchCarveTailCases(t *testing.T) {
 	const ranks, cols = 2, 16
 	view := func(b *bufDesc) *tref {
@@ -158,5 +159,46 @@ func TestTouchCarveTailCases(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestTouchCarveFullSegs checks touch's carve on a shadow whose segs are
+// full, the hole empty at the index its carve would move it from: the
+// carve must make room (carveAt's reserve) as touchShadow's does.
+func TestTouchCarveFullSegs(t *testing.T) {
+	const cols = 16
+	view := func(b *bufDesc) *tref {
+		return &tref{name: "w", dt: ir.FP32, shape: []int{1, cols}, buf: b}
+	}
+	ops := []opKind{opWrite, opRead}
+	kinds := []accessKind{accWrite, accRead}
+	var states [2]string
+	for x, general := range []bool{false, true} {
+		w := newRaceWorld(1, "w", cols*4, ops, view)
+		var nodes []*node
+		for i, op := range ops {
+			nodes = append(nodes, w.newNode(op, i+1))
+		}
+		m := w.ms[0]
+		m.hb.base = &vclock{v: make([]uint32, 1), refs: 1}
+		touch := func(j, c, e int) {
+			if general {
+				m.touchShadow(w.d, nodes[j], w.ts[0], 0, c*4, (c+e)*4, kinds[j])
+			} else {
+				m.touch(nodes[j], w.ts[0], 0, []int{0, c}, []int{1, e}, kinds[j])
+			}
+		}
+		touch(0, 0, cols)
+		m.hb.released = true
+		touch(1, cols-2, 2) // the general path's carve: [0,56) [56,64), hint 1
+		m.hb.released = true
+		sh := w.b.shadows[0]
+		sh.segs = []segment{*sh.at(0), *sh.at(1)} // full, the hole at 2
+		sh.gap, sh.gapLen = 2, 0
+		touch(1, cols-4, 2)
+		states[x] = shadowsState(w)
+	}
+	if states[0] != states[1] {
+		t.Fatalf("touch:       %s\ntouchShadow: %s", states[0], states[1])
 	}
 }
