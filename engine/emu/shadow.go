@@ -51,6 +51,17 @@ import "unsafe"
 // (of detection's 3.2 M) are three lines an access, the shadow's header,
 // the segment and the thread's plain memo, each still in L2; the others
 // of an access are the thread's epoch and two of its clock (race.go).
+//
+// Later (the same ring, about 327 K accesses, the functions of the
+// shadow counted with detection on less off): 75.4 M instructions, 230
+// an access, of which touch's call of touchFresh, rowBytes and
+// touchFresh's checks were some 170 and the carve of each chunk out of
+// its window's first store and the last load's 256 segments 30 and 25.
+// touch now records the common cases itself, with what a view's row
+// takes worked out once in its viewSite slot (newViewSite), and carves a
+// chunk in place: 56.7 M, 173 an access. The lines an access reads are
+// the same: the shadow's header and the segment (the thread's memo is
+// the line the interpreter reads next anyway).
 
 // shadowKey names a shadowed memory: one rank's copy of a window buffer,
 // or a host tensor.
@@ -545,7 +556,7 @@ type viewSite struct {
 	row, off uint32
 	esz      uint8
 	fk       accessKind
-	_        [2]byte
+	_        [2]byte // to 32 bytes, an index's shift
 }
 
 // noFast as viewSite.fk matches no access kind.

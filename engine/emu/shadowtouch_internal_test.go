@@ -3,6 +3,7 @@ package emu
 import (
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"pldworkbench/engine/ir"
 )
@@ -200,5 +201,13 @@ func TestTouchCarveFullSegs(t *testing.T) {
 	}
 	if states[0] != states[1] {
 		t.Fatalf("touch:       %s\ntouchShadow: %s", states[0], states[1])
+	}
+}
+
+// TestViewSiteSize keeps a viewSite at 32 bytes, the shift viewSite's
+// index takes, with the fields touch's own case reads.
+func TestViewSiteSize(t *testing.T) {
+	if n := unsafe.Sizeof(viewSite{}); n != 32 {
+		t.Fatalf("viewSite is %d bytes, want 32", n)
 	}
 }
