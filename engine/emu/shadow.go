@@ -51,6 +51,17 @@ import "unsafe"
 // (of detection's 3.2 M) are three lines an access, the shadow's header,
 // the segment and the thread's plain memo, each still in L2; the others
 // of an access are the thread's epoch and two of its clock (race.go).
+//
+// Later (the same ring, about 327 K accesses, the functions of the
+// shadow counted with detection on less off): 75.4 M instructions, 230
+// an access, of which touch's call of touchFresh, rowBytes and
+// touchFresh's checks were some 170 and the carve of each chunk out of
+// its window's first store and the last load's 256 segments 30 and 25.
+// touch now records the common cases itself, with what a view's row
+// takes worked out once in its viewSite slot (newViewSite), and carves a
+// chunk in place: 56.7 M, 173 an access. The lines an access reads are
+// the same: the shadow's header and the segment (the thread's memo is
+// the line the interpreter reads next anyway).
 
 // shadowKey names a shadowed memory: one rank's copy of a window buffer,
 // or a host tensor.
@@ -123,11 +134,124 @@ type entry struct {
 // touch records m's access at n of kind k to the region at offs of extent
 // ext of t — rank's copy when t is a window — and reports the races it
 // makes.
+//
+// Its own body is the commonest case of all, a ring's: part of one row of
+// a 2-D window view, at a site its viewSite slot knows and has found the
+// fast path's for (viewSite.fk), the access its first there in the epoch,
+// on no signal cells, and exactly the segment the shadow's hint names or
+// one next to it with a plain in-place record (touchFresh's first case),
+// or the end of the segment before that (carveAt's ring case). Anything else goes
+// to touchAny, which starts over: nothing changed here but the thread's
+// epoch, as epoch would move it.
 func (m *machine) touch(n *node, t *tref, rank int, offs, ext []int, k accessKind) {
 	d := m.s.race
 	if d == nil {
 		return
 	}
+	vs := d.viewSite(n, t)
+	if vs.n != n || vs.view != t || vs.fk != k || len(offs) != 2 || len(ext) != 2 || ext[0] != 1 || ext[1] <= 0 {
+		m.touchAny(d, n, t, rank, offs, ext, k)
+		return
+	}
+	esz := int(vs.esz)
+	lo := offs[0]*int(vs.row) + offs[1]*esz
+	hi := lo + ext[1]*esz
+	{
+		b := t.buf
+		if uint(rank) >= uint(len(b.shadows)) {
+			goto any
+		}
+		sh := b.shadows[rank]
+		if sh == nil {
+			goto any
+		}
+		blo, bhi := lo+int(vs.off), hi+int(vs.off)
+		h := &m.hb
+		if h.released {
+			h.own++
+			h.released = false
+		}
+		clk := h.own
+		pc := &h.plainClk[plainSlot(n)]
+		me := uint16(h.tid)
+		// (An empty span of signal cells that overlaps [blo, bhi), as
+		// [cellLo, cellHi) reads it, only sends the access on.)
+		if c := &b.race; *pc == uint16(clk) || uint32(h.tid) >= spillMark || clk == 0 || blo < c.cellHi && bhi > c.cellLo {
+			goto any
+		}
+		i, ns := int(sh.hint), int(sh.nseg)
+		if uint(i) >= uint(ns) {
+			goto any
+		}
+		seg := sh.at(i)
+		if int(seg.lo) != blo {
+			if blo < int(seg.lo) {
+				i--
+			} else {
+				i++
+			}
+			if uint(i) >= uint(ns) {
+				goto any
+			}
+			if seg = sh.at(i); int(seg.lo) != blo {
+				// carveAt's case of a ring's first read of each chunk of
+				// its own window (its chunks go down through what is left
+				// of its first store), in place: the end [blo, bhi) of
+				// segment i, whose entries the read appends itself to by
+				// ownWriteFirst's cases, the hole of the gap buffer one
+				// segment past the next (carveAt's shortcut there).
+				a, gl := &seg.acc, int(sh.gapLen)
+				if int(seg.hi) != bhi || int(seg.lo) > blo || k != accRead || int(sh.gap) != i+2 || gl == 0 ||
+					a[2].clk != 0 || a[0].tid != me || a[0].sk&1 == 0 || a[1].clk != 0 && (a[1].tid == me || a[1].sk&1 != 0) {
+					goto any
+				}
+				mid := *seg
+				mid.lo = int32(blo)
+				if a[1].clk == 0 {
+					mid.acc[1] = segAcc{me, uint16(vs.sk), clk}
+				} else {
+					mid.acc[2] = segAcc{me, uint16(vs.sk), clk}
+				}
+				seg.hi = int32(blo)
+				sh.segs[i+1+gl] = sh.segs[i+1]
+				sh.segs[i+1] = mid
+				sh.gapLen--
+				sh.nseg++
+				sh.hint = int32(i + 1)
+				*pc = uint16(clk)
+				return
+			}
+		}
+		if int(seg.hi) != bhi {
+			goto any
+		}
+		acc := &seg.acc
+		if k == accWrite {
+			// recordInPlace's first case (see touchFresh).
+			if pe := acc[1]; acc[0].tid != me || acc[2].clk != 0 || !(pe.clk == 0 || pe.tid == me || h.knows(pe) || pe.clk <= h.at(int32(pe.tid))) {
+				goto any
+			}
+			*acc = [segInline]segAcc{{me, uint16(vs.sk), clk}}
+		} else {
+			// A read's, one entry kept (see touchFresh); a spilled
+			// segment's acc[0].tid is spillMark, never me or another
+			// thread h knows (h.pend[0].tid is a thread's).
+			if pe := acc[0]; acc[1].clk != 0 || pe.clk == 0 || !(pe.tid != me && h.knows(pe) || pe.tid == me && accessKind(pe.sk&3).writes()) {
+				goto any
+			}
+			acc[1] = segAcc{me, uint16(vs.sk), clk}
+		}
+		sh.hint = int32(i)
+		*pc = uint16(clk)
+		return
+	}
+any:
+	m.touchFresh(d, n, t, rank, lo, hi, k) // rowBytes's lo and hi
+}
+
+// touchAny is touch for every case: part of one row (rowBytes) is
+// touchFresh's, any other region touchRegion's.
+func (m *machine) touchAny(d *detector, n *node, t *tref, rank int, offs, ext []int, k accessKind) {
 	if lo, hi, ok := rowBytes(t, offs, ext); ok {
 		m.touchFresh(d, n, t, rank, lo, hi, k)
 		return
@@ -385,7 +509,7 @@ func (m *machine) touchShadow(d *detector, n *node, t *tref, rank, lo, hi int, k
 		sk = vs.sk
 	} else {
 		sk = d.siteOf(h, n, t, k)<<2 | uint32(k)
-		*vs = viewSite{n: n, view: t, sk: sk}
+		*vs = newViewSite(n, t, sk)
 	}
 	cur := cellAcc{tid: h.tid, clk: clk, sk: sk}
 	lo, hi = t.off+lo, t.off+hi
@@ -423,8 +547,31 @@ type viewSite struct {
 	n    *node
 	view *tref
 	sk   uint32
-	_    uint32
-	_    uint64 // to 32 bytes, an index's shift
+	// What touch's own case needs of view, worked out when the slot is
+	// filled (newViewSite): the bytes of one of its rows and of an
+	// element, and its first byte in its memory. fk is the kind (sk's)
+	// when the view and the kind qualify, a 2-D window view within the
+	// shadow's first region, a site that packs and a plain kind; noFast
+	// if not.
+	row, off uint32
+	esz      uint8
+	fk       accessKind
+	_        [2]byte // to 32 bytes, an index's shift
+}
+
+// noFast as viewSite.fk matches no access kind.
+const noFast accessKind = 0xFF
+
+// newViewSite returns the viewSite of an access at n to view t with site
+// and kind sk.
+func newViewSite(n *node, t *tref, sk uint32) viewSite {
+	vs := viewSite{n: n, view: t, sk: sk, fk: noFast}
+	esz := int(dtBytes[t.dt])
+	if k := accessKind(sk & 3); (k == accRead || k == accWrite) && t.host == nil && t.buf != nil && len(t.shape) == 2 && sk <= 0xFFFF && t.off >= 0 && esz > 0 && esz < 256 &&
+		t.shape[0] >= 0 && t.shape[1] >= 0 && t.off+t.shape[0]*t.shape[1]*esz <= shadowRegion {
+		vs.row, vs.off, vs.esz, vs.fk = uint32(t.shape[1]*esz), uint32(t.off), uint8(esz), k
+	}
+	return vs
 }
 
 // viewSites is the size of the detector's table of viewSite.
@@ -616,110 +763,4 @@ func (s *shadow) access(lo, hi int, cur cellAcc, h *hbThread, fresh bool, race f
 	} else {
 		s.merge(first-1, last+1)
 	}
-}
-
-// accessTiled is access for an access whose bytes are whole segments
-// already, from segment i (which starts at lo) on: a window read whole
-// after its chunks, as a ring's last load of it. The cover access would
-// make is then no change, and its merge none when no two segments it
-// would compare end up with the same entries, so it records them in one
-// pass and merges only if two do. It reports false, having changed
-// nothing, when the bytes are not such segments. Ring P = 256 with
-// 16-byte chunks under cachegrind, whose last load finds 256 segments a
-// rank: access, cover and merge took 9.4 M instructions of the run,
-// accessTiled takes 6.6 M (recordInPlace's apart, the same in both).
-// noTiled turns accessTiled off, for the test that checks it against
-// the general path.
-var noTiled bool
-
-func (s *shadow) accessTiled(i, lo, hi int, cur cellAcc, h *hbThread, fresh bool, race func(e cellAcc, lo, hi int)) bool {
-	n, last := s.nsegs(), i
-	for pos := lo; pos < hi; last++ {
-		if last >= n {
-			return false
-		}
-		seg := s.at(last)
-		if int(seg.lo) != pos || int(seg.hi) > hi {
-			return false
-		}
-		pos = int(seg.hi)
-	}
-	var buf [segInline]cellAcc
-	inPlace, merge := packable(cur), false
-	var prev *segment
-	if !fresh && i > 0 && int(s.at(i-1).hi) == lo {
-		prev = s.at(i - 1) // access merges with the neighbours too
-	}
-	read := inPlace && cur.kind() == accRead
-	for j := i; j < last; j++ {
-		seg := s.at(j)
-		k := 0
-		if read {
-			k = ownWriteFirst(seg, cur)
-		}
-		if k != 0 {
-			seg.acc[k] = segAcc{uint16(cur.tid), uint16(cur.sk), cur.clk}
-		} else if !inPlace || !recordInPlace(seg, cur, h) {
-			for _, e := range s.entriesIn(seg, &buf) {
-				if e.tid != cur.tid && conflicts(e.kind(), cur.kind()) && e.clk > h.at(e.tid) {
-					race(e, int(seg.lo), int(seg.hi))
-				}
-			}
-			s.update(seg, cur)
-		}
-		if prev != nil && !merge {
-			// same, its in-place case inline.
-			if prev.acc[0].tid != spillMark && seg.acc[0].tid != spillMark {
-				merge = prev.acc == seg.acc
-			} else {
-				merge = s.same(prev, seg)
-			}
-		}
-		prev = seg
-	}
-	if fresh {
-		if merge {
-			s.merge(i, last)
-		}
-		return true
-	}
-	if merge || last < n && int(s.at(last).lo) == hi && s.same(prev, s.at(last)) {
-		s.merge(i-1, last+1)
-	}
-	return true
-}
-
-// exact is access for its most common case, in one function (the calls
-// of the general path cost a small access as much as its work): cur is
-// fresh, its bytes are exactly the segment the shadow's hint names or
-// one next to it, with its entries in place, and it races with none of
-// them. It reports whether it recorded cur; if not, nothing changed but
-// the hint, and access does the rest.
-func (s *shadow) exact(lo, hi int, cur cellAcc, h *hbThread) bool {
-	i, n := int(s.hint), int(s.nseg)
-	if uint(i) >= uint(n) || !packable(cur) {
-		return false
-	}
-	seg := s.at(i)
-	if int(seg.lo) != lo {
-		if lo < int(seg.lo) {
-			i--
-		} else {
-			i++
-		}
-		if uint(i) >= uint(n) {
-			return false
-		}
-		if seg = s.at(i); int(seg.lo) != lo {
-			return false
-		}
-	}
-	if int(seg.hi) != hi {
-		return false
-	}
-	if !recordInPlace(seg, cur, h) {
-		return false
-	}
-	s.hint = int32(i)
-	return true
 }
