@@ -3,6 +3,7 @@ package emu
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -315,4 +316,155 @@ func TestAccessTiledMatchesAccess(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestAccessTiledOwnMatchesAccess is TestAccessTiledMatchesAccess for
+// tiledOwn's case, which random accesses seldom make: rank 0 writes the
+// chunks of its copy (some in one epoch) or the whole copy at once, rank
+// 1 reads some chunks, rank 0 sometimes reads one itself or
+// adds to one atomically (no longer the case), then reads spans of whole
+// chunks at one site, some in one epoch (not fresh, the span's
+// neighbours then may end up with the same entries). Both
+// worlds must report the same races and end with the same segments; the
+// case must come up.
+func TestAccessTiledOwnMatchesAccess(t *testing.T) {
+	const ranks, size, chunk = 2, 64, 8
+	view := func(b *bufDesc) *tref {
+		return &tref{name: "w", dt: ir.FP32, shape: []int{1, size / 4}, buf: b}
+	}
+	defer func() { noTiled = false }()
+	rng := rand.New(rand.NewPCG(9, 10))
+	own := 0
+	for round := 0; round < 400; round++ {
+		ops := []opKind{opWrite, opRead, opRead, opRead, opWrite}
+		kinds := []accessKind{accWrite, accRead, accRead, accRead, accAtomicWrite}
+		a := newRaceWorld(ranks, "w", size, ops, view)
+		b := newRaceWorld(ranks, "w", size, ops, view)
+		nodesA, nodesB := []*node{}, []*node{}
+		for i, op := range ops {
+			nodesA, nodesB = append(nodesA, a.newNode(op, i+1)), append(nodesB, b.newNode(op, i+1))
+		}
+		for _, w := range []*raceWorld{a, b} {
+			for _, m := range w.ms {
+				m.hb.base = &vclock{v: make([]uint32, ranks), refs: 1}
+			}
+		}
+		do := func(r, j, lo, hi int) {
+			if hi > lo && j == 2 {
+				sh := a.b.shadows[0]
+				ok := sh != nil
+				for i := 0; ok && i < sh.nsegs(); i++ {
+					if seg := sh.at(i); int(seg.lo) < hi && int(seg.hi) > lo {
+						ok = int(seg.lo) >= lo && int(seg.hi) <= hi && ownWriteFirst(seg, cellAcc{tid: 0}) != 0
+					}
+				}
+				if ok && hi-lo > chunk {
+					own++
+				}
+			}
+			noTiled = false
+			a.ms[r].touchShadow(a.d, nodesA[j], a.ts[0], 0, lo, hi, kinds[j])
+			noTiled = true
+			b.ms[r].touchShadow(b.d, nodesB[j], b.ts[0], 0, lo, hi, kinds[j])
+			if sa, sb := shadowsState(a), shadowsState(b); sa != sb {
+				t.Fatalf("round %d: rank %d %v [%d, %d):\ntiled:   %s\ngeneral: %s", round, r, kinds[j], lo, hi, sa, sb)
+			}
+		}
+		release := func(r int) {
+			for _, w := range []*raceWorld{a, b} {
+				w.ms[r].hb.released = true
+			}
+		}
+		if rng.IntN(3) == 0 {
+			do(0, 0, 0, size) // one segment, which the reads carve
+		} else {
+			for c := 0; c < size/chunk; c++ {
+				if rng.IntN(3) != 0 {
+					release(0)
+				}
+				do(0, 0, c*chunk, (c+1)*chunk)
+			}
+		}
+		syncTwins(rng, a, b, 1)
+		for c := 0; c < size/chunk; c++ {
+			switch rng.IntN(8) {
+			case 0, 1, 2:
+				do(1, 1, c*chunk, (c+1)*chunk)
+			case 4:
+				if rng.IntN(4) == 0 {
+					do(0, 3, c*chunk, (c+1)*chunk)
+				}
+			case 5:
+				if rng.IntN(4) == 0 {
+					do(1, 4, c*chunk, (c+1)*chunk)
+				}
+			}
+			if rng.IntN(4) == 0 {
+				release(1)
+			}
+		}
+		syncTwins(rng, a, b, 0)
+		// Spans one after the other, then the whole copy.
+		for c := 0; c < size/chunk; {
+			e := c + 1 + rng.IntN(size/chunk-c)
+			do(0, 2, c*chunk, e*chunk)
+			if rng.IntN(3) == 0 {
+				release(0)
+			}
+			c = e
+		}
+		do(0, 2, 0, size)
+	}
+	if own < 100 {
+		t.Fatalf("tiledOwn's case came up %d times", own)
+	}
+	t.Logf("tiledOwn's case: %d", own)
+}
+
+// TestTiledOwnUndoes checks that tiledOwn leaves the segments as they
+// were when it does not record (accessTiled's general loop, and access's
+// cover after it, then start from them): a span whose last segment goes
+// past it, one with a gap, one past the last segment and one whose third
+// segment is not its case.
+func TestTiledOwnUndoes(t *testing.T) {
+	w := func(tid uint16, clk uint32) segAcc { return segAcc{tid, 1<<2 | uint16(accWrite), clk} }
+	r := func(tid uint16, clk uint32) segAcc { return segAcc{tid, 2<<2 | uint16(accRead), clk} }
+	cur := cellAcc{tid: 0, clk: 9, sk: 3<<2 | uint32(accRead)}
+	for x, tc := range []struct {
+		segs     []segment
+		hi       int
+		done, ok bool
+	}{
+		{[]segment{{0, 8, [3]segAcc{w(0, 1)}}, {8, 16, [3]segAcc{w(0, 2), r(1, 3)}}, {16, 64, [3]segAcc{w(0, 3)}}}, 24, true, false},
+		{[]segment{{0, 8, [3]segAcc{w(0, 1)}}, {8, 16, [3]segAcc{w(0, 2), r(1, 3)}}, {24, 64, [3]segAcc{w(0, 3)}}}, 32, true, false},
+		{[]segment{{0, 8, [3]segAcc{w(0, 1)}}, {8, 16, [3]segAcc{w(0, 2), r(1, 3)}}, {16, 24, [3]segAcc{w(1, 3)}}}, 24, false, false},
+		{[]segment{{0, 8, [3]segAcc{w(0, 1)}}, {8, 16, [3]segAcc{w(0, 2), r(1, 3)}}}, 24, true, false},
+		{[]segment{{0, 8, [3]segAcc{w(0, 1)}}, {8, 16, [3]segAcc{w(0, 2), r(1, 3)}}, {16, 24, [3]segAcc{w(0, 3)}}}, 16, true, true},
+	} {
+		for gap := 0; gap <= len(tc.segs); gap++ {
+			sh := &shadow{}
+			sh.segs = append(append(slices.Clone(tc.segs[:gap]), segment{}, segment{}), tc.segs[gap:]...)
+			sh.gap, sh.gapLen, sh.nseg = int32(gap), 2, int32(len(tc.segs))
+			before := slices.Clone(sh.segs)
+			n, g, gl := sh.nsegs(), int(sh.gap), int(sh.gapLen)
+			runs := [2][]segment{sh.segs[min(0, g):g], sh.segs[max(0, g)+gl : n+gl]}
+			done, ok := sh.tiledOwn(&runs, 0, 0, tc.hi, cur, true)
+			if done != tc.done || ok != tc.ok {
+				t.Fatalf("case %d gap %d: done %v ok %v, want %v %v", x, gap, done, ok, tc.done, tc.ok)
+			}
+			if !ok && !slices.Equal(before, sh.segs) {
+				t.Fatalf("case %d gap %d: segments %v, were %v", x, gap, sh.segs, before)
+			}
+			if ok && (sh.at(0).acc[1] != pack(cur) || sh.at(1).acc[2] != pack(cur) || sh.at(2).acc != before[2+2*b2i(gap <= 2)].acc) {
+				t.Fatalf("case %d gap %d: segments %v", x, gap, sh.segs)
+			}
+		}
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
