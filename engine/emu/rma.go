@@ -186,7 +186,9 @@ func (m *machine) notify(n *node) *failure {
 	if after != before || !c.hasLast() {
 		c.setLast(ref, arrive)
 	}
-	m.hbNotify(n, t, key, c)
+	if d := m.s.race; d != nil && !d.notifyLeaf(m, n, t, key, c) {
+		d.notifyFast(m, n, t, key, c, true) // onNotify, written out
+	}
 	m.s.stats.Notifies++
 	if m.tracing() {
 		e := trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000}
@@ -240,7 +242,9 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		// (raceCell), which the wait reads below anyway.
 		w.cell = m.s.lookupCell(w.key, true)
 	}
-	m.hbWait(n, w)
+	if d := m.s.race; d != nil && !d.waitLeaf(m, n, w.view, &w.key, w.cell) {
+		d.waitFast(m, n, w.view, &w.key, w.cell, true) // onWait, written out
+	}
 	by, hasBy, arrive := w.release, w.released, w.releaseArrive
 	if !hasBy {
 		by, arrive = trace.Ref{}, 0 // left from an earlier wait
