@@ -93,9 +93,11 @@ func (d *detector) signalRest(m *machine, n *node, t *tref, key *cellKey, cl *ce
 func (d *detector) notifyLeaf(m *machine, n *node, t *tref, key cellKey, cl *cell) bool {
 	b := key.buf
 	hot := &b.sig.hot[accAtomicWrite&1]
-	h := &m.hb
-	w := wordOf(cl)
-	if hot.n != n || hot.t != t || b.race.plain || !b.sig.shadowed && !b.hasShadow(key.rank) || *w != 0 || h.npend != 0 || h.priv != nil {
+	if hot.n != n || hot.t != t || b.race.plain || !b.sig.shadowed && !b.hasShadow(key.rank) {
+		return false
+	}
+	h, w := &m.hb, wordOf(cl)
+	if *w != 0 || h.npend != 0 || h.priv != nil {
 		return false
 	}
 	own, base := h.own, h.base
@@ -291,21 +293,21 @@ func (d *detector) waitLeaf(m *machine, n *node, t *tref, key *cellKey, cl *cell
 		sb.refs-- // the cell's hold: others remain
 		return true
 	}
-	// waitFast's take of a copy: sb is not base (join's first case) and
-	// its cell alone holds it, the base's copy record says it is a copy
-	// of tid's clock at an earlier epoch, and sb has entries for both
-	// threads.
-	v := sb.v
-	if c := &base.copy; sb == base || h.npend != 0 || c.ver != base.ver || c.self != h.tid || c.of != tid || clk <= c.own ||
-		sb.refs != 1 || base.refs <= 1 || uint(uint32(h.tid)) >= uint(len(v)) || uint(uint32(tid)) >= uint(len(v)) {
+	// waitFast's take of a copy: sb's cell alone holds it (so sb is not
+	// base, which h holds too: join's first case), the base's copy
+	// record says it is a copy of tid's clock at an earlier epoch, and sb
+	// has entries for both threads.
+	v, i := sb.v, uint(uint32(tid))
+	if c := &base.copy; h.npend != 0 || c.ver != base.ver || c.self != h.tid || c.of != tid || clk <= c.own ||
+		sb.refs != 1 || base.refs <= 1 || uint(uint32(h.tid)) >= uint(len(v)) || i >= uint(len(v)) {
 		return false
 	}
 	h.own, h.released = own, false // h.advance
 	*wordOf(cl) = w
 	d.cellClocks-- // countClock(true, false)
 	d.leafTakes++
-	e := max(v[uint32(tid)], clk)
-	v[uint32(tid)] = e
+	e := max(v[i], clk)
+	v[i] = e
 	// The new record keeps sb's version, where takeCopy gives it a new
 	// one: a record, once replaced, is not current for anyone (sb's
 	// holders were the cell and, before it, the notifier, which let go

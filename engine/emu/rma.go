@@ -237,18 +237,22 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		return true, nil
 	}
 	w.active = false
-	if m.s.race != nil && w.cell == nil {
+	c := w.cell
+	if d := m.s.race; d != nil {
 		// The detector's state of the cell is beside its bookkeeping
-		// (raceCell), which the wait reads below anyway.
-		w.cell = m.s.lookupCell(w.key, true)
-	}
-	if d := m.s.race; d != nil && !d.waitLeaf(m, n, w.view, &w.key, w.cell) {
-		d.waitFast(m, n, w.view, &w.key, w.cell, true) // onWait, written out
+		// (raceCell), which the wait reads below anyway. (Kept in c, not
+		// w.cell: the wait is over, and the store took a write barrier's
+		// test.)
+		if c == nil {
+			c = m.s.lookupCell(w.key, true)
+		}
+		if !d.waitLeaf(m, n, w.view, &w.key, c) {
+			d.waitFast(m, n, w.view, &w.key, c, true) // onWait, written out
+		}
 	}
 	by, hasBy, arrive := w.release, w.released, w.releaseArrive
 	if !hasBy {
 		by, arrive = trace.Ref{}, 0 // left from an earlier wait
-		c := w.cell
 		if c == nil {
 			c = m.s.lookupCell(w.key, false)
 		}
