@@ -66,8 +66,8 @@ func (d *detector) fastWait(m *machine, n *node, t *tref, key cellKey, cl *cell)
 
 // general runs the general path of the op of kind k when gen is set (a
 // notify's op= is its node's); it reports false, the fast path not having
-// applied. notifyFast and waitFast run it themselves, so that hbNotify and
-// hbWait call them last, with nothing of theirs live across the call
+// applied. notifyFast and waitFast run it themselves, so that notify and
+// waitOp call them last, with nothing of theirs live across the call
 // (the general path after it had kept every argument on the stack: eleven
 // stores a notify).
 func (d *detector) general(m *machine, n *node, t *tref, key *cellKey, k accessKind, gen bool) bool {
@@ -145,7 +145,7 @@ func (d *detector) onNotify(m *machine, n *node, t *tref, key cellKey, cl *cell,
 // else signalFast and the general path (gen). The view's buffer's references
 // are this dispatch's, with the node's site among their notify sites (its
 // index in hot.word), so en is set and the buffer's clocks flag too. cl is
-// never nil: hbNotify's is lookupCell's, which makes the cell.
+// never nil: notify's is lookupCell's, which makes the cell.
 func (d *detector) notifyFast(m *machine, n *node, t *tref, key cellKey, cl *cell, gen bool) bool {
 	b := key.buf
 	hot := &b.sig.hot[accAtomicWrite&1]
