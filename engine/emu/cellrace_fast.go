@@ -36,13 +36,24 @@ import "pldworkbench/engine/ir"
 // joins' flushes included; ring P = 256 with 1 K FP32 a rank: 179 an op
 // and 56 a wait's takeCopy became 71 a notify and 152 a wait, its
 // takeCopy included.)
+//
+// In front of the second tier are its usual cases as leaves, notifyLeaf
+// and waitLeaf, which make no call (and, but for a ring's take, write no
+// pointer), so they have no stack frame and keep every value in a
+// register: the second tier's prologue, epilogue and spills were about a
+// fifth of its instructions. They change nothing when they report false,
+// and notify and waitOp then call notifyFast or waitFast (onNotify,
+// onWait). (Under cachegrind, detection on minus off: barrier P = 256,
+// 62 a notify and 105 a wait, the flushes included; ring P = 256 with
+// 1 K FP32 a rank, 54 a notify and 114 a wait; notify's and waitOp's
+// calls and tests about 18 an op more.)
 
 // fastNotify is the fast path for a notify: the cell has no access yet (so
 // no clock either, and a Set is an AtomicAdd), and its word becomes
 // notified with the notify's access and clock. It does nothing when it
 // reports false (the tests then run the general path).
 func (d *detector) fastNotify(m *machine, n *node, t *tref, key cellKey, cl *cell) bool {
-	return d.notifyFast(m, n, t, key, cl, false)
+	return d.onNotify(m, n, t, key, cl, false)
 }
 
 // fastWait is the fast path for a wait that passed: the cell is notified
@@ -50,13 +61,13 @@ func (d *detector) fastNotify(m *machine, n *node, t *tref, key cellKey, cl *cel
 // acquires the notify's clock (join's O(1) case inline, its write left
 // pending: see pendjoin.go) and lets it go; the word becomes waited.
 func (d *detector) fastWait(m *machine, n *node, t *tref, key cellKey, cl *cell) bool {
-	return d.waitFast(m, n, t, &key, cl, false)
+	return d.onWait(m, n, t, &key, cl, false)
 }
 
 // general runs the general path of the op of kind k when gen is set (a
 // notify's op= is its node's); it reports false, the fast path not having
-// applied. notifyFast and waitFast run it themselves, so that hbNotify and
-// hbWait call them last, with nothing of theirs live across the call
+// applied. notifyFast and waitFast run it themselves, so that notify and
+// waitOp call them last, with nothing of theirs live across the call
 // (the general path after it had kept every argument on the stack: eleven
 // stores a notify).
 func (d *detector) general(m *machine, n *node, t *tref, key *cellKey, k accessKind, gen bool) bool {
@@ -80,13 +91,61 @@ func (d *detector) signalRest(m *machine, n *node, t *tref, key *cellKey, cl *ce
 	return d.general(m, n, t, key, k, gen)
 }
 
+// notifyLeaf is notifyFast's usual case with nothing that needs a call
+// or a pointer written, so that it has no stack frame (notifyFast's
+// prologue, epilogue and spills were a fifth of its instructions): the
+// noted node and view, a fresh notify, nothing pending to flush and no
+// private base to forget (snap's h.flush and h.priv = nil have nothing to
+// do). It reports false, having changed nothing, for anything else, and
+// the caller then runs notifyFast, which decides it afresh (see
+// onNotify). hot being noted says the view passes the fast path's tests
+// (its cells on the grid: signalKey's offsets are multiples of the
+// element's bytes, cellGrain), so that is not tested here.
+func (d *detector) notifyLeaf(m *machine, n *node, t *tref, key cellKey, cl *cell) bool {
+	b := key.buf
+	hot := &b.sig.hot[accAtomicWrite&1]
+	if hot.n != n || hot.t != t || b.race.plain || !b.sig.shadowed && !b.hasShadow(key.rank) {
+		return false
+	}
+	h, w := &m.hb, wordOf(cl)
+	if *w != 0 || h.npend != 0 || h.priv != nil {
+		return false
+	}
+	own, base := h.own, h.base
+	if h.released {
+		own++ // h.advance
+	}
+	ep, id := own-b.sig.en+rwBias, base.id
+	if id-1 >= rwXMask || uint32(h.tid) >= 1<<rwTidBits || ep > rwEpMask {
+		return false
+	}
+	// h.advance and snap: the base is published at the new epoch.
+	h.own, h.released = own, true
+	base.refs++
+	*w = raceWord(id)<<rwXShift | raceWord(ep)<<rwEpShift | raceWord(h.tid)<<rwTidShift | raceWord(hot.word)
+	d.cellClocks++ // countClock(false, true)
+	x := key.off - b.off
+	b.race.spanCell(x, x+cellGrain)
+	return true
+}
+
+// onNotify is the race detector's part of a notify by m at n on the cell
+// key (of t, whose bookkeeping is cl): an atomic write of the cell, then
+// the release (a Set, n.sigSet, replaces the cell's clocks, an AtomicAdd
+// adds to them). It is notifyLeaf, else notifyFast and, when gen is set,
+// the general path. rma.go's notify writes it out (two calls are past
+// the inliner's budget), so that the leaf's call is the only one.
+func (d *detector) onNotify(m *machine, n *node, t *tref, key cellKey, cl *cell, gen bool) bool {
+	return d.notifyLeaf(m, n, t, key, cl) || d.notifyFast(m, n, t, key, cl, gen)
+}
+
 // notifyFast is signalFast's notify of an empty word, for a node whose
 // op on t signalFast has noted (sigRefs.hot, this dispatch's): the
 // checks of signalFast the note does not answer, then its fresh notify,
 // else signalFast and the general path (gen). The view's buffer's references
 // are this dispatch's, with the node's site among their notify sites (its
 // index in hot.word), so en is set and the buffer's clocks flag too. cl is
-// never nil: hbNotify's is lookupCell's, which makes the cell.
+// never nil: notify's is lookupCell's, which makes the cell.
 func (d *detector) notifyFast(m *machine, n *node, t *tref, key cellKey, cl *cell, gen bool) bool {
 	b := key.buf
 	hot := &b.sig.hot[accAtomicWrite&1]
@@ -191,6 +250,93 @@ func (d *detector) waitFast(m *machine, n *node, t *tref, key *cellKey, cl *cell
 	}
 	d.acquireWord(h, tid, clk, sb)
 	return true
+}
+
+// waitLeaf is waitFast's two usual cases with nothing that needs a call
+// (as notifyLeaf): a barrier's wait, join's O(1) case on the from its
+// base was cloned from, on a base the thread has seen its own (priv),
+// the flush inline; and a ring's take of a copy with no from and an
+// earlier base that keeps another holder (neither drop gives the pool
+// anything). It reports false, having changed nothing, for anything
+// else, and the caller then runs waitFast (see onWait). The tests come
+// first, in waitFast's order, the writes after.
+func (d *detector) waitLeaf(m *machine, n *node, t *tref, key *cellKey, cl *cell) bool {
+	b := key.buf
+	w := *wordOf(cl)
+	if hot := &b.sig.hot[accAtomicRead&1]; hot.n != n || hot.t != t || b.race.plain || w&(rwStateMask|rwGenMask<<rwGenShift) != raceWord(hot.want) {
+		return false
+	}
+	if !b.sig.shadowed && !b.hasShadow(key.rank) {
+		return false
+	}
+	h := &m.hb
+	tid := w.tid()
+	own := h.own // the wait's epoch, once advanced
+	if h.released {
+		own++
+	}
+	ep := own - b.sig.ew + rwBias
+	if tid == h.tid || h.tid != int32(key.rank) || ep > rwEpMask {
+		return false
+	}
+	clk, sb := b.sig.en+w.ep()-rwBias, d.vcs[w.x()]
+	w = w&^(rwXMask<<rwXShift|rwStateMask) | raceWord(ep)<<rwXShift | raceWord(b.sig.hot[accAtomicRead&1].word)
+	base := h.base
+	if from := h.from; from != nil {
+		// join's first case, as in waitFast, where ownsBase finds priv:
+		// a barrier's every wait but a rank's first. (sb == base, the
+		// case's other half, takes waitFast: only a base's holder that
+		// has let go of it could find it so.)
+		if sb != from || h.priv != base || tid >= h.privLen || sb.refs <= 1 {
+			return false
+		}
+		h.own, h.released = own, false // h.advance
+		*wordOf(cl) = w
+		d.cellClocks-- // countClock(true, false)
+		if h.privCopy {
+			d.bump(base)
+			h.privCopy = false
+		}
+		h.pend[h.npend] = pendJoin{tid: tid, own: clk}
+		if h.npend++; h.npend == pendLen {
+			h.flush()
+		}
+		sb.refs-- // the cell's hold: others remain
+		return true
+	}
+	// waitFast's take of a copy: sb's cell alone holds it (so sb is not
+	// base, which h holds too: join's first case), the base's copy
+	// record says it is a copy of tid's clock at an earlier epoch, and sb
+	// has entries for both threads.
+	v, i := sb.v, uint(uint32(tid))
+	if c := &base.copy; h.npend != 0 || c.ver != base.ver || c.self != h.tid || c.of != tid || clk <= c.own ||
+		sb.refs != 1 || base.refs <= 1 || uint(uint32(h.tid)) >= uint(len(v)) || i >= uint(len(v)) {
+		return false
+	}
+	h.own, h.released = own, false // h.advance
+	*wordOf(cl) = w
+	d.cellClocks-- // countClock(true, false)
+	d.leafTakes++
+	e := max(v[i], clk)
+	v[i] = e
+	// The new record keeps sb's version, where takeCopy gives it a new
+	// one: a record, once replaced, is not current for anyone (sb's
+	// holders were the cell and, before it, the notifier, which let go
+	// of it as its base's priv when it published it), and any later
+	// change of the entries gives a new version.
+	sb.copy = copyOf{ver: sb.ver, self: h.tid, of: tid, own: e}
+	h.pend[0] = pendJoin{tid: tid, own: e}
+	base.refs-- // drop(old)
+	h.priv, h.base = nil, sb
+	return true
+}
+
+// onWait is the race detector's part of a wait of m at n that passed:
+// the acquire, then an atomic read of the cell. It is waitLeaf, else
+// waitFast and, when gen is set, the general path; rma.go's waitOp
+// writes it out, as notify does onNotify.
+func (d *detector) onWait(m *machine, n *node, t *tref, key *cellKey, cl *cell, gen bool) bool {
+	return d.waitLeaf(m, n, t, key, cl) || d.waitFast(m, n, t, key, cl, gen)
 }
 
 // hasShadow reports whether rank's copy of b has its shadow.

@@ -11,15 +11,19 @@ import (
 // TestHotSignalMatchesGeneral runs random signal traffic on one view all
 // ranks share (a host's window, whose ops take notifyFast and waitFast
 // once signalFast has noted them in the buffer's references) on two
-// detectors: one through notifyFast and waitFast, as hbNotify and hbWait
-// call them, the other through the general path only. Among the ops are
+// detectors: one through notifyLeaf and waitLeaf, else notifyFast and
+// waitFast, as notify and waitOp call them (onNotify, onWait), the other
+// through the general path only. Among the ops are
 // two nodes of each kind (so that the buffer's one noted node of a kind
 // changes), second notifies and waits of a cell (wide words), waits by
 // another thread, plain reads and writes of the cells (the buffer's plain
 // flag), epochs far apart (words that do not fit), join edges and
 // dispatch joins (the references start over). After every step both must
 // hold the same clocks, the same cell states and races; and most ops must
-// have found their node noted, the case the test is for.
+// have found their node noted, the case the test is for, and many of
+// them taken the leaves. (Its waits rarely find the leaves' cases: a
+// barrier's waits take them in TestPendingJoinsMatchGeneral, a ring's in
+// TestRingFastPathMatchesGeneral.)
 func TestHotSignalMatchesGeneral(t *testing.T) {
 	const ranks, cells = 4, 8
 	rng := rand.New(rand.NewPCG(21, 22))
@@ -36,7 +40,7 @@ func TestHotSignalMatchesGeneral(t *testing.T) {
 		w.nodes[opWait+100] = w.newNode(opWait, 10)
 		return w
 	}
-	hotHits, hotOps := 0, 0
+	hotHits, hotOps, leafHits, notifyLeaves := 0, 0, 0, 0
 	for round := 0; round < 200; round++ {
 		hot, slow := mk(), mk()
 		for step := 0; step < 120; step++ {
@@ -62,7 +66,13 @@ func TestHotSignalMatchesGeneral(t *testing.T) {
 					}
 					if wi == 0 {
 						noted := w.b.sig.hot[accAtomicWrite&1].n == n && w.b.sig.hot[accAtomicWrite&1].t == w.ts[i]
-						if d.notifyFast(m, n, w.ts[i], key, m.s.lookupCell(key, true), true) && noted {
+						// onNotify, its two tiers counted apart.
+						cl := m.s.lookupCell(key, true)
+						if d.notifyLeaf(m, n, w.ts[i], key, cl) {
+							leafHits++
+							notifyLeaves++
+							hotHits++
+						} else if d.notifyFast(m, n, w.ts[i], key, cl, true) && noted {
 							hotHits++
 						}
 						hotOps++
@@ -80,7 +90,11 @@ func TestHotSignalMatchesGeneral(t *testing.T) {
 					}
 					if wi == 0 {
 						noted := w.b.sig.hot[accAtomicRead&1].n == n && w.b.sig.hot[accAtomicRead&1].t == w.ts[i]
-						if d.waitFast(m, n, w.ts[i], &key, m.s.lookupCell(key, true), true) && noted {
+						cl := m.s.lookupCell(key, true)
+						if d.waitLeaf(m, n, w.ts[i], &key, cl) {
+							leafHits++
+							hotHits++
+						} else if d.waitFast(m, n, w.ts[i], &key, cl, true) && noted {
 							hotHits++
 						}
 						hotOps++
@@ -115,7 +129,10 @@ func TestHotSignalMatchesGeneral(t *testing.T) {
 	if hotHits < hotOps/3 {
 		t.Errorf("%d of %d signal ops found their node noted and took the fast path: barely tested", hotHits, hotOps)
 	}
-	t.Logf("%d of %d signal ops on the noted path", hotHits, hotOps)
+	if leafHits < hotHits/4 {
+		t.Errorf("%d of the %d ops on the noted path took notifyLeaf or waitLeaf: barely tested", leafHits, hotHits)
+	}
+	t.Logf("%d of %d signal ops on the noted path, %d of them on the leaves (%d notifies)", hotHits, hotOps, leafHits, notifyLeaves)
 }
 
 // holds renders the holds on the threads' vclocks and the detector's

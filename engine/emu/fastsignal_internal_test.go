@@ -12,7 +12,7 @@ import (
 // TestFastSignalMatchesGeneral runs random notifies (Set and AtomicAdd),
 // waits, plain reads and writes of signal cells, own accesses and direct
 // joins among three ranks on two detectors: one takes fastSignal where
-// it applies, as hbNotify and hbWait do, the other only the general path
+// it applies, as notify and waitOp do, the other only the general path
 // (cellAccess, release). The fast path is only a saving, so after every
 // step both must hold the same clocks, the same cell accesses and clocks
 // (in the same order), the same count of cells holding a clock, and have

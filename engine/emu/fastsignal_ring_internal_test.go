@@ -13,18 +13,28 @@ import (
 // path: after every op both must hold the same state. From a rank's
 // second wait on, its base is a copy of its left neighbour's clock, so
 // the fast path's wait makes the copy join itself (signalFast calls
-// joinCopy, not join) where the general path goes through acquire and
-// join; the first waits, on the ranks' shared fork clock, take join.
+// joinCopy, not join, or waitLeaf takes the copy) where the general path
+// goes through acquire and join; the first waits, on the ranks' shared
+// fork clock, take join.
 func TestFastSignalRingCopyJoins(t *testing.T) {
 	const ranks, rounds = 4, 12
 	rng := rand.New(rand.NewPCG(9, 10))
+	// A view per rank (a window the host makes in its dispatch loop:
+	// equal views), and one view all ranks share (made once: the ops take
+	// the second tier and the leaves, waitLeaf's take among them).
+	var shared bool
 	mk := func() *raceWorld {
+		var view *tref
 		return newRaceWorld(ranks, "sig", rounds*4, []opKind{opNotify, opWait}, func(b *bufDesc) *tref {
-			return &tref{name: "sig", dt: ir.INT32, shape: []int{rounds}, buf: b}
+			if view == nil || !shared {
+				view = &tref{name: "sig", dt: ir.INT32, shape: []int{rounds}, buf: b}
+			}
+			return view
 		})
 	}
-	fastWaits := 0
-	for trial := 0; trial < 20; trial++ {
+	fastWaits, leafTakes := 0, 0
+	for trial := 0; trial < 40; trial++ {
+		shared = trial%2 == 1
 		fast, slow := mk(), mk()
 		// Each world's first notify and first wait set their nodes' site
 		// memos on the general path; a rank of its own does them here, on
@@ -39,6 +49,15 @@ func TestFastSignalRingCopyJoins(t *testing.T) {
 		}
 		for round := 0; round < rounds; round++ {
 			order := rng.Perm(ranks)
+			if shared && rng.IntN(2) == 0 {
+				// The ranks in turn round the ring, from a random one: a
+				// rank then waits after its left neighbour, which has let
+				// go of the clock it published, and before its right one,
+				// which has not yet taken its own: a take, in waitLeaf.
+				for k := range order {
+					order[k] = (order[0] + k) % ranks
+				}
+			}
 			for phase := 0; phase < 2; phase++ {
 				for _, i := range order {
 					wait := phase == 1
@@ -73,11 +92,16 @@ func TestFastSignalRingCopyJoins(t *testing.T) {
 		}
 		// Many waits find their neighbour's epoch known already: those
 		// join nothing.
-		if fast.d.copyJoins < 2*ranks {
-			t.Errorf("trial %d: %d copy joins on the fast path, want at least %d", trial, fast.d.copyJoins, 2*ranks)
+		leafTakes += fast.d.leafTakes
+		if fast.d.copyJoinCount() < 2*ranks {
+			t.Errorf("trial %d: %d copy joins on the fast path, want at least %d", trial, fast.d.copyJoinCount(), 2*ranks)
 		}
 	}
-	if fastWaits != 20*ranks*rounds {
-		t.Errorf("%d waits took the fast path, want %d", fastWaits, 20*ranks*rounds)
+	if leafTakes == 0 {
+		t.Errorf("no wait took its copy in waitLeaf")
+	}
+	t.Logf("%d waits took their copy in waitLeaf", leafTakes)
+	if fastWaits != 40*ranks*rounds {
+		t.Errorf("%d waits took the fast path, want %d", fastWaits, 40*ranks*rounds)
 	}
 }

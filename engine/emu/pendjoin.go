@@ -68,9 +68,7 @@ func (h *hbThread) flush() {
 	}
 	v := h.base.v
 	for _, p := range h.pend[:h.npend] {
-		if p.own > v[p.tid] {
-			v[p.tid] = p.own
-		}
+		v[p.tid] = max(v[p.tid], p.own) // no branch: the base is h's alone
 	}
 	h.npend = 0
 }

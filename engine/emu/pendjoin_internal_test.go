@@ -15,7 +15,8 @@ import (
 // between them. Every rank's clock and every cell's state must be the
 // same at the end of each barrier, and the fast side must have filled a
 // pend buffer (its flush at pendLen) and left joins pending between
-// steps, so that both ways to a flush are taken.
+// steps, so that both ways to a flush are taken; and many waits must
+// have taken waitLeaf.
 func TestPendingJoinsMatchGeneral(t *testing.T) {
 	const ranks = 2*pendLen + 5
 	rng := rand.New(rand.NewPCG(16, 1024))
@@ -31,7 +32,7 @@ func TestPendingJoinsMatchGeneral(t *testing.T) {
 		})
 	}
 	fast, slow := mk(), mk()
-	full, pending := false, false
+	full, pending, leaves, waits := false, false, 0, 0
 	for round := 0; round < 4; round++ {
 		// Rank r's program: notify element r of every other rank's
 		// cells, then wait on element p of its own for every other p
@@ -70,10 +71,17 @@ func TestPendingJoinsMatchGeneral(t *testing.T) {
 					}
 				} else {
 					key := cellKey{buf: w.b, rank: i, off: p * 4}
-					if wi == 1 || !d.fastWait(m, w.nodes[opWait], w.ts[i], key, m.s.lookupCell(key, true)) {
+					// fastWait, its two tiers counted apart.
+					cl := m.s.lookupCell(key, true)
+					leaf := wi == 0 && d.waitLeaf(m, w.nodes[opWait], w.ts[i], &key, cl)
+					if leaf {
+						leaves++
+					}
+					if wi == 1 || !leaf && !d.waitFast(m, w.nodes[opWait], w.ts[i], &key, cl, false) {
 						d.cellAccess(m, w.nodes[opWait], w.ts[i], key, accAtomicRead)
 					}
 					if wi == 0 {
+						waits++
 						if m.hb.npend == pendLen-1 {
 							full = true // the next fast wait flushes a full buffer
 						}
@@ -97,4 +105,13 @@ func TestPendingJoinsMatchGeneral(t *testing.T) {
 	if !full || !pending {
 		t.Fatalf("a full pend buffer: %v, joins left pending between steps: %v; want both", full, pending)
 	}
+	// join's O(1) case is a wait on the clock the ranks start on, which
+	// the first round's notifies publish (a dispatch would fork them on a
+	// new one each round); there a rank's first wait, after its notifies
+	// published its base, finds priv unset and takes waitFast, most
+	// others the leaf.
+	if leaves < waits/8 {
+		t.Errorf("%d of %d waits took waitLeaf: barely tested", leaves, waits)
+	}
+	t.Logf("%d of %d waits took waitLeaf", leaves, waits)
 }

@@ -437,9 +437,11 @@ type detector struct {
 	gen  uint32
 	pool []*vclock
 	ver  uint64 // the last vclock version given out
-	// copyJoins counts the joins joinCopy did, takes those of them that
-	// took the snapshot's vclock over (for tests).
-	copyJoins, takes int
+	// copyJoins counts the joins joinCopy and takeCopy did, takes those
+	// of them that took the snapshot's vclock over, leafTakes waitLeaf's
+	// takes (one counter, not two, on its path), for tests: see
+	// copyJoinCount.
+	copyJoins, takes, leafTakes int
 	// cellClocks counts the cells that hold a clock, inline or in their
 	// overflow (countClock): a dispatch join with none skips the walk.
 	cellClocks int
@@ -476,6 +478,11 @@ type detector struct {
 	meter  *limits.Meter
 	unpaid int64
 }
+
+// copyJoinCount is how many joins were copies (joinCopy, takeCopy,
+// waitLeaf), takeCount how many of them took the snapshot's vclock over.
+func (d *detector) copyJoinCount() int { return d.copyJoins + d.leafTakes }
+func (d *detector) takeCount() int     { return d.takes + d.leafTakes }
 
 // MaxRaces caps Result.Races; Result.RacesOmitted counts the distinct
 // races beyond it.
@@ -605,25 +612,6 @@ func (s *sim) joinBlock(p, c *machine) {
 	d.drop(c.hb.base)
 	d.drop(c.hb.from)
 	c.hb.base, c.hb.from, c.hb.priv = nil, nil, nil
-}
-
-// hbNotify is the race detector's part of a notify by m at n on the cell
-// key of rank p's copy of t, whose bookkeeping is c: an atomic write of
-// the cell, then the release (a Set, n.sigSet, replaces the cell's
-// clocks, an AtomicAdd adds to them).
-func (m *machine) hbNotify(n *node, t *tref, key cellKey, c *cell) {
-	if d := m.s.race; d != nil {
-		d.notifyFast(m, n, t, key, c, true)
-	}
-}
-
-// hbWait is the race detector's part of a wait of m at n that passed: the
-// acquire, then an atomic read of the cell. w.cell is the cell's
-// bookkeeping (waitOp looks it up when detection is on).
-func (m *machine) hbWait(n *node, w *waitInfo) {
-	if d := m.s.race; d != nil {
-		d.waitFast(m, n, w.view, &w.key, w.cell, true)
-	}
 }
 
 // finish puts the races found into res; a run that otherwise ended ok ends

@@ -396,7 +396,7 @@ func TestClocksMatchModel(t *testing.T) {
 			}
 			checkCellClocks(t, d, cs)
 		}
-		copies += d.copyJoins
+		copies += d.copyJoinCount()
 	}
 	if copies == 0 {
 		t.Error("no join was a copy: the lineage path went untested")
@@ -594,8 +594,8 @@ func TestClocksMatchModelRing(t *testing.T) {
 				}
 			}
 		}
-		copies += d.copyJoins
-		takes += d.takes
+		copies += d.copyJoinCount()
+		takes += d.takeCount()
 	}
 	if copies < 1000 {
 		t.Errorf("only %d joins were copies: the copy path is barely tested", copies)

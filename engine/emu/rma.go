@@ -186,7 +186,9 @@ func (m *machine) notify(n *node) *failure {
 	if after != before || !c.hasLast() {
 		c.setLast(ref, arrive)
 	}
-	m.hbNotify(n, t, key, c)
+	if d := m.s.race; d != nil && !d.notifyLeaf(m, n, t, key, c) {
+		d.notifyFast(m, n, t, key, c, true) // onNotify, written out
+	}
 	m.s.stats.Notifies++
 	if m.tracing() {
 		e := trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000}
@@ -235,16 +237,22 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		return true, nil
 	}
 	w.active = false
-	if m.s.race != nil && w.cell == nil {
+	c := w.cell
+	if d := m.s.race; d != nil {
 		// The detector's state of the cell is beside its bookkeeping
-		// (raceCell), which the wait reads below anyway.
-		w.cell = m.s.lookupCell(w.key, true)
+		// (raceCell), which the wait reads below anyway. (Kept in c, not
+		// w.cell: the wait is over, and the store took a write barrier's
+		// test.)
+		if c == nil {
+			c = m.s.lookupCell(w.key, true)
+		}
+		if !d.waitLeaf(m, n, w.view, &w.key, c) {
+			d.waitFast(m, n, w.view, &w.key, c, true) // onWait, written out
+		}
 	}
-	m.hbWait(n, w)
 	by, hasBy, arrive := w.release, w.released, w.releaseArrive
 	if !hasBy {
 		by, arrive = trace.Ref{}, 0 // left from an earlier wait
-		c := w.cell
 		if c == nil {
 			c = m.s.lookupCell(w.key, false)
 		}
