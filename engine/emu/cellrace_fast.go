@@ -213,39 +213,15 @@ func (d *detector) waitFast(m *machine, n *node, t *tref, key *cellKey, cl *cell
 	d.cellClocks-- // countClock(true, false)
 	h.advance()
 	if (sb == h.base || sb == h.from) && d.ownsBase(h) && tid < h.privLen {
-		// join's first case, as in signalFast.
-		if h.privCopy {
-			d.bump(h.base)
-			h.privCopy = false
-		}
-		h.pend[h.npend] = pendJoin{tid: tid, own: clk}
-		if h.npend++; h.npend == pendLen {
-			h.flush()
-		}
-		if sb.refs > 1 {
-			sb.refs--
-		} else {
-			d.drop(sb)
-		}
+		d.pendAcquire(h, tid, clk, sb) // join's first case, as in signalFast
 		return true
 	}
-	// acquireWord's take of a copy (a ring's every wait but its first),
-	// its tests in its order, and takeCopy, without their calls.
+	// acquireWord's take of a copy (a ring's every wait but its first
+	// that waitLeaf does not take), its tests in its order.
 	if old := h.base; sb != h.from && h.npend == 0 && old.copy.ver == old.ver && old.copy.self == h.tid && old.copy.of == tid &&
 		clk > old.copy.own && sb != old && sb.refs == 1 && uint(h.tid) < uint(len(sb.v)) && uint(tid) < uint(len(sb.v)) {
 		h.priv = nil
-		d.copyJoins++
-		d.takes++
-		from, v := h.from, sb.v
-		e := max(v[tid], clk)
-		v[tid] = e
-		d.ver++
-		sb.ver = d.ver
-		sb.copy = copyOf{ver: d.ver, self: h.tid, of: tid, own: e}
-		h.base, h.from = sb, nil
-		h.pend[0] = pendJoin{tid: tid, own: e}
-		d.drop(old)
-		d.drop(from)
+		d.takeCopy(h, sb, tid, clk) // the cell's hold becomes h's
 		return true
 	}
 	d.acquireWord(h, tid, clk, sb)
@@ -337,6 +313,29 @@ func (d *detector) waitLeaf(m *machine, n *node, t *tref, key *cellKey, cl *cell
 // writes it out, as notify does onNotify.
 func (d *detector) onWait(m *machine, n *node, t *tref, key *cellKey, cl *cell, gen bool) bool {
 	return d.waitLeaf(m, n, t, key, cl) || d.waitFast(m, n, t, key, cl, gen)
+}
+
+// pendAcquire is join's first case for the rank thread h acquiring sb,
+// the clock a notified word names (thread tid at epoch clk), when sb is
+// h's base or the from it was cloned from and h owns its base: the
+// snapshot adds tid's epoch at most, so the write waits in h's pend
+// buffer (pendjoin.go), and the cell's hold on sb is let go (dropSnaps
+// of the clock). signalFast and waitFast call it; waitLeaf has its own
+// copy of the from half, which must make no call.
+func (d *detector) pendAcquire(h *hbThread, tid int32, clk uint32, sb *vclock) {
+	if h.privCopy {
+		d.bump(h.base)
+		h.privCopy = false
+	}
+	h.pend[h.npend] = pendJoin{tid: tid, own: clk}
+	if h.npend++; h.npend == pendLen {
+		h.flush()
+	}
+	if sb.refs > 1 {
+		sb.refs--
+	} else {
+		d.drop(sb)
+	}
 }
 
 // hasShadow reports whether rank's copy of b has its shadow.
@@ -503,24 +502,7 @@ func (d *detector) signalFast(m *machine, n *node, t *tref, key *cellKey, cl *ce
 	addSite(&r.sw, &r.nw, si, site)
 	clk, sb := r.en+w.ep()-rwBias, d.vcs[w.x()]
 	if (sb == h.base || sb == h.from) && d.ownsBase(h) && tid < h.privLen {
-		// join's first case: the snapshot adds its epoch at most, and
-		// h's base is its own to write (h.advance comes below). The
-		// write waits in h's pend buffer (pendjoin.go), here rather than
-		// in a function of its own, which cost a call per wait.
-		if h.privCopy {
-			d.bump(h.base)
-			h.privCopy = false
-		}
-		h.pend[h.npend] = pendJoin{tid: tid, own: clk}
-		if h.npend++; h.npend == pendLen {
-			h.flush()
-		}
-		// dropSnaps of the clock: the rank thread's acquire lets it go.
-		if sb.refs > 1 {
-			sb.refs--
-		} else {
-			d.drop(sb)
-		}
+		d.pendAcquire(h, tid, clk, sb) // h.advance comes below
 	} else {
 		d.acquireWord(h, tid, clk, sb)
 	}
