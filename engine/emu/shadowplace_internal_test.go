@@ -130,18 +130,7 @@ func TestTouchFreshMatchesShadow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for round := 0; round < 100; round++ {
 		ops := []opKind{opRead, opWrite, opRead, opWrite, opRead} // lines 1-5: 1 and 5 share a slot
-		a := newRaceWorld(ranks, "w", size, ops, view)
-		b := newRaceWorld(ranks, "w", size, ops, view)
-		nodesA, nodesB := []*node{}, []*node{}
-		for i, op := range ops {
-			na, nb := a.newNode(op, i+1), b.newNode(op, i+1)
-			nodesA, nodesB = append(nodesA, na), append(nodesB, nb)
-		}
-		for _, w := range []*raceWorld{a, b} {
-			for _, m := range w.ms {
-				m.hb.base = &vclock{v: make([]uint32, ranks), refs: 1}
-			}
-		}
+		a, b, nodesA, nodesB := twinWorlds(ranks, size, ops, view)
 		for step := 0; step < 60; step++ {
 			r, p := rng.IntN(ranks), rng.IntN(ranks)
 			j := rng.IntN(len(ops))
@@ -276,17 +265,7 @@ func TestAccessTiledMatchesAccess(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for round := 0; round < 200; round++ {
 		ops := []opKind{opRead, opWrite, opRead, opWrite, opRead}
-		a := newRaceWorld(ranks, "w", size, ops, view)
-		b := newRaceWorld(ranks, "w", size, ops, view)
-		nodesA, nodesB := []*node{}, []*node{}
-		for i, op := range ops {
-			nodesA, nodesB = append(nodesA, a.newNode(op, i+1)), append(nodesB, b.newNode(op, i+1))
-		}
-		for _, w := range []*raceWorld{a, b} {
-			for _, m := range w.ms {
-				m.hb.base = &vclock{v: make([]uint32, ranks), refs: 1}
-			}
-		}
+		a, b, nodesA, nodesB := twinWorlds(ranks, size, ops, view)
 		for step := 0; step < 60; step++ {
 			r, p := rng.IntN(ranks), rng.IntN(ranks)
 			j := rng.IntN(len(ops))
@@ -338,17 +317,7 @@ func TestAccessTiledOwnMatchesAccess(t *testing.T) {
 	for round := 0; round < 400; round++ {
 		ops := []opKind{opWrite, opRead, opRead, opRead, opWrite}
 		kinds := []accessKind{accWrite, accRead, accRead, accRead, accAtomicWrite}
-		a := newRaceWorld(ranks, "w", size, ops, view)
-		b := newRaceWorld(ranks, "w", size, ops, view)
-		nodesA, nodesB := []*node{}, []*node{}
-		for i, op := range ops {
-			nodesA, nodesB = append(nodesA, a.newNode(op, i+1)), append(nodesB, b.newNode(op, i+1))
-		}
-		for _, w := range []*raceWorld{a, b} {
-			for _, m := range w.ms {
-				m.hb.base = &vclock{v: make([]uint32, ranks), refs: 1}
-			}
-		}
+		a, b, nodesA, nodesB := twinWorlds(ranks, size, ops, view)
 		do := func(r, j, lo, hi int) {
 			if hi > lo && j == 2 {
 				sh := a.b.shadows[0]
@@ -467,4 +436,22 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// twinWorlds makes two equal race worlds of ranks ranks over a window "w"
+// of size bytes, with a node per op (on lines 1, 2, ...) in each and
+// every machine's base clock its own, for the tests that run one world
+// by a fast path and the other by the general path and compare them.
+func twinWorlds(ranks, size int, ops []opKind, view func(b *bufDesc) *tref) (a, b *raceWorld, nodesA, nodesB []*node) {
+	a = newRaceWorld(ranks, "w", size, ops, view)
+	b = newRaceWorld(ranks, "w", size, ops, view)
+	for i, op := range ops {
+		nodesA, nodesB = append(nodesA, a.newNode(op, i+1)), append(nodesB, b.newNode(op, i+1))
+	}
+	for _, w := range []*raceWorld{a, b} {
+		for _, m := range w.ms {
+			m.hb.base = &vclock{v: make([]uint32, ranks), refs: 1}
+		}
+	}
+	return a, b, nodesA, nodesB
 }

@@ -28,18 +28,7 @@ func TestTouchMatchesShadow(t *testing.T) {
 	for round := 0; round < 300; round++ {
 		ops := []opKind{opRead, opWrite, opRead, opWrite, opRead, opWrite} // lines 1-6: 1 and 5, 2 and 6 share a slot
 		kinds := []accessKind{accRead, accWrite, accRead, accWrite, accRead, accAtomicWrite}
-		a := newRaceWorld(ranks, "w", size, ops, view)
-		b := newRaceWorld(ranks, "w", size, ops, view)
-		nodesA, nodesB := []*node{}, []*node{}
-		for i, op := range ops {
-			na, nb := a.newNode(op, i+1), b.newNode(op, i+1)
-			nodesA, nodesB = append(nodesA, na), append(nodesB, nb)
-		}
-		for _, w := range []*raceWorld{a, b} {
-			for _, m := range w.ms {
-				m.hb.base = &vclock{v: make([]uint32, ranks), refs: 1}
-			}
-		}
+		a, b, nodesA, nodesB := twinWorlds(ranks, size, ops, view)
 		down := make([]int, ranks) // each rank's next chunk, going down
 		for r := range down {
 			down[r] = cols - 2
