@@ -133,10 +133,11 @@ type readyHeap struct {
 	// cur is the run whose head pop takes, while that is the earliest
 	// entry (see above); nil otherwise.
 	cur *readyRun
-	// tail is the run of the last push to a run, while it is live, under
-	// the fair schedule; nil otherwise (the adversarial schedule's keys
-	// are made in pushSlow, the random one keeps only a).
-	tail *readyRun
+	// last is the run of the last push to a run, while it is live (nil
+	// under the random schedule, which keeps only a); tail is last under
+	// the fair schedule, nil under the others (the adversarial schedule's
+	// keys are made in pushSlow, which tries last itself).
+	last, tail *readyRun
 	// parked is cur while first holds an entry: the run whose head is the
 	// earliest of the runs and the heap, which cur is again once first is
 	// taken; nil when that is not known.
@@ -280,9 +281,10 @@ func (h *readyHeap) tryPush(m *machine, ord uint64) bool {
 }
 
 // pushSlow is push's case of an entry tryPush did not take: the random
-// schedule's, the adversarial's (its key has m's class), a fair one that
-// goes to first, to a run other than tail (the first it does not precede,
-// or an empty one), or to the heap.
+// schedule's; the adversarial's (its key has m's class), which goes to
+// last as tryPush's would to tail, or else where a fair one goes; a fair
+// one that goes to first, to a run other than tail (the first it does not
+// precede, or an empty one), or to the heap.
 func (h *readyHeap) pushSlow(m *machine, ord uint64) {
 	e := readyEntry{key: readyKey(m.clock), ord: ord, m: m}
 	switch h.sched {
@@ -291,6 +293,10 @@ func (h *readyHeap) pushSlow(m *machine, ord uint64) {
 		return
 	case schedAdversarial:
 		e.key = readyKey(m.clock + int64(m.accessClass())<<classShift)
+		if r := h.last; r != nil && len(r.q) < cap(r.q) && !e.before(&r.q[len(r.q)-1]) {
+			r.q = append(r.q, e) // tryPush's case
+			return
+		}
 	}
 	h.tidy()
 	if h.hasFirst {
@@ -323,6 +329,7 @@ func (h *readyHeap) pushRun(i int, e readyEntry) {
 	r := &h.runs[i]
 	r.push(e)
 	h.live |= 1 << i
+	h.last = r
 	if h.sched == schedFair {
 		h.tail = r
 	}
@@ -335,8 +342,8 @@ func (h *readyHeap) tidy() {
 		if r := &h.runs[i]; r.head == len(r.q) {
 			r.q, r.head = r.q[:0], 0
 			h.live &^= 1 << i
-			if h.tail == r {
-				h.tail = nil
+			if h.last == r {
+				h.last, h.tail = nil, nil
 			}
 		}
 	}
