@@ -2,6 +2,7 @@ package emu
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
@@ -92,60 +93,110 @@ func RandomSchedule(seed uint64) string { return "random:" + strconv.FormatUint(
 //     (a rank that runs ahead and stays earliest), taken without touching
 //     the rest;
 //   - runs: a few FIFOs, each in ascending order, a push going to the
-//     first whose last entry it does not precede: push and pop are O(1);
+//     run of the last push when it does not precede that run's last
+//     entry, else to the first run it does not precede or an empty one:
+//     push and pop are O(1);
 //   - a: a binary min-heap of the entries that fit none of them.
 //
-// pop takes the earliest of the runs' heads and a's top, so the order
-// machines come out in is exactly the order one heap would give. (At
-// P = 256 a barrier's pushes go to its second run nine times in ten,
-// the rest to the first and third, and none to the heap; its pops meet
-// two runs in use nine times in ten.)
+// pop takes the earliest of first, the runs' heads and a's top, so the
+// order machines come out in is exactly the order one heap would give.
+// No two queued entries are equal (no two queued machines share a rank
+// and block), so which part an entry waits in does not change when it
+// comes out. (At P = 256 a barrier's pushes go to the run of the last
+// push nine times in ten, the rest to another run, and none to the heap;
+// a ring's all go to one run.)
+//
+// The two operations every shared operation makes are small enough to be
+// inlined into flush and runLocal (cachegrind, barrier P = 256 without
+// detection: push and pop were some 165 instructions an operation when
+// each pop looked at every run in use; Go 1.26 puts tryPush at 79 and
+// takeFast at 80 of the inliner's budget of 80, and a change that takes
+// them over costs a call each, go build -gcflags=-m tells):
+//
+//   - tryPush appends to tail, the run of the last push, when the entry
+//     does not precede its last one: such an entry is not a head and is
+//     later than first, so nothing else changes;
+//   - takeFast takes the head of cur while cur is set: cur's head is then
+//     the earliest entry, and bound is no later than every other head (of
+//     the other runs and the heap), so the next head stays the earliest
+//     when it is before bound: one comparison a pop. When it is not, or
+//     the run ran out, cur is cleared, and the next pop looks at every
+//     head (settle).
+//
+// Every other case goes through pushSlow and takeSlow. A push there that
+// makes a new head (an empty run's, the heap's) lowers bound or, earlier
+// than cur's head, clears cur (newHead); one to first clears cur until
+// first is taken (parked keeps cur's run meanwhile). A run takeFast ran
+// out of keeps its live bit (and may take a tryPush) until the next slow
+// operation tidies it.
 type readyHeap struct {
-	a     []readyEntry
-	runs  [readyRuns]readyRun
-	first readyEntry // the minimum, when hasFirst: earlier than every other entry
+	// cur is the run whose head pop takes, while that is the earliest
+	// entry (see above); nil otherwise.
+	cur *readyRun
+	// last is the run of the last push to a run, while it is live (nil
+	// under the random schedule, which keeps only a); tail is last under
+	// the fair schedule, nil under the others (the adversarial schedule's
+	// keys are made in pushSlow, which tries last itself).
+	last, tail *readyRun
+	// parked is cur while first holds an entry: the run whose head is the
+	// earliest of the runs and the heap, which cur is again once first is
+	// taken; nil when that is not known.
+	parked *readyRun
+	// bound is no later than every head but cur's (parked's), while cur
+	// (parked) is set: its key and ord.
+	bound readyEntry
 	// hasFirst is set while first holds an entry.
 	hasFirst bool
-	// live has bit i set while runs[i] holds an entry, so that a pop looks
-	// only at the runs in use (a barrier's one or two, not all four); n
-	// counts the entries queued, which flush asks for before every pop.
-	live uint8
-	// last is the run of the last push to a run.
-	last  uint8
-	n     int
+	// live has bit i set while runs[i] holds an entry (or takeFast ran it
+	// out and no slow operation has tidied it yet), so that a look at the
+	// heads takes only the runs in use (a barrier's one to three).
+	live  uint8
 	sched schedule
+	runs  [readyRuns]readyRun
+	first readyEntry // the minimum, when hasFirst: earlier than every other entry
+	a     []readyEntry
 	rng   *rand.Rand
 }
 
 // readyEntry is one ready machine and its key. The key is its clock; the
 // adversarial schedule adds its class (0 reads window memory, 1 other, 2
-// writes it) above bit 60, 2^60 ps being some 13 simulated days. ord is
-// its rank and block as one number in their order (readyOrd), so that a
-// tie on the key costs one comparison.
+// writes it) above bit 60, 2^60 ps being some 13 simulated days; the sum
+// is kept with its sign bit flipped, so that its signed order is the
+// unsigned order of the key. ord is its rank and block as one number in
+// their order (readyOrd), so that a tie on the key costs one comparison.
 type readyEntry struct {
-	key int64
+	key uint64
 	ord uint64
 	m   *machine
 }
 
 const classShift = 60
 
+// readyKey is the entry key of clock (plus class, adversarial).
+func readyKey(clock int64) uint64 { return uint64(clock) ^ 1<<63 }
+
 // readyOrd orders machines by rank, then block, as one unsigned number:
 // each is an int32 with its sign bit flipped (the host's rank is -1; no
-// run has 2^31 ranks or blocks).
+// run has 2^31 ranks or blocks). It is never 0 (that would be rank and
+// block -2^31), which runLocal's callers pass for "not at hand".
 func readyOrd(m *machine) uint64 {
 	return uint64(uint32(m.rank)^1<<31)<<32 | uint64(uint32(m.block)^1<<31)
 }
 
 // entryOf is m's entry under the fair schedule.
-func entryOf(m *machine) readyEntry { return readyEntry{key: m.clock, ord: readyOrd(m), m: m} }
+func entryOf(m *machine) readyEntry {
+	return readyEntry{key: readyKey(m.clock), ord: readyOrd(m), m: m}
+}
 
 // readyRuns is how many ascending runs the queue keeps beside its heap: a
-// barrier needs three, and each costs a comparison per pop.
+// barrier needs three, and each costs a comparison when pop settles.
 const readyRuns = 4
 
 // readyRun is one ascending FIFO of the ready queue: q[head:] is queued;
-// an emptied run starts again at the front of its slice (pop).
+// an emptied run starts again at the front of its slice (tidy). Entries
+// before head are not cleared (pop's zeroing was 4 instructions an
+// operation): they keep the machines they name, this run's ranks and
+// blocks, reachable until the run writes over them or the sim is dropped.
 type readyRun struct {
 	q    []readyEntry
 	head int
@@ -153,13 +204,10 @@ type readyRun struct {
 
 // push appends e, no earlier than the run's last entry.
 func (r *readyRun) push(e readyEntry) {
-	n := len(r.q)
-	if n == cap(r.q) {
+	if len(r.q) == cap(r.q) {
 		r.room()
-		n = len(r.q)
 	}
-	r.q = r.q[:n+1]
-	r.q[n] = e
+	r.q = append(r.q, e)
 }
 
 // room makes room for one more entry in a full run: it moves the queued
@@ -183,91 +231,167 @@ func (h *readyHeap) setSchedule(sched schedule, seed uint64) {
 	}
 }
 
-func (h *readyHeap) len() int { return h.n }
-
-// pushRun appends e to run i, no earlier than its last entry.
-func (h *readyHeap) pushRun(i int, e readyEntry) {
-	h.runs[i].push(e)
-	h.live |= 1 << i
-	h.last = uint8(i)
+// len counts the entries queued.
+func (h *readyHeap) len() int {
+	n := len(h.a)
+	if h.hasFirst {
+		n++
+	}
+	for live := h.live; live != 0; live &= live - 1 {
+		r := &h.runs[bits.TrailingZeros8(live)]
+		n += len(r.q) - r.head
+	}
+	return n
 }
-
-func (h *readyHeap) less(i, j int) bool { return h.a[i].before(&h.a[j]) }
 
 // before orders entries by (key, rank, block).
 func (e *readyEntry) before(o *readyEntry) bool {
 	return e.key < o.key || e.key == o.key && e.ord < o.ord
 }
 
-// restMin returns where the earliest entry of the runs and the heap is:
-// run i, or -1 for the heap; ok is false when all are empty.
-func (h *readyHeap) restMin() (e *readyEntry, i int, ok bool) {
-	if len(h.a) > 0 {
-		e, i, ok = &h.a[0], -1, true
+func (h *readyHeap) less(i, j int) bool { return h.a[i].before(&h.a[j]) }
+
+// push queues m, which stands in front of a shared operation (m.at) or
+// resumes after its grid.
+func (h *readyHeap) push(m *machine) {
+	ord := readyOrd(m)
+	if !h.tryPush(m, ord) {
+		h.pushSlow(m, ord)
 	}
-	for live := h.live; live != 0; live &= live - 1 {
-		j := bits.TrailingZeros8(live)
-		r := &h.runs[j]
-		if !ok || r.q[r.head].before(e) {
-			e, i, ok = &r.q[r.head], j, true
-		}
-	}
-	return e, i, ok
 }
 
-func (h *readyHeap) push(m *machine) {
-	e := entryOf(m)
-	h.n++
-	if h.sched != schedFair {
-		if h.sched == schedRandom {
-			h.a = append(h.a, e)
+// tryPush appends m's entry (fair: its key is its clock) to tail when
+// tail has room and the entry does not precede its last one, and reports
+// whether it did. ord is readyOrd(m).
+func (h *readyHeap) tryPush(m *machine, ord uint64) bool {
+	r := h.tail
+	if r == nil {
+		return false
+	}
+	n := len(r.q)
+	if n == cap(r.q) {
+		return false
+	}
+	key := uint64(m.clock) ^ 1<<63 // readyKey
+	if t := &r.q[n-1]; key < t.key || key == t.key && ord < t.ord {
+		return false
+	}
+	r.q = append(r.q, readyEntry{key: key, ord: ord, m: m}) // no growth: n < cap
+	return true
+}
+
+// pushSlow is push's case of an entry tryPush did not take: the random
+// schedule's; the adversarial's (its key has m's class), which goes to
+// last as tryPush's would to tail, or else where a fair one goes; a fair
+// one that goes to first, to a run other than tail (the first it does not
+// precede, or an empty one), or to the heap.
+func (h *readyHeap) pushSlow(m *machine, ord uint64) {
+	e := readyEntry{key: readyKey(m.clock), ord: ord, m: m}
+	switch h.sched {
+	case schedRandom:
+		h.a = append(h.a, e)
+		return
+	case schedAdversarial:
+		e.key = readyKey(m.clock + int64(m.accessClass())<<classShift)
+		if r := h.last; r != nil && len(r.q) < cap(r.q) && !e.before(&r.q[len(r.q)-1]) {
+			r.q = append(r.q, e) // tryPush's case
 			return
 		}
-		e.key += int64(m.accessClass()) << classShift
 	}
-	if !h.hasFirst {
-		// An entry no earlier than the last of a run that is not empty is
-		// not the minimum, so it goes there without a look for the
-		// minimum: first the run of the last push (where a barrier's
-		// ranks, going round in turn, push nine times in ten), then the
-		// first run that takes it.
-		if i := h.last; h.live&(1<<i) != 0 {
-			if r := &h.runs[i]; !e.before(&r.q[len(r.q)-1]) {
-				h.runs[i].push(e)
-				return
-			}
-		}
-		for i := range h.runs {
-			if h.live&(1<<i) == 0 {
-				break
-			}
-			if r := &h.runs[i]; !e.before(&r.q[len(r.q)-1]) {
-				h.pushRun(i, e)
-				return
-			}
-		}
-	}
-	h.pushRest(e)
-}
-
-// pushRest is push's case of an entry that goes to first, to a run after
-// the ones push looked at, or to the heap.
-func (h *readyHeap) pushRest(e readyEntry) {
+	h.tidy()
 	if h.hasFirst {
 		if e.before(&h.first) {
 			e, h.first = h.first, e // the old minimum joins the rest
 		}
-	} else if r, _, ok := h.restMin(); !ok || e.before(r) {
+	} else if h.beforeRest(&e) {
 		h.first, h.hasFirst = e, true
+		h.parked, h.cur = h.cur, nil
 		return
 	}
 	for i := range h.runs {
-		if r := &h.runs[i]; h.live&(1<<i) == 0 || !e.before(&r.q[len(r.q)-1]) {
+		r := &h.runs[i]
+		if h.live&(1<<i) == 0 {
+			h.pushRun(i, e)
+			h.newHead(&e)
+			return
+		}
+		if !e.before(&r.q[len(r.q)-1]) {
 			h.pushRun(i, e)
 			return
 		}
 	}
 	h.heapPush(e)
+	h.newHead(&e)
+}
+
+// pushRun appends e to run i, no earlier than its last entry.
+func (h *readyHeap) pushRun(i int, e readyEntry) {
+	r := &h.runs[i]
+	r.push(e)
+	h.live |= 1 << i
+	h.last = r
+	if h.sched == schedFair {
+		h.tail = r
+	}
+}
+
+// tidy starts a run takeFast ran out of again at the front of its slice.
+func (h *readyHeap) tidy() {
+	for live := h.live; live != 0; live &= live - 1 {
+		i := bits.TrailingZeros8(live)
+		if r := &h.runs[i]; r.head == len(r.q) {
+			r.q, r.head = r.q[:0], 0
+			h.live &^= 1 << i
+			if h.last == r {
+				h.last, h.tail = nil, nil
+			}
+		}
+	}
+}
+
+// beforeRest reports whether e is earlier than every entry of the runs
+// and the heap (true when they are empty).
+func (h *readyHeap) beforeRest(e *readyEntry) bool {
+	if r := h.settledRun(); r != nil {
+		return e.before(&r.q[r.head])
+	}
+	if len(h.a) > 0 && !e.before(&h.a[0]) {
+		return false
+	}
+	for live := h.live; live != 0; live &= live - 1 {
+		r := &h.runs[bits.TrailingZeros8(live)]
+		if !e.before(&r.q[r.head]) {
+			return false
+		}
+	}
+	return true
+}
+
+// newHead keeps cur (parked) and bound true after a push of e that may
+// have made it a head of a run or the top of the heap: e, when earlier
+// than bound and not than that run's head, is the new bound; earlier than
+// that head (the old first joining the rest), it is the new minimum, and
+// the next pop settles again.
+func (h *readyHeap) newHead(e *readyEntry) {
+	r := h.settledRun()
+	if r == nil {
+		return
+	}
+	if e.before(&r.q[r.head]) {
+		h.cur, h.parked = nil, nil
+	} else if e.before(&h.bound) {
+		h.bound = readyEntry{key: e.key, ord: e.ord}
+	}
+}
+
+// settledRun is the run whose head is the earliest of the runs and the
+// heap, bound no later than the other heads, when that is known: cur, or
+// parked while first holds an entry.
+func (h *readyHeap) settledRun() *readyRun {
+	if h.hasFirst {
+		return h.parked
+	}
+	return h.cur
 }
 
 // heapPush adds e to the heap.
@@ -285,57 +409,108 @@ func (h *readyHeap) heapPush(e readyEntry) {
 	}
 }
 
+// pop takes the next machine, nil when the queue is empty.
 func (h *readyHeap) pop() *machine {
-	h.n--
+	m, _ := h.takeFast()
+	if m == nil {
+		m, _ = h.takeSlow()
+	}
+	return m
+}
+
+// takeFast takes cur's head while cur is set, with its readyOrd; nil when
+// cur is not set. The next head stays cur's when it is before bound (and
+// so before every other entry); else cur is cleared.
+func (h *readyHeap) takeFast() (m *machine, ord uint64) {
+	if r := h.cur; r != nil {
+		i := r.head
+		q := r.q
+		m, ord = q[i].m, q[i].ord
+		i++
+		r.head = i
+		if i == len(q) || !q[i].before(&h.bound) {
+			h.cur = nil
+		}
+	}
+	return m, ord
+}
+
+// takeSlow is pop when takeFast did not take: first's entry, the random
+// schedule's draw, the earliest head after settle, or the heap's top; nil
+// when the queue is empty.
+func (h *readyHeap) takeSlow() (*machine, uint64) {
 	if h.hasFirst {
-		m := h.first.m
+		e := h.first
 		h.first, h.hasFirst = readyEntry{}, false
-		return m
+		h.cur, h.parked = h.parked, nil
+		return e.m, e.ord
 	}
 	if h.sched == schedRandom {
+		if len(h.a) == 0 {
+			return nil, 0
+		}
 		return h.popRandom()
 	}
-	if live := h.live; live != 0 {
-		// The earliest head of the runs in use, then against the heap's.
-		i := bits.TrailingZeros8(live)
-		r := &h.runs[i]
-		e := &r.q[r.head]
-		for live &= live - 1; live != 0; live &= live - 1 {
-			j := bits.TrailingZeros8(live)
-			if o := &h.runs[j]; o.q[o.head].before(e) {
-				i, r, e = j, o, &o.q[o.head]
-			}
-		}
-		if len(h.a) == 0 || e.before(&h.a[0]) {
-			m := e.m
-			*e = readyEntry{}
-			if r.head++; r.head == len(r.q) {
-				r.q, r.head = r.q[:0], 0
-				h.live &^= 1 << i
-			}
-			return m
+	h.tidy()
+	if h.settle() {
+		return h.takeFast()
+	}
+	if len(h.a) == 0 {
+		return nil, 0
+	}
+	e := h.a[0]
+	h.heapPop()
+	return e.m, e.ord
+}
+
+// settle finds the earliest head of the runs and the heap (first is
+// empty, no run is run out): when it is a run's, it makes that run cur,
+// the next earliest head bound, and returns true.
+func (h *readyHeap) settle() bool {
+	live := h.live
+	if live == 0 {
+		return false
+	}
+	i := bits.TrailingZeros8(live)
+	min := &h.runs[i].q[h.runs[i].head]
+	next := &readyEntry{key: math.MaxUint64, ord: math.MaxUint64}
+	for live &= live - 1; live != 0; live &= live - 1 {
+		j := bits.TrailingZeros8(live)
+		o := &h.runs[j]
+		if e := &o.q[o.head]; e.before(min) {
+			i, min, next = j, e, min
+		} else if e.before(next) {
+			next = e
 		}
 	}
-	return h.heapPop()
+	if len(h.a) > 0 {
+		if e := &h.a[0]; e.before(min) {
+			return false
+		} else if e.before(next) {
+			next = e
+		}
+	}
+	h.bound = readyEntry{key: next.key, ord: next.ord}
+	h.cur = &h.runs[i]
+	return true
 }
 
 // popRandom takes a uniformly drawn entry of the random schedule's slice.
-func (h *readyHeap) popRandom() *machine {
+func (h *readyHeap) popRandom() (*machine, uint64) {
 	a := h.a
 	last := len(a) - 1
 	i := h.rng.IntN(len(a))
-	top := a[i].m
+	top := a[i]
 	a[i] = a[last]
 	a[last] = readyEntry{}
 	h.a = a[:last]
-	return top
+	return top.m, top.ord
 }
 
-// heapPop takes the heap's top.
-func (h *readyHeap) heapPop() *machine {
+// heapPop drops the heap's top.
+func (h *readyHeap) heapPop() {
 	a := h.a
 	last := len(a) - 1
-	top := a[0].m
 	a[0] = a[last]
 	a[last] = readyEntry{}
 	a = a[:last]
@@ -354,7 +529,6 @@ func (h *readyHeap) heapPop() *machine {
 		a[i], a[min] = a[min], a[i]
 		i = min
 	}
-	return top
 }
 
 // accessClass is the adversarial class of the shared operation m stands
@@ -396,6 +570,14 @@ func (m *machine) accessClass() uint8 {
 }
 
 // flush runs every rank's queued calls concurrently, to completion.
+//
+// A machine's state is stReady from the moment it starts to run (here,
+// or in runLocal for a grid's blocks) until it goes idle, parks or waits
+// for its blocks, through the ready queue and back: the queue's machines
+// are all stReady, and runLocal's push writes no state (the line it is on
+// is one a notify does not touch otherwise). Its at is the shared
+// operation it stands in front of while it is queued or parked; after the
+// operation at is left as it was until the next push overwrites it.
 func (s *sim) flush() *failure {
 	s.pending = false
 	s.blockMachines = s.blockMachines[:0]
@@ -406,15 +588,25 @@ func (s *sim) flush() *failure {
 		}
 		m.clock = max(m.clock, start)
 		s.forkRank(m)
-		if f := s.runLocal(m); f != nil {
+		m.state = stReady
+		s.execRank = m.rank
+		if f := s.runLocal(m, 0); f != nil {
 			return f
 		}
 	}
-	for s.ready.len() > 0 {
-		m := s.ready.pop()
+	for {
+		// The queue's entry has m's readyOrd, which runLocal's push
+		// reuses.
+		m, ord := s.ready.takeFast()
+		if m == nil {
+			if m, ord = s.ready.takeSlow(); m == nil {
+				break
+			}
+		}
 		n := m.at
 		if n == nil { // a rank whose kernel grid has finished resumes
-			if f := s.runLocal(m); f != nil {
+			s.execRank = m.rank
+			if f := s.runLocal(m, ord); f != nil {
 				return f
 			}
 			continue
@@ -428,8 +620,7 @@ func (s *sim) flush() *failure {
 			m.state = stBlocked
 			continue
 		}
-		m.at = nil
-		if f := s.runLocal(m); f != nil {
+		if f := s.runLocal(m, ord); f != nil {
 			return f
 		}
 	}
@@ -445,11 +636,12 @@ func (s *sim) flush() *failure {
 	return nil
 }
 
-// runLocal runs m through statements that touch only its own state until
-// it stands in front of a shared operation (it then joins the ready heap)
-// or has no call left to run.
-func (s *sim) runLocal(m *machine) *failure {
-	s.execRank = m.rank
+// runLocal runs m, stReady, through statements that touch only its own
+// state until it stands in front of a shared operation (it then joins the
+// ready queue) or has no call left to run. s.execRank is m's rank already
+// (the caller's). ord is m's readyOrd, or 0 when the caller does not have
+// it at hand (no machine's is 0).
+func (s *sim) runLocal(m *machine, ord uint64) *failure {
 	for {
 		n, f := m.next()
 		if f != nil {
@@ -468,11 +660,16 @@ func (s *sim) runLocal(m *machine) *failure {
 			return nil
 		}
 		if n.shared {
-			m.at, m.state = n, stReady
-			s.ready.push(m)
+			m.at = n
+			if ord == 0 {
+				ord = readyOrd(m)
+			}
+			if !s.ready.tryPush(m, ord) {
+				s.ready.pushSlow(m, ord)
+			}
 			return nil
 		}
-		s.execLine, s.execCol = n.span.Line, n.span.Col // execRank is m's (set above)
+		s.execLine, s.execCol = n.span.Line, n.span.Col // execRank is m's (see above)
 		grid, f := m.exec(n)
 		if f != nil {
 			return f
@@ -481,7 +678,9 @@ func (s *sim) runLocal(m *machine) *failure {
 			// A kernel grid: m waits while its blocks run.
 			m.state, m.at = stJoin, nil
 			for _, c := range s.blockMachines[len(s.blockMachines)-m.pending:] {
-				if f := s.runLocal(c); f != nil {
+				c.state = stReady
+				s.execRank = c.rank
+				if f := s.runLocal(c, 0); f != nil {
 					return f
 				}
 			}
