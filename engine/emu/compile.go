@@ -123,8 +123,13 @@ type node struct {
 	borrow bool
 	// ifNext marks an integer comparison whose result the next statement
 	// of its block, an if, reads (markCompareIfs): a rank runs the two in
-	// one step of the interpreter (machine.compareIf).
-	ifNext bool
+	// one step of the interpreter (machine.compareIf). ifn is that if;
+	// resDead marks a comparison whose result no statement of the
+	// function but that if reads (markDeadCompares): a rank, which hands
+	// the if the result itself, then does not write it to its slot.
+	ifNext  bool
+	resDead bool
+	ifn     *node
 
 	bin  ir.BinOp // nBin
 	un   ir.UnOp  // nUnary
@@ -215,6 +220,7 @@ func compileProgram(p *ir.Program) (map[*ir.Func]*cfunc, int, error) {
 		cf.body = body
 		cf.nslots = len(c.slots)
 		markBorrows(body)
+		markDeadCompares(body)
 	}
 	return c.funcs, c.sigs, nil
 }
@@ -349,9 +355,56 @@ func markCompareIfs(b []*node) {
 		next := b[i+1]
 		if n.kind == nBin && n.bin.IsCompare() && n.res >= 0 && isInt(&n.x) && isInt(&n.y) &&
 			next.kind == nIf && next.x.k == oSlot && next.x.intVar && next.x.slot == n.res {
-			n.ifNext = true
+			n.ifNext, n.ifn = true, next
 		}
 	}
+}
+
+// markDeadCompares marks each comparison of body (a function's) that
+// markCompareIfs paired with an if whose result slot no operand of the
+// function reads but that if's condition (node.resDead). Nothing else
+// reads a slot: the other readers of a frame's variables (setSlot, the
+// tile bookkeeping) look only at tiles, and a comparison's result is an
+// integer.
+func markDeadCompares(body []*node) {
+	uses := map[int]int{}
+	var count func(o *opnd)
+	count = func(o *opnd) {
+		switch o.k {
+		case oSlot:
+			uses[o.slot]++
+		case oList:
+			for i := range o.list {
+				count(&o.list[i])
+			}
+		}
+	}
+	var walk func(b []*node, f func(n *node))
+	walk = func(b []*node, f func(n *node)) {
+		for _, n := range b {
+			f(n)
+			walk(n.body, f)
+			walk(n.els, f)
+		}
+	}
+	walk(body, func(n *node) {
+		for i := range n.args {
+			count(&n.args[i])
+		}
+		for _, o := range []*opnd{&n.x, &n.y, &n.dev, &n.start, &n.stop, &n.step} {
+			count(o)
+		}
+		if n.task != nil {
+			for i := range n.task.deps {
+				count(&n.task.deps[i])
+			}
+		}
+	})
+	walk(body, func(n *node) {
+		if n.ifNext && n.ifn != nil && n.ifn.x.k == oSlot && n.ifn.x.slot == n.res && uses[n.res] == 1 {
+			n.resDead = true
+		}
+	})
 }
 
 func (c *compiler) stmt(s ir.Stmt) (*node, error) {

@@ -143,55 +143,85 @@ func (m *machine) next() (*node, *failure) {
 		}
 		return n, nil
 	}
-	for m.fr != nil { // frames is not empty
-		fr := m.top()
+	for fr := m.fr; fr != nil; fr = m.fr { // frames is not empty
 		if len(fr.cursors) == 0 {
 			m.popFrame(val{})
 			continue
 		}
 		c := &fr.cursors[len(fr.cursors)-1]
-		if c.pc < len(c.nodes) {
-			n := c.nodes[c.pc]
-			c.pc++
-			if m.s.tick() {
-				return nil, m.s.tickFail(m, n)
-			}
-			if n.ifNext && m.rank >= 0 {
-				if f := m.compareIf(fr, c, n); f != nil {
-					return nil, f
-				}
-				if n := m.single; n != nil {
-					m.single = nil
+		for { // c stays the innermost cursor until a block is pushed or popped
+			if c.pc < len(c.nodes) {
+				n := c.nodes[c.pc]
+				c.pc++
+				if n.ifNext && m.rank >= 0 {
+					if s := m.s; n.ifn != nil && s.steps+3 <= s.maxSteps && s.stop.Load() == 0 {
+						// compareIf and the statement the if chose, as the
+						// general path below runs them, with the budget's
+						// three ticks in one: none of them can fail.
+						s.steps += 2 // the comparison and the if
+						cond := compare(n.bin, m.intArg(&n.x), m.intArg(&n.y))
+						if !n.resDead {
+							setInt(&fr.env[n.res], boolVal(cond).i)
+						}
+						c.pc++ // past the if, n.ifn
+						m.clock += 2 * s.prof.scalarPs
+						ifn := n.ifn
+						body, one := ifn.els, ifn.ones[0]
+						if cond {
+							body, one = ifn.body, ifn.ones[1]
+						}
+						if one != nil {
+							s.steps++
+							return one, nil
+						}
+						if len(body) > 0 {
+							fr.cursors = append(fr.cursors, cursor{nodes: body})
+						}
+						break
+					}
 					if m.s.tick() {
 						return nil, m.s.tickFail(m, n)
 					}
-					return n, nil
+					if f := m.compareIf(fr, c, n); f != nil {
+						return nil, f
+					}
+					if n := m.single; n != nil {
+						m.single = nil
+						if m.s.tick() {
+							return nil, m.s.tickFail(m, n)
+						}
+						return n, nil
+					}
+					break
 				}
-				continue
-			}
-			return n, nil
-		}
-		if lp := c.loop; lp != nil && lp.kind == nFor {
-			// A For loop's next iteration: its variable moves.
-			if c.i += c.step; c.step > 0 && c.i < c.stop || c.step < 0 && c.i > c.stop {
-				setInt(&fr.env[lp.loopVar], c.i)
-				c.pc = 0
 				if m.s.tick() {
-					return nil, m.s.tickFail(m, lp)
+					return nil, m.s.tickFail(m, n)
+				}
+				return n, nil
+			}
+			if lp := c.loop; lp != nil && lp.kind == nFor {
+				// A For loop's next iteration: its variable moves.
+				if c.i += c.step; c.step > 0 && c.i < c.stop || c.step < 0 && c.i > c.stop {
+					setInt(&fr.env[lp.loopVar], c.i)
+					c.pc = 0
+					if m.s.tick() {
+						return nil, m.s.tickFail(m, lp)
+					}
+					continue
+				}
+			} else if c.loop != nil && m.whileAgain(c) {
+				c.pc = 0
+				// Every iteration is a step, so a while loop that never ends
+				// (even with an empty body) stops at the step budget.
+				if m.s.tick() {
+					return nil, m.s.tickFail(m, c.loop)
 				}
 				continue
 			}
-		} else if c.loop != nil && m.whileAgain(c) {
-			c.pc = 0
-			// Every iteration is a step, so a while loop that never ends
-			// (even with an empty body) stops at the step budget.
-			if m.s.tick() {
-				return nil, m.s.tickFail(m, c.loop)
+			if f := m.popCursor(fr); f != nil {
+				return nil, f
 			}
-			continue
-		}
-		if f := m.popCursor(fr); f != nil {
-			return nil, f
+			break
 		}
 	}
 	return nil, nil
@@ -391,7 +421,9 @@ func setInt(v *val, i int64) {
 func (m *machine) compareIf(fr *frame, c *cursor, n *node) *failure {
 	m.clock += m.s.prof.scalarPs
 	cond := compare(n.bin, m.intArg(&n.x), m.intArg(&n.y)) // fr is m.fr
-	setInt(&fr.env[n.res], boolVal(cond).i)
+	if !n.resDead {
+		setInt(&fr.env[n.res], boolVal(cond).i)
+	}
 	ifn := c.nodes[c.pc] // n is the statement before it in this block
 	c.pc++
 	if m.s.tick() {

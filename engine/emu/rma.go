@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"pldworkbench/engine/ir"
 	"pldworkbench/engine/trace"
 )
 
@@ -61,7 +62,7 @@ func (m *machine) sigWindow(n *node) *tref {
 	if len(n.args) == 0 || n.args[0].k != oSlot {
 		return nil
 	}
-	if t, ok := m.fr.env[n.args[0].slot].o.(*tref); ok && t.buf != nil && supported(t.dt) {
+	if t, ok := m.fr.env[n.args[0].slot].o.(*tref); ok && t.buf != nil && sigSupported[t.dt] {
 		return t
 	}
 	return nil
@@ -100,25 +101,63 @@ func cellName(n *node, offs []int) string { return string(appendCellName(nil, n,
 // index, without the scratch slice; anything else, every failure
 // included, goes through signalCell, which reports it.
 func (m *machine) signalKey(n *node, t *tref, o *opnd, rank int) (cellKey, *failure) {
-	if offs := n.sigOffs; offs != nil && len(offs) == len(t.shape) && (t.dt.IsInt() || t.dt.IsBool()) {
-		at, ok, env := 0, true, m.fr.env
+	offs, shape := n.sigOffs, t.shape
+	if esz := int(sigCellBytes[t.dt]); esz != 0 && offs != nil && len(offs) == len(shape) {
+		env := m.fr.env
+		if len(offs) == 2 {
+			// [row, col], every lesson's and benchmark's signal: the loop
+			// below with its two iterations written out, each bounds
+			// check one unsigned compare.
+			x0, x1 := offs[0].c, offs[1].c
+			if offs[0].slot >= 0 {
+				x0 = env[offs[0].slot].i
+			}
+			if offs[1].slot >= 0 {
+				x1 = env[offs[1].slot].i
+			}
+			if uint64(x0) < uint64(shape[0]) && uint64(x1) < uint64(shape[1]) {
+				return cellKey{buf: t.buf, rank: rank, off: t.buf.off + (int(x0)*shape[1]+int(x1))*esz}, nil
+			}
+			return m.signalCell(n, t, m.intsScratch(o), rank)
+		}
+		at, ok := 0, true
 		for k, so := range offs {
 			x := int(so.c)
 			if so.slot >= 0 {
 				x = int(env[so.slot].i)
 			}
-			if x < 0 || x >= t.shape[k] {
+			if x < 0 || x >= shape[k] {
 				ok = false
 				break
 			}
-			at = at*t.shape[k] + x
+			at = at*shape[k] + x
 		}
 		if ok {
-			return cellKey{buf: t.buf, rank: rank, off: t.buf.off + at*int(dtBytes[t.dt])}, nil
+			return cellKey{buf: t.buf, rank: rank, off: t.buf.off + at*esz}, nil
 		}
 	}
 	return m.signalCell(n, t, m.intsScratch(o), rank)
 }
+
+// sigCellBytes is, by dtype, the bytes of a signal cell of that dtype
+// (dtBytes) when signal cells may have it (an integer or BOOL), else 0:
+// signalKey's test of the dtype and its element size in one load.
+var sigCellBytes = func() (t [256]uint8) {
+	for d := range t {
+		if dt := ir.DType(d); dt.IsInt() || dt.IsBool() {
+			t[d] = dtBytes[d]
+		}
+	}
+	return t
+}()
+
+// sigSupported is supported as a table, for sigWindow.
+var sigSupported = func() (t [256]bool) {
+	for d := range t {
+		t[d] = supported(ir.DType(d))
+	}
+	return t
+}()
 
 // cellOffs returns the offsets of the cell at key in view t (the inverse
 // of signalKey's flat index) in buf: the name of a cell is rebuilt only
@@ -160,15 +199,28 @@ func (m *machine) notify(n *node) *failure {
 		return f
 	}
 	value := m.intArg(&n.args[3])
-	cellBytes := m.s.windows[p][key.off:]
-	before := getInt(cellBytes, t.dt)
-	after := value
-	set := n.sigSet
-	if !set {
-		after = before + value
+	var before, after int64
+	if w := m.s.windows[p]; t.dt == ir.INT32 && key.off >= 0 && key.off <= len(w)-4 {
+		// An INT32 cell, every lesson's: getInt, putInt and getInt
+		// again for that dtype, written out.
+		b := (*[4]byte)(w[key.off:])
+		before = int64(int32(le.Uint32(b[:])))
+		after = value
+		if !n.sigSet {
+			after = before + value
+		}
+		after = int64(int32(after))
+		le.PutUint32(b[:], uint32(after))
+	} else {
+		cellBytes := w[key.off:]
+		before = getInt(cellBytes, t.dt)
+		after = value
+		if !n.sigSet {
+			after = before + value
+		}
+		putInt(cellBytes, t.dt, after)
+		after = getInt(cellBytes, t.dt)
 	}
-	putInt(cellBytes, t.dt, after)
-	after = getInt(cellBytes, t.dt)
 
 	start := m.clock
 	m.clock += m.s.prof.issuePs
@@ -176,7 +228,10 @@ func (m *machine) notify(n *node) *failure {
 	if p == m.rank {
 		arrive = m.clock
 	}
-	c := m.s.lookupCell(key, true)
+	c := m.s.madeCell(key)
+	if c == nil {
+		c = m.s.lookupCell(key, true)
+	}
 	m.s.addNotifier(c, key, m.rank)
 	ref := trace.Ref{Rank: m.rank, Seq: m.owner().seq}
 	// A notify that leaves the value as it was (a second Set(1) on a cell
@@ -229,8 +284,10 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 	}
 	v := m.s.cellValue(w.key, w.dt)
 	if !w.cmp.holds(v, w.expected) {
-		if w.cell == nil {
-			w.cell = m.s.lookupCell(w.key, true) // kept while parked: a resumed wait does not look it up again
+		if w.cell == nil { // kept while parked: a resumed wait does not look it up again
+			if w.cell = m.s.madeCell(w.key); w.cell == nil {
+				w.cell = m.s.lookupCell(w.key, true)
+			}
 		}
 		m.s.addWaiter(w.cell, m)
 		w.released = false
@@ -244,7 +301,9 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		// w.cell: the wait is over, and the store took a write barrier's
 		// test.)
 		if c == nil {
-			c = m.s.lookupCell(w.key, true)
+			if c = m.s.madeCell(w.key); c == nil {
+				c = m.s.lookupCell(w.key, true)
+			}
 		}
 		if !d.waitLeaf(m, n, w.view, &w.key, c) {
 			d.waitFast(m, n, w.view, &w.key, c, true) // onWait, written out
@@ -254,7 +313,9 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 	if !hasBy {
 		by, arrive = trace.Ref{}, 0 // left from an earlier wait
 		if c == nil {
-			c = m.s.lookupCell(w.key, false)
+			if c = m.s.madeCell(w.key); c == nil {
+				c = m.s.lookupCell(w.key, false)
+			}
 		}
 		if c != nil && c.hasLast() {
 			by, hasBy, arrive = c.last(), true, c.lastArrive
