@@ -112,6 +112,12 @@ type node struct {
 	// sigOffs is a notify's or wait's offset list decoded for signalKey,
 	// nil when an offset is not an integer variable or constant.
 	sigOffs []sigOff
+	// sigWin is the slot of a notify's or wait's window variable plus 1,
+	// 0 when its first argument is not a variable or (a notify) its peer
+	// is not an integer variable or constant; sigPeer is that peer.
+	// Decoded at compile time for sigWindow and sigWindowPeer.
+	sigWin  int
+	sigPeer sigOff
 	// sig numbers a notify or wait (1, 2, … in its Compiled): the race
 	// detector's memo of the node's last signal-cell site is the run's
 	// nodeSites[sig-1] (detector.nodeSite), since the node is shared by
@@ -430,6 +436,7 @@ func (c *compiler) stmt(s ir.Stmt) (*node, error) {
 			// name at every execution (a P=256 barrier runs 130,560 of them).
 			n.sigSet = enumMember(s, "op") == "Set"
 			n.sigOffs = decodeOffs(n.args, 2)
+			decodeSigArgs(n)
 		case opWait:
 			c.sigs++
 			n.sig = int32(c.sigs)
@@ -438,6 +445,7 @@ func (c *compiler) stmt(s ir.Stmt) (*node, error) {
 				n.cmp = cmpEq
 			}
 			n.sigOffs = decodeOffs(n.args, 1)
+			decodeSigArgs(n)
 		}
 	case *ir.Bin:
 		n.kind, n.bin, n.x, n.y = nBin, s.Op, c.operand(s.X), c.operand(s.Y)
@@ -499,6 +507,28 @@ func (c *compiler) stmt(s ir.Stmt) (*node, error) {
 type sigOff struct {
 	slot int
 	c    int64
+}
+
+// decodeSigArgs fills n.sigWin and n.sigPeer of notify or wait n. A
+// notify's sigWin stays 0 unless its peer is decoded too.
+func decodeSigArgs(n *node) {
+	if len(n.args) == 0 || n.args[0].k != oSlot {
+		return
+	}
+	if n.op == opNotify {
+		if len(n.args) < 2 {
+			return
+		}
+		switch o := &n.args[1]; {
+		case o.k == oSlot && o.intVar:
+			n.sigPeer = sigOff{slot: o.slot}
+		case o.k == oConst && o.intConst:
+			n.sigPeer = sigOff{slot: -1, c: o.c.i}
+		default:
+			return
+		}
+	}
+	n.sigWin = n.args[0].slot + 1
 }
 
 // decodeOffs returns the offset list args[i] of a notify or wait as

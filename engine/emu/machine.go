@@ -83,16 +83,24 @@ const (
 	stJoin                  // waiting for the blocks of a kernel grid
 )
 
-// frame is one active function call.
+// frame is one active function call. It is 320 bytes, a size class of
+// 64-byte lines (no allocation header below 512 bytes), so every frame
+// starts a line: cursors and env, which every statement reads, share the
+// first with fn and syms, and each cursor of cbuf (64 bytes) has a line
+// of its own. At 264 bytes (the 288-byte class) a loop's cursor spanned
+// two lines and the slice headers one or two, each a first-level miss at
+// a barrier iteration, the ranks' lines being out of the cache between
+// two of a rank's ops. TestFrameLines checks the layout.
 type frame struct {
-	fn      *cfunc
-	env     []val
-	syms    map[string]int64
 	cursors []cursor
-	ret     int // the caller's result slot, -1 for none
+	env     []val
+	fn      *cfunc
+	syms    map[string]int64
 	// cbuf holds the first cursors: a call's body and a loop or two in it
 	// need no allocation of their own (a short run makes a dozen frames).
 	cbuf [3]cursor
+	ret  int // the caller's result slot, -1 for none
+	_    [56]byte
 }
 
 // cursor walks one block; a loop cursor repeats it.
@@ -278,7 +286,9 @@ func (m *machine) continueLoop() {
 
 // pushFrame starts a call of fn with args.
 func (m *machine) pushFrame(fn *cfunc, args []val, syms map[string]int64, ret int) {
-	fr := &frame{fn: fn, env: make([]val, fn.nslots), syms: syms, ret: ret}
+	// env's capacity is even: 64-byte lines of vals, its allocation a
+	// size class that starts a line (up to 512 bytes, 16 slots).
+	fr := &frame{fn: fn, env: make([]val, fn.nslots, (fn.nslots+1)&^1), syms: syms, ret: ret}
 	fr.cursors = fr.cbuf[:0]
 	for i, slot := range fn.params {
 		if i < len(args) {

@@ -55,27 +55,35 @@ func (m *machine) windowPeer(n *node, i int) (*tref, int, *failure) {
 }
 
 // sigWindow is windowArg(n, 0) of a notify or wait in the common case, a
-// variable holding a window view of a dtype the emulator holds, read in
-// place; nil sends the op through windowArg, which also reports what is
-// wrong.
+// variable (n.sigWin) holding a window view of a dtype the emulator
+// holds, read in place; nil sends the op through windowArg, which also
+// reports what is wrong.
 func (m *machine) sigWindow(n *node) *tref {
-	if len(n.args) == 0 || n.args[0].k != oSlot {
+	if n.sigWin == 0 {
 		return nil
 	}
-	if t, ok := m.fr.env[n.args[0].slot].o.(*tref); ok && t.buf != nil && sigSupported[t.dt] {
+	if t, ok := m.fr.env[n.sigWin-1].o.(*tref); ok && t.buf != nil && sigSupported[t.dt] {
 		return t
 	}
 	return nil
 }
 
 // sigWindowPeer is windowPeer(n, 0) of a notify in the common case, a
-// window of the world (no domain to map the peer through) and a peer in
-// range; ok false sends the op through windowPeer.
+// window of the world (no domain to map the peer through) and a peer
+// (n.sigPeer) in range; ok false sends the op through windowPeer.
 func (m *machine) sigWindowPeer(n *node) (t *tref, p int, ok bool) {
-	if t = m.sigWindow(n); t == nil || t.buf.domain != nil || len(n.args) < 2 {
+	if n.sigWin == 0 {
 		return nil, 0, false
 	}
-	if q := m.intArg(&n.args[1]); q >= 0 && q < int64(m.s.P) {
+	env := m.fr.env
+	if t, ok = env[n.sigWin-1].o.(*tref); !ok || t.buf == nil || !sigSupported[t.dt] || t.buf.domain != nil {
+		return nil, 0, false
+	}
+	q := n.sigPeer.c
+	if n.sigPeer.slot >= 0 {
+		q = env[n.sigPeer.slot].i
+	}
+	if uint64(q) < uint64(m.s.P) {
 		return t, int(q), true
 	}
 	return nil, 0, false
@@ -101,26 +109,30 @@ func cellName(n *node, offs []int) string { return string(appendCellName(nil, n,
 // index, without the scratch slice; anything else, every failure
 // included, goes through signalCell, which reports it.
 func (m *machine) signalKey(n *node, t *tref, o *opnd, rank int) (cellKey, *failure) {
+	if offs, sh := n.sigOffs, t.shape; len(offs) == 2 && len(sh) == 2 {
+		// [row, col], every lesson's and benchmark's signal: the loop of
+		// signalKeyN with its two iterations written out, each bounds
+		// check one unsigned compare, inlined where it is called.
+		x0, x1, env := offs[0].c, offs[1].c, m.fr.env
+		if offs[0].slot >= 0 {
+			x0 = env[offs[0].slot].i
+		}
+		if offs[1].slot >= 0 {
+			x1 = env[offs[1].slot].i
+		}
+		if esz := int(sigCellBytes[t.dt]); esz != 0 && uint64(x0) < uint64(sh[0]) && uint64(x1) < uint64(sh[1]) {
+			return cellKey{buf: t.buf, rank: rank, off: t.buf.off + (int(x0)*sh[1]+int(x1))*esz}, nil
+		}
+	}
+	return m.signalKeyN(n, t, o, rank)
+}
+
+// signalKeyN is signalKey of any other shape of offsets, and of every
+// failure.
+func (m *machine) signalKeyN(n *node, t *tref, o *opnd, rank int) (cellKey, *failure) {
 	offs, shape := n.sigOffs, t.shape
 	if esz := int(sigCellBytes[t.dt]); esz != 0 && offs != nil && len(offs) == len(shape) {
-		env := m.fr.env
-		if len(offs) == 2 {
-			// [row, col], every lesson's and benchmark's signal: the loop
-			// below with its two iterations written out, each bounds
-			// check one unsigned compare.
-			x0, x1 := offs[0].c, offs[1].c
-			if offs[0].slot >= 0 {
-				x0 = env[offs[0].slot].i
-			}
-			if offs[1].slot >= 0 {
-				x1 = env[offs[1].slot].i
-			}
-			if uint64(x0) < uint64(shape[0]) && uint64(x1) < uint64(shape[1]) {
-				return cellKey{buf: t.buf, rank: rank, off: t.buf.off + (int(x0)*shape[1]+int(x1))*esz}, nil
-			}
-			return m.signalCell(n, t, m.intsScratch(o), rank)
-		}
-		at, ok := 0, true
+		at, ok, env := 0, true, m.fr.env
 		for k, so := range offs {
 			x := int(so.c)
 			if so.slot >= 0 {
@@ -232,7 +244,9 @@ func (m *machine) notify(n *node) *failure {
 	if c == nil {
 		c = m.s.lookupCell(key, true)
 	}
-	m.s.addNotifier(c, key, m.rank)
+	if c.lastRank != 0 && c.lastRankOf() != m.rank { // addNotifier's first tests, inlined: most calls end there
+		m.s.addNotifier(c, key, m.rank)
+	}
 	ref := trace.Ref{Rank: m.rank, Seq: m.owner().seq}
 	// A notify that leaves the value as it was (a second Set(1) on a cell
 	// that already holds 1) changes nothing a waiter can see, so it does
@@ -254,7 +268,9 @@ func (m *machine) notify(n *node) *failure {
 	} else {
 		m.s.count(m)
 	}
-	m.s.wake(key, c, t.dt, ref, arrive)
+	if c.waiter != 0 { // wake's first test, inlined
+		m.s.wake(key, c, t.dt, ref, arrive)
+	}
 	return nil
 }
 
@@ -262,59 +278,77 @@ func (m *machine) notify(n *node) *failure {
 // blocked, parking the rank on the cell, while the predicate is false.
 func (m *machine) waitOp(n *node) (bool, *failure) {
 	w := &m.wait
-	if !w.active {
-		t := m.sigWindow(n)
-		if t == nil {
+	// What the end of the wait reads: the view, the cell's key and
+	// bookkeeping (nil when the wait never parked), the value that made
+	// the predicate true, when the wait began, and the notify that
+	// released it while it was parked, with its arrival, if released.
+	var (
+		t        *tref
+		key      cellKey
+		kp       *cellKey
+		c        *cell
+		v, start int64
+		by       trace.Ref
+		hasBy    bool
+		arrive   int64
+	)
+	if w.active { // a parked wait, resumed
+		if v = m.s.cellValue(w.key, w.dt); !w.cmp.holds(v, w.expected) {
+			m.s.addWaiter(w.cell, m) // kept while parked: not looked up again
+			w.released = false
+			return true, nil
+		}
+		w.active = false
+		t, kp, c, start = w.view, &w.key, w.cell, w.start
+		by, hasBy, arrive = w.release, w.released, w.releaseArrive
+	} else {
+		if t = m.sigWindow(n); t == nil {
 			var f *failure
 			if t, f = m.windowArg(n, 0); f != nil {
 				return false, f
 			}
 		}
-		key, f := m.signalKey(n, t, &n.args[1], m.rank)
-		if f != nil {
+		var f *failure
+		if key, f = m.signalKey(n, t, &n.args[1], m.rank); f != nil {
 			return false, f
 		}
-		// Field by field rather than a new waitInfo: the struct is
-		// 112 bytes with pointers, and every wait of a barrier starts one.
-		// release and releaseArrive are read only while released is set.
-		// The cell's offsets are not kept: its name is rebuilt from key
-		// (cellOffs) when a trace or a deadlock report needs it.
-		w.active, w.n, w.key, w.view, w.cell, w.dt = true, n, key, t, nil, t.dt
-		w.cmp, w.expected, w.start, w.released = n.cmp, m.intArg(&n.args[2]), m.clock, false
-	}
-	v := m.s.cellValue(w.key, w.dt)
-	if !w.cmp.holds(v, w.expected) {
-		if w.cell == nil { // kept while parked: a resumed wait does not look it up again
-			if w.cell = m.s.madeCell(w.key); w.cell == nil {
-				w.cell = m.s.lookupCell(w.key, true)
+		expected := m.intArg(&n.args[2])
+		if v = m.s.cellValue(key, t.dt); !n.cmp.holds(v, expected) {
+			// Field by field rather than a new waitInfo: the struct is
+			// 112 bytes with pointers. release and releaseArrive are
+			// read only while released is set. The cell's offsets are
+			// not kept: its name is rebuilt from key (cellOffs) when a
+			// trace or a deadlock report needs it.
+			w.active, w.n, w.key, w.view, w.dt = true, n, key, t, t.dt
+			w.cmp, w.expected, w.start, w.released = n.cmp, expected, m.clock, false
+			if w.cell = m.s.madeCell(key); w.cell == nil {
+				w.cell = m.s.lookupCell(key, true)
 			}
+			m.s.addWaiter(w.cell, m)
+			return true, nil
 		}
-		m.s.addWaiter(w.cell, m)
-		w.released = false
-		return true, nil
+		// A wait that finds its predicate true, most waits of a
+		// barrier, is over at once: it writes nothing of m.wait, two
+		// lines of the machine.
+		kp, start = &key, m.clock
 	}
-	w.active = false
-	c := w.cell
 	if d := m.s.race; d != nil {
 		// The detector's state of the cell is beside its bookkeeping
-		// (raceCell), which the wait reads below anyway. (Kept in c, not
-		// w.cell: the wait is over, and the store took a write barrier's
-		// test.)
+		// (raceCell), which the wait reads below anyway.
 		if c == nil {
-			if c = m.s.madeCell(w.key); c == nil {
-				c = m.s.lookupCell(w.key, true)
+			if c = m.s.madeCell(*kp); c == nil {
+				c = m.s.lookupCell(*kp, true)
 			}
 		}
-		if !d.waitLeaf(m, n, w.view, &w.key, c) {
-			d.waitFast(m, n, w.view, &w.key, c, true) // onWait, written out
+		if !d.waitLeaf(m, n, t, kp, c) {
+			d.waitFast(m, n, t, kp, c, true) // onWait, written out
 		}
 	}
-	by, hasBy, arrive := w.release, w.released, w.releaseArrive
 	if !hasBy {
 		by, arrive = trace.Ref{}, 0 // left from an earlier wait
 		if c == nil {
-			if c = m.s.madeCell(w.key); c == nil {
-				c = m.s.lookupCell(w.key, false)
+			if c = m.s.madeCell(*kp); c == nil {
+				c = m.s.lookupCell(*kp, false)
 			}
 		}
 		if c != nil && c.hasLast() {
@@ -324,9 +358,9 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 	m.clock = max(m.clock, arrive) + m.s.prof.issuePs
 	m.s.stats.Waits++
 	if m.tracing() {
-		e := trace.Event{StartNs: w.start / 1000, EndNs: m.clock / 1000}
+		e := trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000}
 		a := &m.s.evAlloc
-		m.scratch = cellOffs(w.view, w.key, m.scratch)
+		m.scratch = cellOffs(t, *kp, m.scratch)
 		e.Cell, e.Value = a.cellName(n, m.scratch), a.int64(v)
 		if hasBy {
 			e.ReleasedBy = a.ref(by)
