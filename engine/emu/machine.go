@@ -157,16 +157,22 @@ func (m *machine) next() (*node, *failure) {
 			continue
 		}
 		c := &fr.cursors[len(fr.cursors)-1]
+		// budgeted is set at a For loop's back edge that found room in
+		// the budget for the loop's step and the three of a comparison,
+		// its if and the statement it chooses, for the statement after it
+		// only (the loop's first).
+		budgeted := false
 		for { // c stays the innermost cursor until a block is pushed or popped
 			if c.pc < len(c.nodes) {
 				n := c.nodes[c.pc]
 				c.pc++
+				room := budgeted
+				budgeted = false
 				if n.ifNext && m.rank >= 0 {
-					if s := m.s; n.ifn != nil && s.steps+3 <= s.maxSteps && s.stop.Load() == 0 {
+					if s := m.s; n.ifn != nil && (room || s.steps+3 <= s.maxSteps && s.stop.Load() == 0) {
 						// compareIf and the statement the if chose, as the
 						// general path below runs them, with the budget's
 						// three ticks in one: none of them can fail.
-						s.steps += 2 // the comparison and the if
 						cond := compare(n.bin, m.intArg(&n.x), m.intArg(&n.y))
 						if !n.resDead {
 							setInt(&fr.env[n.res], boolVal(cond).i)
@@ -174,15 +180,17 @@ func (m *machine) next() (*node, *failure) {
 						c.pc++ // past the if, n.ifn
 						m.clock += 2 * s.prof.scalarPs
 						ifn := n.ifn
-						body, one := ifn.els, ifn.ones[0]
-						if cond {
-							body, one = ifn.body, ifn.ones[1]
-						}
-						if one != nil {
-							s.steps++
+						if one := ifn.ones[boolIndex(cond)]; one != nil {
+							s.steps += 3 // the comparison, the if and one
 							return one, nil
 						}
-						if len(body) > 0 {
+						s.steps += 2
+						if body := ifn.els; cond {
+							body = ifn.body
+							if len(body) > 0 {
+								fr.cursors = append(fr.cursors, cursor{nodes: body})
+							}
+						} else if len(body) > 0 {
 							fr.cursors = append(fr.cursors, cursor{nodes: body})
 						}
 						break
@@ -212,8 +220,11 @@ func (m *machine) next() (*node, *failure) {
 				if c.i += c.step; c.step > 0 && c.i < c.stop || c.step < 0 && c.i > c.stop {
 					setInt(&fr.env[lp.loopVar], c.i)
 					c.pc = 0
-					if m.s.tick() {
-						return nil, m.s.tickFail(m, lp)
+					if s := m.s; s.steps+4 <= s.maxSteps && s.stop.Load() == 0 {
+						s.steps++ // tick, which cannot fail
+						budgeted = true
+					} else if s.tick() {
+						return nil, s.tickFail(m, lp)
 					}
 					continue
 				}
@@ -412,6 +423,14 @@ func (m *machine) branch(fr *frame, n *node, cond bool) {
 	case len(body) > 0:
 		fr.cursors = append(fr.cursors, cursor{nodes: body})
 	}
+}
+
+// boolIndex is 1 for true, 0 for false.
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // setInt sets *v to the integer i, as *v = val{i: i} does, without the

@@ -3,6 +3,7 @@ package emu
 import (
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/trace"
@@ -127,6 +128,45 @@ func (m *machine) signalKey(n *node, t *tref, o *opnd, rank int) (cellKey, *fail
 	return m.signalKeyN(n, t, o, rank)
 }
 
+// sigKeyCell is signalKey and madeCell in one call in their common case,
+// offsets [row, col] of integer variables or constants (every lesson's)
+// inside a 2-D integer window: the key of rank's cell, and its
+// bookkeeping when its page was made (else nil, for the caller's
+// lookupCell). ok false sends the op through signalKey.
+func (m *machine) sigKeyCell(n *node, t *tref, rank int) (key cellKey, c *cell, ok bool) {
+	offs, sh := n.sigOffs, t.shape
+	if len(offs) != 2 || len(sh) != 2 {
+		return
+	}
+	env := m.fr.env
+	x0, x1 := offs[0].c, offs[1].c
+	if offs[0].slot >= 0 {
+		x0 = env[offs[0].slot].i
+	}
+	if offs[1].slot >= 0 {
+		x1 = env[offs[1].slot].i
+	}
+	esz := int(sigCellBytes[t.dt])
+	if esz == 0 || uint64(x0) >= uint64(sh[0]) || uint64(x1) >= uint64(sh[1]) {
+		return
+	}
+	b, i := t.buf, (int(x0)*sh[1]+int(x1))*esz // i: the cell's offset in b, k.off - b.off
+	key = cellKey{buf: b, rank: rank, off: b.off + i}
+	if i&(cellGrain-1) == 0 && b.flat != nil { // madeCell
+		blk, pi, j := b.cellIndex(rank, i>>2)
+		if x := uint(blk*b.npages + pi); x < uint(len(b.flat)) {
+			if pg := b.flat[x]; pg != nil {
+				if m.s.race != nil {
+					c = &(*raceCellPage)(unsafe.Pointer(pg))[j&(cellPageLen-1)].cell
+				} else {
+					c = &pg[j&(cellPageLen-1)]
+				}
+			}
+		}
+	}
+	return key, c, true
+}
+
 // signalKeyN is signalKey of any other shape of offsets, and of every
 // failure.
 func (m *machine) signalKeyN(n *node, t *tref, o *opnd, rank int) (cellKey, *failure) {
@@ -206,9 +246,11 @@ func (m *machine) notify(n *node) *failure {
 			return f
 		}
 	}
-	key, f := m.signalKey(n, t, &n.args[2], p)
-	if f != nil {
-		return f
+	key, c, ok := m.sigKeyCell(n, t, p)
+	if !ok {
+		if key, f = m.signalKey(n, t, &n.args[2], p); f != nil {
+			return f
+		}
 	}
 	value := m.intArg(&n.args[3])
 	var before, after int64
@@ -240,9 +282,10 @@ func (m *machine) notify(n *node) *failure {
 	if p == m.rank {
 		arrive = m.clock
 	}
-	c := m.s.madeCell(key)
 	if c == nil {
-		c = m.s.lookupCell(key, true)
+		if c = m.s.madeCell(key); c == nil {
+			c = m.s.lookupCell(key, true)
+		}
 	}
 	if c.lastRank != 0 && c.lastRankOf() != m.rank { // addNotifier's first tests, inlined: most calls end there
 		m.s.addNotifier(c, key, m.rank)
@@ -308,12 +351,20 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 				return false, f
 			}
 		}
-		var f *failure
-		if key, f = m.signalKey(n, t, &n.args[1], m.rank); f != nil {
-			return false, f
+		var ok bool
+		if key, c, ok = m.sigKeyCell(n, t, m.rank); !ok {
+			var f *failure
+			if key, f = m.signalKey(n, t, &n.args[1], m.rank); f != nil {
+				return false, f
+			}
 		}
 		expected := m.intArg(&n.args[2])
-		if v = m.s.cellValue(key, t.dt); !n.cmp.holds(v, expected) {
+		if w := m.s.windows[key.rank]; t.dt == ir.INT32 && key.off >= 0 && key.off <= len(w)-4 {
+			v = int64(int32(le.Uint32(w[key.off:]))) // cellValue's INT32 case, inlined
+		} else {
+			v = m.s.cellValue(key, t.dt)
+		}
+		if !n.cmp.holds(v, expected) {
 			// Field by field rather than a new waitInfo: the struct is
 			// 112 bytes with pointers. release and releaseArrive are
 			// read only while released is set. The cell's offsets are
@@ -321,10 +372,13 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 			// trace or a deadlock report needs it.
 			w.active, w.n, w.key, w.view, w.dt = true, n, key, t, t.dt
 			w.cmp, w.expected, w.start, w.released = n.cmp, expected, m.clock, false
-			if w.cell = m.s.madeCell(key); w.cell == nil {
-				w.cell = m.s.lookupCell(key, true)
+			if c == nil {
+				if c = m.s.madeCell(key); c == nil {
+					c = m.s.lookupCell(key, true)
+				}
 			}
-			m.s.addWaiter(w.cell, m)
+			w.cell = c
+			m.s.addWaiter(c, m)
 			return true, nil
 		}
 		// A wait that finds its predicate true, most waits of a
@@ -358,18 +412,24 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 	m.clock = max(m.clock, arrive) + m.s.prof.issuePs
 	m.s.stats.Waits++
 	if m.tracing() {
-		e := trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000}
-		a := &m.s.evAlloc
-		m.scratch = cellOffs(t, *kp, m.scratch)
-		e.Cell, e.Value = a.cellName(n, m.scratch), a.int64(v)
-		if hasBy {
-			e.ReleasedBy = a.ref(by)
-		}
-		m.s.emit(m, n, e)
+		m.waitEvent(n, t, kp, start, v, by, hasBy)
 	} else {
 		m.s.count(m)
 	}
 	return false, nil
+}
+
+// waitEvent emits the event of wait n (tracing), out of waitOp's line:
+// the event is 200 bytes of waitOp's frame otherwise.
+func (m *machine) waitEvent(n *node, t *tref, key *cellKey, start, v int64, by trace.Ref, hasBy bool) {
+	e := trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000}
+	a := &m.s.evAlloc
+	m.scratch = cellOffs(t, *key, m.scratch)
+	e.Cell, e.Value = a.cellName(n, m.scratch), a.int64(v)
+	if hasBy {
+		e.ReleasedBy = a.ref(by)
+	}
+	m.s.emit(m, n, e)
 }
 
 // remoteLoad is pld.tile.remote_load(target, peer, offsets, shape, valid_shape).
