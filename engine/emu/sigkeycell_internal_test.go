@@ -22,7 +22,9 @@ func TestSigKeyCellMatchesGeneral(t *testing.T) {
 	intVar := func(slot int) opnd {
 		return opnd{k: oSlot, intVar: true, slot: slot, dt: ir.INDEX, name: fmt.Sprint("v", slot)}
 	}
-	konst := func(v int64) opnd { return opnd{k: oConst, intConst: true, c: val{i: v}, dt: ir.INDEX, name: fmt.Sprint(v)} }
+	konst := func(v int64) opnd {
+		return opnd{k: oConst, intConst: true, c: val{i: v}, dt: ir.INDEX, name: fmt.Sprint(v)}
+	}
 	for _, P := range []int{4, tileRanks} {
 		for _, race := range []bool{false, true} {
 			for _, shape := range [][]int{{5}, {3, 4}, {20, 1}, {2, 3, 2}} {
