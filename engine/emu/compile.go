@@ -115,9 +115,13 @@ type node struct {
 	// sigWin is the slot of a notify's or wait's window variable plus 1,
 	// 0 when its first argument is not a variable or (a notify) its peer
 	// is not an integer variable or constant; sigPeer is that peer.
-	// Decoded at compile time for sigWindow and sigWindowPeer.
+	// Decoded at compile time for sigWindow and notify.
 	sigWin  int
 	sigPeer sigOff
+	// sigVal is a notify's value or a wait's expected value when sigValOK
+	// (an integer variable or constant), read in place.
+	sigVal   sigOff
+	sigValOK bool
 	// sig numbers a notify or wait (1, 2, … in its Compiled): the race
 	// detector's memo of the node's last signal-cell site is the run's
 	// nodeSites[sig-1] (detector.nodeSite), since the node is shared by
@@ -512,6 +516,18 @@ type sigOff struct {
 // decodeSigArgs fills n.sigWin and n.sigPeer of notify or wait n. A
 // notify's sigWin stays 0 unless its peer is decoded too.
 func decodeSigArgs(n *node) {
+	vi := 2 // wait(signal, offsets, expected)
+	if n.op == opNotify {
+		vi = 3 // notify(target, peer, offsets, value)
+	}
+	if vi < len(n.args) {
+		switch o := &n.args[vi]; {
+		case o.k == oSlot && o.intVar:
+			n.sigVal, n.sigValOK = sigOff{slot: o.slot}, true
+		case o.k == oConst && o.intConst:
+			n.sigVal, n.sigValOK = sigOff{slot: -1, c: o.c.i}, true
+		}
+	}
 	if len(n.args) == 0 || n.args[0].k != oSlot {
 		return
 	}

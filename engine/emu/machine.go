@@ -173,7 +173,7 @@ func (m *machine) next() (*node, *failure) {
 						// compareIf and the statement the if chose, as the
 						// general path below runs them, with the budget's
 						// three ticks in one: none of them can fail.
-						cond := compare(n.bin, m.intArg(&n.x), m.intArg(&n.y))
+						cond := compare(n.bin, fr.intArg(m, &n.x), fr.intArg(m, &n.y))
 						if !n.resDead {
 							setInt(&fr.env[n.res], boolVal(cond).i)
 						}
@@ -669,6 +669,17 @@ func (m *machine) intOf(o opnd) int64 { return m.intArg(&o) }
 func (m *machine) intArg(o *opnd) int64 {
 	if o.intVar {
 		return m.fr.env[o.slot].i // inlined: the common cases
+	}
+	if o.intConst {
+		return o.c.i
+	}
+	return m.intOther(o)
+}
+
+// intArg is m.intArg of the operand at o, m's frame fr already at hand.
+func (fr *frame) intArg(m *machine, o *opnd) int64 {
+	if o.intVar {
+		return fr.env[o.slot].i
 	}
 	if o.intConst {
 		return o.c.i

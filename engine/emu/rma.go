@@ -69,27 +69,6 @@ func (m *machine) sigWindow(n *node) *tref {
 	return nil
 }
 
-// sigWindowPeer is windowPeer(n, 0) of a notify in the common case, a
-// window of the world (no domain to map the peer through) and a peer
-// (n.sigPeer) in range; ok false sends the op through windowPeer.
-func (m *machine) sigWindowPeer(n *node) (t *tref, p int, ok bool) {
-	if n.sigWin == 0 {
-		return nil, 0, false
-	}
-	env := m.fr.env
-	if t, ok = env[n.sigWin-1].o.(*tref); !ok || t.buf == nil || !sigSupported[t.dt] || t.buf.domain != nil {
-		return nil, 0, false
-	}
-	q := n.sigPeer.c
-	if n.sigPeer.slot >= 0 {
-		q = env[n.sigPeer.slot].i
-	}
-	if uint64(q) < uint64(m.s.P) {
-		return t, int(q), true
-	}
-	return nil, 0, false
-}
-
 // intsScratch evaluates a list operand into m's scratch slice, valid until
 // the next call.
 func (m *machine) intsScratch(o *opnd) []int {
@@ -239,8 +218,29 @@ func (m *machine) signalCell(n *node, t *tref, offs []int, rank int) (cellKey, *
 
 // notify is pld.system.notify(target, peer, offsets, value, op=).
 func (m *machine) notify(n *node) *failure {
-	t, p, ok := m.sigWindowPeer(n)
-	var f *failure
+	// windowPeer(n, 0) in the common case, read in place: a variable
+	// (n.sigWin) holding a window view of the world (no domain to map the
+	// peer through) of a dtype the emulator holds, and a peer (n.sigPeer)
+	// in range. Anything else goes through windowPeer, which also reports
+	// what is wrong.
+	var (
+		t  *tref
+		p  int
+		ok bool
+		f  *failure
+	)
+	if n.sigWin != 0 {
+		env := m.fr.env
+		if v, isView := env[n.sigWin-1].o.(*tref); isView && v.buf != nil && sigSupported[v.dt] && v.buf.domain == nil {
+			q := n.sigPeer.c
+			if n.sigPeer.slot >= 0 {
+				q = env[n.sigPeer.slot].i
+			}
+			if uint64(q) < uint64(m.s.P) {
+				t, p, ok = v, int(q), true
+			}
+		}
+	}
 	if !ok {
 		if t, p, f = m.windowPeer(n, 0); f != nil {
 			return f
@@ -252,7 +252,12 @@ func (m *machine) notify(n *node) *failure {
 			return f
 		}
 	}
-	value := m.intArg(&n.args[3])
+	value := n.sigVal.c // intArg(&n.args[3]), decoded at compile time
+	if !n.sigValOK {
+		value = m.intArg(&n.args[3])
+	} else if n.sigVal.slot >= 0 {
+		value = m.fr.env[n.sigVal.slot].i
+	}
 	var before, after int64
 	if w := m.s.windows[p]; t.dt == ir.INT32 && key.off >= 0 && key.off <= len(w)-4 {
 		// An INT32 cell, every lesson's: getInt, putInt and getInt
@@ -290,7 +295,8 @@ func (m *machine) notify(n *node) *failure {
 	if c.lastRank != 0 && c.lastRankOf() != m.rank { // addNotifier's first tests, inlined: most calls end there
 		m.s.addNotifier(c, key, m.rank)
 	}
-	ref := trace.Ref{Rank: m.rank, Seq: m.owner().seq}
+	o := m.owner()
+	ref := trace.Ref{Rank: m.rank, Seq: o.seq}
 	// A notify that leaves the value as it was (a second Set(1) on a cell
 	// that already holds 1) changes nothing a waiter can see, so it does
 	// not become the notify a wait that finds the predicate already true is
@@ -309,7 +315,8 @@ func (m *machine) notify(n *node) *failure {
 		e.Peer, e.Cell, e.Before, e.After = a.int(p), a.cellName(n, m.scratch), a.int64(before), a.int64(after)
 		m.s.emit(m, n, e)
 	} else {
-		m.s.count(m)
+		o.seq++ // count, with the owner found above
+		m.s.stats.Events++
 	}
 	if c.waiter != 0 { // wake's first test, inlined
 		m.s.wake(key, c, t.dt, ref, arrive)
@@ -358,7 +365,12 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 				return false, f
 			}
 		}
-		expected := m.intArg(&n.args[2])
+		expected := n.sigVal.c // intArg(&n.args[2]), decoded at compile time
+		if !n.sigValOK {
+			expected = m.intArg(&n.args[2])
+		} else if n.sigVal.slot >= 0 {
+			expected = m.fr.env[n.sigVal.slot].i
+		}
 		if w := m.s.windows[key.rank]; t.dt == ir.INT32 && key.off >= 0 && key.off <= len(w)-4 {
 			v = int64(int32(le.Uint32(w[key.off:]))) // cellValue's INT32 case, inlined
 		} else {
