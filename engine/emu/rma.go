@@ -335,7 +335,6 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 	var (
 		t        *tref
 		key      cellKey
-		kp       *cellKey
 		c        *cell
 		v, start int64
 		by       trace.Ref
@@ -349,7 +348,7 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 			return true, nil
 		}
 		w.active = false
-		t, kp, c, start = w.view, &w.key, w.cell, w.start
+		t, key, c, start = w.view, w.key, w.cell, w.start
 		by, hasBy, arrive = w.release, w.released, w.releaseArrive
 	} else {
 		if t = m.sigWindow(n); t == nil {
@@ -396,25 +395,25 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		// A wait that finds its predicate true, most waits of a
 		// barrier, is over at once: it writes nothing of m.wait, two
 		// lines of the machine.
-		kp, start = &key, m.clock
+		start = m.clock
 	}
 	if d := m.s.race; d != nil {
 		// The detector's state of the cell is beside its bookkeeping
 		// (raceCell), which the wait reads below anyway.
 		if c == nil {
-			if c = m.s.madeCell(*kp); c == nil {
-				c = m.s.lookupCell(*kp, true)
+			if c = m.s.madeCell(key); c == nil {
+				c = m.s.lookupCell(key, true)
 			}
 		}
-		if !d.waitLeaf(m, n, t, kp, c) {
-			d.waitFast(m, n, t, kp, c, true) // onWait, written out
+		if !d.waitLeaf(m, n, t, &key, c) {
+			d.waitFast(m, n, t, &key, c, true) // onWait, written out
 		}
 	}
 	if !hasBy {
 		by, arrive = trace.Ref{}, 0 // left from an earlier wait
 		if c == nil {
-			if c = m.s.madeCell(*kp); c == nil {
-				c = m.s.lookupCell(*kp, false)
+			if c = m.s.madeCell(key); c == nil {
+				c = m.s.lookupCell(key, false)
 			}
 		}
 		if c != nil && c.hasLast() {
@@ -424,7 +423,7 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 	m.clock = max(m.clock, arrive) + m.s.prof.issuePs
 	m.s.stats.Waits++
 	if m.tracing() {
-		m.waitEvent(n, t, kp, start, v, by, hasBy)
+		m.waitEvent(n, t, &key, start, v, by, hasBy)
 	} else {
 		m.s.count(m)
 	}
