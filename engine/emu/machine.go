@@ -151,97 +151,121 @@ func (m *machine) next() (*node, *failure) {
 		}
 		return n, nil
 	}
-	for fr := m.fr; fr != nil; fr = m.fr { // frames is not empty
+	// budgeted is set at a For loop's back edge that found room in the
+	// budget for the loop's step and the three of a comparison, its if
+	// and the statement it chooses: the loop's first statement, taken
+	// right after, returns or, if it is such a comparison, takes the
+	// flag.
+	budgeted := false
+	for m.fr != nil { // frames is not empty
+		fr := m.top()
 		if len(fr.cursors) == 0 {
 			m.popFrame(val{})
 			continue
 		}
 		c := &fr.cursors[len(fr.cursors)-1]
-		// budgeted is set at a For loop's back edge that found room in
-		// the budget for the loop's step and the three of a comparison,
-		// its if and the statement it chooses, for the statement after it
-		// only (the loop's first).
-		budgeted := false
-		for { // c stays the innermost cursor until a block is pushed or popped
-			if c.pc < len(c.nodes) {
-				n := c.nodes[c.pc]
-				c.pc++
+		if c.pc < len(c.nodes) {
+			n := c.nodes[c.pc]
+			c.pc++
+			if n.ifNext && m.rank >= 0 {
 				room := budgeted
 				budgeted = false
-				if n.ifNext && m.rank >= 0 {
-					if s := m.s; n.ifn != nil && (room || s.steps+3 <= s.maxSteps && s.stop.Load() == 0) {
-						// compareIf and the statement the if chose, as the
-						// general path below runs them, with the budget's
-						// three ticks in one: none of them can fail.
-						cond := compare(n.bin, fr.intArg(m, &n.x), fr.intArg(m, &n.y))
-						if !n.resDead {
-							setInt(&fr.env[n.res], boolVal(cond).i)
-						}
-						c.pc++ // past the if, n.ifn
-						m.clock += 2 * s.prof.scalarPs
-						ifn := n.ifn
-						if one := ifn.ones[boolIndex(cond)]; one != nil {
-							s.steps += 3 // the comparison, the if and one
-							return one, nil
-						}
-						s.steps += 2
-						if body := ifn.els; cond {
-							body = ifn.body
-							if len(body) > 0 {
-								fr.cursors = append(fr.cursors, cursor{nodes: body})
-							}
-						} else if len(body) > 0 {
-							fr.cursors = append(fr.cursors, cursor{nodes: body})
-						}
-						break
+				if s := m.s; n.ifn != nil && (room || s.steps+3 <= s.maxSteps && s.stop.Load() == 0) {
+					if one := m.fusedIf(fr, c, n); one != nil {
+						return one, nil
 					}
-					if m.s.tick() {
-						return nil, m.s.tickFail(m, n)
-					}
-					if f := m.compareIf(fr, c, n); f != nil {
-						return nil, f
-					}
-					if n := m.single; n != nil {
-						m.single = nil
-						if m.s.tick() {
-							return nil, m.s.tickFail(m, n)
-						}
-						return n, nil
-					}
-					break
+					continue // a block may have been pushed
 				}
-				if m.s.tick() {
-					return nil, m.s.tickFail(m, n)
+				if one, f := m.compareIfNext(fr, c, n); one != nil || f != nil {
+					return one, f
 				}
-				return n, nil
+				continue // a block may have been pushed
 			}
-			if lp := c.loop; lp != nil && lp.kind == nFor {
-				// A For loop's next iteration: its variable moves.
-				if c.i += c.step; c.step > 0 && c.i < c.stop || c.step < 0 && c.i > c.stop {
-					setInt(&fr.env[lp.loopVar], c.i)
-					c.pc = 0
-					if s := m.s; s.steps+4 <= s.maxSteps && s.stop.Load() == 0 {
-						s.steps++ // tick, which cannot fail
-						budgeted = true
-					} else if s.tick() {
-						return nil, s.tickFail(m, lp)
-					}
-					continue
-				}
-			} else if c.loop != nil && m.whileAgain(c) {
+			if m.s.tick() {
+				return nil, m.s.tickFail(m, n)
+			}
+			return n, nil
+		}
+		if lp := c.loop; lp != nil && lp.kind == nFor {
+			// A For loop's next iteration: its variable moves.
+			if c.i += c.step; c.step > 0 && c.i < c.stop || c.step < 0 && c.i > c.stop {
+				setInt(&fr.env[lp.loopVar], c.i)
 				c.pc = 0
-				// Every iteration is a step, so a while loop that never ends
-				// (even with an empty body) stops at the step budget.
-				if m.s.tick() {
-					return nil, m.s.tickFail(m, c.loop)
+				if s := m.s; s.steps+4 <= s.maxSteps && s.stop.Load() == 0 {
+					s.steps++ // tick, which cannot fail
+					budgeted = true
+				} else if s.tick() {
+					return nil, s.tickFail(m, lp)
 				}
 				continue
 			}
-			if f := m.popCursor(fr); f != nil {
-				return nil, f
+		} else if c.loop != nil && m.whileAgain(c) {
+			c.pc = 0
+			// Every iteration is a step, so a while loop that never ends
+			// (even with an empty body) stops at the step budget.
+			if m.s.tick() {
+				return nil, m.s.tickFail(m, c.loop)
 			}
-			break
+			continue
 		}
+		if f := m.popCursor(fr); f != nil {
+			return nil, f
+		}
+	}
+	return nil, nil
+}
+
+// fusedIf runs comparison n (node.ifNext), which next just took from
+// cursor c of frame fr, the if after it (n.ifn) and, when the if chose
+// one statement (ifn.ones), takes that one too, returning it: compareIf
+// and next's ticks, as compareIfNext runs them, with the three ticks in
+// one, as none of them can fail (next found room in the budget). nil
+// when the if pushed its block or chose nothing. Out of next, which it
+// made larger at every other statement.
+func (m *machine) fusedIf(fr *frame, c *cursor, n *node) *node {
+	s := m.s
+	cond := compare(n.bin, fr.intArg(m, &n.x), fr.intArg(m, &n.y))
+	if !n.resDead {
+		setInt(&fr.env[n.res], boolVal(cond).i)
+	}
+	c.pc++ // past the if, n.ifn
+	m.clock += 2 * s.prof.scalarPs
+	ifn := n.ifn
+	if one := ifn.ones[boolIndex(cond)]; one != nil {
+		s.steps += 3 // the comparison, the if and one
+		return one
+	}
+	s.steps += 2
+	body := ifn.els
+	if cond {
+		body = ifn.body
+	}
+	if len(body) > 0 {
+		fr.cursors = append(fr.cursors, cursor{nodes: body})
+	}
+	return nil
+}
+
+// compareIfNext runs comparison n (node.ifNext), which next just took
+// from cursor c of frame fr, and the if after it, as exec and next would
+// one after the other, when next's fused path does not (within three
+// steps of the budget, or a stop asked for): compareIf, then the
+// statement the if chose when it is one (machine.single), which it
+// returns. nil (and no failure) when the if pushed its block or chose
+// nothing.
+func (m *machine) compareIfNext(fr *frame, c *cursor, n *node) (*node, *failure) {
+	if m.s.tick() {
+		return nil, m.s.tickFail(m, n)
+	}
+	if f := m.compareIf(fr, c, n); f != nil {
+		return nil, f
+	}
+	if one := m.single; one != nil {
+		m.single = nil
+		if m.s.tick() {
+			return nil, m.s.tickFail(m, one)
+		}
+		return one, nil
 	}
 	return nil, nil
 }
