@@ -151,12 +151,6 @@ func (m *machine) next() (*node, *failure) {
 		}
 		return n, nil
 	}
-	// budgeted is set at a For loop's back edge that found room in the
-	// budget for the loop's step and the three of a comparison, its if
-	// and the statement it chooses: the loop's first statement, taken
-	// right after, returns or, if it is such a comparison, takes the
-	// flag.
-	budgeted := false
 	for m.fr != nil { // frames is not empty
 		fr := m.top()
 		if len(fr.cursors) == 0 {
@@ -168,9 +162,7 @@ func (m *machine) next() (*node, *failure) {
 			n := c.nodes[c.pc]
 			c.pc++
 			if n.ifNext && m.rank >= 0 {
-				room := budgeted
-				budgeted = false
-				if s := m.s; n.ifn != nil && (room || s.steps+3 <= s.maxSteps && s.stop.Load() == 0) {
+				if s := m.s; n.ifn != nil && s.steps+3 <= s.maxSteps && s.stop.Load() == 0 {
 					if one := m.fusedIf(fr, c, n); one != nil {
 						return one, nil
 					}
@@ -192,8 +184,18 @@ func (m *machine) next() (*node, *failure) {
 				setInt(&fr.env[lp.loopVar], c.i)
 				c.pc = 0
 				if s := m.s; s.steps+4 <= s.maxSteps && s.stop.Load() == 0 {
+					// Room in the budget for the loop's step and the three
+					// of a comparison, its if and the statement it
+					// chooses: when the loop's first statement is such a
+					// comparison (a barrier's every iteration), it runs
+					// here, as the pass of the loop above would run it.
 					s.steps++ // tick, which cannot fail
-					budgeted = true
+					if first := c.nodes[0]; first.ifNext && first.ifn != nil && m.rank >= 0 {
+						c.pc = 1
+						if one := m.fusedIf(fr, c, first); one != nil {
+							return one, nil
+						}
+					}
 				} else if s.tick() {
 					return nil, s.tickFail(m, lp)
 				}
