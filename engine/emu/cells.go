@@ -322,6 +322,26 @@ func (s *sim) lookupCell(k cellKey, create bool) *cell {
 	return &pg[j]
 }
 
+// madeCell is lookupCell(k, create) in its common case, a leaf call (the
+// look-up of every notify and wait of a barrier, some 56 instructions in
+// lookupCell): nil unless k's cell is on the grain, in a buffer with one
+// flat table, in a page made, when the caller calls lookupCell.
+func (s *sim) madeCell(k cellKey) *cell {
+	b := k.buf
+	if i := k.off - b.off; i&(cellGrain-1) == 0 && b.flat != nil && i >= 0 {
+		blk, pi, j := b.cellIndex(k.rank, i>>2)
+		if x := uint(blk*b.npages + pi); x < uint(len(b.flat)) {
+			if pg := b.flat[x]; pg != nil {
+				if s.race != nil {
+					return &(*raceCellPage)(unsafe.Pointer(pg))[j&(cellPageLen-1)].cell
+				}
+				return &pg[j&(cellPageLen-1)]
+			}
+		}
+	}
+	return nil
+}
+
 // cellIndex returns where element e of rank's copy of b is in b's cell
 // tables: the rank's block, the page in the block and the cell in the
 // page: element-major in a tile, so that ranks side by side have their

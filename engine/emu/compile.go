@@ -112,6 +112,16 @@ type node struct {
 	// sigOffs is a notify's or wait's offset list decoded for signalKey,
 	// nil when an offset is not an integer variable or constant.
 	sigOffs []sigOff
+	// sigWin is the slot of a notify's or wait's window variable plus 1,
+	// 0 when its first argument is not a variable or (a notify) its peer
+	// is not an integer variable or constant; sigPeer is that peer.
+	// Decoded at compile time for sigWindow and notify.
+	sigWin  int
+	sigPeer sigOff
+	// sigVal is a notify's value or a wait's expected value when sigValOK
+	// (an integer variable or constant), read in place.
+	sigVal   sigOff
+	sigValOK bool
 	// sig numbers a notify or wait (1, 2, … in its Compiled): the race
 	// detector's memo of the node's last signal-cell site is the run's
 	// nodeSites[sig-1] (detector.nodeSite), since the node is shared by
@@ -123,8 +133,13 @@ type node struct {
 	borrow bool
 	// ifNext marks an integer comparison whose result the next statement
 	// of its block, an if, reads (markCompareIfs): a rank runs the two in
-	// one step of the interpreter (machine.compareIf).
-	ifNext bool
+	// one step of the interpreter (machine.compareIf). ifn is that if;
+	// resDead marks a comparison whose result no statement of the
+	// function but that if reads (markDeadCompares): a rank, which hands
+	// the if the result itself, then does not write it to its slot.
+	ifNext  bool
+	resDead bool
+	ifn     *node
 
 	bin  ir.BinOp // nBin
 	un   ir.UnOp  // nUnary
@@ -215,6 +230,7 @@ func compileProgram(p *ir.Program) (map[*ir.Func]*cfunc, int, error) {
 		cf.body = body
 		cf.nslots = len(c.slots)
 		markBorrows(body)
+		markDeadCompares(body)
 	}
 	return c.funcs, c.sigs, nil
 }
@@ -349,9 +365,56 @@ func markCompareIfs(b []*node) {
 		next := b[i+1]
 		if n.kind == nBin && n.bin.IsCompare() && n.res >= 0 && isInt(&n.x) && isInt(&n.y) &&
 			next.kind == nIf && next.x.k == oSlot && next.x.intVar && next.x.slot == n.res {
-			n.ifNext = true
+			n.ifNext, n.ifn = true, next
 		}
 	}
+}
+
+// markDeadCompares marks each comparison of body (a function's) that
+// markCompareIfs paired with an if whose result slot no operand of the
+// function reads but that if's condition (node.resDead). Nothing else
+// reads a slot: the other readers of a frame's variables (setSlot, the
+// tile bookkeeping) look only at tiles, and a comparison's result is an
+// integer.
+func markDeadCompares(body []*node) {
+	uses := map[int]int{}
+	var count func(o *opnd)
+	count = func(o *opnd) {
+		switch o.k {
+		case oSlot:
+			uses[o.slot]++
+		case oList:
+			for i := range o.list {
+				count(&o.list[i])
+			}
+		}
+	}
+	var walk func(b []*node, f func(n *node))
+	walk = func(b []*node, f func(n *node)) {
+		for _, n := range b {
+			f(n)
+			walk(n.body, f)
+			walk(n.els, f)
+		}
+	}
+	walk(body, func(n *node) {
+		for i := range n.args {
+			count(&n.args[i])
+		}
+		for _, o := range []*opnd{&n.x, &n.y, &n.dev, &n.start, &n.stop, &n.step} {
+			count(o)
+		}
+		if n.task != nil {
+			for i := range n.task.deps {
+				count(&n.task.deps[i])
+			}
+		}
+	})
+	walk(body, func(n *node) {
+		if n.ifNext && n.ifn != nil && n.ifn.x.k == oSlot && n.ifn.x.slot == n.res && uses[n.res] == 1 {
+			n.resDead = true
+		}
+	})
 }
 
 func (c *compiler) stmt(s ir.Stmt) (*node, error) {
@@ -377,6 +440,7 @@ func (c *compiler) stmt(s ir.Stmt) (*node, error) {
 			// name at every execution (a P=256 barrier runs 130,560 of them).
 			n.sigSet = enumMember(s, "op") == "Set"
 			n.sigOffs = decodeOffs(n.args, 2)
+			decodeSigArgs(n)
 		case opWait:
 			c.sigs++
 			n.sig = int32(c.sigs)
@@ -385,6 +449,7 @@ func (c *compiler) stmt(s ir.Stmt) (*node, error) {
 				n.cmp = cmpEq
 			}
 			n.sigOffs = decodeOffs(n.args, 1)
+			decodeSigArgs(n)
 		}
 	case *ir.Bin:
 		n.kind, n.bin, n.x, n.y = nBin, s.Op, c.operand(s.X), c.operand(s.Y)
@@ -446,6 +511,40 @@ func (c *compiler) stmt(s ir.Stmt) (*node, error) {
 type sigOff struct {
 	slot int
 	c    int64
+}
+
+// decodeSigArgs fills n.sigWin and n.sigPeer of notify or wait n. A
+// notify's sigWin stays 0 unless its peer is decoded too.
+func decodeSigArgs(n *node) {
+	vi := 2 // wait(signal, offsets, expected)
+	if n.op == opNotify {
+		vi = 3 // notify(target, peer, offsets, value)
+	}
+	if vi < len(n.args) {
+		switch o := &n.args[vi]; {
+		case o.k == oSlot && o.intVar:
+			n.sigVal, n.sigValOK = sigOff{slot: o.slot}, true
+		case o.k == oConst && o.intConst:
+			n.sigVal, n.sigValOK = sigOff{slot: -1, c: o.c.i}, true
+		}
+	}
+	if len(n.args) == 0 || n.args[0].k != oSlot {
+		return
+	}
+	if n.op == opNotify {
+		if len(n.args) < 2 {
+			return
+		}
+		switch o := &n.args[1]; {
+		case o.k == oSlot && o.intVar:
+			n.sigPeer = sigOff{slot: o.slot}
+		case o.k == oConst && o.intConst:
+			n.sigPeer = sigOff{slot: -1, c: o.c.i}
+		default:
+			return
+		}
+	}
+	n.sigWin = n.args[0].slot + 1
 }
 
 // decodeOffs returns the offset list args[i] of a notify or wait as

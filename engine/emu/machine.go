@@ -83,16 +83,24 @@ const (
 	stJoin                  // waiting for the blocks of a kernel grid
 )
 
-// frame is one active function call.
+// frame is one active function call. It is 320 bytes, a size class of
+// 64-byte lines (no allocation header below 512 bytes), so every frame
+// starts a line: cursors and env, which every statement reads, share the
+// first with fn and syms, and each cursor of cbuf (64 bytes) has a line
+// of its own. At 264 bytes (the 288-byte class) a loop's cursor spanned
+// two lines and the slice headers one or two, each a first-level miss at
+// a barrier iteration, the ranks' lines being out of the cache between
+// two of a rank's ops. TestFrameLines checks the layout.
 type frame struct {
-	fn      *cfunc
-	env     []val
-	syms    map[string]int64
 	cursors []cursor
-	ret     int // the caller's result slot, -1 for none
+	env     []val
+	fn      *cfunc
+	syms    map[string]int64
 	// cbuf holds the first cursors: a call's body and a loop or two in it
 	// need no allocation of their own (a short run makes a dozen frames).
 	cbuf [3]cursor
+	ret  int // the caller's result slot, -1 for none
+	_    [56]byte
 }
 
 // cursor walks one block; a loop cursor repeats it.
@@ -153,21 +161,20 @@ func (m *machine) next() (*node, *failure) {
 		if c.pc < len(c.nodes) {
 			n := c.nodes[c.pc]
 			c.pc++
+			if n.ifNext && m.rank >= 0 {
+				if s := m.s; n.ifn != nil && s.steps+3 <= s.maxSteps && s.stop.Load() == 0 {
+					if one := m.fusedIf(fr, c, n); one != nil {
+						return one, nil
+					}
+					continue // a block may have been pushed
+				}
+				if one, f := m.compareIfNext(fr, c, n); one != nil || f != nil {
+					return one, f
+				}
+				continue // a block may have been pushed
+			}
 			if m.s.tick() {
 				return nil, m.s.tickFail(m, n)
-			}
-			if n.ifNext && m.rank >= 0 {
-				if f := m.compareIf(fr, c, n); f != nil {
-					return nil, f
-				}
-				if n := m.single; n != nil {
-					m.single = nil
-					if m.s.tick() {
-						return nil, m.s.tickFail(m, n)
-					}
-					return n, nil
-				}
-				continue
 			}
 			return n, nil
 		}
@@ -176,8 +183,21 @@ func (m *machine) next() (*node, *failure) {
 			if c.i += c.step; c.step > 0 && c.i < c.stop || c.step < 0 && c.i > c.stop {
 				setInt(&fr.env[lp.loopVar], c.i)
 				c.pc = 0
-				if m.s.tick() {
-					return nil, m.s.tickFail(m, lp)
+				if s := m.s; s.steps+4 <= s.maxSteps && s.stop.Load() == 0 {
+					// Room in the budget for the loop's step and the three
+					// of a comparison, its if and the statement it
+					// chooses: when the loop's first statement is such a
+					// comparison (a barrier's every iteration), it runs
+					// here, as the pass of the loop above would run it.
+					s.steps++ // tick, which cannot fail
+					if first := c.nodes[0]; first.ifNext && first.ifn != nil && m.rank >= 0 {
+						c.pc = 1
+						if one := m.fusedIf(fr, c, first); one != nil {
+							return one, nil
+						}
+					}
+				} else if s.tick() {
+					return nil, s.tickFail(m, lp)
 				}
 				continue
 			}
@@ -193,6 +213,61 @@ func (m *machine) next() (*node, *failure) {
 		if f := m.popCursor(fr); f != nil {
 			return nil, f
 		}
+	}
+	return nil, nil
+}
+
+// fusedIf runs comparison n (node.ifNext), which next just took from
+// cursor c of frame fr, the if after it (n.ifn) and, when the if chose
+// one statement (ifn.ones), takes that one too, returning it: compareIf
+// and next's ticks, as compareIfNext runs them, with the three ticks in
+// one, as none of them can fail (next found room in the budget). nil
+// when the if pushed its block or chose nothing. Out of next, which it
+// made larger at every other statement.
+func (m *machine) fusedIf(fr *frame, c *cursor, n *node) *node {
+	s := m.s
+	cond := compare(n.bin, fr.intArg(m, &n.x), fr.intArg(m, &n.y))
+	if !n.resDead {
+		setInt(&fr.env[n.res], boolVal(cond).i)
+	}
+	c.pc++ // past the if, n.ifn
+	m.clock += 2 * s.prof.scalarPs
+	ifn := n.ifn
+	if one := ifn.ones[boolIndex(cond)]; one != nil {
+		s.steps += 3 // the comparison, the if and one
+		return one
+	}
+	s.steps += 2
+	body := ifn.els
+	if cond {
+		body = ifn.body
+	}
+	if len(body) > 0 {
+		fr.cursors = append(fr.cursors, cursor{nodes: body})
+	}
+	return nil
+}
+
+// compareIfNext runs comparison n (node.ifNext), which next just took
+// from cursor c of frame fr, and the if after it, as exec and next would
+// one after the other, when next's fused path does not (within three
+// steps of the budget, or a stop asked for): compareIf, then the
+// statement the if chose when it is one (machine.single), which it
+// returns. nil (and no failure) when the if pushed its block or chose
+// nothing.
+func (m *machine) compareIfNext(fr *frame, c *cursor, n *node) (*node, *failure) {
+	if m.s.tick() {
+		return nil, m.s.tickFail(m, n)
+	}
+	if f := m.compareIf(fr, c, n); f != nil {
+		return nil, f
+	}
+	if one := m.single; one != nil {
+		m.single = nil
+		if m.s.tick() {
+			return nil, m.s.tickFail(m, one)
+		}
+		return one, nil
 	}
 	return nil, nil
 }
@@ -248,7 +323,9 @@ func (m *machine) continueLoop() {
 
 // pushFrame starts a call of fn with args.
 func (m *machine) pushFrame(fn *cfunc, args []val, syms map[string]int64, ret int) {
-	fr := &frame{fn: fn, env: make([]val, fn.nslots), syms: syms, ret: ret}
+	// env's capacity is even: 64-byte lines of vals, its allocation a
+	// size class that starts a line (up to 512 bytes, 16 slots).
+	fr := &frame{fn: fn, env: make([]val, fn.nslots, (fn.nslots+1)&^1), syms: syms, ret: ret}
 	fr.cursors = fr.cbuf[:0]
 	for i, slot := range fn.params {
 		if i < len(args) {
@@ -374,6 +451,14 @@ func (m *machine) branch(fr *frame, n *node, cond bool) {
 	}
 }
 
+// boolIndex is 1 for true, 0 for false.
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // setInt sets *v to the integer i, as *v = val{i: i} does, without the
 // write barrier's test of a store of the nil interface when *v holds none.
 func setInt(v *val, i int64) {
@@ -391,7 +476,9 @@ func setInt(v *val, i int64) {
 func (m *machine) compareIf(fr *frame, c *cursor, n *node) *failure {
 	m.clock += m.s.prof.scalarPs
 	cond := compare(n.bin, m.intArg(&n.x), m.intArg(&n.y)) // fr is m.fr
-	setInt(&fr.env[n.res], boolVal(cond).i)
+	if !n.resDead {
+		setInt(&fr.env[n.res], boolVal(cond).i)
+	}
 	ifn := c.nodes[c.pc] // n is the statement before it in this block
 	c.pc++
 	if m.s.tick() {
@@ -608,6 +695,17 @@ func (m *machine) intOf(o opnd) int64 { return m.intArg(&o) }
 func (m *machine) intArg(o *opnd) int64 {
 	if o.intVar {
 		return m.fr.env[o.slot].i // inlined: the common cases
+	}
+	if o.intConst {
+		return o.c.i
+	}
+	return m.intOther(o)
+}
+
+// intArg is m.intArg of the operand at o, m's frame fr already at hand.
+func (fr *frame) intArg(m *machine, o *opnd) int64 {
+	if o.intVar {
+		return fr.env[o.slot].i
 	}
 	if o.intConst {
 		return o.c.i

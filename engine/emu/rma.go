@@ -3,7 +3,9 @@ package emu
 import (
 	"fmt"
 	"slices"
+	"unsafe"
 
+	"pldworkbench/engine/ir"
 	"pldworkbench/engine/trace"
 )
 
@@ -54,30 +56,17 @@ func (m *machine) windowPeer(n *node, i int) (*tref, int, *failure) {
 }
 
 // sigWindow is windowArg(n, 0) of a notify or wait in the common case, a
-// variable holding a window view of a dtype the emulator holds, read in
-// place; nil sends the op through windowArg, which also reports what is
-// wrong.
+// variable (n.sigWin) holding a window view of a dtype the emulator
+// holds, read in place; nil sends the op through windowArg, which also
+// reports what is wrong.
 func (m *machine) sigWindow(n *node) *tref {
-	if len(n.args) == 0 || n.args[0].k != oSlot {
+	if n.sigWin == 0 {
 		return nil
 	}
-	if t, ok := m.fr.env[n.args[0].slot].o.(*tref); ok && t.buf != nil && supported(t.dt) {
+	if t, ok := m.fr.env[n.sigWin-1].o.(*tref); ok && t.buf != nil && sigSupported[t.dt] {
 		return t
 	}
 	return nil
-}
-
-// sigWindowPeer is windowPeer(n, 0) of a notify in the common case, a
-// window of the world (no domain to map the peer through) and a peer in
-// range; ok false sends the op through windowPeer.
-func (m *machine) sigWindowPeer(n *node) (t *tref, p int, ok bool) {
-	if t = m.sigWindow(n); t == nil || t.buf.domain != nil || len(n.args) < 2 {
-		return nil, 0, false
-	}
-	if q := m.intArg(&n.args[1]); q >= 0 && q < int64(m.s.P) {
-		return t, int(q), true
-	}
-	return nil, 0, false
 }
 
 // intsScratch evaluates a list operand into m's scratch slice, valid until
@@ -100,25 +89,106 @@ func cellName(n *node, offs []int) string { return string(appendCellName(nil, n,
 // index, without the scratch slice; anything else, every failure
 // included, goes through signalCell, which reports it.
 func (m *machine) signalKey(n *node, t *tref, o *opnd, rank int) (cellKey, *failure) {
-	if offs := n.sigOffs; offs != nil && len(offs) == len(t.shape) && (t.dt.IsInt() || t.dt.IsBool()) {
+	if offs, sh := n.sigOffs, t.shape; len(offs) == 2 && len(sh) == 2 {
+		// [row, col], every lesson's and benchmark's signal: the loop of
+		// signalKeyN with its two iterations written out, each bounds
+		// check one unsigned compare, inlined where it is called.
+		x0, x1, env := offs[0].c, offs[1].c, m.fr.env
+		if offs[0].slot >= 0 {
+			x0 = env[offs[0].slot].i
+		}
+		if offs[1].slot >= 0 {
+			x1 = env[offs[1].slot].i
+		}
+		if esz := int(sigCellBytes[t.dt]); esz != 0 && uint64(x0) < uint64(sh[0]) && uint64(x1) < uint64(sh[1]) {
+			return cellKey{buf: t.buf, rank: rank, off: t.buf.off + (int(x0)*sh[1]+int(x1))*esz}, nil
+		}
+	}
+	return m.signalKeyN(n, t, o, rank)
+}
+
+// sigKeyCell is signalKey and madeCell in one call in their common case,
+// offsets [row, col] of integer variables or constants (every lesson's)
+// inside a 2-D integer window: the key of rank's cell, and its
+// bookkeeping when its page was made (else nil, for the caller's
+// lookupCell). ok false sends the op through signalKey.
+func (m *machine) sigKeyCell(n *node, t *tref, rank int) (key cellKey, c *cell, ok bool) {
+	offs, sh := n.sigOffs, t.shape
+	if len(offs) != 2 || len(sh) != 2 {
+		return
+	}
+	env := m.fr.env
+	x0, x1 := offs[0].c, offs[1].c
+	if offs[0].slot >= 0 {
+		x0 = env[offs[0].slot].i
+	}
+	if offs[1].slot >= 0 {
+		x1 = env[offs[1].slot].i
+	}
+	esz := int(sigCellBytes[t.dt])
+	if esz == 0 || uint64(x0) >= uint64(sh[0]) || uint64(x1) >= uint64(sh[1]) {
+		return
+	}
+	b, i := t.buf, (int(x0)*sh[1]+int(x1))*esz // i: the cell's offset in b, k.off - b.off
+	key = cellKey{buf: b, rank: rank, off: b.off + i}
+	if i&(cellGrain-1) == 0 && b.flat != nil { // madeCell
+		blk, pi, j := b.cellIndex(rank, i>>2)
+		if x := uint(blk*b.npages + pi); x < uint(len(b.flat)) {
+			if pg := b.flat[x]; pg != nil {
+				if m.s.race != nil {
+					c = &(*raceCellPage)(unsafe.Pointer(pg))[j&(cellPageLen-1)].cell
+				} else {
+					c = &pg[j&(cellPageLen-1)]
+				}
+			}
+		}
+	}
+	return key, c, true
+}
+
+// signalKeyN is signalKey of any other shape of offsets, and of every
+// failure.
+func (m *machine) signalKeyN(n *node, t *tref, o *opnd, rank int) (cellKey, *failure) {
+	offs, shape := n.sigOffs, t.shape
+	if esz := int(sigCellBytes[t.dt]); esz != 0 && offs != nil && len(offs) == len(shape) {
 		at, ok, env := 0, true, m.fr.env
 		for k, so := range offs {
 			x := int(so.c)
 			if so.slot >= 0 {
 				x = int(env[so.slot].i)
 			}
-			if x < 0 || x >= t.shape[k] {
+			if x < 0 || x >= shape[k] {
 				ok = false
 				break
 			}
-			at = at*t.shape[k] + x
+			at = at*shape[k] + x
 		}
 		if ok {
-			return cellKey{buf: t.buf, rank: rank, off: t.buf.off + at*int(dtBytes[t.dt])}, nil
+			return cellKey{buf: t.buf, rank: rank, off: t.buf.off + at*esz}, nil
 		}
 	}
 	return m.signalCell(n, t, m.intsScratch(o), rank)
 }
+
+// sigCellBytes is, by dtype, the bytes of a signal cell of that dtype
+// (dtBytes) when signal cells may have it (an integer or BOOL), else 0:
+// signalKey's test of the dtype and its element size in one load.
+var sigCellBytes = func() (t [256]uint8) {
+	for d := range t {
+		if dt := ir.DType(d); dt.IsInt() || dt.IsBool() {
+			t[d] = dtBytes[d]
+		}
+	}
+	return t
+}()
+
+// sigSupported is supported as a table, for sigWindow.
+var sigSupported = func() (t [256]bool) {
+	for d := range t {
+		t[d] = supported(ir.DType(d))
+	}
+	return t
+}()
 
 // cellOffs returns the offsets of the cell at key in view t (the inverse
 // of signalKey's flat index) in buf: the name of a cell is rebuilt only
@@ -148,27 +218,68 @@ func (m *machine) signalCell(n *node, t *tref, offs []int, rank int) (cellKey, *
 
 // notify is pld.system.notify(target, peer, offsets, value, op=).
 func (m *machine) notify(n *node) *failure {
-	t, p, ok := m.sigWindowPeer(n)
-	var f *failure
+	// windowPeer(n, 0) in the common case, read in place: a variable
+	// (n.sigWin) holding a window view of the world (no domain to map the
+	// peer through) of a dtype the emulator holds, and a peer (n.sigPeer)
+	// in range. Anything else goes through windowPeer, which also reports
+	// what is wrong.
+	var (
+		t  *tref
+		p  int
+		ok bool
+		f  *failure
+	)
+	if n.sigWin != 0 {
+		env := m.fr.env
+		if v, isView := env[n.sigWin-1].o.(*tref); isView && v.buf != nil && sigSupported[v.dt] && v.buf.domain == nil {
+			q := n.sigPeer.c
+			if n.sigPeer.slot >= 0 {
+				q = env[n.sigPeer.slot].i
+			}
+			if uint64(q) < uint64(m.s.P) {
+				t, p, ok = v, int(q), true
+			}
+		}
+	}
 	if !ok {
 		if t, p, f = m.windowPeer(n, 0); f != nil {
 			return f
 		}
 	}
-	key, f := m.signalKey(n, t, &n.args[2], p)
-	if f != nil {
-		return f
+	key, c, ok := m.sigKeyCell(n, t, p)
+	if !ok {
+		if key, f = m.signalKey(n, t, &n.args[2], p); f != nil {
+			return f
+		}
 	}
-	value := m.intArg(&n.args[3])
-	cellBytes := m.s.windows[p][key.off:]
-	before := getInt(cellBytes, t.dt)
-	after := value
-	set := n.sigSet
-	if !set {
-		after = before + value
+	value := n.sigVal.c // intArg(&n.args[3]), decoded at compile time
+	if !n.sigValOK {
+		value = m.intArg(&n.args[3])
+	} else if n.sigVal.slot >= 0 {
+		value = m.fr.env[n.sigVal.slot].i
 	}
-	putInt(cellBytes, t.dt, after)
-	after = getInt(cellBytes, t.dt)
+	var before, after int64
+	if w := m.s.windows[p]; t.dt == ir.INT32 && key.off >= 0 && key.off <= len(w)-4 {
+		// An INT32 cell, every lesson's: getInt, putInt and getInt
+		// again for that dtype, written out.
+		b := (*[4]byte)(w[key.off:])
+		before = int64(int32(le.Uint32(b[:])))
+		after = value
+		if !n.sigSet {
+			after = before + value
+		}
+		after = int64(int32(after))
+		le.PutUint32(b[:], uint32(after))
+	} else {
+		cellBytes := w[key.off:]
+		before = getInt(cellBytes, t.dt)
+		after = value
+		if !n.sigSet {
+			after = before + value
+		}
+		putInt(cellBytes, t.dt, after)
+		after = getInt(cellBytes, t.dt)
+	}
 
 	start := m.clock
 	m.clock += m.s.prof.issuePs
@@ -176,9 +287,16 @@ func (m *machine) notify(n *node) *failure {
 	if p == m.rank {
 		arrive = m.clock
 	}
-	c := m.s.lookupCell(key, true)
-	m.s.addNotifier(c, key, m.rank)
-	ref := trace.Ref{Rank: m.rank, Seq: m.owner().seq}
+	if c == nil {
+		if c = m.s.madeCell(key); c == nil {
+			c = m.s.lookupCell(key, true)
+		}
+	}
+	if c.lastRank != 0 && c.lastRankOf() != m.rank { // addNotifier's first tests, inlined: most calls end there
+		m.s.addNotifier(c, key, m.rank)
+	}
+	o := m.owner()
+	ref := trace.Ref{Rank: m.rank, Seq: o.seq}
 	// A notify that leaves the value as it was (a second Set(1) on a cell
 	// that already holds 1) changes nothing a waiter can see, so it does
 	// not become the notify a wait that finds the predicate already true is
@@ -197,9 +315,12 @@ func (m *machine) notify(n *node) *failure {
 		e.Peer, e.Cell, e.Before, e.After = a.int(p), a.cellName(n, m.scratch), a.int64(before), a.int64(after)
 		m.s.emit(m, n, e)
 	} else {
-		m.s.count(m)
+		o.seq++ // count, with the owner found above
+		m.s.stats.Events++
 	}
-	m.s.wake(key, c, t.dt, ref, arrive)
+	if c.waiter != 0 { // wake's first test, inlined
+		m.s.wake(key, c, t.dt, ref, arrive)
+	}
 	return nil
 }
 
@@ -207,54 +328,93 @@ func (m *machine) notify(n *node) *failure {
 // blocked, parking the rank on the cell, while the predicate is false.
 func (m *machine) waitOp(n *node) (bool, *failure) {
 	w := &m.wait
-	if !w.active {
-		t := m.sigWindow(n)
-		if t == nil {
+	// What the end of the wait reads: the view, the cell's key and
+	// bookkeeping (nil when the wait never parked), the value that made
+	// the predicate true, when the wait began, and the notify that
+	// released it while it was parked, with its arrival, if released.
+	var (
+		t        *tref
+		key      cellKey
+		c        *cell
+		v, start int64
+		by       trace.Ref
+		hasBy    bool
+		arrive   int64
+	)
+	if w.active { // a parked wait, resumed
+		if v = m.s.cellValue(w.key, w.dt); !w.cmp.holds(v, w.expected) {
+			m.s.addWaiter(w.cell, m) // kept while parked: not looked up again
+			w.released = false
+			return true, nil
+		}
+		w.active = false
+		t, key, c, start = w.view, w.key, w.cell, w.start
+		by, hasBy, arrive = w.release, w.released, w.releaseArrive
+	} else {
+		if t = m.sigWindow(n); t == nil {
 			var f *failure
 			if t, f = m.windowArg(n, 0); f != nil {
 				return false, f
 			}
 		}
-		key, f := m.signalKey(n, t, &n.args[1], m.rank)
-		if f != nil {
-			return false, f
+		var ok bool
+		if key, c, ok = m.sigKeyCell(n, t, m.rank); !ok {
+			var f *failure
+			if key, f = m.signalKey(n, t, &n.args[1], m.rank); f != nil {
+				return false, f
+			}
 		}
-		// Field by field rather than a new waitInfo: the struct is
-		// 112 bytes with pointers, and every wait of a barrier starts one.
-		// release and releaseArrive are read only while released is set.
-		// The cell's offsets are not kept: its name is rebuilt from key
-		// (cellOffs) when a trace or a deadlock report needs it.
-		w.active, w.n, w.key, w.view, w.cell, w.dt = true, n, key, t, nil, t.dt
-		w.cmp, w.expected, w.start, w.released = n.cmp, m.intArg(&n.args[2]), m.clock, false
-	}
-	v := m.s.cellValue(w.key, w.dt)
-	if !w.cmp.holds(v, w.expected) {
-		if w.cell == nil {
-			w.cell = m.s.lookupCell(w.key, true) // kept while parked: a resumed wait does not look it up again
+		expected := n.sigVal.c // intArg(&n.args[2]), decoded at compile time
+		if !n.sigValOK {
+			expected = m.intArg(&n.args[2])
+		} else if n.sigVal.slot >= 0 {
+			expected = m.fr.env[n.sigVal.slot].i
 		}
-		m.s.addWaiter(w.cell, m)
-		w.released = false
-		return true, nil
+		if w := m.s.windows[key.rank]; t.dt == ir.INT32 && key.off >= 0 && key.off <= len(w)-4 {
+			v = int64(int32(le.Uint32(w[key.off:]))) // cellValue's INT32 case, inlined
+		} else {
+			v = m.s.cellValue(key, t.dt)
+		}
+		if !n.cmp.holds(v, expected) {
+			// Field by field rather than a new waitInfo: the struct is
+			// 112 bytes with pointers. release and releaseArrive are
+			// read only while released is set. The cell's offsets are
+			// not kept: its name is rebuilt from key (cellOffs) when a
+			// trace or a deadlock report needs it.
+			w.active, w.n, w.key, w.view, w.dt = true, n, key, t, t.dt
+			w.cmp, w.expected, w.start, w.released = n.cmp, expected, m.clock, false
+			if c == nil {
+				if c = m.s.madeCell(key); c == nil {
+					c = m.s.lookupCell(key, true)
+				}
+			}
+			w.cell = c
+			m.s.addWaiter(c, m)
+			return true, nil
+		}
+		// A wait that finds its predicate true, most waits of a
+		// barrier, is over at once: it writes nothing of m.wait, two
+		// lines of the machine.
+		start = m.clock
 	}
-	w.active = false
-	c := w.cell
 	if d := m.s.race; d != nil {
 		// The detector's state of the cell is beside its bookkeeping
-		// (raceCell), which the wait reads below anyway. (Kept in c, not
-		// w.cell: the wait is over, and the store took a write barrier's
-		// test.)
+		// (raceCell), which the wait reads below anyway.
 		if c == nil {
-			c = m.s.lookupCell(w.key, true)
+			if c = m.s.madeCell(key); c == nil {
+				c = m.s.lookupCell(key, true)
+			}
 		}
-		if !d.waitLeaf(m, n, w.view, &w.key, c) {
-			d.waitFast(m, n, w.view, &w.key, c, true) // onWait, written out
+		if !d.waitLeaf(m, n, t, &key, c) {
+			d.waitFast(m, n, t, &key, c, true) // onWait, written out
 		}
 	}
-	by, hasBy, arrive := w.release, w.released, w.releaseArrive
 	if !hasBy {
 		by, arrive = trace.Ref{}, 0 // left from an earlier wait
 		if c == nil {
-			c = m.s.lookupCell(w.key, false)
+			if c = m.s.madeCell(key); c == nil {
+				c = m.s.lookupCell(key, false)
+			}
 		}
 		if c != nil && c.hasLast() {
 			by, hasBy, arrive = c.last(), true, c.lastArrive
@@ -263,18 +423,24 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 	m.clock = max(m.clock, arrive) + m.s.prof.issuePs
 	m.s.stats.Waits++
 	if m.tracing() {
-		e := trace.Event{StartNs: w.start / 1000, EndNs: m.clock / 1000}
-		a := &m.s.evAlloc
-		m.scratch = cellOffs(w.view, w.key, m.scratch)
-		e.Cell, e.Value = a.cellName(n, m.scratch), a.int64(v)
-		if hasBy {
-			e.ReleasedBy = a.ref(by)
-		}
-		m.s.emit(m, n, e)
+		m.waitEvent(n, t, &key, start, v, by, hasBy)
 	} else {
 		m.s.count(m)
 	}
 	return false, nil
+}
+
+// waitEvent emits the event of wait n (tracing), out of waitOp's line:
+// the event is 200 bytes of waitOp's frame otherwise.
+func (m *machine) waitEvent(n *node, t *tref, key *cellKey, start, v int64, by trace.Ref, hasBy bool) {
+	e := trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000}
+	a := &m.s.evAlloc
+	m.scratch = cellOffs(t, *key, m.scratch)
+	e.Cell, e.Value = a.cellName(n, m.scratch), a.int64(v)
+	if hasBy {
+		e.ReleasedBy = a.ref(by)
+	}
+	m.s.emit(m, n, e)
 }
 
 // remoteLoad is pld.tile.remote_load(target, peer, offsets, shape, valid_shape).
