@@ -1,0 +1,92 @@
+package emu
+
+import (
+	"testing"
+
+	"pldworkbench/engine/ir"
+)
+
+// TestCarveGrowth checks reserveCarve on a ring's pattern: a window
+// written whole, then read a chunk at a time from its end down, each read
+// carved out of what is left of the write. The list grows three times
+// (8, then 81, then room for the rest), not once per doubling, ends with
+// one segment per chunk and room for no more than the chunks left when
+// it last grew, and holds what the general path (touchShadow) makes of
+// the same accesses.
+func TestCarveGrowth(t *testing.T) {
+	const cols = 1024 // FP32, 4 per chunk: 256 chunks
+	const chunk = 4
+	view := func(b *bufDesc) *tref {
+		return &tref{name: "w", dt: ir.FP32, shape: []int{1, cols}, buf: b}
+	}
+	ops := []opKind{opWrite, opRead}
+	kinds := []accessKind{accWrite, accRead}
+	var states [2]string
+	for x, general := range []bool{false, true} {
+		w := newRaceWorld(1, "w", cols*4, ops, view)
+		var nodes []*node
+		for i, op := range ops {
+			nodes = append(nodes, w.newNode(op, i+1))
+		}
+		m := w.ms[0]
+		m.hb.base = &vclock{v: make([]uint32, 1), refs: 1}
+		touch := func(j, c, e int) {
+			if general {
+				m.touchShadow(w.d, nodes[j], w.ts[0], 0, c*4, (c+e)*4, kinds[j])
+			} else {
+				m.touch(nodes[j], w.ts[0], 0, []int{0, c}, []int{1, e}, kinds[j])
+			}
+		}
+		touch(0, 0, cols)
+		sh := w.b.shadows[0]
+		var caps []int
+		for c := cols - chunk; c >= 0; c -= chunk {
+			m.hb.released = true
+			touch(1, c, chunk)
+			if len(caps) == 0 || caps[len(caps)-1] != len(sh.segs) {
+				caps = append(caps, len(sh.segs))
+			}
+		}
+		if n := sh.nsegs(); n != cols/chunk {
+			t.Fatalf("general=%v: %d segments, want %d", general, n, cols/chunk)
+		}
+		if want := []int{8, 81, 257}; !equalInts(caps, want) {
+			t.Errorf("general=%v: the list's room grew %v, want %v", general, caps, want)
+		}
+		states[x] = shadowsState(w)
+	}
+	if states[0] != states[1] {
+		t.Fatalf("touch:       %s\ntouchShadow: %s", states[0], states[1])
+	}
+}
+
+// TestCarveRoomBound checks that a carve's guess of the carves to come
+// grows a list by at most carveRoom: a 1 MiB segment cut one byte at
+// its end leaves room for 8n+8 more segments, not a million.
+func TestCarveRoomBound(t *testing.T) {
+	s := &shadow{}
+	s.insert(0, segment{lo: 0, hi: 1 << 20, acc: [segInline]segAcc{{tid: 0, sk: 1, clk: 1}}})
+	for s.gapLen > 0 {
+		s.insert(s.nsegs(), segment{lo: 1<<20 + int32(s.nsegs()), hi: 1<<20 + int32(s.nsegs()) + 1})
+	}
+	n := s.nsegs()
+	s.reserveCarve(1, 1, 1<<20-1, 1)
+	if got, want := len(s.segs), n+1+carveRoom(n); got != want {
+		t.Fatalf("room for %d segments after a carve's reserve at %d, want %d", got, n, want)
+	}
+	if carveRoom(1<<20) != 1<<16 {
+		t.Fatalf("carveRoom(1<<20) = %d, want %d", carveRoom(1<<20), 1<<16)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
