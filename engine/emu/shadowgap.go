@@ -104,28 +104,33 @@ func (s *shadow) reserve(i, k int) {
 }
 
 // reserveCarve is reserve for a carve of a piece of size bytes out of a
-// segment, which leaves left bytes of it to carve: when the list must
-// grow, it grows by the pieces of that size those bytes still hold (at
-// most carveRoom(n) of them) if that is more than doubling would give. A
-// ring carves each rank's window into its chunks one round at a time, so
+// segment, which leaves k pieces of it (the room reserve is asked for)
+// holding left bytes: when the list must grow, it grows by the segments
+// those bytes make when carved into pieces of that size (at most
+// carveRoom(n) of them) if that is more than doubling would give. A ring
+// carves each rank's window into its chunks one round at a time, so
 // doubling grew every rank's list about log2(P) times, each a new array,
 // a copy and garbage, all ranks in the same few rounds: at P = 256 six
 // arrays (8 to 256 segments, 16 KiB a rank, 4 MiB in all) where this
-// makes three (8, 81, 257).
+// makes three (8, 81, 256), the last one exactly the chunks.
 func (s *shadow) reserveCarve(i, k, left, size int) {
-	if int(s.gapLen) >= k || size <= 0 || left <= 0 {
+	if int(s.gapLen) >= k || size <= 0 {
 		s.reserve(i, k)
 		return
 	}
-	n := s.nsegs()
-	s.reserve(i, k+min(left/size, carveRoom(n)))
+	more := 0
+	if p := left / size; p > k {
+		more = min(p-k, carveRoom(s.nsegs()))
+	}
+	s.reserve(i, k+more)
 }
 
 // carveRoom is how many segments past the n it has a shadow's list grows
 // by at most for the carves it expects (reserveCarve): a bound on what a
-// wrong guess costs, nine times the list at most and 64 K segments (2 MiB).
+// wrong guess costs, eight times the list and 4 K segments (128 KiB) at
+// most.
 func carveRoom(n int) int {
-	return min(8*n+8, 1<<16)
+	return min(8*n+8, 1<<12)
 }
 
 // put appends seg at the gap (reserve made room).

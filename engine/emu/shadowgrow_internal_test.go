@@ -50,7 +50,7 @@ func TestCarveGrowth(t *testing.T) {
 		if n := sh.nsegs(); n != cols/chunk {
 			t.Fatalf("general=%v: %d segments, want %d", general, n, cols/chunk)
 		}
-		if want := []int{8, 81, 257}; !equalInts(caps, want) {
+		if want := []int{8, 81, 256}; !equalInts(caps, want) {
 			t.Errorf("general=%v: the list's room grew %v, want %v", general, caps, want)
 		}
 		states[x] = shadowsState(w)
@@ -61,8 +61,9 @@ func TestCarveGrowth(t *testing.T) {
 }
 
 // TestCarveRoomBound checks that a carve's guess of the carves to come
-// grows a list by at most carveRoom: a 1 MiB segment cut one byte at
-// its end leaves room for 8n+8 more segments, not a million.
+// grows a full list by at most carveRoom: a carve of one byte that
+// leaves a piece of 1 MiB - 1 bytes makes room for carveRoom(n) more
+// segments (8n+8, at most 4 K), not a million.
 func TestCarveRoomBound(t *testing.T) {
 	s := &shadow{}
 	s.insert(0, segment{lo: 0, hi: 1 << 20, acc: [segInline]segAcc{{tid: 0, sk: 1, clk: 1}}})
@@ -70,12 +71,12 @@ func TestCarveRoomBound(t *testing.T) {
 		s.insert(s.nsegs(), segment{lo: 1<<20 + int32(s.nsegs()), hi: 1<<20 + int32(s.nsegs()) + 1})
 	}
 	n := s.nsegs()
-	s.reserveCarve(1, 1, 1<<20-1, 1)
+	s.reserveCarve(1, 1, 1<<20-1, 1) // one piece left, of 1 MiB - 1 one-byte pieces
 	if got, want := len(s.segs), n+1+carveRoom(n); got != want {
 		t.Fatalf("room for %d segments after a carve's reserve at %d, want %d", got, n, want)
 	}
-	if carveRoom(1<<20) != 1<<16 {
-		t.Fatalf("carveRoom(1<<20) = %d, want %d", carveRoom(1<<20), 1<<16)
+	if carveRoom(1<<20) != 1<<12 {
+		t.Fatalf("carveRoom(1<<20) = %d, want %d", carveRoom(1<<20), 1<<12)
 	}
 }
 
