@@ -1,6 +1,8 @@
 package emu
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"pldworkbench/engine/ir"
@@ -90,4 +92,72 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// TestResetLeavesHole checks that a shadow reset after a ring's carves,
+// its old segments left in the hole, records a random run of accesses by
+// two threads as a new shadow does: the same segments and entries, the
+// same races.
+func TestResetLeavesHole(t *testing.T) {
+	const cols = 64
+	view := func(b *bufDesc) *tref {
+		return &tref{name: "w", dt: ir.FP32, shape: []int{1, cols}, buf: b}
+	}
+	ops := []opKind{opWrite, opRead}
+	kinds := []accessKind{accWrite, accRead}
+	type acc struct{ r, j, c, e int }
+	rng := rand.New(rand.NewPCG(7, 11))
+	var run []acc
+	for range 400 {
+		c := rng.IntN(cols)
+		run = append(run, acc{rng.IntN(2), rng.IntN(2), c, 1 + rng.IntN(cols-c)})
+	}
+	state := func(w *raceWorld) string {
+		s := fmt.Sprint(len(w.d.races))
+		for _, rc := range w.d.races {
+			s += " " + rc.Message
+		}
+		sh := w.b.shadows[0]
+		for i := range sh.nsegs() {
+			seg := sh.at(i)
+			s += fmt.Sprintf(" [%d,%d)%v", seg.lo, seg.hi, sh.entries(seg))
+		}
+		return s
+	}
+	var states [2]string
+	for x, reused := range []bool{false, true} {
+		w := newRaceWorld(2, "w", cols*4, ops, view)
+		var nodes []*node
+		for i, op := range ops {
+			nodes = append(nodes, w.newNode(op, i+1))
+		}
+		for _, m := range w.ms {
+			m.hb.base = &vclock{v: make([]uint32, 2), refs: 1}
+		}
+		touch := func(a acc) {
+			m := w.ms[a.r]
+			m.touch(nodes[a.j], w.ts[a.r], 0, []int{0, a.c}, []int{1, a.e}, kinds[a.j])
+			m.hb.released = true
+		}
+		// Both worlds run the carves, so that their threads' epochs and
+		// memos agree; the fresh one then starts over on a new shadow.
+		touch(acc{0, 0, 0, cols})
+		for c := cols - 1; c >= 0; c-- {
+			touch(acc{0, 1, c, 1})
+		}
+		if reused {
+			w.b.shadows[0].reset()
+		} else {
+			w.b.shadows[0] = nil
+			w.b.race = bufRace{}
+		}
+		w.d.races, w.d.seen = nil, map[raceKey]bool{}
+		for _, a := range run {
+			touch(a)
+		}
+		states[x] = state(w)
+	}
+	if states[0] != states[1] {
+		t.Fatalf("fresh: %s\nreset: %s", states[0], states[1])
+	}
 }
