@@ -10,8 +10,8 @@ import (
 
 // TestCarveGrowth checks reserveCarve on a ring's pattern: a window
 // written whole, then read a chunk at a time from its end down, each read
-// carved out of what is left of the write. The list grows three times
-// (8, then 81, then room for the rest), not once per doubling, ends with
+// carved out of what is left of the write. The list grows twice (8,
+// then room for the rest), not once per doubling, ends with
 // one segment per chunk and room for no more than the chunks left when
 // it last grew, and holds what the general path (touchShadow) makes of
 // the same accesses.
@@ -52,7 +52,7 @@ func TestCarveGrowth(t *testing.T) {
 		if n := sh.nsegs(); n != cols/chunk {
 			t.Fatalf("general=%v: %d segments, want %d", general, n, cols/chunk)
 		}
-		if want := []int{8, 81, 256}; !equalInts(caps, want) {
+		if want := []int{8, 256}; !equalInts(caps, want) {
 			t.Errorf("general=%v: the list's room grew %v, want %v", general, caps, want)
 		}
 		states[x] = shadowsState(w)
@@ -65,7 +65,7 @@ func TestCarveGrowth(t *testing.T) {
 // TestCarveRoomBound checks that a carve's guess of the carves to come
 // grows a full list by at most carveRoom: a carve of one byte that
 // leaves a piece of 1 MiB - 1 bytes makes room for carveRoom(n) more
-// segments (8n+8, at most 4 K), not a million.
+// segments (32n+32, at most 1 K), not a million.
 func TestCarveRoomBound(t *testing.T) {
 	s := &shadow{}
 	s.insert(0, segment{lo: 0, hi: 1 << 20, acc: [segInline]segAcc{{tid: 0, sk: 1, clk: 1}}})
@@ -77,8 +77,8 @@ func TestCarveRoomBound(t *testing.T) {
 	if got, want := len(s.segs), n+1+carveRoom(n); got != want {
 		t.Fatalf("room for %d segments after a carve's reserve at %d, want %d", got, n, want)
 	}
-	if carveRoom(1<<20) != 1<<12 {
-		t.Fatalf("carveRoom(1<<20) = %d, want %d", carveRoom(1<<20), 1<<12)
+	if carveRoom(1<<20) != 1<<10 {
+		t.Fatalf("carveRoom(1<<20) = %d, want %d", carveRoom(1<<20), 1<<10)
 	}
 }
 
