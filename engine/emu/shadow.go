@@ -662,7 +662,10 @@ func (s *shadow) reset() {
 			}
 		}
 	}
-	clear(s.segs)
+	// The whole list becomes the hole, its segments left as they are:
+	// nothing reads the hole (at skips it; moves and copies take only
+	// segments), and clearing it wrote every shadow's list, 2 MiB at a
+	// ring's join at P = 256, its lines out of the cache by then.
 	s.gap, s.gapLen, s.nseg = 0, int32(len(s.segs)), 0
 	if s.buf != nil {
 		s.buf.race = bufRace{}

@@ -69,7 +69,7 @@ func (s *shadow) carveAt(i, lo, hi int, cur cellAcc, h *hbThread) bool {
 			s.gapLen--
 			s.nseg++
 		} else {
-			s.reserve(i+1, cuts)
+			s.reserveCarve(i+1, cuts, lo-int(seg.lo)+int(right.hi)-hi, hi-lo)
 			s.put(mid)
 			if cuts == 2 {
 				s.put(right)
@@ -78,7 +78,7 @@ func (s *shadow) carveAt(i, lo, hi int, cur cellAcc, h *hbThread) bool {
 		s.hint = int32(i + 1)
 	} else {
 		*seg = mid
-		s.reserve(i+1, cuts)
+		s.reserveCarve(i+1, cuts, int(right.hi)-hi, hi-lo)
 		s.put(right)
 		s.hint = int32(i)
 	}
