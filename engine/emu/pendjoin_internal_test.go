@@ -31,79 +31,104 @@ func TestPendingJoinsMatchGeneral(t *testing.T) {
 			return view
 		})
 	}
-	fast, slow := mk(), mk()
-	full, pending, leaves, waits := false, false, 0, 0
-	for round := 0; round < 4; round++ {
-		// Rank r's program: notify element r of every other rank's
-		// cells, then wait on element p of its own for every other p
-		// once p has notified it.
-		pc := make([]int, ranks)
-		done := 0
-		for done < ranks {
-			i := rng.IntN(ranks)
-			if pc[i] == 2*ranks {
-				continue
+	full, pending, leaves, waits, runs := false, false, 0, 0, 0
+	// Rank r's program: notify element r of every other rank's cells,
+	// then wait on element p of its own for every other p once p has
+	// notified it. The first pair of worlds notifies in the order of the
+	// ranks, as a barrier does (a wait's join then most often extends
+	// its pending run), the second each rank in an order of its own
+	// (most joins then start a run, and fill the buffer).
+	for _, shuffled := range []bool{false, true} {
+		fast, slow := mk(), mk()
+		for round := 0; round < 4; round++ {
+			order := make([][]int, ranks) // rank i's notifies, pos their order
+			pos := make([][]int, ranks)
+			for i := range order {
+				order[i], pos[i] = make([]int, ranks), make([]int, ranks)
+				for k := range order[i] {
+					order[i][k] = k
+				}
+				if shuffled {
+					rng.Shuffle(ranks, func(a, b int) { order[i][a], order[i][b] = order[i][b], order[i][a] })
+				}
+				for k, p := range order[i] {
+					pos[i][p] = k
+				}
 			}
-			p := pc[i] % ranks
-			if p == i {
+			pc := make([]int, ranks)
+			done := 0
+			for done < ranks {
+				i := rng.IntN(ranks)
+				if pc[i] == 2*ranks {
+					continue
+				}
+				p := pc[i] % ranks
+				if pc[i] < ranks {
+					p = order[i][pc[i]]
+				}
+				if p == i {
+					pc[i]++
+					if pc[i] == 2*ranks {
+						done++
+					}
+					continue
+				}
+				waiting := pc[i] >= ranks
+				if waiting && pc[p] <= pos[p][i] { // p has not notified i yet
+					continue
+				}
 				pc[i]++
 				if pc[i] == 2*ranks {
 					done++
 				}
-				continue
-			}
-			waiting := pc[i] >= ranks
-			if waiting && pc[p] <= i { // p has not notified i yet
-				continue
-			}
-			pc[i]++
-			if pc[i] == 2*ranks {
-				done++
-			}
-			extra := rng.IntN(300)
-			j := rng.IntN(ranks)
-			for wi, w := range []*raceWorld{fast, slow} {
-				m, d := w.ms[i], w.d
-				if !waiting {
-					key := cellKey{buf: w.b, rank: p, off: i * 4}
-					if wi == 1 || !d.fastNotify(m, w.nodes[opNotify], w.ts[i], key, m.s.lookupCell(key, true)) {
-						d.release(m, d.cellAccess(m, w.nodes[opNotify], w.ts[i], key, accAtomicWrite), false)
-					}
-				} else {
-					key := cellKey{buf: w.b, rank: i, off: p * 4}
-					// fastWait, its two tiers counted apart.
-					cl := m.s.lookupCell(key, true)
-					leaf := wi == 0 && d.waitLeaf(m, w.nodes[opWait], w.ts[i], &key, cl)
-					if leaf {
-						leaves++
-					}
-					if wi == 1 || !leaf && !d.waitFast(m, w.nodes[opWait], w.ts[i], &key, cl, false) {
-						d.cellAccess(m, w.nodes[opWait], w.ts[i], key, accAtomicRead)
-					}
-					if wi == 0 {
-						waits++
-						if m.hb.npend == pendLen-1 {
-							full = true // the next fast wait flushes a full buffer
+				extra := rng.IntN(300)
+				j := rng.IntN(ranks)
+				for wi, w := range []*raceWorld{fast, slow} {
+					m, d := w.ms[i], w.d
+					if !waiting {
+						key := cellKey{buf: w.b, rank: p, off: i * 4}
+						if wi == 1 || !d.fastNotify(m, w.nodes[opNotify], w.ts[i], key, m.s.lookupCell(key, true)) {
+							d.release(m, d.cellAccess(m, w.nodes[opNotify], w.ts[i], key, accAtomicWrite), false)
 						}
-						if m.hb.npend > 0 {
-							pending = true
+					} else {
+						key := cellKey{buf: w.b, rank: i, off: p * 4}
+						// fastWait, its two tiers counted apart.
+						cl := m.s.lookupCell(key, true)
+						leaf := wi == 0 && d.waitLeaf(m, w.nodes[opWait], w.ts[i], &key, cl)
+						if leaf {
+							leaves++
+						}
+						if wi == 1 || !leaf && !d.waitFast(m, w.nodes[opWait], w.ts[i], &key, cl, false) {
+							d.cellAccess(m, w.nodes[opWait], w.ts[i], key, accAtomicRead)
+						}
+						if wi == 0 {
+							waits++
+							if m.hb.npend == pendLen-1 {
+								full = true // the next fast wait flushes a full buffer
+							}
+							if m.hb.npend > 0 {
+								pending = true
+								if m.hb.run > 0 {
+									runs++
+								}
+							}
 						}
 					}
-				}
-				switch {
-				case extra == 0: // a read of the clock, which flushes
-					m.hb.at(int32(j))
-				case extra == 1 && j != i: // a join edge from thread j
-					d.join(&m.hb, w.ms[j].hb.view())
+					switch {
+					case extra == 0: // a read of the clock, which flushes
+						m.hb.at(int32(j))
+					case extra == 1 && j != i: // a join edge from thread j
+						d.join(&m.hb, w.ms[j].hb.view())
+					}
 				}
 			}
-		}
-		if got, want := worldState(fast.d, fast.ms, fast.b), worldState(slow.d, slow.ms, slow.b); got != want {
-			t.Fatalf("round %d: fast path\n%s\ngeneral path\n%s", round, got, want)
+			if got, want := worldState(fast.d, fast.ms, fast.b), worldState(slow.d, slow.ms, slow.b); got != want {
+				t.Fatalf("shuffled %v, round %d: fast path\n%s\ngeneral path\n%s", shuffled, round, got, want)
+			}
 		}
 	}
-	if !full || !pending {
-		t.Fatalf("a full pend buffer: %v, joins left pending between steps: %v; want both", full, pending)
+	if !full || !pending || runs < waits/16 {
+		t.Fatalf("a full pend buffer: %v, joins left pending between steps: %v, %d of %d waits left a run of joins pending; want both, and runs", full, pending, runs, waits)
 	}
 	// join's O(1) case is a wait on the clock the ranks start on, which
 	// the first round's notifies publish (a dispatch would fork them on a
@@ -113,5 +138,5 @@ func TestPendingJoinsMatchGeneral(t *testing.T) {
 	if leaves < waits/8 {
 		t.Errorf("%d of %d waits took waitLeaf: barely tested", leaves, waits)
 	}
-	t.Logf("%d of %d waits took waitLeaf", leaves, waits)
+	t.Logf("%d of %d waits took waitLeaf, %d left a run pending", leaves, waits, runs)
 }
