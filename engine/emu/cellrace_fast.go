@@ -269,7 +269,7 @@ func (d *detector) waitLeaf(m *machine, n *node, t *tref, key *cellKey, cl *cell
 		// pendAdd, without its flush (waitFast's): the next tid of the
 		// open run, most often, or a new run when the buffer has room.
 		n, p := h.npend, &h.pend[0]
-		more := n != 0 && tid == p.tid+int32(h.run)+1 && clk == p.own && h.run != pendRunMax
+		more := n != 0 && *p == (pendJoin{tid: tid - 1, own: clk}) && h.run != pendRunMax
 		if !more && n == pendLen {
 			return false
 		}
@@ -281,7 +281,7 @@ func (d *detector) waitLeaf(m *machine, n *node, t *tref, key *cellKey, cl *cell
 			h.privCopy = false
 		}
 		if more {
-			h.run++
+			p.tid, h.run = tid, h.run+1
 		} else {
 			if n != 0 {
 				h.pend[n] = pendJoin{tid: p.tid | int32(h.run)<<16, own: p.own}

@@ -53,8 +53,9 @@ type pendJoin struct {
 // same loop from the same fork: rank r's is the r-th notify of each
 // notifier below r, and one more above it), so most of its joins are
 // (tid, clk), (tid+1, clk), ...: one entry stands for a run of them. The
-// open run is always pend[0], with how many tids after its own it
-// stands for in run, both in the line of the fields a wait reads anyway;
+// open run is always pend[0], its tid the run's last, with how many tids
+// before it the run has in run, both in the line of the fields a wait
+// reads anyway;
 // a wait that extends it writes that line alone, where each entry had
 // written the next slot, in a line of its own out of the cache at each
 // wait at P = 1024 (the flushes write the base's entries as before). A
@@ -72,8 +73,8 @@ const (
 // run's next tid when it is one, flushing a full buffer first.
 func (h *hbThread) pendAdd(tid int32, clk uint32) {
 	if n, p := h.npend, &h.pend[0]; n != 0 {
-		if tid == p.tid+int32(h.run)+1 && clk == p.own && h.run != pendRunMax {
-			h.run++
+		if *p == (pendJoin{tid: tid - 1, own: clk}) && h.run != pendRunMax {
+			p.tid, h.run = tid, h.run+1
 			return
 		}
 		if n == pendLen {
@@ -112,11 +113,11 @@ func (h *hbThread) flushRuns() {
 	v := h.base.v
 	n := h.npend
 	h.npend = 0
-	maxRun(v[h.pend[0].tid:h.pend[0].tid+int32(h.run)+1], h.pend[0].own)
+	maxRun(v[h.pend[0].tid-int32(h.run):h.pend[0].tid+1], h.pend[0].own)
 	for i := uint8(1); i < n; i++ {
 		p := h.pend[i]
 		t := p.tid & pendTid
-		maxRun(v[t:t+p.tid>>16+1], p.own)
+		maxRun(v[t-p.tid>>16:t+1], p.own)
 	}
 }
 

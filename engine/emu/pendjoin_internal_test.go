@@ -140,3 +140,63 @@ func TestPendingJoinsMatchGeneral(t *testing.T) {
 	}
 	t.Logf("%d of %d waits took waitLeaf, %d left a run pending", leaves, waits, runs)
 }
+
+// TestPendRunsMatchJoins adds random joins to a thread's pend buffer,
+// most of them a run's next (the next tid at the same epoch, as a
+// barrier's), some not, through pendAdd, and checks that its base, once
+// flushed (at random times too), is what the joins written one by one
+// give; and that pend[0], while anything is pending, is a join the
+// thread made (knows reads it).
+func TestPendRunsMatchJoins(t *testing.T) {
+	const n = 600
+	rng := rand.New(rand.NewPCG(7, 300))
+	full, longest := false, false
+	for round := 0; round < 200; round++ {
+		h := &hbThread{tid: n, base: &vclock{v: make([]uint32, n)}}
+		want := make([]uint32, n)
+		for i := range want {
+			want[i] = uint32(rng.IntN(8))
+			h.base.v[i] = want[i]
+		}
+		made := map[pendJoin]bool{}
+		tid, clk := int32(rng.IntN(n)), uint32(rng.IntN(8))
+		next := 800 // in 1000: a run's next; every other round's runs reach pendRunMax
+		if round%2 == 1 {
+			next = 998
+		}
+		for step := 0; step < 2000; step++ {
+			switch r := rng.IntN(1000); {
+			case r < next && tid+1 < n: // a run's next
+				if h.npend > 0 && h.run == pendRunMax {
+					longest = true
+				}
+				tid++
+			case r < next+(1000-next)/2:
+				tid, clk = int32(rng.IntN(n)), uint32(rng.IntN(8))
+			default:
+				tid = int32(rng.IntN(n))
+			}
+			h.pendAdd(tid, clk)
+			want[tid] = max(want[tid], clk)
+			made[pendJoin{tid: tid, own: clk}] = true
+			if !made[h.pend[0]] || h.npend == 0 || h.npend > pendLen {
+				t.Fatalf("round %d step %d: pend[0] %v (npend %d), not a join made", round, step, h.pend[0], h.npend)
+			}
+			if h.npend == pendLen {
+				full = true
+			}
+			if rng.IntN(300) == 0 {
+				h.flush()
+			}
+		}
+		h.flush()
+		for i := range want {
+			if h.base.v[i] != want[i] {
+				t.Fatalf("round %d: entry %d is %d, want %d", round, i, h.base.v[i], want[i])
+			}
+		}
+	}
+	if !full || !longest {
+		t.Fatalf("a full buffer: %v, a run of pendRunMax: %v; want both", full, longest)
+	}
+}

@@ -151,8 +151,8 @@ type hbThread struct {
 	// privCopy says priv's copy record was current when priv was seen,
 	// so the next pend entry must end it (pendjoin.go).
 	privCopy bool
-	// run is how many tids after pend[0]'s its join stands for too, while
-	// npend > 0 (pendjoin.go): in the padding before privLen.
+	// run is how many tids before pend[0]'s its join stands for too,
+	// while npend > 0 (pendjoin.go): in the padding before privLen.
 	run uint8
 	// privLen is len(priv.v) when priv was seen.
 	privLen int32
