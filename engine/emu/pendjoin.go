@@ -124,6 +124,9 @@ func (h *hbThread) flushRuns() {
 // maxRun makes every entry of v at least e; no branch: the base is the
 // thread's alone.
 func maxRun(v []uint32, e uint32) {
+	for ; len(v) >= 4; v = v[4:] { // a barrier's runs are long: four at a time
+		v[0], v[1], v[2], v[3] = max(v[0], e), max(v[1], e), max(v[2], e), max(v[3], e)
+	}
 	for i := range v {
 		v[i] = max(v[i], e)
 	}

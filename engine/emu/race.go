@@ -175,8 +175,8 @@ type hbThread struct {
 	// share.
 	plainClk [4]uint16
 	// pend holds the O(1) joins of its waits not yet written to base, the
-	// first npend of them (pendjoin.go); beside the fields above, which a
-	// wait reads anyway.
+	// first npend of them, each a run of joins (pendjoin.go); pend[0],
+	// the open run, beside the fields above, which a wait reads anyway.
 	pend [pendLen]pendJoin
 	// sites are the thread's last access sites (siteOf).
 	sites [8]siteMemo
