@@ -266,6 +266,13 @@ func (d *detector) waitLeaf(m *machine, n *node, t *tref, key *cellKey, cl *cell
 		if sb != from || h.priv != base || tid >= h.privLen || sb.refs <= 1 {
 			return false
 		}
+		// pendAdd, without its flush (waitFast's): the next tid of the
+		// open run, most often, or a new run when the buffer has room.
+		n, p := h.npend, &h.pend[0]
+		more := n != 0 && *p == (pendJoin{tid: tid - 1, own: clk}) && h.run != pendRunMax
+		if !more && n == pendLen {
+			return false
+		}
 		h.own, h.released = own, false // h.advance
 		*wordOf(cl) = w
 		d.cellClocks-- // countClock(true, false)
@@ -273,9 +280,13 @@ func (d *detector) waitLeaf(m *machine, n *node, t *tref, key *cellKey, cl *cell
 			d.bump(base)
 			h.privCopy = false
 		}
-		h.pend[h.npend] = pendJoin{tid: tid, own: clk}
-		if h.npend++; h.npend == pendLen {
-			h.flush()
+		if more {
+			p.tid, h.run = tid, h.run+1
+		} else {
+			if n != 0 {
+				h.pend[n] = pendJoin{tid: p.tid | int32(h.run)<<16, own: p.own}
+			}
+			*p, h.run, h.npend = pendJoin{tid: tid, own: clk}, 0, n+1
 		}
 		sb.refs-- // the cell's hold: others remain
 		return true
@@ -327,10 +338,7 @@ func (d *detector) pendAcquire(h *hbThread, tid int32, clk uint32, sb *vclock) {
 		d.bump(h.base)
 		h.privCopy = false
 	}
-	h.pend[h.npend] = pendJoin{tid: tid, own: clk}
-	if h.npend++; h.npend == pendLen {
-		h.flush()
-	}
+	h.pendAdd(tid, clk)
 	if sb.refs > 1 {
 		sb.refs--
 	} else {

@@ -41,10 +41,50 @@ package emu
 // 3.84M times against 3.42M with 16.
 const pendLen = 16
 
-// pendJoin is a pending O(1) join: base.v[tid] = max(base.v[tid], own).
+// pendJoin is a pending O(1) join: base.v[tid] = max(base.v[tid], own),
+// and the same for the next tids of its run (see Runs).
 type pendJoin struct {
 	tid int32
 	own uint32
+}
+
+// Runs. A barrier's rank waits on its notifiers in the order of their
+// tids, and each of them notified it at the same epoch (the ranks run the
+// same loop from the same fork: rank r's is the r-th notify of each
+// notifier below r, and one more above it), so most of its joins are
+// (tid, clk), (tid+1, clk), ...: one entry stands for a run of them. The
+// open run is always pend[0], its tid the run's last, with how many tids
+// before it the run has in run, both in the line of the fields a wait
+// reads anyway;
+// a wait that extends it writes that line alone, where each entry had
+// written the next slot, in a line of its own out of the cache at each
+// wait at P = 1024 (the flushes write the base's entries as before). A
+// wait that does not extend it moves it to pend[npend], run in the high
+// half of its tid (pendTid: the fast path's tids are below 2¹³,
+// rwTidBits), and starts the new one in pend[0], which thus still holds
+// a join the thread made, its tid as it is (knows, shadowseg.go).
+// pendRunMax bounds run (a byte).
+const (
+	pendRunMax = 255
+	pendTid    = 1<<16 - 1
+)
+
+// pendAdd adds the pending join of (tid, clk) to h's pend buffer, as a
+// run's next tid when it is one, flushing a full buffer first.
+func (h *hbThread) pendAdd(tid int32, clk uint32) {
+	if n, p := h.npend, &h.pend[0]; n != 0 {
+		if *p == (pendJoin{tid: tid - 1, own: clk}) && h.run != pendRunMax {
+			p.tid, h.run = tid, h.run+1
+			return
+		}
+		if n == pendLen {
+			h.flush()
+		} else {
+			h.pend[n] = pendJoin{tid: p.tid | int32(h.run)<<16, own: p.own}
+		}
+	}
+	h.pend[0], h.run = pendJoin{tid: tid, own: clk}, 0
+	h.npend++
 }
 
 // ownsBase reports whether h alone holds its base, as
@@ -63,12 +103,31 @@ func (d *detector) ownsBase(h *hbThread) bool {
 
 // flush applies h's pending joins to its base.
 func (h *hbThread) flush() {
-	if h.npend == 0 {
-		return
+	if h.npend != 0 {
+		h.flushRuns()
 	}
+}
+
+// flushRuns is flush's work, out of its callers' line.
+func (h *hbThread) flushRuns() {
 	v := h.base.v
-	for _, p := range h.pend[:h.npend] {
-		v[p.tid] = max(v[p.tid], p.own) // no branch: the base is h's alone
-	}
+	n := h.npend
 	h.npend = 0
+	maxRun(v[h.pend[0].tid-int32(h.run):h.pend[0].tid+1], h.pend[0].own)
+	for i := uint8(1); i < n; i++ {
+		p := h.pend[i]
+		t := p.tid & pendTid
+		maxRun(v[t-p.tid>>16:t+1], p.own)
+	}
+}
+
+// maxRun makes every entry of v at least e; no branch: the base is the
+// thread's alone.
+func maxRun(v []uint32, e uint32) {
+	for ; len(v) >= 4; v = v[4:] { // a barrier's runs are long: four at a time
+		v[0], v[1], v[2], v[3] = max(v[0], e), max(v[1], e), max(v[2], e), max(v[3], e)
+	}
+	for i := range v {
+		v[i] = max(v[i], e)
+	}
 }

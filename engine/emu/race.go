@@ -151,6 +151,9 @@ type hbThread struct {
 	// privCopy says priv's copy record was current when priv was seen,
 	// so the next pend entry must end it (pendjoin.go).
 	privCopy bool
+	// run is how many tids before pend[0]'s its join stands for too,
+	// while npend > 0 (pendjoin.go): in the padding before privLen.
+	run uint8
 	// privLen is len(priv.v) when priv was seen.
 	privLen int32
 	base    *vclock
@@ -172,8 +175,8 @@ type hbThread struct {
 	// share.
 	plainClk [4]uint16
 	// pend holds the O(1) joins of its waits not yet written to base, the
-	// first npend of them (pendjoin.go); beside the fields above, which a
-	// wait reads anyway.
+	// first npend of them, each a run of joins (pendjoin.go); pend[0],
+	// the open run, beside the fields above, which a wait reads anyway.
 	pend [pendLen]pendJoin
 	// sites are the thread's last access sites (siteOf).
 	sites [8]siteMemo

@@ -304,9 +304,6 @@ func (m *machine) notify(n *node) *failure {
 	if after != before || !c.hasLast() {
 		c.setLast(ref, arrive)
 	}
-	if d := m.s.race; d != nil && !d.notifyLeaf(m, n, t, key, c) {
-		d.notifyFast(m, n, t, key, c, true) // onNotify, written out
-	}
 	m.s.stats.Notifies++
 	if m.tracing() {
 		e := trace.Event{StartNs: start / 1000, EndNs: m.clock / 1000}
@@ -320,6 +317,12 @@ func (m *machine) notify(n *node) *failure {
 	}
 	if c.waiter != 0 { // wake's first test, inlined
 		m.s.wake(key, c, t.dt, ref, arrive)
+	}
+	// Last, as in waitOp: nothing above reads or changes what the
+	// detector does (wake only makes the waiters ready), and nothing of
+	// the notify is live across its call.
+	if d := m.s.race; d != nil && !d.notifyLeaf(m, n, t, key, c) {
+		d.notifyFast(m, n, t, key, c, true) // onNotify, written out
 	}
 	return nil
 }
@@ -397,18 +400,6 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		// lines of the machine.
 		start = m.clock
 	}
-	if d := m.s.race; d != nil {
-		// The detector's state of the cell is beside its bookkeeping
-		// (raceCell), which the wait reads below anyway.
-		if c == nil {
-			if c = m.s.madeCell(key); c == nil {
-				c = m.s.lookupCell(key, true)
-			}
-		}
-		if !d.waitLeaf(m, n, t, &key, c) {
-			d.waitFast(m, n, t, &key, c, true) // onWait, written out
-		}
-	}
 	if !hasBy {
 		by, arrive = trace.Ref{}, 0 // left from an earlier wait
 		if c == nil {
@@ -426,6 +417,21 @@ func (m *machine) waitOp(n *node) (bool, *failure) {
 		m.waitEvent(n, t, &key, start, v, by, hasBy)
 	} else {
 		m.s.count(m)
+	}
+	if d := m.s.race; d != nil {
+		// Last, with nothing of the wait's live across its call (before
+		// the event, the wait's values above were kept on the stack:
+		// eight stores a wait); nothing above reads or changes what it
+		// does. The detector's state of the cell is beside its
+		// bookkeeping (raceCell), which the wait read above.
+		if c == nil {
+			if c = m.s.madeCell(key); c == nil {
+				c = m.s.lookupCell(key, true)
+			}
+		}
+		if !d.waitLeaf(m, n, t, &key, c) {
+			d.waitFast(m, n, t, &key, c, true) // onWait, written out
+		}
 	}
 	return false, nil
 }
