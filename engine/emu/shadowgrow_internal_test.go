@@ -1,8 +1,8 @@
 package emu
 
 import (
-	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"pldworkbench/engine/ir"
@@ -18,27 +18,9 @@ import (
 func TestCarveGrowth(t *testing.T) {
 	const cols = 1024 // FP32, 4 per chunk: 256 chunks
 	const chunk = 4
-	view := func(b *bufDesc) *tref {
-		return &tref{name: "w", dt: ir.FP32, shape: []int{1, cols}, buf: b}
-	}
-	ops := []opKind{opWrite, opRead}
-	kinds := []accessKind{accWrite, accRead}
 	var states [2]string
 	for x, general := range []bool{false, true} {
-		w := newRaceWorld(1, "w", cols*4, ops, view)
-		var nodes []*node
-		for i, op := range ops {
-			nodes = append(nodes, w.newNode(op, i+1))
-		}
-		m := w.ms[0]
-		m.hb.base = &vclock{v: make([]uint32, 1), refs: 1}
-		touch := func(j, c, e int) {
-			if general {
-				m.touchShadow(w.d, nodes[j], w.ts[0], 0, c*4, (c+e)*4, kinds[j])
-			} else {
-				m.touch(nodes[j], w.ts[0], 0, []int{0, c}, []int{1, e}, kinds[j])
-			}
-		}
+		w, m, touch := rowTouchWorld(cols, general)
 		touch(0, 0, cols)
 		sh := w.b.shadows[0]
 		var caps []int
@@ -52,7 +34,7 @@ func TestCarveGrowth(t *testing.T) {
 		if n := sh.nsegs(); n != cols/chunk {
 			t.Fatalf("general=%v: %d segments, want %d", general, n, cols/chunk)
 		}
-		if want := []int{8, 256}; !equalInts(caps, want) {
+		if want := []int{8, 256}; !slices.Equal(caps, want) {
 			t.Errorf("general=%v: the list's room grew %v, want %v", general, caps, want)
 		}
 		states[x] = shadowsState(w)
@@ -82,18 +64,6 @@ func TestCarveRoomBound(t *testing.T) {
 	}
 }
 
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // TestResetLeavesHole checks that a shadow reset after a ring's carves,
 // its old segments left in the hole, records a random run of accesses by
 // two threads as a new shadow does: the same segments and entries, the
@@ -112,27 +82,12 @@ func TestResetLeavesHole(t *testing.T) {
 		c := rng.IntN(cols)
 		run = append(run, acc{rng.IntN(2), rng.IntN(2), c, 1 + rng.IntN(cols-c)})
 	}
-	state := func(w *raceWorld) string {
-		s := fmt.Sprint(len(w.d.races))
-		for _, rc := range w.d.races {
-			s += " " + rc.Message
-		}
-		sh := w.b.shadows[0]
-		for i := range sh.nsegs() {
-			seg := sh.at(i)
-			s += fmt.Sprintf(" [%d,%d)%v", seg.lo, seg.hi, sh.entries(seg))
-		}
-		return s
-	}
 	var states [2]string
+	fresh, reset, freshNodes, resetNodes := twinWorlds(2, cols*4, ops, view)
 	for x, reused := range []bool{false, true} {
-		w := newRaceWorld(2, "w", cols*4, ops, view)
-		var nodes []*node
-		for i, op := range ops {
-			nodes = append(nodes, w.newNode(op, i+1))
-		}
-		for _, m := range w.ms {
-			m.hb.base = &vclock{v: make([]uint32, 2), refs: 1}
+		w, nodes := fresh, freshNodes
+		if reused {
+			w, nodes = reset, resetNodes
 		}
 		touch := func(a acc) {
 			m := w.ms[a.r]
@@ -155,7 +110,7 @@ func TestResetLeavesHole(t *testing.T) {
 		for _, a := range run {
 			touch(a)
 		}
-		states[x] = state(w)
+		states[x] = shadowsState(w)
 	}
 	if states[0] != states[1] {
 		t.Fatalf("fresh: %s\nreset: %s", states[0], states[1])

@@ -157,27 +157,9 @@ func TestTouchCarveTailCases(t *testing.T) {
 // carve must make room (carveAt's reserve) as touchShadow's does.
 func TestTouchCarveFullSegs(t *testing.T) {
 	const cols = 16
-	view := func(b *bufDesc) *tref {
-		return &tref{name: "w", dt: ir.FP32, shape: []int{1, cols}, buf: b}
-	}
-	ops := []opKind{opWrite, opRead}
-	kinds := []accessKind{accWrite, accRead}
 	var states [2]string
 	for x, general := range []bool{false, true} {
-		w := newRaceWorld(1, "w", cols*4, ops, view)
-		var nodes []*node
-		for i, op := range ops {
-			nodes = append(nodes, w.newNode(op, i+1))
-		}
-		m := w.ms[0]
-		m.hb.base = &vclock{v: make([]uint32, 1), refs: 1}
-		touch := func(j, c, e int) {
-			if general {
-				m.touchShadow(w.d, nodes[j], w.ts[0], 0, c*4, (c+e)*4, kinds[j])
-			} else {
-				m.touch(nodes[j], w.ts[0], 0, []int{0, c}, []int{1, e}, kinds[j])
-			}
-		}
+		w, m, touch := rowTouchWorld(cols, general)
 		touch(0, 0, cols)
 		m.hb.released = true
 		touch(1, cols-2, 2) // the general path's carve: [0,56) [56,64), hint 1
@@ -199,4 +181,31 @@ func TestViewSiteSize(t *testing.T) {
 	if n := unsafe.Sizeof(viewSite{}); n != 32 {
 		t.Fatalf("viewSite is %d bytes, want 32", n)
 	}
+}
+
+// rowTouchWorld is a one-rank world with an FP32 window of one row of
+// cols elements, its thread's base clock, and touch(j, c, e): an access
+// of kind j (0 a write, 1 a read) to elements [c, c+e) of the row, by
+// touch or, when general, by the general path (touchShadow).
+func rowTouchWorld(cols int, general bool) (*raceWorld, *machine, func(j, c, e int)) {
+	view := func(b *bufDesc) *tref {
+		return &tref{name: "w", dt: ir.FP32, shape: []int{1, cols}, buf: b}
+	}
+	ops := []opKind{opWrite, opRead}
+	kinds := []accessKind{accWrite, accRead}
+	w := newRaceWorld(1, "w", cols*4, ops, view)
+	var nodes []*node
+	for i, op := range ops {
+		nodes = append(nodes, w.newNode(op, i+1))
+	}
+	m := w.ms[0]
+	m.hb.base = &vclock{v: make([]uint32, 1), refs: 1}
+	touch := func(j, c, e int) {
+		if general {
+			m.touchShadow(w.d, nodes[j], w.ts[0], 0, c*4, (c+e)*4, kinds[j])
+		} else {
+			m.touch(nodes[j], w.ts[0], 0, []int{0, c}, []int{1, e}, kinds[j])
+		}
+	}
+	return w, m, touch
 }
