@@ -87,24 +87,29 @@ func cellName(n *node, offs []int) string { return string(appendCellName(nil, n,
 // per dimension, decoded at compile time into n.sigOffs, inside the
 // shape, of an integer window) reads the offsets in place into the flat
 // index, without the scratch slice; anything else, every failure
-// included, goes through signalCell, which reports it.
+// included, goes through signalCell, which reports it. notify and wait
+// call it only when sigKeyCell, their [row, col] case, did not resolve
+// the cell.
 func (m *machine) signalKey(n *node, t *tref, o *opnd, rank int) (cellKey, *failure) {
-	if offs, sh := n.sigOffs, t.shape; len(offs) == 2 && len(sh) == 2 {
-		// [row, col], every lesson's and benchmark's signal: the loop of
-		// signalKeyN with its two iterations written out, each bounds
-		// check one unsigned compare, inlined where it is called.
-		x0, x1, env := offs[0].c, offs[1].c, m.fr.env
-		if offs[0].slot >= 0 {
-			x0 = env[offs[0].slot].i
+	offs, shape := n.sigOffs, t.shape
+	if esz := int(sigCellBytes[t.dt]); esz != 0 && offs != nil && len(offs) == len(shape) {
+		at, ok, env := 0, true, m.fr.env
+		for k, so := range offs {
+			x := int(so.c)
+			if so.slot >= 0 {
+				x = int(env[so.slot].i)
+			}
+			if x < 0 || x >= shape[k] {
+				ok = false
+				break
+			}
+			at = at*shape[k] + x
 		}
-		if offs[1].slot >= 0 {
-			x1 = env[offs[1].slot].i
-		}
-		if esz := int(sigCellBytes[t.dt]); esz != 0 && uint64(x0) < uint64(sh[0]) && uint64(x1) < uint64(sh[1]) {
-			return cellKey{buf: t.buf, rank: rank, off: t.buf.off + (int(x0)*sh[1]+int(x1))*esz}, nil
+		if ok {
+			return cellKey{buf: t.buf, rank: rank, off: t.buf.off + at*esz}, nil
 		}
 	}
-	return m.signalKeyN(n, t, o, rank)
+	return m.signalCell(n, t, m.intsScratch(o), rank)
 }
 
 // sigKeyCell is signalKey and madeCell in one call in their common case,
@@ -144,30 +149,6 @@ func (m *machine) sigKeyCell(n *node, t *tref, rank int) (key cellKey, c *cell, 
 		}
 	}
 	return key, c, true
-}
-
-// signalKeyN is signalKey of any other shape of offsets, and of every
-// failure.
-func (m *machine) signalKeyN(n *node, t *tref, o *opnd, rank int) (cellKey, *failure) {
-	offs, shape := n.sigOffs, t.shape
-	if esz := int(sigCellBytes[t.dt]); esz != 0 && offs != nil && len(offs) == len(shape) {
-		at, ok, env := 0, true, m.fr.env
-		for k, so := range offs {
-			x := int(so.c)
-			if so.slot >= 0 {
-				x = int(env[so.slot].i)
-			}
-			if x < 0 || x >= shape[k] {
-				ok = false
-				break
-			}
-			at = at*shape[k] + x
-		}
-		if ok {
-			return cellKey{buf: t.buf, rank: rank, off: t.buf.off + at*esz}, nil
-		}
-	}
-	return m.signalCell(n, t, m.intsScratch(o), rank)
 }
 
 // sigCellBytes is, by dtype, the bytes of a signal cell of that dtype
