@@ -3,7 +3,6 @@ package emu
 import (
 	"fmt"
 	"slices"
-	"unsafe"
 
 	"pldworkbench/engine/ir"
 	"pldworkbench/engine/trace"
@@ -134,21 +133,8 @@ func (m *machine) sigKeyCell(n *node, t *tref, rank int) (key cellKey, c *cell, 
 	if esz == 0 || uint64(x0) >= uint64(sh[0]) || uint64(x1) >= uint64(sh[1]) {
 		return
 	}
-	b, i := t.buf, (int(x0)*sh[1]+int(x1))*esz // i: the cell's offset in b, k.off - b.off
-	key = cellKey{buf: b, rank: rank, off: b.off + i}
-	if i&(cellGrain-1) == 0 && b.flat != nil { // madeCell
-		blk, pi, j := b.cellIndex(rank, i>>2)
-		if x := uint(blk*b.npages + pi); x < uint(len(b.flat)) {
-			if pg := b.flat[x]; pg != nil {
-				if m.s.race != nil {
-					c = &(*raceCellPage)(unsafe.Pointer(pg))[j&(cellPageLen-1)].cell
-				} else {
-					c = &pg[j&(cellPageLen-1)]
-				}
-			}
-		}
-	}
-	return key, c, true
+	key = cellKey{buf: t.buf, rank: rank, off: t.buf.off + (int(x0)*sh[1]+int(x1))*esz}
+	return key, m.s.madeCell(key), true
 }
 
 // sigCellBytes is, by dtype, the bytes of a signal cell of that dtype
